@@ -1,0 +1,1 @@
+## Benchmarks (not run by make check).

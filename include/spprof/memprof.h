@@ -1,0 +1,117 @@
+/* spprof/memprof.h - public C API of libspprof-alloc.
+ *
+ * The runtime samples heap allocations (one sample per SAMPLING_RATE bytes
+ * on average, Poisson process), keeps the sampled blocks that are still
+ * live, and can stream a .mlyze profile.  It is loaded either with
+ * LD_PRELOAD (see memprof-wrap(1)) or by linking with -lspprof-alloc.
+ *
+ * Lifecycle (every call returns 0 on success, -1 with errno on misuse):
+ *
+ *   UNINITIALIZED --init--> INITIALIZED --start--> ACTIVE <--start-- STOPPED
+ *                                                   |--stop-->-----^
+ *   any state --shutdown--> TERMINATED (one way: every later call fails)
+ *
+ * stop() ends the sampling of new allocations but keeps tracking the frees
+ * of blocks already sampled, so the live set stays true.
+ *
+ * errno values: EINVAL (bad argument or not initialized), EALREADY (already
+ * initialized / already running / not running), ESHUTDOWN (after shutdown),
+ * ENOMEM (no memory for the tables).
+ */
+#ifndef SPPROF_MEMPROF_H
+#define SPPROF_MEMPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MEMPROF_DEFAULT_SAMPLING_RATE (512u * 1024u)
+#define MEMPROF_MAX_STACK_DEPTH 64
+
+/* One sampled block that is still live. */
+typedef struct memprof_sample {
+	uint64_t address;       /* block address */
+	uint64_t size;          /* requested size in bytes (never clamped) */
+	uint64_t sampling_rate; /* mean sampling interval when it was sampled */
+	uint64_t timestamp_ns;  /* CLOCK_MONOTONIC time of the allocation */
+	uint32_t stack_id;      /* see memprof_get_stack() */
+	uint32_t thread_id;     /* kernel thread id of the allocating thread */
+} memprof_sample;
+
+/* Runtime statistics (counters are approximate under concurrency). */
+typedef struct memprof_stats {
+	uint64_t sampling_rate;       /* current mean interval, bytes */
+	uint64_t total_samples;       /* allocations sampled */
+	uint64_t live_samples;        /* sampled blocks not yet freed */
+	uint64_t freed_samples;       /* sampled blocks freed */
+	uint64_t unique_stacks;       /* stacks interned */
+	uint64_t stack_table_capacity;/* current stack table size */
+	uint64_t stack_table_drops;   /* samples whose stack did not fit */
+	uint64_t heap_map_capacity;
+	uint64_t heap_map_full_drops; /* samples dropped: heap map full */
+	uint64_t heap_map_collisions; /* extra probes on insert */
+	uint64_t death_during_birth;  /* freed before their insert finished */
+	uint64_t tombstones_recycled;
+	uint64_t max_probe_length;
+	uint64_t skipped_reentrant;   /* frees seen inside the runtime itself */
+	uint64_t events_written;      /* profile events written */
+	uint64_t events_dropped;      /* profile events lost (I/O errors) */
+	/* Frame-pointer health of native stack captures. */
+	uint64_t native_stacks;       /* stacks captured */
+	uint64_t native_frames;       /* frames in those stacks */
+	uint64_t shallow_stacks;      /* stacks of fewer than 3 frames */
+	uint64_t truncated_stacks;    /* stacks cut at MEMPROF_MAX_STACK_DEPTH */
+	uint32_t min_native_depth;
+	uint32_t heap_map_load_percent;
+	double estimated_live_bytes;  /* unbiased estimate of the live heap */
+} memprof_stats;
+
+/* An interned call stack, leaf first.  functions[i] / modules[i] are NULL
+ * until memprof_resolve_symbols() has run (and stay NULL when unknown). */
+typedef struct memprof_stack {
+	uint32_t depth;
+	const uintptr_t *frames;
+	const char *const *functions;
+	const char *const *modules;
+} memprof_stack;
+
+int memprof_init(uint64_t sampling_rate);
+int memprof_start(void);
+int memprof_stop(void);
+int memprof_shutdown(void);
+
+/* Change the mean sampling interval (bytes, > 0) for future samples. */
+int memprof_set_sampling_rate(uint64_t sampling_rate);
+
+/* Copy the live sampled blocks; free the array with memprof_free_snapshot. */
+int memprof_get_snapshot(memprof_sample **out_samples, size_t *out_count);
+void memprof_free_snapshot(memprof_sample *samples);
+
+int memprof_get_stats(memprof_stats *out);
+
+/* Look up an interned stack; the memory stays valid until process exit. */
+int memprof_get_stack(uint32_t stack_id, memprof_stack *out);
+
+/* Resolve every interned stack with dladdr(); returns stacks resolved. */
+int memprof_resolve_symbols(void);
+
+/* Write a MARKER event with this name to the profile being recorded. */
+int memprof_marker(const char *name);
+
+/* Record a garbage collection (objects and bytes collected). */
+int memprof_gc_event(uint64_t objects, uint64_t bytes);
+
+/* Unbiased estimate of the bytes (and, through *count, the number of
+ * blocks) that one sample of `size` bytes stands for at `sampling_rate`:
+ * size / p and 1 / p, with p = 1 - exp(-size / sampling_rate). */
+double memprof_estimate_bytes(uint64_t size, uint64_t sampling_rate,
+			      double *count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPPROF_MEMPROF_H */

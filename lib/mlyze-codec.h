@@ -1,0 +1,127 @@
+/* mlyze-codec.h - the byte-level encoding of .mlyze profiles.
+ *
+ * Contract: constants of the file layout (see mlyze(5)) and inline
+ * encoders/decoders for varints and little-endian integers.  Used by the
+ * runtime's writer and by the profile reader, so both agree on every byte.
+ * Nothing here allocates, locks or touches global state, which makes it safe
+ * to call from inside the allocation hooks.
+ */
+#ifndef SPPROF_MLYZE_CODEC_H
+#define SPPROF_MLYZE_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MLYZE_MAGIC "MTRC"
+#define MLYZE_VERSION 1u
+#define MLYZE_HEADER_SIZE 256u
+
+/* Header field offsets (all integers little-endian). */
+#define MLYZE_OFF_MAGIC 0u
+#define MLYZE_OFF_VERSION 4u
+#define MLYZE_OFF_START_US 8u
+#define MLYZE_OFF_METADATA_LEN 16u
+
+/* Event types.  Types below MLYZE_EV_FIRST_SIZED have the fixed layouts of
+ * the original format; every type from MLYZE_EV_FIRST_SIZED on carries a
+ * varint payload length right after its time delta, so readers can skip
+ * types they do not know. */
+enum mlyze_event_type {
+	MLYZE_EV_ALLOC = 0,
+	MLYZE_EV_FREE = 1,
+	MLYZE_EV_GC = 2,
+	MLYZE_EV_MARKER = 3,
+	MLYZE_EV_FIRST_SIZED = 4,
+	MLYZE_EV_STACK = 4,  /* inline stack definition (streamed files) */
+	MLYZE_EV_MODULE = 5, /* inline module-map entry (streamed files) */
+	MLYZE_EV_STRING = 6, /* inline file/function name (streamed files) */
+	MLYZE_EV_RATE = 7,   /* sampling rate for the ALLOC events that follow */
+};
+
+/* Frame kinds inside a STACK event payload. */
+enum mlyze_frame_kind {
+	MLYZE_FRAME_NATIVE = 0, /* varint absolute return address */
+	MLYZE_FRAME_PYTHON = 1, /* varint file_id, func_id, line */
+};
+
+/* String tables named by a STRING event. */
+enum mlyze_string_table {
+	MLYZE_STRINGS_FILES = 0,
+	MLYZE_STRINGS_FUNCTIONS = 1,
+};
+
+#define MLYZE_VARINT_MAX 10u /* bytes needed for any uint64_t */
+
+/* Encode v at out (room for MLYZE_VARINT_MAX bytes); returns bytes used. */
+static inline size_t mlyze_put_varint(uint8_t *out, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		out[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	out[n++] = (uint8_t)v;
+	return n;
+}
+
+static inline size_t mlyze_varint_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+enum mlyze_varint_status {
+	MLYZE_VARINT_OK = 0,
+	MLYZE_VARINT_TRUNCATED = 1, /* input ended inside the varint */
+	MLYZE_VARINT_OVERLONG = 2,  /* > 10 bytes, > 64 bits, or non-minimal */
+};
+
+/* Decode a varint from in[0..avail); stores the value and the bytes used.
+ * Only the minimal encoding of each value is accepted. */
+static inline enum mlyze_varint_status
+mlyze_get_varint(const uint8_t *in, size_t avail, uint64_t *value,
+		 size_t *used)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < avail && i < MLYZE_VARINT_MAX; i++) {
+		uint8_t b = in[i];
+
+		if (i == MLYZE_VARINT_MAX - 1 && b > 1)
+			return MLYZE_VARINT_OVERLONG;
+		v |= (uint64_t)(b & 0x7f) << (7 * i);
+		if (!(b & 0x80)) {
+			if (i > 0 && b == 0)
+				return MLYZE_VARINT_OVERLONG;
+			*value = v;
+			*used = i + 1;
+			return MLYZE_VARINT_OK;
+		}
+	}
+	return i == MLYZE_VARINT_MAX ? MLYZE_VARINT_OVERLONG
+				     : MLYZE_VARINT_TRUNCATED;
+}
+
+static inline void mlyze_put_le(uint8_t *out, uint64_t v, size_t bytes)
+{
+	for (size_t i = 0; i < bytes; i++)
+		out[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint64_t mlyze_get_le(const uint8_t *in, size_t bytes)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < bytes; i++)
+		v |= (uint64_t)in[i] << (8 * i);
+	return v;
+}
+
+#endif /* SPPROF_MLYZE_CODEC_H */

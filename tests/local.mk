@@ -1,0 +1,1 @@
+## Unit and integration tests of the runtime.
