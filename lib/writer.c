@@ -26,6 +26,8 @@
 #define MARKER_ARENA_BYTES (1u << 20)
 #define CMDLINE_MAX (64u * 1024)
 #define NAME_ATTEMPTS 1000
+/* Larger than any single event (a MODULE event carries one path). */
+#define EVENT_ROOM (PATH_MAX + 1024)
 
 static struct {
 	_Atomic int lock;
@@ -421,6 +423,14 @@ static void put_le(uint64_t v, size_t bytes)
 	outbuf_commit(&w.out, bytes);
 }
 
+/* Flushing only between events keeps the streamed file made of whole
+ * events, so it can be read while the program runs. */
+static void make_room(void)
+{
+	if (w.out.cap - w.out.len < EVENT_ROOM)
+		outbuf_flush(&w.out);
+}
+
 /* Starts an event: its type and the microseconds since the last one. */
 static void put_event_start(unsigned type)
 {
@@ -428,6 +438,7 @@ static void put_event_start(unsigned type)
 	uint64_t delta = now > w.last_us ? now - w.last_us : 0;
 
 	w.last_us += delta;
+	make_room();
 	put_le(type, 1);
 	put_varint(delta);
 	atomic_fetch_add_explicit(&w.out.error ? &w.dropped : &w.events, 1,
@@ -438,6 +449,7 @@ static void put_event_start(unsigned type)
  * the event that needs them, and finalisation removes them. */
 static void put_definition_start(unsigned type, uint64_t payload_len)
 {
+	make_room();
 	put_le(type, 1);
 	put_varint(0);
 	put_varint(payload_len);
