@@ -1,0 +1,465 @@
+/* module.c - spprof._memprof, the thin C layer under spprof.memprof.
+ *
+ * Contract: one Python function per call of <spprof/memprof.h> that the
+ * Python API needs, with plain Python values in and out (ints, strs,
+ * tuples, dicts).  A failing call raises OSError carrying the runtime's
+ * errno; spprof.memprof turns those into the errors its users see.  The
+ * lifecycle rules live in spprof.memprof, not here.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <stddef.h>
+#include <stdint.h>
+#ifdef __GLIBC__
+#include <gnu/lib-names.h>
+#endif
+
+#include <spprof/memprof.h>
+
+#include "walker.h"
+
+static PyObject *raise_errno(int err)
+{
+	errno = err;
+	return PyErr_SetFromErrno(PyExc_OSError);
+}
+
+/* For calls whose EALREADY is an answer rather than a failure: True when
+ * the call changed the state, False when it was already so. */
+static PyObject *changed_or_already(int result)
+{
+	if (result == 0)
+		Py_RETURN_TRUE;
+	if (errno == EALREADY)
+		Py_RETURN_FALSE;
+	return raise_errno(errno);
+}
+
+static PyObject *none_or_raise(int result)
+{
+	if (result < 0)
+		return raise_errno(errno);
+	Py_RETURN_NONE;
+}
+
+static int parse_rate(PyObject *arg, uint64_t *rate)
+{
+	unsigned long long v = PyLong_AsUnsignedLongLong(arg);
+
+	if (v == (unsigned long long)-1 && PyErr_Occurred())
+		return -1;
+	*rate = v;
+	return 0;
+}
+
+struct position_query {
+	uintptr_t address;
+	int index, found;
+};
+
+static int find_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct position_query *q = data;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && q->address - lo < ph->p_memsz) {
+			q->found = 1;
+			return 1;
+		}
+	}
+	q->index++;
+	return 0;
+}
+
+/* Position in load order of the module holding `address`, or -1. */
+static int load_position(const void *address)
+{
+	struct position_query q = { (uintptr_t)address, 0, 0 };
+
+	dl_iterate_phdr(find_module, &q);
+	return q.found ? q.index : -1;
+}
+
+/* The C library's own malloc.  (Not dlsym(RTLD_DEFAULT): in an executable
+ * built without PIE that takes malloc's address, that answers with the
+ * executable's PLT entry.) */
+static void *libc_malloc(void)
+{
+#ifdef LIBC_SO
+	void *libc = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD);
+	void *found = libc ? dlsym(libc, "malloc") : NULL;
+
+	if (libc)
+		dlclose(libc);
+	return found;
+#else
+	return NULL;
+#endif
+}
+
+PyDoc_STRVAR(interposing_doc,
+	     "interposing() -> bool\n\n"
+	     "Whether libspprof-alloc serves this process's malloc, that is,\n"
+	     "whether the program was started under the runtime (memprof-wrap\n"
+	     "or LD_PRELOAD) rather than merely loading it with this module.");
+
+/* The runtime serves malloc when it comes before the C library in the
+ * global symbol search order, which for the objects loaded at start-up
+ * (the executable, LD_PRELOAD, their dependencies) is their load order;
+ * loaded with this module, it comes after. */
+static PyObject *py_interposing(PyObject *self, PyObject *unused)
+{
+	void *libc = libc_malloc();
+	int runtime = load_position((const void *)&memprof_init);
+	int c_library = load_position(libc ? libc : dlsym(RTLD_DEFAULT,
+							 "malloc"));
+
+	(void)self;
+	(void)unused;
+	return PyBool_FromLong(runtime >= 0 && c_library >= 0 &&
+			       runtime <= c_library);
+}
+
+PyDoc_STRVAR(init_doc, "init(sampling_rate) -> bool\n\n"
+		       "memprof_init(); False when already initialised.");
+
+static PyObject *py_init(PyObject *self, PyObject *arg)
+{
+	uint64_t rate;
+
+	(void)self;
+	if (parse_rate(arg, &rate) < 0)
+		return NULL;
+	return changed_or_already(memprof_init(rate));
+}
+
+PyDoc_STRVAR(start_doc, "start() -> bool\n\n"
+			"memprof_start(); False when already running.");
+
+static PyObject *py_start(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	return changed_or_already(memprof_start());
+}
+
+PyDoc_STRVAR(stop_doc, "stop()\n\nmemprof_stop().");
+
+static PyObject *py_stop(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	return none_or_raise(memprof_stop());
+}
+
+PyDoc_STRVAR(shutdown_doc, "shutdown()\n\nmemprof_shutdown().");
+
+static PyObject *py_shutdown(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	return none_or_raise(memprof_shutdown());
+}
+
+PyDoc_STRVAR(set_sampling_rate_doc,
+	     "set_sampling_rate(bytes)\n\nmemprof_set_sampling_rate().");
+
+static PyObject *py_set_sampling_rate(PyObject *self, PyObject *arg)
+{
+	uint64_t rate;
+
+	(void)self;
+	if (parse_rate(arg, &rate) < 0)
+		return NULL;
+	return none_or_raise(memprof_set_sampling_rate(rate));
+}
+
+PyDoc_STRVAR(attach_walker_doc,
+	     "attach_walker()\n\n"
+	     "Install the Python frame walker in the runtime, so that samples\n"
+	     "taken while a thread holds the GIL carry Python frames.");
+
+static PyObject *py_attach_walker(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	return none_or_raise(python_attach_walker());
+}
+
+PyDoc_STRVAR(snapshot_doc,
+	     "snapshot() -> list\n\n"
+	     "The live sampled blocks, as tuples (address, size, sampling_rate,\n"
+	     "timestamp_ns, stack_id, thread_id).");
+
+static PyObject *py_snapshot(PyObject *self, PyObject *unused)
+{
+	memprof_sample *samples;
+	size_t count;
+	PyObject *list;
+
+	(void)self;
+	(void)unused;
+	if (memprof_get_snapshot(&samples, &count) < 0)
+		return raise_errno(errno);
+	list = PyList_New((Py_ssize_t)count);
+	for (size_t i = 0; list && i < count; i++) {
+		const memprof_sample *s = &samples[i];
+		PyObject *item = Py_BuildValue(
+			"(KKKKII)", (unsigned long long)s->address,
+			(unsigned long long)s->size,
+			(unsigned long long)s->sampling_rate,
+			(unsigned long long)s->timestamp_ns, s->stack_id,
+			s->thread_id);
+
+		if (!item) {
+			Py_CLEAR(list);
+			break;
+		}
+		PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+	}
+	memprof_free_snapshot(samples);
+	return list;
+}
+
+PyDoc_STRVAR(resolve_symbols_doc,
+	     "resolve_symbols() -> int\n\n"
+	     "Name the frames of every stack interned so far (dladdr for\n"
+	     "native frames); returns how many stacks were named.");
+
+static PyObject *py_resolve_symbols(PyObject *self, PyObject *unused)
+{
+	int named = memprof_resolve_symbols();
+
+	(void)self;
+	(void)unused;
+	if (named < 0)
+		return raise_errno(errno);
+	return PyLong_FromLong(named);
+}
+
+static PyObject *frame_tuple(const memprof_stack *st, uint32_t i)
+{
+	const char *function = st->functions ? st->functions[i] : NULL;
+	int is_python = st->files && st->files[i];
+
+	/* (address, function, file or module, line, is_python): a Python
+	 * frame has no address, a native frame has no line. */
+	if (is_python)
+		return Py_BuildValue("(KzzIO)", 0ull, function, st->files[i],
+				     st->lines[i], Py_True);
+	return Py_BuildValue("(KzzIO)", (unsigned long long)st->frames[i],
+			     function, st->modules ? st->modules[i] : NULL,
+			     0u, Py_False);
+}
+
+PyDoc_STRVAR(stack_doc,
+	     "stack(stack_id) -> tuple\n\n"
+	     "The frames of an interned stack, leaf first, as tuples (address,\n"
+	     "function, file or module, line, is_python); names are None until\n"
+	     "resolve_symbols() has run, or when unknown.");
+
+static PyObject *py_stack(PyObject *self, PyObject *arg)
+{
+	unsigned long id = PyLong_AsUnsignedLong(arg);
+	memprof_stack st;
+	PyObject *frames;
+
+	(void)self;
+	if (id == (unsigned long)-1 && PyErr_Occurred())
+		return NULL;
+	if (id > UINT32_MAX || memprof_get_stack((uint32_t)id, &st) < 0)
+		return raise_errno(id > UINT32_MAX ? ENOENT : errno);
+	frames = PyTuple_New(st.depth);
+	for (uint32_t i = 0; frames && i < st.depth; i++) {
+		PyObject *frame = frame_tuple(&st, i);
+
+		if (!frame) {
+			Py_CLEAR(frames);
+			break;
+		}
+		PyTuple_SET_ITEM(frames, i, frame);
+	}
+	return frames;
+}
+
+#define STAT(field) { #field, offsetof(memprof_stats, field) }
+
+static const struct {
+	const char *name;
+	size_t offset;
+} counters[] = {
+	STAT(sampling_rate),	    STAT(total_samples),
+	STAT(live_samples),	    STAT(freed_samples),
+	STAT(unique_stacks),	    STAT(stack_table_capacity),
+	STAT(stack_table_drops),    STAT(heap_map_capacity),
+	STAT(heap_map_full_drops),  STAT(heap_map_collisions),
+	STAT(death_during_birth),   STAT(tombstones_recycled),
+	STAT(max_probe_length),	    STAT(skipped_reentrant),
+	STAT(events_written),	    STAT(events_dropped),
+	STAT(native_stacks),	    STAT(native_frames),
+	STAT(shallow_stacks),	    STAT(truncated_stacks),
+};
+
+static int set_item(PyObject *dict, const char *key, PyObject *value)
+{
+	int r = value ? PyDict_SetItemString(dict, key, value) : -1;
+
+	Py_XDECREF(value);
+	return r;
+}
+
+PyDoc_STRVAR(stats_doc,
+	     "stats() -> dict\n\n"
+	     "memprof_get_stats() as a dict keyed by the memprof_stats fields.");
+
+static PyObject *py_stats(PyObject *self, PyObject *unused)
+{
+	memprof_stats s;
+	PyObject *dict;
+
+	(void)self;
+	(void)unused;
+	if (memprof_get_stats(&s) < 0)
+		return raise_errno(errno);
+	dict = PyDict_New();
+	if (!dict)
+		return NULL;
+	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+		const uint64_t *v = (const uint64_t *)((const char *)&s +
+						       counters[i].offset);
+
+		if (set_item(dict, counters[i].name,
+			     PyLong_FromUnsignedLongLong(*v)) < 0)
+			goto fail;
+	}
+	if (set_item(dict, "min_native_depth",
+		     PyLong_FromUnsignedLong(s.min_native_depth)) < 0 ||
+	    set_item(dict, "heap_map_load_percent",
+		     PyLong_FromUnsignedLong(s.heap_map_load_percent)) < 0 ||
+	    set_item(dict, "estimated_live_bytes",
+		     PyFloat_FromDouble(s.estimated_live_bytes)) < 0)
+		goto fail;
+	return dict;
+fail:
+	Py_DECREF(dict);
+	return NULL;
+}
+
+/* Calls whose ENOTCONN means "no profile is being recorded": False. */
+static PyObject *written_or_not(int result)
+{
+	if (result == 0)
+		Py_RETURN_TRUE;
+	if (errno == ENOTCONN)
+		Py_RETURN_FALSE;
+	return raise_errno(errno);
+}
+
+PyDoc_STRVAR(marker_doc,
+	     "marker(name) -> bool\n\n"
+	     "memprof_marker(); False when no profile is being recorded.");
+
+static PyObject *py_marker(PyObject *self, PyObject *arg)
+{
+	const char *name = PyUnicode_AsUTF8(arg);
+
+	(void)self;
+	if (!name)
+		return NULL;
+	return written_or_not(memprof_marker(name));
+}
+
+PyDoc_STRVAR(gc_event_doc,
+	     "gc_event(objects, bytes) -> bool\n\n"
+	     "memprof_gc_event(); False when no profile is being recorded.");
+
+static PyObject *py_gc_event(PyObject *self, PyObject *args)
+{
+	unsigned long long objects, bytes;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "KK:gc_event", &objects, &bytes))
+		return NULL;
+	return written_or_not(memprof_gc_event(objects, bytes));
+}
+
+PyDoc_STRVAR(estimate_doc,
+	     "estimate(size, sampling_rate) -> (bytes, count)\n\n"
+	     "The unbiased estimate one sample stands for: size / p bytes and\n"
+	     "1 / p blocks, with p = 1 - exp(-size / sampling_rate).");
+
+static PyObject *py_estimate(PyObject *self, PyObject *args)
+{
+	unsigned long long size, rate;
+	double bytes, count;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "KK:estimate", &size, &rate))
+		return NULL;
+	bytes = memprof_estimate_bytes(size, rate, &count);
+	return Py_BuildValue("(dd)", bytes, count);
+}
+
+PyDoc_STRVAR(walker_supported_doc,
+	     "walker_supported() -> bool\n\n"
+	     "Whether this build can report Python frames for this CPython.");
+
+static PyObject *py_walker_supported(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	return PyBool_FromLong(python_walker_supported());
+}
+
+#define FUNCTION(name, flags) \
+	{ #name, (PyCFunction)py_##name, flags, name##_doc }
+
+static PyMethodDef functions[] = {
+	FUNCTION(interposing, METH_NOARGS),
+	FUNCTION(init, METH_O),
+	FUNCTION(start, METH_NOARGS),
+	FUNCTION(stop, METH_NOARGS),
+	FUNCTION(shutdown, METH_NOARGS),
+	FUNCTION(set_sampling_rate, METH_O),
+	FUNCTION(attach_walker, METH_NOARGS),
+	FUNCTION(walker_supported, METH_NOARGS),
+	FUNCTION(snapshot, METH_NOARGS),
+	FUNCTION(resolve_symbols, METH_NOARGS),
+	FUNCTION(stack, METH_O),
+	FUNCTION(stats, METH_NOARGS),
+	FUNCTION(marker, METH_O),
+	FUNCTION(gc_event, METH_VARARGS),
+	FUNCTION(estimate, METH_VARARGS),
+	{ NULL, NULL, 0, NULL },
+};
+
+static struct PyModuleDef module = {
+	PyModuleDef_HEAD_INIT,
+	.m_name = "spprof._memprof",
+	.m_doc = "C layer of spprof.memprof over libspprof-alloc; use "
+		 "spprof.memprof instead.",
+	.m_size = 0,
+	.m_methods = functions,
+};
+
+PyMODINIT_FUNC PyInit__memprof(void);
+
+PyMODINIT_FUNC PyInit__memprof(void)
+{
+	PyObject *m = PyModule_Create(&module);
+
+	if (m && (PyModule_AddIntConstant(m, "DEFAULT_SAMPLING_RATE",
+					  MEMPROF_DEFAULT_SAMPLING_RATE) < 0 ||
+		  PyModule_AddIntConstant(m, "MAX_STACK_DEPTH",
+					  MEMPROF_MAX_STACK_DEPTH) < 0))
+		Py_CLEAR(m);
+	return m;
+}

@@ -1,0 +1,64 @@
+## Python bindings: the spprof package and its C extension spprof._memprof,
+## which is also the plugin the runtime loads to get Python frames
+## (SPPROF_PYTHON_WALKER).  The whole package goes to pyexecdir, so that
+## the pure-Python part and the extension are never split between two
+## directories.
+
+PYTHON_TEST_FILES = \
+	python/tests/conftest.py \
+	python/tests/mlyze.py \
+	python/tests/test_api.py \
+	python/tests/test_attribution.py \
+	python/tests/test_lifecycle.py \
+	python/tests/test_processes.py \
+	python/tests/test_snapshot.py \
+	python/tests/test_stress.py
+EXTRA_DIST += $(PYTHON_TEST_FILES) python/tests/pytest-suite.in \
+	bench/python-bench.sh bench/python_workload.py
+
+.PHONY: python-build-tree
+
+if BUILD_PYTHON
+spprofpyexecdir = $(pyexecdir)/spprof
+spprofpyexec_PYTHON = \
+	python/spprof/__init__.py \
+	python/spprof/_export.py \
+	python/spprof/memprof.py
+spprofpyexec_LTLIBRARIES = python/spprof/_memprof.la
+
+python_spprof__memprof_la_SOURCES = \
+	python/ext/module.c \
+	python/ext/walker.c python/ext/walker.h
+# Only the public header of the runtime: the bindings use its API as any
+# other program would.
+python_spprof__memprof_la_CPPFLAGS = -I$(top_srcdir)/include $(PYTHON_CPPFLAGS)
+python_spprof__memprof_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+python_spprof__memprof_la_LDFLAGS = -module -avoid-version \
+	-shrext $(PYTHON_EXT_SUFFIX)
+python_spprof__memprof_la_LIBADD = lib/libspprof-alloc.la
+
+# An importable copy of the package in the build tree (links to the
+# sources and to the freshly linked extension), for the tests and for
+# trying the bindings without installing them.
+PYTHON_BUILD_TREE = python/pkg/spprof
+all-local: python-build-tree
+python-build-tree: python/spprof/_memprof.la
+	$(AM_V_GEN)$(MKDIR_P) $(PYTHON_BUILD_TREE) && \
+	for f in $(spprofpyexec_PYTHON); do \
+		ln -sf "$(abs_top_srcdir)/$$f" $(PYTHON_BUILD_TREE)/; \
+	done && \
+	ln -sf "$(abs_top_builddir)/python/spprof/.libs/_memprof$(PYTHON_EXT_SUFFIX)" \
+		$(PYTHON_BUILD_TREE)/
+CLEANFILES += $(PYTHON_BUILD_TREE)/*
+
+TESTS += python/tests/pytest-suite
+CLEANFILES += python/tests/pytest-suite
+python/tests/pytest-suite: $(srcdir)/python/tests/pytest-suite.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) python/tests && \
+	sed -e 's|@PYTHON[@]|$(PYTHON)|g' \
+	    -e 's|@abs_top_srcdir[@]|$(abs_top_srcdir)|g' \
+	    -e 's|@abs_top_builddir[@]|$(abs_top_builddir)|g' \
+	    -e 's|@PYTHON_EXT_SUFFIX[@]|$(PYTHON_EXT_SUFFIX)|g' \
+	    $(srcdir)/python/tests/pytest-suite.in > $@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@
+endif

@@ -1,0 +1,119 @@
+"""Test helpers: run Python programs the way memprof-wrap runs them.
+
+The profiler is one per process and shutdown() is one-way, so every test
+runs its program in a fresh interpreter: under LD_PRELOAD of the build
+tree's runtime, with PYTHONMALLOC=malloc (memprof-wrap's default) unless
+asked otherwise, and, when it records a profile, with SPPROF_OUTPUT and
+SPPROF_PYTHON_WALKER set as memprof-wrap sets them.  A program reports
+its findings by printing one JSON object as its last line of output.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import pytest
+
+import mlyze
+
+RUNTIME = os.environ.get("SPPROF_TEST_RUNTIME", "")
+WALKER = os.environ.get("SPPROF_TEST_WALKER", "")
+WRAP = os.environ.get("SPPROF_TEST_WRAP", "")
+
+# Shared by the programs: report(...) prints the JSON result line; sites()
+# summarises top_allocators() as [file name, function, line, bytes].
+PRELUDE = '''\
+import json
+def report(**values):
+    print(json.dumps(values), flush=True)
+def sites(snapshot, n=5, **options):
+    return [[s["file"].rsplit("/", 1)[-1], s["function"], s["line"],
+             s["estimated_bytes"]] for s in snapshot.top_allocators(n, **options)]
+'''
+
+
+def pytest_sessionstart(session):
+    if not os.path.exists(RUNTIME) or not os.path.exists(WALKER):
+        raise pytest.UsageError(
+            "run through make check (python/tests/pytest-suite), which "
+            "points SPPROF_TEST_RUNTIME and SPPROF_TEST_WALKER at the build")
+
+
+class Program:
+    """A Python program written to a file, with its marked lines."""
+
+    def __init__(self, directory: Path, parts, name: str = "prog.py",
+                 prelude: bool = True) -> None:
+        # Each part of the source is dedented on its own.
+        self.source = (PRELUDE if prelude else "") + "".join(
+            textwrap.dedent(part) for part in parts)
+        self.path = directory / name
+        self.path.write_text(self.source, encoding="utf-8")
+
+    def line(self, marker: str) -> int:
+        """The line number of the line ending in "# <marker>"."""
+        for number, text in enumerate(self.source.splitlines(), 1):
+            if text.rstrip().endswith("# " + marker):
+                return number
+        raise KeyError(marker)
+
+
+class Result:
+    def __init__(self, proc: subprocess.CompletedProcess) -> None:
+        self.proc = proc
+        self.returncode = proc.returncode
+        self.stdout, self.stderr = proc.stdout, proc.stderr
+        lines = proc.stdout.strip().splitlines()
+        self.data = json.loads(lines[-1]) if lines and \
+            lines[-1].startswith("{") else None
+
+
+def environment(directory: Path, preload: bool = True, record: bool = False,
+                pymalloc: bool = False,
+                extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("SPPROF_") and k not in
+           ("LD_PRELOAD", "PYTHONMALLOC")}
+    if preload:
+        env["LD_PRELOAD"] = RUNTIME
+    if record:
+        env["SPPROF_OUTPUT"] = str(directory / "profile.%p.mlyze")
+        env["SPPROF_PYTHON_WALKER"] = WALKER
+    if not pymalloc:
+        env["PYTHONMALLOC"] = "malloc"
+    env.update(extra or {})
+    return env
+
+
+class Runner:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def program(self, *parts: str, **options) -> Program:
+        return Program(self.directory, parts, **options)
+
+    def run(self, program: Program, check: bool = True, args=(),
+            **env_options) -> Result:
+        result = Result(subprocess.run(
+            [sys.executable, str(program.path), *args],
+            env=environment(self.directory, **env_options),
+            cwd=self.directory, capture_output=True, text=True, timeout=300))
+        if check and (result.returncode != 0 or result.data is None):
+            pytest.fail(f"{program.path.name} exited {result.returncode}:\n"
+                        f"--- stdout\n{result.stdout}\n"
+                        f"--- stderr\n{result.stderr}")
+        return result
+
+    def profiles(self) -> List[mlyze.Profile]:
+        """Every profile the programs left, finalised or streamed."""
+        paths = sorted(self.directory.glob("profile.*.mlyze*"))
+        return [mlyze.read(p) for p in paths]
+
+
+@pytest.fixture
+def runner(tmp_path: Path) -> Runner:
+    return Runner(tmp_path)

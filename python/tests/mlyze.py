@@ -1,0 +1,121 @@
+"""A minimal .mlyze reader for the tests (see mlyze(5)).
+
+Reads finalised profiles (tables in the JSON metadata) and streamed ones
+(".part" files: tables defined by events), and resolves every sampled
+allocation to its frames.  It checks little: memprof-report is the real
+reader; this one only lets the tests look at what the runtime recorded.
+"""
+
+import json
+import struct
+from dataclasses import dataclass, field
+from typing import Dict, List, Tuple
+
+ALLOC, FREE, GC, MARKER, STACK, MODULE, STRING, RATE = range(8)
+
+
+@dataclass
+class Profile:
+    metadata: dict
+    files: Dict[int, str] = field(default_factory=dict)
+    functions: Dict[int, str] = field(default_factory=dict)
+    stacks: Dict[int, list] = field(default_factory=dict)
+    allocs: List[Tuple[int, int, int]] = field(default_factory=list)
+    frees: List[int] = field(default_factory=list)
+    gcs: List[Tuple[int, int]] = field(default_factory=list)
+    markers: List[str] = field(default_factory=list)
+
+    def python_frames(self, stack_id: int) -> List[Tuple[str, str, int]]:
+        """(file, function, line) of the Python frames, innermost first."""
+        return [(self.files[f["file_id"]], self.functions[f["func_id"]],
+                 f["line"])
+                for f in self.stacks.get(stack_id, []) if "file_id" in f]
+
+    def live(self) -> List[Tuple[int, int, int]]:
+        """(address, size, stack_id) of the blocks never freed."""
+        live = {}
+        for address, size, stack_id in self.allocs:
+            live[address] = (address, size, stack_id)
+        for address in self.frees:
+            live.pop(address, None)
+        return list(live.values())
+
+
+class _Cursor:
+    def __init__(self, data: bytes, offset: int) -> None:
+        self.data, self.offset = data, offset
+
+    def u8(self) -> int:
+        self.offset += 1
+        return self.data[self.offset - 1]
+
+    def u64(self) -> int:
+        self.offset += 8
+        return struct.unpack_from("<Q", self.data, self.offset - 8)[0]
+
+    def u16(self) -> int:
+        self.offset += 2
+        return struct.unpack_from("<H", self.data, self.offset - 2)[0]
+
+    def varint(self) -> int:
+        value = shift = 0
+        while True:
+            byte = self.u8()
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                return value
+
+    def take(self, n: int) -> bytes:
+        self.offset += n
+        return self.data[self.offset - n:self.offset]
+
+
+def read(path) -> Profile:
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"MTRC":
+        raise ValueError(f"{path}: not a .mlyze file")
+    meta_len = struct.unpack_from("<I", data, 16)[0]
+    metadata = json.loads(data[256:256 + meta_len])
+    p = Profile(metadata=metadata)
+    p.files = {int(k): v for k, v in metadata.get("files", {}).items()}
+    p.functions = {int(k): v for k, v in metadata.get("functions", {}).items()}
+    p.stacks = {int(k): v
+                for k, v in metadata.get("stack_traces", {}).items()}
+    c = _Cursor(data, 256 + meta_len)
+    while c.offset < len(data):
+        kind = c.u8()
+        c.varint()  # time delta
+        if kind == ALLOC:
+            address, size, stack_id = c.u64(), c.varint(), c.varint()
+            c.u16()
+            p.allocs.append((address, size, stack_id))
+        elif kind == FREE:
+            p.frees.append(c.u64())
+        elif kind == GC:
+            p.gcs.append((c.varint(), c.varint()))
+        elif kind == MARKER:
+            name_id = c.varint()
+            p.markers.append(name_id)
+        else:
+            payload = _Cursor(c.take(c.varint()), 0)
+            _read_table_event(p, kind, payload)
+    p.markers = [p.functions[i] for i in p.markers]
+    return p
+
+
+def _read_table_event(p: Profile, kind: int, c: _Cursor) -> None:
+    if kind == STACK:
+        stack_id, frames = c.varint(), []
+        for _ in range(c.varint()):
+            if c.varint() == 0:
+                frames.append({"address": c.varint()})
+            else:
+                frames.append({"file_id": c.varint(), "func_id": c.varint(),
+                               "line": c.varint()})
+        p.stacks[stack_id] = frames
+    elif kind == STRING:
+        table, string_id = c.varint(), c.varint()
+        name = c.take(c.varint()).decode("utf-8")
+        (p.files if table == 0 else p.functions)[string_id] = name

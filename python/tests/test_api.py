@@ -1,0 +1,167 @@
+"""The public API of spprof.memprof (spec section 14.2 and section 9)."""
+
+import pydoc
+
+import pytest
+
+import spprof.memprof as memprof
+
+
+def test_basic_profiling(runner):
+    prog = runner.program("""
+        import spprof.memprof as memprof
+        memprof.start(sampling_rate_kb=64)
+        data = bytearray(10 * 1024 * 1024)
+        snapshot = memprof.get_snapshot()
+        memprof.stop()
+        report(live=snapshot.live_samples, total=snapshot.total_samples,
+               estimate=snapshot.estimated_heap_bytes,
+               rate=snapshot.sampling_rate)
+    """)
+    r = runner.run(prog).data
+    assert r["live"] > 0 and r["total"] >= r["live"]
+    assert 5_000_000 < r["estimate"] < 50_000_000
+    assert r["rate"] == 64 * 1024
+
+
+def test_unbiased_estimate_of_many_blocks(runner):
+    # 40 MiB in 10240 blocks of 4 KiB, sampled about once per 128 KiB:
+    # the estimate must fall within its own error bar (plus a margin).
+    prog = runner.program("""
+        import spprof.memprof as memprof
+        memprof.start(sampling_rate_kb=128)
+        blocks = [bytes(4096) for _ in range(10240)]  # BLOCKS
+        site = memprof.get_snapshot().top_allocators(1)[0]
+        report(line=site["line"], bytes=site["estimated_bytes"],
+               ci95=site["ci95_bytes"], samples=site["samples"],
+               count=site["estimated_count"])
+    """)
+    r = runner.run(prog).data
+    truth = 10240 * 4096
+    assert r["line"] == prog.line("BLOCKS")
+    assert r["samples"] > 100
+    assert 0 < r["ci95"] < truth * 0.25
+    assert abs(r["bytes"] - truth) < 1.5 * r["ci95"] + 0.05 * truth
+    assert abs(r["count"] - 10240) < 0.3 * 10240
+
+
+def test_numpy_allocations_charged_to_calling_line(runner):
+    pytest.importorskip("numpy")
+    prog = runner.program("""
+        import numpy as np
+        import spprof.memprof as memprof
+        memprof.start(sampling_rate_kb=128)
+        def build():
+            zeros = np.zeros((1000, 1000))  # ZEROS
+            ones = [np.ones(20000) for _ in range(100)]  # ONES
+            return zeros, ones
+        kept = build()
+        snapshot = memprof.get_snapshot()
+        top = snapshot.top_allocators(2)
+        report(sites=sites(snapshot, 2),
+               numpy_in_stack=["_multiarray_umath" in str(s["stack"])
+                               for s in top],
+               inner=sites(snapshot, 2, libraries=True))
+    """)
+    r = runner.run(prog).data
+    # np.zeros is C (and allocates without the GIL): the program's line is
+    # the innermost Python frame.  np.ones is Python inside numpy: still
+    # charged to the program's line.
+    estimates = {s[2]: s[3] for s in r["sites"]}
+    assert set(estimates) == {prog.line("ZEROS"), prog.line("ONES")}
+    assert 7e6 < estimates[prog.line("ZEROS")] < 9e6
+    assert 12e6 < estimates[prog.line("ONES")] < 20e6
+    assert all(r["numpy_in_stack"])
+    # libraries=True charges np.ones to numpy's own Python code.
+    assert "numeric.py" in [s[0] for s in r["inner"]]
+
+
+def test_stats(runner):
+    prog = runner.program("""
+        import spprof.memprof as memprof
+        memprof.start(sampling_rate_kb=32)
+        kept = [bytearray(50000) for _ in range(100)]
+        freed = [bytearray(50000) for _ in range(100)]
+        del freed
+        s = memprof.get_stats()
+        report(**vars(s))
+    """)
+    r = runner.run(prog).data
+    assert r["total_samples"] == r["live_samples"] + r["freed_samples"]
+    assert r["freed_samples"] > 0 and r["live_samples"] > 0
+    assert r["unique_stacks"] > 0
+    assert r["sampling_rate_bytes"] == 32 * 1024
+    assert 3_000_000 < r["estimated_heap_bytes"] < 8_000_000
+    assert r["heap_map_full_drops"] == 0 and r["events_dropped"] == 0
+
+
+def test_not_under_the_runtime_says_how_to_run(runner):
+    prog = runner.program("""
+        import spprof.memprof as memprof
+        errors = []
+        for call in (memprof.start, memprof.get_snapshot, memprof.get_stats):
+            try:
+                call()
+            except RuntimeError as e:
+                errors.append(str(e))
+        report(errors=errors)
+    """)
+    r = runner.run(prog, preload=False).data
+    assert len(r["errors"]) == 3
+    assert "memprof-wrap python3 app.py" in r["errors"][0]
+
+
+def test_marker_and_gc_events_go_to_the_profile(runner):
+    prog = runner.program("""
+        import gc
+        import spprof.memprof as memprof
+        memprof.start(gc_tracking=True)
+        old = bytearray(4 << 20)  # OLD
+        for _ in range(3):
+            gc.collect()
+        new = bytearray(5 << 20)  # NEW
+        written = memprof.marker("phase two")
+        snapshot = memprof.get_snapshot()
+        epochs = {s.stack[0].line: s.gc_epoch for s in snapshot.samples
+                  if s.stack and s.stack[0].is_python}
+        report(written=written, collections=snapshot.gc_epochs_during_profile,
+               epochs=epochs,
+               survivors=[s.size for s in snapshot.allocations_surviving_gc(3)])
+    """)
+    r = runner.run(prog, record=True).data
+    assert r["written"] is True
+    assert r["collections"] >= 3
+    old, new = (r["epochs"][str(prog.line(m))] for m in ("OLD", "NEW"))
+    assert old + 3 <= new <= r["collections"]
+    assert (4 << 20) + 1 in r["survivors"]  # bytearray: one byte more
+    profile, = runner.profiles()
+    assert "phase two" in profile.markers
+    assert len(profile.gcs) >= 3
+
+
+def test_marker_without_a_profile_does_nothing(runner):
+    prog = runner.program("""
+        import spprof.memprof as memprof
+        memprof.start()
+        report(written=memprof.marker("nobody listens"))
+    """)
+    assert runner.run(prog).data["written"] is False
+
+
+def test_help_documents_the_module():
+    text = pydoc.render_doc(memprof, renderer=pydoc.plaintext)
+    for needed in ("memprof-wrap python3 app.py", "PYTHONMALLOC=malloc",
+                   "start(", "stop(", "get_snapshot(", "get_stats(",
+                   "shutdown(", "MemoryProfiler", "top_allocators(",
+                   "save(", "confidence", "Lifecycle"):
+        assert needed in text, needed
+
+
+def test_frame_pointer_health_thresholds():
+    def health(rate):
+        return memprof.FramePointerHealth(int(rate * 100), 100, 5.0, 1, rate)
+    assert health(0.01).confidence == "high"
+    assert health(0.01).recommendation is None
+    assert health(0.10).confidence == "medium"
+    assert health(0.50).confidence == "low"
+    assert "-fno-omit-frame-pointer" in health(0.50).recommendation

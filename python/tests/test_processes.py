@@ -1,0 +1,87 @@
+"""Process trees: every Python process of a tree started under the runtime
+records its own profile, with its own Python frames."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import WRAP, environment
+
+
+def python_lines(profile):
+    """The lines of the innermost Python frames of every allocation."""
+    return {f[2] for _, _, stack in profile.allocs
+            for f in profile.python_frames(stack)[:1]}
+
+
+def test_subprocess_tree(runner):
+    child = runner.program("""
+        kept = bytearray(8 << 20)  # CHILD
+    """, name="child.py", prelude=False)
+    parent = runner.program(f"""
+        import subprocess, sys
+        kept = bytearray(8 << 20)  # PARENT
+        subprocess.run([sys.executable, {str(child.path)!r}], check=True)
+    """, name="parent.py", prelude=False)
+    assert runner.run(parent, record=True, check=False).returncode == 0
+    profiles = runner.profiles()
+    assert len(profiles) == 2
+    by_pid = {p.metadata["pid"]: p for p in profiles}
+    root = next(p for p in profiles if p.metadata["ppid"] not in by_pid)
+    leaf = next(p for p in profiles if p is not root)
+    assert leaf.metadata["ppid"] == root.metadata["pid"]
+    assert scripts(root) == {str(parent.path)}
+    assert scripts(leaf) == {str(child.path)}
+    assert parent.line("PARENT") in python_lines(root)
+    assert child.line("CHILD") in python_lines(leaf)
+    assert all(p.metadata.get("complete") for p in profiles)
+
+
+def scripts(profile):
+    """The programs' files among the outermost Python frames."""
+    return {frames[-1][0] for frames in
+            (profile.python_frames(stack) for _, _, stack in profile.allocs)
+            if frames and frames[-1][0].endswith(".py")}
+
+
+def test_multiprocessing_fork_children(runner):
+    # Forked children inherit the runtime and the walker.  They end with
+    # os._exit, so their profiles stay streamed (.part), and keep only the
+    # events flushed before: the runtime flushes at least once a second,
+    # when an event comes, hence the pause before the free.
+    prog = runner.program("""
+        import multiprocessing as mp
+        import time
+        def work(n):
+            kept = bytearray(6 << 20)  # WORKER
+            time.sleep(1.1)
+            return len(kept) * n
+        if __name__ == "__main__":
+            ctx = mp.get_context("fork")
+            with ctx.Pool(2) as pool:
+                print(sum(pool.map(work, range(2), chunksize=1)))
+    """, prelude=False)
+    assert runner.run(prog, record=True, check=False).returncode == 0
+    profiles = runner.profiles()
+    assert len(profiles) >= 2
+    workers = [p for p in profiles if prog.line("WORKER") in
+               {f[2] for _, _, s in p.allocs for f in p.python_frames(s)}]
+    assert workers, "no child recorded the worker's line"
+
+
+@pytest.mark.skipif(not os.access(WRAP, os.X_OK),
+                    reason="memprof-wrap is not built")
+def test_memprof_wrap_attaches_the_walker(runner, tmp_path):
+    prog = runner.program("""
+        kept = [bytes(4096) for _ in range(5000)]  # KEPT
+    """, prelude=False)
+    env = environment(tmp_path, preload=False, pymalloc=True)
+    output = tmp_path / "profile.wrap.mlyze"
+    proc = subprocess.run([WRAP, "-o", str(output), sys.executable,
+                           str(prog.path)], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    profile, = runner.profiles()
+    assert prog.line("KEPT") in python_lines(profile)
