@@ -430,7 +430,7 @@ static void put_event_start(unsigned type)
 	w.last_us += delta;
 	put_le(type, 1);
 	put_varint(delta);
-	atomic_fetch_add_explicit(&w.out.error ? &w.dropped : &w.events, 1,
+	atomic_fetch_add_explicit(w.out.error ? &w.dropped : &w.events, 1,
 				  memory_order_relaxed);
 }
 
