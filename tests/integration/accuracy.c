@@ -166,7 +166,8 @@ static double allocate_live_set(void)
 				blocks[i].size);
 			exit(1);
 		}
-		index_of[i] = (struct by_address){ (uintptr_t)blocks[i].ptr, i };
+		index_of[i].address = (uintptr_t)blocks[i].ptr;
+		index_of[i].index = i;
 		truth += (double)blocks[i].size;
 	}
 	qsort(index_of, BLOCKS, sizeof(index_of[0]), compare_addresses);

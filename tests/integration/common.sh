@@ -24,10 +24,6 @@ fail() {
 	exit 1
 }
 
-note() {
-	echo "$test_name: $*"
-}
-
 # run_preloaded SECONDS PROGRAM ARGS... - runs PROGRAM (not timeout
 # itself) under the runtime, with the SPPROF_* settings the caller
 # exported; fails on a non-zero exit or a timeout.

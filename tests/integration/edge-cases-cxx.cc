@@ -112,10 +112,11 @@ void test_aligned()
 	delete[] pages;
 
 	for (std::size_t align = 16; align <= 65536; align *= 4) {
-		void *p = ::operator new(opaque_size(100), std::align_val_t(align));
+		std::align_val_t alignment{ align };
+		void *p = ::operator new(opaque_size(100), alignment);
 		CHECK(is_aligned(p, align));
 		std::memset(p, 3, 100);
-		::operator delete(p, std::align_val_t(align));
+		::operator delete(p, alignment);
 	}
 
 	std::vector<Line> lines;

@@ -66,7 +66,7 @@ static void arm_errno(void)
 
 /* Values the compiler cannot follow: it would rightly warn about the
  * impossible sizes and the uses of pointers after realloc() that are
- * tested here, and drop an allocation that is freed unused. */
+ * tested here. */
 static size_t opaque_size(size_t n)
 {
 	volatile size_t v = n;
@@ -107,6 +107,23 @@ static int is_sampled(uintptr_t address)
 	memprof_sample s;
 
 	return runtime_api_find_sample(&api, address, &s);
+}
+
+/* A block from a call that must have succeeded: errno kept, aligned, at
+ * least `size` usable bytes, sampled when all must be.  Writes all of it
+ * and frees it. */
+static void check_block(void *p, size_t alignment, size_t size,
+			const char *what)
+{
+	CHECK_ERRNO_KEPT(what);
+	CHECK(p && is_aligned(p, alignment) && malloc_usable_size(p) >= size,
+	      "%s gave %p with %zu bytes for %zu bytes aligned to %zu", what,
+	      p, malloc_usable_size(p), size, alignment);
+	if (!p)
+		return;
+	check_sampled(p, size, what);
+	memset(p, 1, size);
+	free(p);
 }
 
 static void fill(void *block, size_t size, unsigned seed)
@@ -159,15 +176,7 @@ static void test_malloc(void)
 		     "malloc(PTRDIFF_MAX+1)");
 	for (size_t size = 1; size <= 4 * MiB; size = size * 3 + 1) {
 		arm_errno();
-		a = malloc(size);
-		CHECK_ERRNO_KEPT("malloc");
-		CHECK(a && is_aligned(a, 16), "malloc(%zu) gave %p", size, a);
-		CHECK(malloc_usable_size(a) >= size,
-		      "malloc_usable_size %zu < %zu", malloc_usable_size(a),
-		      size);
-		check_sampled(a, size, "malloc");
-		memset(a, 1, malloc_usable_size(a));
-		free(a);
+		check_block(malloc(size), 16, size, "malloc");
 	}
 	CHECK(malloc_usable_size(NULL) == 0, "malloc_usable_size(NULL) != 0");
 }
@@ -176,7 +185,8 @@ static void test_calloc_overflow(void)
 {
 	void *p;
 
-	check_enomem(calloc(opaque_size(SIZE_MAX / 2 + 1), 2), "calloc(SIZE_MAX/2+1, 2)");
+	check_enomem(calloc(opaque_size(SIZE_MAX / 2 + 1), 2),
+		     "calloc(SIZE_MAX/2+1, 2)");
 	check_enomem(calloc(2, opaque_size(SIZE_MAX)), "calloc(2, SIZE_MAX)");
 	check_enomem(calloc(opaque_size((size_t)1 << 32), (size_t)1 << 32),
 		     "calloc(2^32, 2^32)");
@@ -226,7 +236,8 @@ static void test_reallocarray(void)
 	unsigned char *p = malloc(64), *q;
 
 	fill(p, 64, 1);
-	check_enomem(reallocarray(opaque(p), opaque_size(SIZE_MAX / 2), 4), "reallocarray overflow");
+	check_enomem(reallocarray(opaque(p), opaque_size(SIZE_MAX / 2), 4),
+		     "reallocarray overflow");
 	CHECK(filled(p, 64, 1), "a failed reallocarray changed the block");
 	arm_errno();
 	q = reallocarray(p, 16, 8);
@@ -247,7 +258,8 @@ static void test_realloc_edges(void)
 	CHECK(p != NULL, "realloc(NULL, 100) gave NULL");
 	check_sampled(p, 100, "realloc(NULL, n)");
 	fill(p, 100, 2);
-	check_enomem(realloc(opaque(p), opaque_size(SIZE_MAX)), "realloc(p, SIZE_MAX)");
+	check_enomem(realloc(opaque(p), opaque_size(SIZE_MAX)),
+		     "realloc(p, SIZE_MAX)");
 	check_enomem(realloc(opaque(p), opaque_size((size_t)PTRDIFF_MAX + 1)),
 		     "realloc(p, PTRDIFF_MAX+1)");
 	CHECK(filled(p, 100, 2), "a failed realloc changed the block");
@@ -292,16 +304,9 @@ static void test_realloc_contents(void)
 	free(p);
 }
 
-/* Makes the sampler pick the next allocation (rate 1, after one big
- * allocation spends whatever interval was drawn at the previous rate). */
-static void sample_everything(void)
-{
-	api.set_sampling_rate(1);
-	free(opaque(malloc(256 * MiB))); /* never touched */
-}
-
 /* realloc between sampled and unsampled blocks, both ways, growing and
- * shrinking; stop() keeps new blocks unsampled. */
+ * shrinking: at rate 1 every block is sampled (a new rate holds at once
+ * for the thread that sets it), and stop() keeps new blocks unsampled. */
 static void test_realloc_transitions(void)
 {
 	static const struct {
@@ -317,7 +322,7 @@ static void test_realloc_transitions(void)
 
 	if (!runtime_active || api.get_stats(&stats) < 0)
 		return;
-	sample_everything();
+	api.set_sampling_rate(1);
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		size_t n = steps[i].size, kept = old < n ? old : n;
 
@@ -340,7 +345,6 @@ static void test_realloc_transitions(void)
 	CHECK(!is_sampled(address), "freed block still sampled");
 	api.start();
 	api.set_sampling_rate(stats.sampling_rate);
-	free(opaque(malloc(256 * MiB))); /* the next interval is drawn at that rate */
 }
 
 static void test_posix_memalign(void)
@@ -364,14 +368,7 @@ static void test_posix_memalign(void)
 			arm_errno();
 			CHECK(posix_memalign(&p, align, size) == 0,
 			      "posix_memalign(%zu, %zu) failed", align, size);
-			CHECK_ERRNO_KEPT("posix_memalign");
-			CHECK(is_aligned(p, align) &&
-				      malloc_usable_size(p) >= size,
-			      "posix_memalign(%zu, %zu) gave %p with %zu bytes",
-			      align, size, p, malloc_usable_size(p));
-			check_sampled(p, size, "posix_memalign");
-			memset(p, 1, size);
-			free(p);
+			check_block(p, align, size, "posix_memalign");
 		}
 	}
 }
@@ -384,51 +381,26 @@ static void test_aligned_functions(void)
 	void *p;
 
 	for (size_t align = 16; align <= MiB; align *= 4) {
-		size_t size = align * 3;
-
 		arm_errno();
-		p = aligned_alloc(align, size);
-		CHECK_ERRNO_KEPT("aligned_alloc");
-		CHECK(p && is_aligned(p, align) &&
-			      malloc_usable_size(p) >= size,
-		      "aligned_alloc(%zu, %zu) gave %p", align, size, p);
-		check_sampled(p, size, "aligned_alloc");
-		free(p);
-		size = align + 5;
+		check_block(aligned_alloc(align, align * 3), align, align * 3,
+			    "aligned_alloc");
 		arm_errno();
-		p = memalign(align, size);
-		CHECK_ERRNO_KEPT("memalign");
-		CHECK(p && is_aligned(p, align) &&
-			      malloc_usable_size(p) >= size,
-		      "memalign(%zu, %zu) gave %p", align, size, p);
-		check_sampled(p, size, "memalign");
-		free(p);
+		check_block(memalign(align, align + 5), align, align + 5,
+			    "memalign");
 	}
 	/* glibc rounds an alignment that is not a power of two up. */
 	p = memalign(48, 100);
 	CHECK(p && is_aligned(p, 64), "memalign(48, 100) gave %p", p);
 	free(p);
-	check_enomem(memalign(64, opaque_size(SIZE_MAX)), "memalign(64, SIZE_MAX)");
+	check_enomem(memalign(64, opaque_size(SIZE_MAX)),
+		     "memalign(64, SIZE_MAX)");
 	for (size_t size = 1; size <= 3 * page; size += page / 2 + 1) {
 		size_t whole = (size + page - 1) / page * page;
 
 		arm_errno();
-		p = valloc(size);
-		CHECK_ERRNO_KEPT("valloc");
-		CHECK(p && is_aligned(p, page) &&
-			      malloc_usable_size(p) >= size,
-		      "valloc(%zu) gave %p", size, p);
-		check_sampled(p, size, "valloc");
-		free(p);
+		check_block(valloc(size), page, size, "valloc");
 		arm_errno();
-		p = pvalloc(size);
-		CHECK_ERRNO_KEPT("pvalloc");
-		CHECK(p && is_aligned(p, page) &&
-			      malloc_usable_size(p) >= whole,
-		      "pvalloc(%zu) gave %p with %zu bytes", size, p,
-		      malloc_usable_size(p));
-		memset(p, 1, whole);
-		free(p);
+		check_block(pvalloc(size), page, whole, "pvalloc");
 	}
 	p = pvalloc(0);
 	CHECK(p && is_aligned(p, page), "pvalloc(0) gave %p", p);

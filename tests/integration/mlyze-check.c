@@ -6,8 +6,9 @@
  * it does not, 2 on bad usage or an unreadable file.  The integration
  * tests use it to tell a sane profile from a corrupted or mixed-up one, so
  * it is strict where the runtime's output is fully determined: a
- * finalised file must end on an event boundary and carry no inline
- * definitions, and every ALLOC must name a defined stack.
+ * finalised file must end on an event boundary, carry no inline
+ * definitions and count its events right in its stats, and every ALLOC
+ * must name a defined stack.
  */
 #include "config.h"
 
@@ -118,14 +119,20 @@ static void read_whole_file(struct profile *p)
 	fclose(f);
 }
 
-static long long meta_int(const struct profile *p, const char *key)
+static long long int_member(const struct profile *p, const json_t *object,
+			    const char *key)
 {
-	json_t *v = json_object_get(p->meta, key);
+	json_t *v = json_object_get(object, key);
 
 	if (!json_is_integer(v))
 		fail(p, MLYZE_HEADER_SIZE, "metadata has no integer \"%s\"",
 		     key);
 	return json_integer_value(v);
+}
+
+static long long meta_int(const struct profile *p, const char *key)
+{
+	return int_member(p, p->meta, key);
 }
 
 /* Every module a stack frame names must be in the module table. */
@@ -308,14 +315,38 @@ static void read_events(struct profile *p, const struct expectations *x,
 			       p->path, offset);
 			return;
 		}
+		if (st == MLYZE_EVENT_TRUNCATED)
+			fail(p, offset, "truncated event");
 		if (st != MLYZE_EVENT_OK)
-			fail(p, offset, "%s event",
-			     st == MLYZE_EVENT_TRUNCATED ? "truncated"
-							 : "overlong varint in");
+			fail(p, offset, "overlong varint in an event");
 		c.left = len - 1;
 		on_event(p, x, type, &c, offset);
 		p->events++;
 		offset += len;
+	}
+}
+
+/* The counters of a finalised profile must match its events. */
+static void check_stats(const struct profile *p)
+{
+	const json_t *stats = json_object_get(p->meta, "stats");
+	const struct {
+		const char *key;
+		uint64_t events;
+	} counts[] = {
+		{ "samples", p->allocs },
+		{ "frees_tracked", p->frees },
+		{ "events_written", p->events },
+		{ "events_dropped", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		long long v = int_member(p, stats, counts[i].key);
+
+		if (v < 0 || (uint64_t)v != counts[i].events)
+			fail(p, MLYZE_HEADER_SIZE,
+			     "stats say %s %lld, the events %" PRIu64,
+			     counts[i].key, v, counts[i].events);
 	}
 }
 
@@ -413,6 +444,8 @@ int main(int argc, char **argv)
 	p.live = json_object();
 	read_whole_file(&p);
 	read_events(&p, &x, read_header_and_metadata(&p));
+	if (p.complete)
+		check_stats(&p);
 	check_expectations(&p, &x);
 	printf("%s: pid %lld, %s, %" PRIu64 " events (%" PRIu64
 	       " allocs, %" PRIu64 " frees), largest allocation %" PRIu64

@@ -23,9 +23,9 @@ int runtime_api_load(struct runtime_api *api)
 	FIND(free_snapshot, memprof_free_snapshot);
 	FIND(get_stats, memprof_get_stats);
 	FIND(estimate_bytes, memprof_estimate_bytes);
-	if (!api->init || !api->start || !api->stop || !api->set_sampling_rate ||
-	    !api->get_snapshot || !api->free_snapshot || !api->get_stats ||
-	    !api->estimate_bytes)
+	if (!api->init || !api->start || !api->stop ||
+	    !api->set_sampling_rate || !api->get_snapshot ||
+	    !api->free_snapshot || !api->get_stats || !api->estimate_bytes)
 		return -1;
 	return 0;
 }
@@ -50,8 +50,11 @@ int runtime_api_find_sample(const struct runtime_api *api, uintptr_t address,
 
 	if (api->get_snapshot(&samples, &count) < 0)
 		return 0;
+	/* The snapshot's own array may be sampled, at the address of a block
+	 * freed before: it is not the block looked for. */
 	for (size_t i = 0; i < count && !found; i++)
-		if (samples[i].address == address) {
+		if (samples[i].address == address &&
+		    address != (uintptr_t)samples) {
 			*out = samples[i];
 			found = 1;
 		}

@@ -167,7 +167,7 @@ static void *resize(void *block, uint64_t size)
 	if (!p)
 		corrupted("realloc failed", block, size);
 	if (old && (((struct stamp *)p)->size != old ||
-	     (old <= size && p[old - 1] != tail_byte(old))))
+		    (old <= size && p[old - 1] != tail_byte(old))))
 		corrupted("realloc lost the contents", p, old);
 	return stamp(p, size);
 }
