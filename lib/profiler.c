@@ -472,12 +472,27 @@ static void after_fork_in_parent(void)
 	writer_postfork_parent();
 }
 
+/* A child's profile starts empty; so do the counters its stats report
+ * (the heap map and stack table, and their counters, are inherited). */
+static void reset_counters(void)
+{
+	atomic_store(&prof.samples, 0);
+	atomic_store(&prof.freed, 0);
+	atomic_store(&prof.skipped_reentrant, 0);
+	atomic_store(&prof.native_stacks, 0);
+	atomic_store(&prof.native_frames, 0);
+	atomic_store(&prof.shallow, 0);
+	atomic_store(&prof.truncated, 0);
+	atomic_store(&prof.min_depth, UINT32_MAX);
+}
+
 static void after_fork_in_child(void)
 {
 	int follow = prof.settings.follow_fork;
 
 	sampler_reseed_thread(); /* else parent and child sample alike */
 	prof.pid = getpid();
+	reset_counters();
 	if (!follow) {
 		atomic_store(&prof.track_allocs, 0);
 		atomic_store(&prof.track_frees, 0);

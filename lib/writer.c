@@ -444,7 +444,7 @@ static void put_event_start(unsigned type)
 	make_room();
 	put_le(type, 1);
 	put_varint(delta);
-	atomic_fetch_add_explicit(&w.out.error ? &w.dropped : &w.events, 1,
+	atomic_fetch_add_explicit(w.out.error ? &w.dropped : &w.events, 1,
 				  memory_order_relaxed);
 }
 
@@ -829,7 +829,9 @@ void writer_finalise(const memprof_stats *stats)
 	if (!w.enabled)
 		return;
 	lock();
-	if (!w.finalised && ensure_file() == 0) {
+	/* The first process always leaves a profile, even an empty one; a
+	 * descendant that sampled nothing (a shell, a wrapper) leaves none. */
+	if (!w.finalised && (w.fd >= 0 || !w.descendant) && ensure_file() == 0) {
 		err = outbuf_flush(&w.out);
 		if (!err)
 			err = assemble(stats, final, sizeof(final));
