@@ -2,4 +2,38 @@
 
 spprofincludedir = $(includedir)/spprof
 spprofinclude_HEADERS = include/spprof/memprof.h
-noinst_HEADERS = lib/mlyze-codec.h
+
+# Everything but the exported allocator entry points, so that unit tests
+# can link the components without interposing their own malloc.
+noinst_LTLIBRARIES += lib/libspprof-core.la
+lib_libspprof_core_la_SOURCES = \
+	lib/clock.h \
+	lib/compiler.h \
+	lib/free_filter.h \
+	lib/heap_map.c lib/heap_map.h \
+	lib/mlyze-codec.h \
+	lib/modules.c lib/modules.h \
+	lib/outbuf.c lib/outbuf.h \
+	lib/prng.c lib/prng.h \
+	lib/profiler.c lib/profiler.h \
+	lib/rawmem.c lib/rawmem.h \
+	lib/real_alloc.c lib/real_alloc.h \
+	lib/sampler.c lib/sampler.h \
+	lib/settings.c lib/settings.h \
+	lib/stack_table.c lib/stack_table.h \
+	lib/symbols.c lib/symbols.h \
+	lib/unwind.c lib/unwind.h \
+	lib/writer.c lib/writer.h
+lib_libspprof_core_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)
+lib_libspprof_core_la_LIBADD = $(RUNTIME_LIBS)
+
+RUNTIME_CFLAGS = -fvisibility=hidden -fno-omit-frame-pointer \
+	-ftls-model=initial-exec
+
+lib_LTLIBRARIES += lib/libspprof-alloc.la
+lib_libspprof_alloc_la_SOURCES = lib/interpose.c
+lib_libspprof_alloc_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)
+lib_libspprof_alloc_la_LIBADD = lib/libspprof-core.la $(RUNTIME_LIBS)
+# nodelete: hooks may be running on other threads when a dlclose() comes.
+lib_libspprof_alloc_la_LDFLAGS = -version-info $(SPPROF_ALLOC_LT_VERSION) \
+	-no-undefined -Wl,-z,nodelete

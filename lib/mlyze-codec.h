@@ -124,4 +124,60 @@ static inline uint64_t mlyze_get_le(const uint8_t *in, size_t bytes)
 	return v;
 }
 
+enum mlyze_event_status {
+	MLYZE_EVENT_OK = 0,
+	MLYZE_EVENT_TRUNCATED = 1, /* the input ends inside the event */
+	MLYZE_EVENT_OVERLONG = 2,  /* an overlong varint */
+};
+
+/* Walks the event at in[0..avail) without decoding it: stores its total
+ * length and type.  Fixed-layout fields are read as varints or skipped by
+ * width; sized types (>= MLYZE_EV_FIRST_SIZED) are skipped by length. */
+static inline enum mlyze_event_status
+mlyze_event_size(const uint8_t *in, size_t avail, size_t *length,
+		 unsigned *type)
+{
+	/* Per fixed type: how many varints follow the delta, and the bytes of
+	 * fixed-width fields that precede (u64 address) and follow (u16
+	 * thread) them. */
+	static const uint8_t varints[] = { 2, 0, 2, 1 };
+	static const uint8_t before[] = { 8, 8, 0, 0 };
+	static const uint8_t after[] = { 2, 0, 0, 0 };
+	size_t pos = 1, used;
+	uint64_t v;
+	enum mlyze_varint_status st;
+
+	if (avail < 1)
+		return MLYZE_EVENT_TRUNCATED;
+	*type = in[0];
+	st = mlyze_get_varint(in + pos, avail - pos, &v, &used); /* delta */
+	if (st)
+		return (enum mlyze_event_status)st;
+	pos += used;
+	if (*type >= MLYZE_EV_FIRST_SIZED) {
+		st = mlyze_get_varint(in + pos, avail - pos, &v, &used);
+		if (st)
+			return (enum mlyze_event_status)st;
+		pos += used;
+		if (v > avail - pos)
+			return MLYZE_EVENT_TRUNCATED;
+		*length = pos + (size_t)v;
+		return MLYZE_EVENT_OK;
+	}
+	pos += before[*type];
+	for (unsigned i = 0; i < varints[*type]; i++) {
+		if (pos > avail)
+			return MLYZE_EVENT_TRUNCATED;
+		st = mlyze_get_varint(in + pos, avail - pos, &v, &used);
+		if (st)
+			return (enum mlyze_event_status)st;
+		pos += used;
+	}
+	pos += after[*type];
+	if (pos > avail)
+		return MLYZE_EVENT_TRUNCATED;
+	*length = pos;
+	return MLYZE_EVENT_OK;
+}
+
 #endif /* SPPROF_MLYZE_CODEC_H */

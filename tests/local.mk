@@ -1,1 +1,35 @@
-## Unit and integration tests of the runtime.
+## Unit tests of the runtime's components (check), one program each.
+
+if HAVE_CHECK
+RUNTIME_UNIT_TESTS = \
+	tests/unit/test-codec \
+	tests/unit/test-free-filter \
+	tests/unit/test-heap-map \
+	tests/unit/test-prng \
+	tests/unit/test-stack-table \
+	tests/unit/test-writer
+check_PROGRAMS += $(RUNTIME_UNIT_TESTS)
+TESTS += $(RUNTIME_UNIT_TESTS)
+endif
+
+UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+UNIT_LDADD = lib/libspprof-core.la $(CHECK_LIBS)
+
+tests_unit_test_codec_SOURCES = tests/unit/test-codec.c tests/unit/suite-main.c
+tests_unit_test_codec_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_codec_LDADD = $(UNIT_LDADD)
+tests_unit_test_free_filter_SOURCES = tests/unit/test-free-filter.c tests/unit/suite-main.c
+tests_unit_test_free_filter_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_free_filter_LDADD = $(UNIT_LDADD)
+tests_unit_test_heap_map_SOURCES = tests/unit/test-heap-map.c tests/unit/suite-main.c
+tests_unit_test_heap_map_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_heap_map_LDADD = $(UNIT_LDADD)
+tests_unit_test_prng_SOURCES = tests/unit/test-prng.c tests/unit/suite-main.c
+tests_unit_test_prng_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_prng_LDADD = $(UNIT_LDADD)
+tests_unit_test_stack_table_SOURCES = tests/unit/test-stack-table.c tests/unit/suite-main.c
+tests_unit_test_stack_table_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_stack_table_LDADD = $(UNIT_LDADD)
+tests_unit_test_writer_SOURCES = tests/unit/test-writer.c tests/unit/suite-main.c
+tests_unit_test_writer_CFLAGS = $(UNIT_CFLAGS) $(JANSSON_CFLAGS)
+tests_unit_test_writer_LDADD = $(UNIT_LDADD) $(JANSSON_LIBS)

@@ -1,0 +1,89 @@
+/* heap_map.h - lock-free table of the sampled blocks that are still live.
+ *
+ * Contract: open addressing with linear probing over a fixed mmap'd array,
+ * keyed by block address.  Insertion is two-phase: reserve() claims an
+ * EMPTY or TOMBSTONE slot as RESERVED (right after the block is allocated),
+ * finalize() publishes the record (after the stack has been captured).  A
+ * remove() that finds the address still RESERVED turns the slot into a
+ * TOMBSTONE ("death during birth") and the later finalize() reports it.
+ * remove() only reads until it finds its key, so looking up an address
+ * that is not tracked writes no shared memory.  Readers (snapshots) see
+ * each record whole or not at all: every record carries a birth sequence
+ * number that is checked before and after reading it.
+ */
+#ifndef SPPROF_HEAP_MAP_H
+#define SPPROF_HEAP_MAP_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HEAP_SLOT_EMPTY ((uintptr_t)0)
+#define HEAP_SLOT_RESERVED ((uintptr_t)1)
+#define HEAP_SLOT_TOMBSTONE (~(uintptr_t)0)
+
+#define HEAP_MAP_MAX_PROBE 128
+#define HEAP_MAP_DEFAULT_CAPACITY (1u << 20)
+/* Inserts beyond this share of live slots are dropped, keeping probes short. */
+#define HEAP_MAP_MAX_LOAD_PERCENT 80
+
+/* What the profiler records about one sampled block. */
+struct heap_record {
+	uint64_t size;
+	uint64_t sampling_rate;
+	uint64_t timestamp_ns;
+	uint32_t stack_id;
+	uint32_t thread_id;
+};
+
+struct heap_slot {
+	_Atomic uintptr_t key;     /* EMPTY, RESERVED, TOMBSTONE or address */
+	_Atomic uintptr_t pending; /* the address while RESERVED */
+	_Atomic uint64_t birth_seq;
+	_Atomic uint64_t size;
+	_Atomic uint64_t sampling_rate;
+	_Atomic uint64_t timestamp_ns;
+	_Atomic uint32_t stack_id;
+	_Atomic uint32_t thread_id;
+};
+
+struct heap_map {
+	struct heap_slot *slots;
+	size_t capacity; /* power of two */
+	unsigned shift;  /* 64 - log2(capacity), for the hash */
+	_Atomic uint64_t next_seq;
+	_Atomic uint64_t live;
+	_Atomic uint64_t insertions;
+	_Atomic uint64_t deletions;
+	_Atomic uint64_t full_drops;
+	_Atomic uint64_t collisions;
+	_Atomic uint64_t death_during_birth;
+	_Atomic uint64_t tombstones_recycled;
+	_Atomic uint64_t max_probe;
+};
+
+/* capacity must be a power of two; returns 0, or -1 with errno. */
+int heap_map_init(struct heap_map *map, size_t capacity);
+void heap_map_destroy(struct heap_map *map);
+
+/* Phase 1: a slot index, or -1 when the table is too full (counted). */
+long heap_map_reserve(struct heap_map *map, uintptr_t address);
+
+/* Phase 2: 1 when published, 0 when the block died during its birth. */
+int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
+		      const struct heap_record *record);
+
+/* Forget a freed block: 1 and *out filled when it was live, 2 when it
+ * died during birth (no record yet), 0 when it is not tracked. */
+int heap_map_remove(struct heap_map *map, uintptr_t address,
+		    struct heap_record *out);
+
+/* Calls fn for every live record; returns the number visited. */
+size_t heap_map_for_each(struct heap_map *map,
+			 void (*fn)(void *ctx, uintptr_t address,
+				    const struct heap_record *record),
+			 void *ctx);
+
+unsigned heap_map_load_percent(const struct heap_map *map);
+
+#endif /* SPPROF_HEAP_MAP_H */

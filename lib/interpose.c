@@ -1,0 +1,310 @@
+/* interpose.c - the malloc family, as seen by the program.
+ *
+ * Every entry point first spends the thread's sampling budget (one
+ * compare and subtract) and calls the C library directly when no sample
+ * falls in the block.  A sampled block is allocated aligned to
+ * SAMPLED_ALIGNMENT and recorded; free() and realloc() look up only
+ * pointers with that alignment (see free_filter.h).  The C library's own
+ * semantics (errno, overflow checks, realloc(p, 0), alignment errors) are
+ * kept by delegating every unsampled call, and by checking the same
+ * conditions before sampling.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compiler.h"
+#include "free_filter.h"
+#include "profiler.h"
+#include "real_alloc.h"
+#include "sampler.h"
+
+#define MIN_ALIGNMENT 16
+
+/* Slow paths stay out of line so that the fast path of each entry point
+ * needs no registers saved beyond the frame pointer. */
+#define SLOW_PATH __attribute__((noinline, cold))
+
+/* Whether freshly mmap'd blocks from the C library are known to be zero,
+ * which lets a sampled calloc() skip clearing them (glibc only, and not
+ * when MALLOC_PERTURB_ fills new blocks). */
+static int fresh_blocks_are_zero;
+
+static int is_power_of_two(size_t n)
+{
+	return n && !(n & (n - 1));
+}
+
+/* 1: sample this allocation; 0: do not; -1: the C library's allocator is
+ * being looked up right now, use the bootstrap heap. */
+static int decide(size_t size)
+{
+	if (unlikely(!real_alloc_init()))
+		return -1;
+	return sampler_slow_path(size) && profiler_wants_sample();
+}
+
+static int known_zero(void *block)
+{
+#ifdef __GLIBC__
+	/* glibc: a chunk served by its own mmap has bit 1 (IS_MMAPPED) set in
+	 * the size word before the block, and its pages come zero-filled. */
+	return fresh_blocks_are_zero && (((size_t *)block)[-1] & 2);
+#else
+	(void)block;
+	return 0;
+#endif
+}
+
+static void *sampled_alloc(size_t size, size_t alignment, int zero)
+{
+	void *block = real.memalign(alignment > SAMPLED_ALIGNMENT
+					    ? alignment
+					    : SAMPLED_ALIGNMENT,
+				    size);
+
+	if (!block)
+		return NULL;
+	if (zero && !known_zero(block))
+		memset(block, 0, size);
+	profiler_record_alloc(block, size);
+	return block;
+}
+
+SLOW_PATH static void *aligned_slow(size_t alignment, size_t size,
+			  void *(*unsampled)(size_t, size_t))
+{
+	int d = decide(size);
+
+	if (d < 0)
+		return bootstrap_alloc(size, alignment);
+	if (d == 0 || !is_power_of_two(alignment))
+		return unsampled(alignment, size);
+	return sampled_alloc(size, alignment, 0);
+}
+
+SLOW_PATH static void *malloc_slow(size_t size)
+{
+	int d = decide(size);
+
+	if (d < 0)
+		return bootstrap_alloc(size, MIN_ALIGNMENT);
+	return d ? sampled_alloc(size, 0, 0) : real.malloc(size);
+}
+
+MEMPROF_PUBLIC void *malloc(size_t size)
+{
+	if (likely(sampler_within_budget(size)))
+		return real.malloc(size);
+	return malloc_slow(size);
+}
+
+SLOW_PATH static void *calloc_slow(size_t n, size_t size, size_t bytes)
+{
+	int d = decide(bytes);
+
+	if (d < 0)
+		return bootstrap_alloc(bytes, MIN_ALIGNMENT);
+	return d ? sampled_alloc(bytes, 0, 1) : real.calloc(n, size);
+}
+
+MEMPROF_PUBLIC void *calloc(size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (unlikely(__builtin_mul_overflow(n, size, &bytes))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (likely(sampler_within_budget(bytes)))
+		return real.calloc(n, size);
+	return calloc_slow(n, size, bytes);
+}
+
+SLOW_PATH static void free_slow(void *block)
+{
+	struct heap_record forgotten;
+
+	if (!block || is_bootstrap(block))
+		return;
+	profiler_forget(block, &forgotten);
+	real.free(block);
+}
+
+MEMPROF_PUBLIC void free(void *block)
+{
+	if (likely(!free_filter_maybe_sampled(block))) {
+		if (unlikely(is_bootstrap(block)))
+			return; /* static storage, never given back */
+		real.free(block);
+		return;
+	}
+	free_slow(block);
+}
+
+SLOW_PATH static void *realloc_from_bootstrap(void *block, size_t size)
+{
+	size_t old = bootstrap_usable_size(block);
+	void *moved;
+
+	if (size == 0)
+		return NULL;
+	moved = malloc(size);
+	if (moved)
+		memcpy(moved, block, old < size ? old : size);
+	return moved;
+}
+
+/* A tracked old block is forgotten before the C library may reuse its
+ * address, and put back if the reallocation fails. */
+SLOW_PATH static void *realloc_slow(void *block, size_t size,
+				    int within_budget)
+{
+	struct heap_record old;
+	int sample, tracked;
+	void *moved;
+
+	if (!block)
+		return within_budget ? real.malloc(size) : malloc_slow(size);
+	if (is_bootstrap(block))
+		return realloc_from_bootstrap(block, size);
+	sample = within_budget ? 0 : decide(size);
+	tracked = free_filter_maybe_sampled(block) &&
+		  profiler_forget(block, &old);
+	if (sample > 0) {
+		moved = sampled_alloc(size, 0, 0);
+		if (moved) {
+			size_t keep = real.malloc_usable_size(block);
+
+			memcpy(moved, block, keep < size ? keep : size);
+			real.free(block);
+			return moved;
+		}
+	} else {
+		moved = real.realloc(block, size);
+		if (moved || size == 0)
+			return moved;
+	}
+	if (tracked)
+		profiler_restore(block, &old);
+	return NULL;
+}
+
+MEMPROF_PUBLIC void *realloc(void *block, size_t size)
+{
+	int within_budget = sampler_within_budget(size);
+
+	if (likely(within_budget && !free_filter_maybe_sampled(block) &&
+		   !is_bootstrap(block)))
+		return real.realloc(block, size);
+	return realloc_slow(block, size, within_budget);
+}
+
+MEMPROF_PUBLIC void *reallocarray(void *block, size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (__builtin_mul_overflow(n, size, &bytes)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(block, bytes);
+}
+
+static void *call_memalign(size_t alignment, size_t size)
+{
+	return real.memalign(alignment, size);
+}
+
+static void *call_aligned_alloc(size_t alignment, size_t size)
+{
+	return real.aligned_alloc ? real.aligned_alloc(alignment, size)
+				  : real.memalign(alignment, size);
+}
+
+MEMPROF_PUBLIC void *memalign(size_t alignment, size_t size)
+{
+	if (likely(sampler_within_budget(size)))
+		return real.memalign(alignment, size);
+	return aligned_slow(alignment, size, call_memalign);
+}
+
+MEMPROF_PUBLIC void *aligned_alloc(size_t alignment, size_t size)
+{
+	if (likely(sampler_within_budget(size)))
+		return call_aligned_alloc(alignment, size);
+	return aligned_slow(alignment, size, call_aligned_alloc);
+}
+
+MEMPROF_PUBLIC int posix_memalign(void **out, size_t alignment, size_t size)
+{
+	int saved_errno = errno;
+	void *block;
+
+	if (likely(sampler_within_budget(size)))
+		return real.posix_memalign(out, alignment, size);
+	if (!is_power_of_two(alignment) || alignment % sizeof(void *))
+		return EINVAL;
+	block = aligned_slow(alignment, size, call_memalign);
+	errno = saved_errno; /* posix_memalign reports through its result */
+	if (!block)
+		return ENOMEM;
+	*out = block;
+	return 0;
+}
+
+MEMPROF_PUBLIC void *valloc(size_t size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (likely(sampler_within_budget(size)))
+		return real.valloc ? real.valloc(size)
+				   : real.memalign(page, size);
+	return aligned_slow(page, size, call_memalign);
+}
+
+MEMPROF_PUBLIC void *pvalloc(size_t size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t rounded;
+
+	if (__builtin_add_overflow(size, page - 1, &rounded)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	rounded &= ~(page - 1);
+	return valloc(rounded ? rounded : page);
+}
+
+MEMPROF_PUBLIC size_t malloc_usable_size(void *block)
+{
+	if (!block)
+		return 0;
+	if (is_bootstrap(block))
+		return bootstrap_usable_size(block);
+	return real.malloc_usable_size(block);
+}
+
+static int malloc_perturb_requested(void)
+{
+	const char *perturb = getenv("MALLOC_PERTURB_");
+	const char *tunables = getenv("GLIBC_TUNABLES");
+
+	return (perturb && atoi(perturb) != 0) ||
+	       (tunables && strstr(tunables, "glibc.malloc.perturb"));
+}
+
+__attribute__((constructor)) static void runtime_loaded(void)
+{
+	fresh_blocks_are_zero = !malloc_perturb_requested();
+	profiler_load();
+}
+
+__attribute__((destructor)) static void runtime_unloading(void)
+{
+	profiler_unload();
+}

@@ -1,0 +1,155 @@
+/* modules.c - loaded-module map (see modules.h). */
+#include "config.h"
+
+#include "modules.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rawmem.h"
+
+#define MODULES_MAX 8192
+#define PATH_ARENA_BYTES (4u << 20)
+
+static struct module *modules;
+static _Atomic uint32_t n_modules;
+static char *path_arena;
+static size_t path_arena_used;
+
+int modules_init(void)
+{
+	modules = rawmem_map(MODULES_MAX * sizeof(struct module));
+	path_arena = rawmem_map(PATH_ARENA_BYTES);
+	if (!modules || !path_arena) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+static const char *keep_path(const char *path)
+{
+	size_t len = strlen(path) + 1;
+	char *copy;
+
+	if (path_arena_used + len > PATH_ARENA_BYTES)
+		return "[unknown]";
+	copy = path_arena + path_arena_used;
+	memcpy(copy, path, len);
+	path_arena_used += len;
+	return copy;
+}
+
+static const char *module_path(const char *name, char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (name && name[0])
+		return name;
+	/* dl_iterate_phdr names the main program "". */
+	n = readlink("/proc/self/exe", buf, size - 1);
+	if (n <= 0)
+		return "[main program]";
+	buf[n] = '\0';
+	return buf;
+}
+
+static void read_build_id(const struct dl_phdr_info *info, struct module *m)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *note = (const ElfW(Nhdr) *)p;
+			size_t name_sz = (note->n_namesz + 3) & ~3u;
+			size_t desc_sz = (note->n_descsz + 3) & ~3u;
+			const uint8_t *desc = p + sizeof(*note) + name_sz;
+
+			if (desc + desc_sz > end)
+				break;
+			if (note->n_type == NT_GNU_BUILD_ID &&
+			    note->n_namesz == 4 &&
+			    !memcmp(p + sizeof(*note), "GNU", 4) &&
+			    note->n_descsz <= MODULE_BUILD_ID_MAX) {
+				memcpy(m->build_id, desc, note->n_descsz);
+				m->build_id_len = note->n_descsz;
+				return;
+			}
+			p = desc + desc_sz;
+		}
+	}
+}
+
+static int known(const struct module *m)
+{
+	uint32_t n = atomic_load_explicit(&n_modules, memory_order_acquire);
+
+	for (uint32_t i = 0; i < n; i++)
+		if (modules[i].start == m->start && modules[i].end == m->end &&
+		    modules[i].load_bias == m->load_bias)
+			return 1;
+	return 0;
+}
+
+static int add_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct module m = { .start = UINTPTR_MAX };
+	char exe[PATH_MAX];
+	uint32_t n = atomic_load_explicit(&n_modules, memory_order_relaxed);
+
+	(void)size;
+	(void)data;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (lo < m.start)
+			m.start = lo;
+		if (lo + ph->p_memsz > m.end)
+			m.end = lo + ph->p_memsz;
+	}
+	m.load_bias = info->dlpi_addr;
+	if (m.start >= m.end || known(&m) || n >= MODULES_MAX)
+		return 0;
+	read_build_id(info, &m);
+	m.path = keep_path(module_path(info->dlpi_name, exe, sizeof(exe)));
+	modules[n] = m;
+	atomic_store_explicit(&n_modules, n + 1, memory_order_release);
+	return 0;
+}
+
+void modules_refresh(void)
+{
+	/* Callers serialise refreshes (the profile writer's lock). */
+	dl_iterate_phdr(add_module, NULL);
+}
+
+uint32_t modules_count(void)
+{
+	return atomic_load_explicit(&n_modules, memory_order_acquire);
+}
+
+const struct module *modules_get(uint32_t id)
+{
+	return id < modules_count() ? &modules[id] : NULL;
+}
+
+long modules_find(uintptr_t address)
+{
+	for (uint32_t i = modules_count(); i-- > 0;)
+		if (address >= modules[i].start && address < modules[i].end)
+			return (long)i;
+	return -1;
+}

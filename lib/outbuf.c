@@ -1,0 +1,141 @@
+/* outbuf.c - buffered fd output and JSON helpers (see outbuf.h). */
+#include "config.h"
+
+#include "outbuf.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+int write_all(int fd, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? errno : EIO;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+void outbuf_init(struct outbuf *o, int fd, uint8_t *buf, size_t cap)
+{
+	*o = (struct outbuf){ .fd = fd, .buf = buf, .cap = cap };
+}
+
+int outbuf_flush(struct outbuf *o)
+{
+	if (o->len && !o->error)
+		o->error = write_all(o->fd, o->buf, o->len);
+	if (!o->error)
+		o->written += o->len;
+	o->len = 0;
+	return o->error;
+}
+
+uint8_t *outbuf_reserve(struct outbuf *o, size_t n)
+{
+	if (o->len + n > o->cap)
+		outbuf_flush(o);
+	return o->buf + o->len;
+}
+
+void outbuf_commit(struct outbuf *o, size_t used)
+{
+	o->len += used;
+}
+
+void outbuf_bytes(struct outbuf *o, const void *data, size_t n)
+{
+	const uint8_t *p = data;
+
+	while (n > 0) {
+		size_t room = o->cap - o->len;
+		size_t chunk = n < room ? n : room;
+
+		memcpy(o->buf + o->len, p, chunk);
+		o->len += chunk;
+		p += chunk;
+		n -= chunk;
+		if (o->len == o->cap)
+			outbuf_flush(o);
+	}
+}
+
+void outbuf_str(struct outbuf *o, const char *s)
+{
+	outbuf_bytes(o, s, strlen(s));
+}
+
+void outbuf_uint(struct outbuf *o, uint64_t v)
+{
+	char digits[20];
+	size_t n = 0;
+
+	do {
+		digits[sizeof(digits) - ++n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	outbuf_bytes(o, digits + sizeof(digits) - n, n);
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0. */
+static size_t utf8_sequence(const unsigned char *s)
+{
+	size_t n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4
+		   : s[0] >= 0xE0		? 3
+		   : s[0] >= 0xC2 && s[0] <= 0xDF ? 2
+						  : 0;
+
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	return n;
+}
+
+void outbuf_json_string(struct outbuf *o, const char *str)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+
+	outbuf_bytes(o, "\"", 1);
+	while (*s) {
+		size_t seq;
+
+		if (*s == '"' || *s == '\\') {
+			char esc[2] = { '\\', (char)*s };
+
+			outbuf_bytes(o, esc, 2);
+			s++;
+		} else if (*s < 0x20) {
+			char esc[6] = { '\\', 'u', '0', '0', hex[*s >> 4],
+					hex[*s & 15] };
+
+			outbuf_bytes(o, esc, 6);
+			s++;
+		} else if (*s < 0x80) {
+			outbuf_bytes(o, s++, 1);
+		} else if ((seq = utf8_sequence(s))) {
+			outbuf_bytes(o, s, seq);
+			s += seq;
+		} else {
+			outbuf_str(o, "\\ufffd");
+			s++;
+		}
+	}
+	outbuf_bytes(o, "\"", 1);
+}
+
+void outbuf_json_key(struct outbuf *o, const char *key, int first)
+{
+	if (!first)
+		outbuf_bytes(o, ",", 1);
+	outbuf_json_string(o, key);
+	outbuf_bytes(o, ":", 1);
+}

@@ -1,0 +1,546 @@
+/* profiler.c - lifecycle, sample records, statistics and the public API
+ * of the runtime (see profiler.h and spprof/memprof.h). */
+#include "config.h"
+
+#include "profiler.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <spprof/memprof.h>
+
+#include "clock.h"
+#include "modules.h"
+#include "real_alloc.h"
+#include "sampler.h"
+#include "settings.h"
+#include "stack_table.h"
+#include "symbols.h"
+#include "unwind.h"
+#include "writer.h"
+
+#define relaxed memory_order_relaxed
+#define SHALLOW_STACK_DEPTH 3
+
+enum state {
+	UNINITIALIZED,
+	BUSY, /* init() in progress */
+	INITIALIZED,
+	ACTIVE,
+	STOPPED,
+	TERMINATED,
+};
+
+static struct {
+	_Atomic int state;
+	_Atomic int track_allocs;
+	_Atomic int track_frees;
+	pid_t pid; /* to recognise vfork children, which share our memory */
+	struct runtime_config settings;
+	struct heap_map heap;
+	struct stack_table stacks;
+	_Atomic uint64_t samples, freed, skipped_reentrant;
+	_Atomic uint64_t native_stacks, native_frames, shallow, truncated;
+	_Atomic uint32_t min_depth;
+} prof = { .min_depth = UINT32_MAX };
+
+static void count(_Atomic uint64_t *counter)
+{
+	atomic_fetch_add_explicit(counter, 1, relaxed);
+}
+
+/* ---- the hooks' side ------------------------------------------------------ */
+
+int profiler_wants_sample(void)
+{
+	return atomic_load_explicit(&prof.track_allocs, relaxed) &&
+	       !sampler_tls.in_runtime && getpid() == prof.pid;
+}
+
+static void note_stack_health(uint32_t depth, int truncated)
+{
+	uint32_t min = atomic_load_explicit(&prof.min_depth, relaxed);
+
+	count(&prof.native_stacks);
+	atomic_fetch_add_explicit(&prof.native_frames, depth, relaxed);
+	if (depth < SHALLOW_STACK_DEPTH)
+		count(&prof.shallow);
+	if (truncated)
+		count(&prof.truncated);
+	while (depth < min &&
+	       !atomic_compare_exchange_weak_explicit(&prof.min_depth, &min,
+						      depth, relaxed, relaxed))
+		;
+}
+
+/* The hooks' work runs under the re-entrancy guard and leaves errno as
+ * the C library set it. */
+static int enter_runtime(void)
+{
+	sampler_tls.in_runtime = 1;
+	return errno;
+}
+
+static void leave_runtime(int saved_errno)
+{
+	sampler_tls.in_runtime = 0;
+	errno = saved_errno;
+}
+
+static uint32_t capture_stack(void)
+{
+	uintptr_t frames[MEMPROF_MAX_STACK_DEPTH];
+	int truncated;
+	uint32_t depth = unwind_capture(frames, MEMPROF_MAX_STACK_DEPTH,
+					&truncated);
+
+	note_stack_health(depth, truncated);
+	return stack_table_intern(&prof.stacks, frames, depth);
+}
+
+static void publish(long slot, void *block, const struct heap_record *r)
+{
+	if (heap_map_finalize(&prof.heap, slot, (uintptr_t)block, r)) {
+		count(&prof.samples);
+		writer_alloc((uintptr_t)block, r);
+	}
+}
+
+void profiler_record_alloc(void *block, size_t size)
+{
+	int saved_errno = enter_runtime();
+	long slot = heap_map_reserve(&prof.heap, (uintptr_t)block);
+
+	if (slot >= 0) {
+		struct heap_record r = {
+			.size = size,
+			.sampling_rate = sampler_rate(),
+			.stack_id = capture_stack(),
+			.thread_id = sampler_tls.tid,
+			.timestamp_ns = monotonic_ns(),
+		};
+
+		publish(slot, block, &r);
+	}
+	leave_runtime(saved_errno);
+}
+
+void profiler_restore(void *block, const struct heap_record *record)
+{
+	int saved_errno = enter_runtime();
+	long slot = heap_map_reserve(&prof.heap, (uintptr_t)block);
+
+	if (slot >= 0)
+		publish(slot, block, record);
+	leave_runtime(saved_errno);
+}
+
+int profiler_forget(void *block, struct heap_record *record)
+{
+	int saved_errno, found;
+
+	if (!atomic_load_explicit(&prof.track_frees, relaxed))
+		return 0;
+	if (sampler_tls.in_runtime) {
+		count(&prof.skipped_reentrant);
+		return 0;
+	}
+	saved_errno = enter_runtime();
+	found = getpid() == prof.pid &&
+		heap_map_remove(&prof.heap, (uintptr_t)block, record) == 1;
+	if (found) {
+		count(&prof.freed);
+		writer_free((uintptr_t)block);
+	}
+	leave_runtime(saved_errno);
+	return found;
+}
+
+/* ---- lifecycle ------------------------------------------------------------- */
+
+static int fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+/* errno for a call that is not allowed in `state`. */
+static int misuse(int state)
+{
+	if (state == TERMINATED)
+		return fail(ESHUTDOWN);
+	if (state == UNINITIALIZED || state == BUSY)
+		return fail(EINVAL);
+	return fail(EALREADY);
+}
+
+/* Moves from one of the `from` states (bit mask) to `to`. */
+static int transition(unsigned from, int to)
+{
+	int state = atomic_load(&prof.state);
+
+	do {
+		if (!(from & (1u << state)))
+			return misuse(state);
+	} while (!atomic_compare_exchange_weak(&prof.state, &state, to));
+	return 0;
+}
+
+#define STATE(s) (1u << (s))
+
+MEMPROF_PUBLIC int memprof_init(uint64_t sampling_rate)
+{
+	int saved_errno;
+
+	if (sampling_rate == 0)
+		return fail(EINVAL);
+	if (transition(STATE(UNINITIALIZED), BUSY) < 0)
+		return -1;
+	saved_errno = enter_runtime();
+	if (heap_map_init(&prof.heap, HEAP_MAP_DEFAULT_CAPACITY) < 0 ||
+	    stack_table_init(&prof.stacks, prof.settings.stack_table_max) < 0 ||
+	    modules_init() < 0) {
+		heap_map_destroy(&prof.heap);
+		atomic_store(&prof.state, UNINITIALIZED);
+		leave_runtime(ENOMEM);
+		return -1;
+	}
+	leave_runtime(saved_errno);
+	sampler_set_rate(sampling_rate);
+	prof.pid = getpid();
+	atomic_store(&prof.state, INITIALIZED);
+	return 0;
+}
+
+MEMPROF_PUBLIC int memprof_start(void)
+{
+	if (transition(STATE(INITIALIZED) | STATE(STOPPED), ACTIVE) < 0)
+		return -1;
+	atomic_store(&prof.track_frees, 1);
+	atomic_store(&prof.track_allocs, 1);
+	return 0;
+}
+
+MEMPROF_PUBLIC int memprof_stop(void)
+{
+	if (transition(STATE(ACTIVE), STOPPED) < 0)
+		return -1;
+	atomic_store(&prof.track_allocs, 0);
+	return 0;
+}
+
+MEMPROF_PUBLIC int memprof_shutdown(void)
+{
+	memprof_stats stats;
+	int saved_errno;
+
+	if (transition(STATE(UNINITIALIZED) | STATE(INITIALIZED) |
+			       STATE(ACTIVE) | STATE(STOPPED),
+		       TERMINATED) < 0)
+		return -1;
+	atomic_store(&prof.track_allocs, 0);
+	saved_errno = enter_runtime();
+	if (writer_enabled()) {
+		memprof_get_stats(&stats);
+		writer_finalise(&stats);
+	}
+	leave_runtime(saved_errno);
+	/* The tables stay mapped: a hook may still be running on another
+	 * thread, and the process is about to end anyway. */
+	atomic_store(&prof.track_frees, 0);
+	return 0;
+}
+
+static int initialized(void)
+{
+	int state = atomic_load(&prof.state);
+
+	return state == INITIALIZED || state == ACTIVE || state == STOPPED;
+}
+
+MEMPROF_PUBLIC int memprof_set_sampling_rate(uint64_t sampling_rate)
+{
+	int saved_errno;
+
+	if (sampling_rate == 0)
+		return fail(EINVAL);
+	if (!initialized())
+		return misuse(atomic_load(&prof.state));
+	sampler_set_rate(sampling_rate);
+	saved_errno = enter_runtime();
+	writer_rate(sampling_rate);
+	leave_runtime(saved_errno);
+	return 0;
+}
+
+/* ---- reading the tables ------------------------------------------------------ */
+
+struct snapshot_fill {
+	memprof_sample *samples;
+	size_t count, capacity;
+	double estimated_bytes;
+};
+
+static void add_to_snapshot(void *ctx, uintptr_t address,
+			    const struct heap_record *r)
+{
+	struct snapshot_fill *f = ctx;
+
+	f->estimated_bytes += memprof_estimate_bytes(r->size, r->sampling_rate,
+						     NULL);
+	if (f->count == f->capacity)
+		return;
+	f->samples[f->count++] = (memprof_sample){
+		.address = address,
+		.size = r->size,
+		.sampling_rate = r->sampling_rate,
+		.timestamp_ns = r->timestamp_ns,
+		.stack_id = r->stack_id,
+		.thread_id = r->thread_id,
+	};
+}
+
+MEMPROF_PUBLIC int memprof_get_snapshot(memprof_sample **out_samples,
+					size_t *out_count)
+{
+	struct snapshot_fill f = { 0 };
+
+	if (!out_samples || !out_count)
+		return fail(EINVAL);
+	if (!initialized() && atomic_load(&prof.state) != TERMINATED)
+		return misuse(atomic_load(&prof.state));
+	/* Blocks sampled while we scan are included only if there is room. */
+	f.capacity = atomic_load(&prof.heap.live) + 64;
+	f.samples = malloc(f.capacity * sizeof(*f.samples));
+	if (!f.samples)
+		return fail(ENOMEM);
+	heap_map_for_each(&prof.heap, add_to_snapshot, &f);
+	*out_samples = f.samples;
+	*out_count = f.count;
+	return 0;
+}
+
+MEMPROF_PUBLIC void memprof_free_snapshot(memprof_sample *samples)
+{
+	free(samples);
+}
+
+static void add_estimate(void *ctx, uintptr_t address,
+			 const struct heap_record *r)
+{
+	(void)address;
+	*(double *)ctx += memprof_estimate_bytes(r->size, r->sampling_rate,
+						 NULL);
+}
+
+static uint64_t load(_Atomic uint64_t *counter)
+{
+	return atomic_load_explicit(counter, relaxed);
+}
+
+MEMPROF_PUBLIC int memprof_get_stats(memprof_stats *out)
+{
+	struct heap_map *h = &prof.heap;
+	uint32_t min_depth = atomic_load_explicit(&prof.min_depth, relaxed);
+
+	if (!out)
+		return fail(EINVAL);
+	memset(out, 0, sizeof(*out));
+	out->sampling_rate = sampler_rate();
+	if (!h->slots)
+		return 0;
+	out->total_samples = load(&prof.samples);
+	out->freed_samples = load(&prof.freed);
+	out->live_samples = load(&h->live);
+	out->unique_stacks = stack_table_count(&prof.stacks);
+	out->stack_table_capacity = stack_table_capacity(&prof.stacks);
+	out->stack_table_drops = load(&prof.stacks.drops);
+	out->heap_map_capacity = h->capacity;
+	out->heap_map_full_drops = load(&h->full_drops);
+	out->heap_map_collisions = load(&h->collisions);
+	out->death_during_birth = load(&h->death_during_birth);
+	out->tombstones_recycled = load(&h->tombstones_recycled);
+	out->max_probe_length = load(&h->max_probe);
+	out->skipped_reentrant = load(&prof.skipped_reentrant);
+	out->events_written = writer_events_written();
+	out->events_dropped = writer_events_dropped();
+	out->native_stacks = load(&prof.native_stacks);
+	out->native_frames = load(&prof.native_frames);
+	out->shallow_stacks = load(&prof.shallow);
+	out->truncated_stacks = load(&prof.truncated);
+	out->min_native_depth = min_depth == UINT32_MAX ? 0 : min_depth;
+	out->heap_map_load_percent = heap_map_load_percent(h);
+	heap_map_for_each(h, add_estimate, &out->estimated_live_bytes);
+	return 0;
+}
+
+MEMPROF_PUBLIC int memprof_get_stack(uint32_t stack_id, memprof_stack *out)
+{
+	const struct stack_entry *e;
+	const struct stack_names *names;
+
+	if (!out || !prof.heap.slots)
+		return fail(EINVAL);
+	e = stack_table_get(&prof.stacks, stack_id);
+	if (!e)
+		return fail(ENOENT);
+	names = symbols_get(stack_id);
+	out->depth = e->depth;
+	out->frames = e->frames;
+	out->functions = names ? names->functions : NULL;
+	out->modules = names ? names->modules : NULL;
+	return 0;
+}
+
+MEMPROF_PUBLIC int memprof_resolve_symbols(void)
+{
+	if (!prof.heap.slots)
+		return misuse(atomic_load(&prof.state));
+	return symbols_resolve(&prof.stacks);
+}
+
+MEMPROF_PUBLIC int memprof_marker(const char *name)
+{
+	int saved_errno, r;
+
+	if (!name)
+		return fail(EINVAL);
+	if (!writer_enabled())
+		return fail(ENOTCONN);
+	saved_errno = enter_runtime();
+	r = writer_marker(name);
+	leave_runtime(r < 0 ? errno : saved_errno);
+	return r;
+}
+
+MEMPROF_PUBLIC int memprof_gc_event(uint64_t objects, uint64_t bytes)
+{
+	int saved_errno;
+
+	if (!writer_enabled())
+		return fail(ENOTCONN);
+	saved_errno = enter_runtime();
+	writer_gc(objects, bytes);
+	leave_runtime(saved_errno);
+	return 0;
+}
+
+MEMPROF_PUBLIC double memprof_estimate_bytes(uint64_t size,
+					     uint64_t sampling_rate,
+					     double *count)
+{
+	double p = sampling_rate ? -expm1(-(double)size / (double)sampling_rate)
+				 : 1.0;
+
+	if (p <= 0.0) {
+		if (count)
+			*count = 0.0;
+		return 0.0;
+	}
+	if (count)
+		*count = 1.0 / p;
+	return (double)size / p;
+}
+
+/* ---- process events ------------------------------------------------------------ */
+
+static void before_fork(void)
+{
+	writer_prefork();
+}
+
+static void after_fork_in_parent(void)
+{
+	writer_postfork_parent();
+}
+
+static void after_fork_in_child(void)
+{
+	int follow = prof.settings.follow_fork;
+
+	sampler_reseed_thread(); /* else parent and child sample alike */
+	prof.pid = getpid();
+	if (!follow) {
+		atomic_store(&prof.track_allocs, 0);
+		atomic_store(&prof.track_frees, 0);
+	}
+	writer_postfork_child(follow);
+}
+
+/* Drops our entry from LD_PRELOAD and our settings from the environment,
+ * so that programs this one executes run without the profiler. */
+static void stop_following_children(void)
+{
+	const char *preload = getenv("LD_PRELOAD");
+	char kept[PATH_MAX * 4];
+	size_t n = 0;
+
+	unsetenv("SPPROF_OUTPUT");
+	unsetenv("SPPROF_MANIFEST");
+	if (!preload || strlen(preload) >= sizeof(kept))
+		return;
+	for (const char *p = preload; *p;) {
+		size_t len = strcspn(p, ": ");
+		const char *slash = memrchr(p, '/', len);
+		const char *base = slash ? slash + 1 : p;
+
+		if (strncmp(base, "libspprof-alloc", 15) != 0) {
+			if (n)
+				kept[n++] = ':';
+			memcpy(kept + n, p, len);
+			n += len;
+		}
+		p += len;
+		p += strspn(p, ": ");
+	}
+	kept[n] = '\0';
+	if (n)
+		setenv("LD_PRELOAD", kept, 1);
+	else
+		unsetenv("LD_PRELOAD");
+}
+
+static void start_recording(void)
+{
+	struct runtime_config *s = &prof.settings;
+	int descendant = s->root_pid && s->root_pid != getpid();
+	char pid[16];
+
+	if (!s->root_pid) {
+		snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+		setenv("SPPROF_ROOT_PID", pid, 1);
+	}
+	if (!s->follow_fork)
+		stop_following_children();
+	if (memprof_init(s->sampling_rate) < 0 ||
+	    writer_configure(s, &prof.stacks, s->sampling_rate, descendant) <
+		    0 ||
+	    memprof_start() < 0)
+		runtime_message("cannot start profiling: %s", strerror(errno));
+}
+
+void profiler_load(void)
+{
+	int saved_errno = enter_runtime();
+
+	real_alloc_init();
+	sampler_init_entropy();
+	unwind_init();
+	settings_read(&prof.settings);
+	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+	if (prof.settings.output[0])
+		start_recording();
+	leave_runtime(saved_errno);
+}
+
+void profiler_unload(void)
+{
+	if (writer_enabled())
+		memprof_shutdown();
+}

@@ -1,0 +1,46 @@
+/* real_alloc.h - the C library's allocator, found behind the interposer.
+ *
+ * Contract: real_alloc_init() looks the next definitions of the malloc
+ * family up with dlsym(RTLD_NEXT) exactly once; it is safe to call from
+ * any hook and from several threads.  While dlsym runs (it may allocate),
+ * allocations are served from a small static bootstrap heap, whose blocks
+ * are never returned (free ignores them, realloc copies them out).  When
+ * the lookup fails, which happens in statically linked programs, the
+ * process stops at once with a message saying so.
+ */
+#ifndef SPPROF_REAL_ALLOC_H
+#define SPPROF_REAL_ALLOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct real_alloc {
+	void *(*malloc)(size_t);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void (*free)(void *);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	void *(*valloc)(size_t);
+	size_t (*malloc_usable_size)(void *);
+};
+
+extern struct real_alloc real;
+
+/* Returns 1 when `real` is usable, 0 while the lookup is in progress on
+ * this or another thread (use the bootstrap heap meanwhile). */
+int real_alloc_init(void);
+
+void *bootstrap_alloc(size_t size, size_t alignment);
+size_t bootstrap_usable_size(const void *p);
+
+extern char bootstrap_heap[];
+#define BOOTSTRAP_HEAP_SIZE (64 * 1024)
+
+static inline int is_bootstrap(const void *p)
+{
+	return (uintptr_t)p - (uintptr_t)bootstrap_heap < BOOTSTRAP_HEAP_SIZE;
+}
+
+#endif /* SPPROF_REAL_ALLOC_H */

@@ -1,0 +1,75 @@
+/* sampler.c - the slow path of the Poisson sampler: seeding, redraws. */
+#include "config.h"
+
+#include "sampler.h"
+
+#include <stdatomic.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "clock.h"
+
+#include <spprof/memprof.h>
+
+INITIAL_EXEC_TLS struct sampler_thread sampler_tls;
+
+static _Atomic uint64_t sampling_rate = MEMPROF_DEFAULT_SAMPLING_RATE;
+static uint64_t global_entropy;
+
+void sampler_set_rate(uint64_t bytes)
+{
+	atomic_store_explicit(&sampling_rate, bytes, memory_order_relaxed);
+}
+
+uint64_t sampler_rate(void)
+{
+	return atomic_load_explicit(&sampling_rate, memory_order_relaxed);
+}
+
+void sampler_init_entropy(void)
+{
+	uint64_t seed = 0;
+
+	/* getrandom() needs no file descriptor and never allocates. */
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
+		seed = clock_ns(CLOCK_REALTIME) * 0x5851F42D4C957F2Dull;
+	global_entropy = seed;
+}
+
+static void seed_thread(struct sampler_thread *t)
+{
+	uint64_t thread_id = (uint64_t)(uintptr_t)t ^ monotonic_ns();
+
+	t->tid = (uint32_t)syscall(SYS_gettid);
+	prng_seed(&t->prng, thread_id, (uint64_t)getpid(), global_entropy);
+	t->seeded = 1;
+}
+
+void sampler_reseed_thread(void)
+{
+	struct sampler_thread *t = &sampler_tls;
+
+	seed_thread(t);
+	t->stack_top = 0;
+	t->bytes_until_sample = prng_exponential(&t->prng, sampler_rate());
+}
+
+int sampler_slow_path(size_t size)
+{
+	struct sampler_thread *t = &sampler_tls;
+	uint64_t rate = sampler_rate();
+
+	if (unlikely(!t->seeded)) {
+		seed_thread(t);
+		t->bytes_until_sample = prng_exponential(&t->prng, rate);
+		if (size < t->bytes_until_sample) {
+			t->bytes_until_sample -= size;
+			return 0;
+		}
+	}
+	/* A sample falls inside this block.  The process is memoryless, so
+	 * the distance to the next sample is a fresh draw from its end. */
+	t->bytes_until_sample = prng_exponential(&t->prng, rate);
+	return !t->in_runtime;
+}

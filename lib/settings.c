@@ -1,0 +1,96 @@
+/* settings.c - SPPROF_* environment settings (see settings.h). */
+#include "config.h"
+
+#include "settings.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <spprof/memprof.h>
+
+#include "stack_table.h"
+
+void runtime_message(const char *fmt, ...)
+{
+	char line[1024];
+	int n = snprintf(line, sizeof(line), "libspprof-alloc: ");
+	va_list ap;
+
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
+		/* stderr is gone; there is nobody left to tell */
+	}
+}
+
+/* Parses a positive decimal integer no larger than max. */
+static int parse_count(const char *name, const char *text, uint64_t max,
+		       uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-' || v == 0 ||
+	    v > max) {
+		runtime_message("%s=%s is not a whole number from 1 to %llu; "
+				"ignoring it",
+				name, text, (unsigned long long)max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static void copy_setting(const char *name, char *dest, size_t size)
+{
+	const char *v = secure_getenv(name);
+
+	dest[0] = '\0';
+	if (!v)
+		return;
+	if (strlen(v) >= size) {
+		runtime_message("%s is longer than %zu bytes; ignoring it",
+				name, size - 1);
+		return;
+	}
+	strcpy(dest, v);
+}
+
+void settings_read(struct runtime_config *c)
+{
+	const char *v;
+	uint64_t n;
+
+	c->sampling_rate = MEMPROF_DEFAULT_SAMPLING_RATE;
+	c->stack_table_max = STACK_TABLE_MAX_DEFAULT;
+	c->follow_fork = 1;
+	c->root_pid = 0;
+	if ((v = secure_getenv("SPPROF_SAMPLING_RATE")) &&
+	    parse_count("SPPROF_SAMPLING_RATE", v, 1ull << 40, &n) == 0)
+		c->sampling_rate = n;
+	if ((v = secure_getenv("SPPROF_STACK_TABLE_MAX")) &&
+	    parse_count("SPPROF_STACK_TABLE_MAX", v, 1u << 24, &n) == 0)
+		c->stack_table_max = (uint32_t)n;
+	if ((v = secure_getenv("SPPROF_FOLLOW_FORK"))) {
+		if (!strcmp(v, "0") || !strcmp(v, "1"))
+			c->follow_fork = v[0] == '1';
+		else
+			runtime_message("SPPROF_FOLLOW_FORK=%s is not 0 or 1; "
+					"ignoring it", v);
+	}
+	if ((v = secure_getenv("SPPROF_ROOT_PID")) &&
+	    parse_count("SPPROF_ROOT_PID", v, 1u << 30, &n) == 0)
+		c->root_pid = (long)n;
+	copy_setting("SPPROF_OUTPUT", c->output, sizeof(c->output));
+	copy_setting("SPPROF_MANIFEST", c->manifest, sizeof(c->manifest));
+}

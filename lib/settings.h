@@ -1,0 +1,29 @@
+/* settings.h - the runtime's SPPROF_* environment settings.
+ *
+ * Contract: settings_read() reads every setting once, at load time, with
+ * secure_getenv() so that set-user-ID programs ignore them; invalid values
+ * are reported on stderr and replaced by the defaults.  Strings are copied,
+ * since the program may change its environment later.
+ */
+#ifndef SPPROF_SETTINGS_H
+#define SPPROF_SETTINGS_H
+
+#include <limits.h>
+#include <stdint.h>
+
+struct runtime_config {
+	uint64_t sampling_rate;   /* SPPROF_SAMPLING_RATE, bytes */
+	uint32_t stack_table_max; /* SPPROF_STACK_TABLE_MAX, stacks */
+	int follow_fork;          /* SPPROF_FOLLOW_FORK, 0 or 1 */
+	char output[PATH_MAX];    /* SPPROF_OUTPUT pattern; "" = no profile */
+	char manifest[PATH_MAX];  /* SPPROF_MANIFEST; "" = none */
+	long root_pid;            /* SPPROF_ROOT_PID; 0 = this is the root */
+};
+
+void settings_read(struct runtime_config *settings);
+
+/* Messages from the runtime go straight to fd 2: no stdio, no malloc. */
+void runtime_message(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+#endif /* SPPROF_SETTINGS_H */

@@ -1,0 +1,98 @@
+/* unwind.c - frame-pointer stack walking (see unwind.h). */
+#include "config.h"
+
+#include "unwind.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sampler.h"
+
+#if defined(__x86_64__) || defined(__aarch64__)
+#define USER_ADDRESS_MAX 0x0000FFFFFFFFFFFFull
+#else
+#define USER_ADDRESS_MAX UINTPTR_MAX
+#endif
+
+extern void *__libc_stack_end; /* glibc: the main thread's initial sp */
+
+static uintptr_t runtime_text_lo, runtime_text_hi;
+
+static int find_own_text(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t here = (uintptr_t)data;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+		    here >= lo && here < lo + ph->p_memsz) {
+			runtime_text_lo = lo;
+			runtime_text_hi = lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void unwind_init(void)
+{
+	dl_iterate_phdr(find_own_text, (void *)(uintptr_t)&unwind_init);
+}
+
+static uintptr_t thread_stack_top(void)
+{
+	pthread_attr_t attr;
+	void *base;
+	size_t size;
+	uintptr_t top = 0;
+
+	if (getpid() == (pid_t)syscall(SYS_gettid))
+		return (uintptr_t)__libc_stack_end;
+	if (pthread_getattr_np(pthread_self(), &attr) != 0)
+		return 0;
+	if (pthread_attr_getstack(&attr, &base, &size) == 0)
+		top = (uintptr_t)base + size;
+	pthread_attr_destroy(&attr);
+	return top;
+}
+
+static int own_code(uintptr_t pc)
+{
+	return pc >= runtime_text_lo && pc < runtime_text_hi;
+}
+
+uint32_t unwind_capture(uintptr_t *frames, uint32_t max, int *truncated)
+{
+	struct sampler_thread *t = &sampler_tls;
+	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+	uint32_t depth = 0;
+
+	if (!t->stack_top)
+		t->stack_top = thread_stack_top();
+	*truncated = 0;
+	while (fp >= 0x1000 && fp <= USER_ADDRESS_MAX && !(fp & 7) &&
+	       fp + 2 * sizeof(uintptr_t) <= t->stack_top) {
+		const uintptr_t *frame = (const uintptr_t *)fp;
+		uintptr_t next = frame[0], pc = frame[1];
+
+		if (pc < 0x1000)
+			break;
+		if (!own_code(pc)) {
+			if (depth == max) {
+				*truncated = 1;
+				break;
+			}
+			frames[depth++] = pc;
+		}
+		if (next <= fp)
+			break;
+		fp = next;
+	}
+	return depth;
+}

@@ -1,0 +1,866 @@
+/* writer.c - the streamed and the final .mlyze profile (see writer.h). */
+#include "config.h"
+
+#include "writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "mlyze-codec.h"
+#include "modules.h"
+#include "outbuf.h"
+#include "rawmem.h"
+
+#define SPOOL_BUFFER_BYTES (256u * 1024)
+#define COPY_CHUNK_BYTES (1u << 20)
+#define FLUSH_INTERVAL_NS 1000000000ull
+#define MAX_MARKERS 4096
+#define MARKER_ARENA_BYTES (1u << 20)
+#define CMDLINE_MAX (64u * 1024)
+#define NAME_ATTEMPTS 1000
+/* Larger than any single event (a MODULE event carries one path). */
+#define EVENT_ROOM (PATH_MAX + 1024)
+
+static struct {
+	_Atomic int lock;
+	int enabled;
+	int finalised;
+	int descendant;
+	int create_failed;
+	int fd; /* the streamed file, -1 until the first event */
+	struct outbuf out;
+	struct stack_table *stacks;
+	uint8_t *stack_defined; /* bitmap: stack defined in this file */
+	int none_defined;       /* the empty stack of STACK_ID_NONE */
+	uint32_t modules_defined;
+	uint32_t markers_defined;
+	char pattern[PATH_MAX];
+	char manifest[PATH_MAX];
+	char base[PATH_MAX]; /* final name, before any collision suffix */
+	char part[PATH_MAX];
+	uint64_t start_wall_us, start_mono_ns, last_us, last_flush_ns;
+	uint64_t first_rate, rate;
+	uint64_t events_offset; /* where events start in the streamed file */
+	_Atomic uint64_t events, dropped;
+} w = { .fd = -1 };
+
+static struct {
+	const char *names[MAX_MARKERS];
+	uint32_t count;
+	char *arena;
+	size_t used;
+} markers;
+
+static void lock(void)
+{
+	while (atomic_exchange_explicit(&w.lock, 1, memory_order_acquire))
+		while (atomic_load_explicit(&w.lock, memory_order_relaxed))
+			sched_yield();
+}
+
+static void unlock(void)
+{
+	atomic_store_explicit(&w.lock, 0, memory_order_release);
+}
+
+int writer_enabled(void)
+{
+	return w.enabled;
+}
+
+static void reset_clock(void)
+{
+	w.start_wall_us = clock_ns(CLOCK_REALTIME) / 1000;
+	w.start_mono_ns = monotonic_ns();
+	w.last_us = 0;
+	w.last_flush_ns = w.start_mono_ns;
+}
+
+int writer_configure(const struct runtime_config *s, struct stack_table *t,
+		     uint64_t sampling_rate, int descendant)
+{
+	size_t bitmap = t->max_entries / 8 + 1;
+	uint8_t *buffer = rawmem_map(SPOOL_BUFFER_BYTES);
+
+	w.stack_defined = rawmem_map(bitmap);
+	markers.arena = rawmem_map(MARKER_ARENA_BYTES);
+	if (!buffer || !w.stack_defined || !markers.arena) {
+		errno = ENOMEM;
+		return -1;
+	}
+	outbuf_init(&w.out, -1, buffer, SPOOL_BUFFER_BYTES);
+	memcpy(w.pattern, s->output, sizeof(w.pattern));
+	memcpy(w.manifest, s->manifest, sizeof(w.manifest));
+	w.stacks = t;
+	w.first_rate = w.rate = sampling_rate;
+	w.descendant = descendant;
+	reset_clock();
+	w.enabled = 1;
+	return 0;
+}
+
+/* ---- file names --------------------------------------------------- */
+
+/* Copies base into out with ".tag" inserted before a trailing ".mlyze"
+ * (or appended); returns -1 when it does not fit. */
+static int name_with_tag(char *out, size_t size, const char *base,
+			 const char *tag)
+{
+	static const char ext[] = ".mlyze";
+	size_t len = strlen(base), stem = len;
+	int n;
+
+	if (len >= sizeof(ext) - 1 &&
+	    !strcmp(base + len - (sizeof(ext) - 1), ext))
+		stem = len - (sizeof(ext) - 1);
+	n = snprintf(out, size, "%.*s.%s%s", (int)stem, base, tag,
+		     base + stem);
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+static int candidate_name(char *out, size_t size, unsigned attempt)
+{
+	char tag[16];
+
+	if (attempt == 0)
+		return snprintf(out, size, "%s", w.base) < (int)size ? 0 : -1;
+	snprintf(tag, sizeof(tag), "%u", attempt);
+	return name_with_tag(out, size, w.base, tag);
+}
+
+/* Expands %p and %%; a descendant's name gets its pid when the pattern
+ * has none, so that processes of one tree never share a name. */
+static int expand_pattern(void)
+{
+	char expanded[PATH_MAX], pid[16];
+	size_t n = 0;
+	int has_pid = 0;
+
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	for (const char *p = w.pattern; *p && n < sizeof(expanded) - 16; p++) {
+		if (p[0] == '%' && p[1] == 'p') {
+			n += (size_t)snprintf(expanded + n, 16, "%s", pid);
+			has_pid = 1;
+			p++;
+		} else {
+			expanded[n++] = *p;
+			if (p[0] == '%' && p[1] == '%')
+				p++;
+		}
+	}
+	expanded[n] = '\0';
+	if (w.descendant && !has_pid)
+		return name_with_tag(w.base, sizeof(w.base), expanded, pid);
+	memcpy(w.base, expanded, n + 1);
+	return 0;
+}
+
+static void manifest_line(const char *kind, const char *a, const char *b)
+{
+	char line[3 * PATH_MAX];
+	int fd, n;
+
+	if (!w.manifest[0])
+		return;
+	n = snprintf(line, sizeof(line), "%s %s%s%s\n", kind, a, b ? "\t" : "",
+		     b ? b : "");
+	fd = open(w.manifest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (n > 0 && (size_t)n < sizeof(line))
+		write_all(fd, line, (size_t)n);
+	close(fd);
+}
+
+/* ---- metadata ------------------------------------------------------- */
+
+static void json_uint_member(struct outbuf *o, const char *key, uint64_t v)
+{
+	outbuf_json_key(o, key, 0);
+	outbuf_uint(o, v);
+}
+
+static void json_string_member(struct outbuf *o, const char *key,
+			       const char *v)
+{
+	outbuf_json_key(o, key, 0);
+	outbuf_json_string(o, v);
+}
+
+static void write_command_line(struct outbuf *o)
+{
+	static char cmdline[CMDLINE_MAX + 1];
+	ssize_t n = 0, r;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	while (fd >= 0 && n < (ssize_t)CMDLINE_MAX &&
+	       (r = read(fd, cmdline + n, CMDLINE_MAX - (size_t)n)) > 0)
+		n += r;
+	if (fd >= 0)
+		close(fd);
+	cmdline[n] = '\0';
+	outbuf_json_key(o, "command_line", 0);
+	outbuf_str(o, "[");
+	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(cmdline + i) + 1) {
+		if (i)
+			outbuf_str(o, ",");
+		outbuf_json_string(o, cmdline + i);
+	}
+	outbuf_str(o, "]");
+}
+
+/* The members every profile starts its metadata with (no closing brace). */
+static void write_identity(struct outbuf *o, int complete)
+{
+	char text[PATH_MAX];
+	ssize_t n;
+
+	outbuf_str(o, "{");
+	outbuf_json_key(o, "producer", 1);
+	outbuf_json_string(o, PACKAGE_NAME " " PACKAGE_VERSION);
+	outbuf_json_key(o, "complete", 0);
+	outbuf_str(o, complete ? "true" : "false");
+	json_uint_member(o, "pid", (uint64_t)getpid());
+	json_uint_member(o, "ppid", (uint64_t)getppid());
+	if (gethostname(text, sizeof(text) - 1) == 0) {
+		text[sizeof(text) - 1] = '\0';
+		json_string_member(o, "hostname", text);
+	}
+	n = readlink("/proc/self/exe", text, sizeof(text) - 1);
+	if (n > 0) {
+		text[n] = '\0';
+		json_string_member(o, "executable", text);
+	}
+	write_command_line(o);
+	json_uint_member(o, "sampling_rate", w.first_rate);
+	json_uint_member(o, "start_time_us", w.start_wall_us);
+	json_uint_member(o, "max_stack_depth", MEMPROF_MAX_STACK_DEPTH);
+}
+
+static void write_frame_json(struct outbuf *o, uintptr_t pc)
+{
+	long m = modules_find(pc);
+
+	if (m < 0) {
+		outbuf_str(o, "{\"address\":");
+		outbuf_uint(o, pc);
+	} else {
+		outbuf_str(o, "{\"module_id\":");
+		outbuf_uint(o, (uint64_t)m);
+		outbuf_str(o, ",\"offset\":");
+		outbuf_uint(o, pc - modules_get((uint32_t)m)->load_bias);
+	}
+	outbuf_str(o, "}");
+}
+
+static int stack_is_defined(uint32_t id)
+{
+	return (w.stack_defined[id / 8] >> (id % 8)) & 1;
+}
+
+static void write_stacks_json(struct outbuf *o)
+{
+	uint32_t count = stack_table_count(w.stacks);
+	int first = 1;
+
+	outbuf_json_key(o, "stack_traces", 0);
+	outbuf_str(o, "{");
+	if (w.none_defined) {
+		outbuf_str(o, "\"4294967295\":[]");
+		first = 0;
+	}
+	for (uint32_t id = 0; id < count; id++) {
+		const struct stack_entry *e = stack_table_get(w.stacks, id);
+		char key[16];
+
+		if (!e || !stack_is_defined(id))
+			continue;
+		snprintf(key, sizeof(key), "%u", id);
+		outbuf_json_key(o, key, first);
+		first = 0;
+		outbuf_str(o, "[");
+		for (uint32_t i = 0; i < e->depth; i++) {
+			if (i)
+				outbuf_str(o, ",");
+			write_frame_json(o, e->frames[i]);
+		}
+		outbuf_str(o, "]");
+	}
+	outbuf_str(o, "}");
+}
+
+static void write_hex(struct outbuf *o, const uint8_t *bytes, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		char pair[2] = { digits[bytes[i] >> 4], digits[bytes[i] & 15] };
+
+		outbuf_bytes(o, pair, 2);
+	}
+}
+
+static void write_modules_json(struct outbuf *o)
+{
+	uint32_t count = modules_count();
+
+	outbuf_json_key(o, "modules", 0);
+	outbuf_str(o, "{");
+	for (uint32_t id = 0; id < count; id++) {
+		const struct module *m = modules_get(id);
+		char key[16];
+
+		snprintf(key, sizeof(key), "%u", id);
+		outbuf_json_key(o, key, id == 0);
+		outbuf_str(o, "{\"path\":");
+		outbuf_json_string(o, m->path);
+		json_uint_member(o, "start", m->start);
+		json_uint_member(o, "end", m->end);
+		json_uint_member(o, "load_bias", m->load_bias);
+		if (m->build_id_len) {
+			outbuf_str(o, ",\"build_id\":\"");
+			write_hex(o, m->build_id, m->build_id_len);
+			outbuf_str(o, "\"");
+		}
+		outbuf_str(o, "}");
+	}
+	outbuf_str(o, "}");
+}
+
+static void write_functions_json(struct outbuf *o)
+{
+	outbuf_json_key(o, "functions", 0);
+	outbuf_str(o, "{");
+	for (uint32_t id = 0; id < markers.count; id++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "%u", id);
+		outbuf_json_key(o, key, id == 0);
+		outbuf_json_string(o, markers.names[id]);
+	}
+	outbuf_str(o, "},\"files\":{}");
+}
+
+static void write_stats_json(struct outbuf *o, const memprof_stats *s)
+{
+	outbuf_json_key(o, "stats", 0);
+	outbuf_str(o, "{\"samples\":");
+	outbuf_uint(o, s->total_samples);
+	json_uint_member(o, "frees_tracked", s->freed_samples);
+	json_uint_member(o, "heap_map_full_drops", s->heap_map_full_drops);
+	json_uint_member(o, "stack_table_drops", s->stack_table_drops);
+	json_uint_member(o, "death_during_birth", s->death_during_birth);
+	json_uint_member(o, "native_stacks", s->native_stacks);
+	json_uint_member(o, "native_frames", s->native_frames);
+	json_uint_member(o, "shallow_stacks", s->shallow_stacks);
+	json_uint_member(o, "truncated_stacks", s->truncated_stacks);
+	json_uint_member(o, "events_written", s->events_written);
+	json_uint_member(o, "events_dropped", s->events_dropped);
+	outbuf_str(o, "}");
+}
+
+static void write_header(uint8_t header[MLYZE_HEADER_SIZE], uint32_t meta_len)
+{
+	memset(header, 0, MLYZE_HEADER_SIZE);
+	memcpy(header + MLYZE_OFF_MAGIC, MLYZE_MAGIC, 4);
+	mlyze_put_le(header + MLYZE_OFF_VERSION, MLYZE_VERSION, 4);
+	mlyze_put_le(header + MLYZE_OFF_START_US, w.start_wall_us, 8);
+	mlyze_put_le(header + MLYZE_OFF_METADATA_LEN, meta_len, 4);
+}
+
+/* Writes header + metadata through o (positioned at file offset 0), then
+ * patches the metadata length into the header; returns its error. */
+static int write_prologue(struct outbuf *o, int complete,
+			  const memprof_stats *stats)
+{
+	uint8_t header[MLYZE_HEADER_SIZE];
+	uint64_t meta_start, meta_len;
+
+	write_header(header, 0);
+	outbuf_bytes(o, header, sizeof(header));
+	meta_start = o->written + o->len;
+	write_identity(o, complete);
+	if (complete) {
+		json_uint_member(o, "end_time_us",
+				 clock_ns(CLOCK_REALTIME) / 1000);
+		write_stacks_json(o);
+		write_modules_json(o);
+		write_functions_json(o);
+		write_stats_json(o, stats);
+	}
+	outbuf_str(o, "}");
+	meta_len = o->written + o->len - meta_start;
+	if (outbuf_flush(o))
+		return o->error;
+	if (meta_len > UINT32_MAX)
+		return EFBIG;
+	write_header(header, (uint32_t)meta_len);
+	if (pwrite(o->fd, header, sizeof(header), 0) != sizeof(header))
+		return errno ? errno : EIO;
+	return 0;
+}
+
+/* ---- events ----------------------------------------------------------- */
+
+static void put_varint(uint64_t v)
+{
+	outbuf_commit(&w.out, mlyze_put_varint(outbuf_reserve(&w.out,
+							      MLYZE_VARINT_MAX),
+					       v));
+}
+
+static void put_le(uint64_t v, size_t bytes)
+{
+	mlyze_put_le(outbuf_reserve(&w.out, bytes), v, bytes);
+	outbuf_commit(&w.out, bytes);
+}
+
+/* Flushing only between events keeps the streamed file made of whole
+ * events, so it can be read while the program runs. */
+static void make_room(void)
+{
+	if (w.out.cap - w.out.len < EVENT_ROOM)
+		outbuf_flush(&w.out);
+}
+
+/* Starts an event: its type and the microseconds since the last one. */
+static void put_event_start(unsigned type)
+{
+	uint64_t now = (monotonic_ns() - w.start_mono_ns) / 1000;
+	uint64_t delta = now > w.last_us ? now - w.last_us : 0;
+
+	w.last_us += delta;
+	make_room();
+	put_le(type, 1);
+	put_varint(delta);
+	atomic_fetch_add_explicit(&w.out.error ? &w.dropped : &w.events, 1,
+				  memory_order_relaxed);
+}
+
+/* Definitions (types 4-6) carry a zero delta: they stand right before
+ * the event that needs them, and finalisation removes them. */
+static void put_definition_start(unsigned type, uint64_t payload_len)
+{
+	make_room();
+	put_le(type, 1);
+	put_varint(0);
+	put_varint(payload_len);
+}
+
+static void define_modules(void)
+{
+	uint32_t count = modules_count();
+
+	for (; w.modules_defined < count; w.modules_defined++) {
+		const struct module *m = modules_get(w.modules_defined);
+		size_t path_len = strlen(m->path);
+
+		put_definition_start(
+			MLYZE_EV_MODULE,
+			mlyze_varint_len(w.modules_defined) +
+				mlyze_varint_len(m->start) +
+				mlyze_varint_len(m->end) +
+				mlyze_varint_len(m->load_bias) +
+				mlyze_varint_len(m->build_id_len) +
+				m->build_id_len + mlyze_varint_len(path_len) +
+				path_len);
+		put_varint(w.modules_defined);
+		put_varint(m->start);
+		put_varint(m->end);
+		put_varint(m->load_bias);
+		put_varint(m->build_id_len);
+		outbuf_bytes(&w.out, m->build_id, m->build_id_len);
+		put_varint(path_len);
+		outbuf_bytes(&w.out, m->path, path_len);
+	}
+}
+
+static void define_stack(uint32_t id)
+{
+	const struct stack_entry *e = stack_table_get(w.stacks, id);
+	uint32_t depth = e ? e->depth : 0;
+	uint64_t len;
+	int refreshed = 0;
+
+	for (uint32_t i = 0; i < depth; i++)
+		if (modules_find(e->frames[i]) < 0 && !refreshed) {
+			modules_refresh(); /* a library loaded since */
+			refreshed = 1;
+		}
+	define_modules();
+	len = mlyze_varint_len(id) + mlyze_varint_len(depth);
+	for (uint32_t i = 0; i < depth; i++)
+		len += 1 + mlyze_varint_len(e->frames[i]);
+	put_definition_start(MLYZE_EV_STACK, len);
+	put_varint(id);
+	put_varint(depth);
+	for (uint32_t i = 0; i < depth; i++) {
+		put_varint(MLYZE_FRAME_NATIVE);
+		put_varint(e->frames[i]);
+	}
+}
+
+static void ensure_stack_defined(uint32_t id)
+{
+	if (id == STACK_ID_NONE) {
+		if (!w.none_defined)
+			define_stack(id);
+		w.none_defined = 1;
+	} else if (!stack_is_defined(id)) {
+		define_stack(id);
+		w.stack_defined[id / 8] |= (uint8_t)(1u << (id % 8));
+	}
+}
+
+static void put_rate_event(void)
+{
+	put_event_start(MLYZE_EV_RATE);
+	put_varint(mlyze_varint_len(w.rate));
+	put_varint(w.rate);
+}
+
+/* Creates the streamed file on the first event; 0 when it is ready. */
+static int ensure_file(void)
+{
+	char candidate[PATH_MAX];
+	struct outbuf prologue;
+	int fd = -1, err;
+
+	if (w.fd >= 0)
+		return 0;
+	if (w.create_failed || expand_pattern() < 0)
+		goto fail;
+	for (unsigned k = 0; k < NAME_ATTEMPTS && fd < 0; k++) {
+		if (candidate_name(candidate, sizeof(candidate), k) < 0 ||
+		    (size_t)snprintf(w.part, sizeof(w.part), "%s.part",
+				     candidate) >= sizeof(w.part))
+			goto fail;
+		if (access(candidate, F_OK) == 0)
+			continue; /* never reuse the name of a finished profile */
+		fd = open(w.part, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			goto fail;
+	}
+	if (fd < 0)
+		goto fail;
+	outbuf_init(&prologue, fd, w.out.buf, w.out.cap);
+	err = write_prologue(&prologue, 0, NULL);
+	if (err) {
+		errno = err;
+		close(fd);
+		unlink(w.part);
+		goto fail;
+	}
+	w.fd = fd;
+	w.out.fd = fd;
+	w.out.written = prologue.written;
+	w.events_offset = prologue.written;
+	manifest_line("P", w.part, NULL);
+	modules_refresh();
+	define_modules();
+	put_rate_event();
+	return 0;
+fail:
+	if (!w.create_failed)
+		runtime_message("cannot create the profile %s: %s",
+				w.part[0] ? w.part : w.pattern,
+				strerror(errno));
+	w.create_failed = 1;
+	return -1;
+}
+
+static void maybe_flush(void)
+{
+	uint64_t now = monotonic_ns();
+
+	if (now - w.last_flush_ns >= FLUSH_INTERVAL_NS) {
+		outbuf_flush(&w.out);
+		w.last_flush_ns = now;
+	}
+}
+
+/* Takes the lock and makes the file ready; 0 when the caller may write
+ * an event (and must then call end_event). */
+static int begin_event(void)
+{
+	if (!w.enabled)
+		return -1;
+	lock();
+	if (w.finalised || ensure_file() < 0) {
+		atomic_fetch_add_explicit(&w.dropped, 1, memory_order_relaxed);
+		unlock();
+		return -1;
+	}
+	return 0;
+}
+
+static void end_event(void)
+{
+	maybe_flush();
+	unlock();
+}
+
+void writer_alloc(uintptr_t address, const struct heap_record *r)
+{
+	if (begin_event() < 0)
+		return;
+	ensure_stack_defined(r->stack_id);
+	put_event_start(MLYZE_EV_ALLOC);
+	put_le(address, 8);
+	put_varint(r->size);
+	put_varint(r->stack_id);
+	put_le(r->thread_id & 0xffff, 2);
+	end_event();
+}
+
+void writer_free(uintptr_t address)
+{
+	if (begin_event() < 0)
+		return;
+	put_event_start(MLYZE_EV_FREE);
+	put_le(address, 8);
+	end_event();
+}
+
+void writer_rate(uint64_t sampling_rate)
+{
+	if (begin_event() < 0)
+		return;
+	if (w.rate != sampling_rate) {
+		w.rate = sampling_rate;
+		put_rate_event();
+	}
+	end_event();
+}
+
+void writer_gc(uint64_t objects, uint64_t bytes)
+{
+	if (begin_event() < 0)
+		return;
+	put_event_start(MLYZE_EV_GC);
+	put_varint(objects);
+	put_varint(bytes);
+	end_event();
+}
+
+static long intern_marker(const char *name)
+{
+	size_t len = strlen(name) + 1;
+
+	for (uint32_t i = 0; i < markers.count; i++)
+		if (!strcmp(markers.names[i], name))
+			return i;
+	if (markers.count == MAX_MARKERS ||
+	    markers.used + len > MARKER_ARENA_BYTES)
+		return -1;
+	markers.names[markers.count] = markers.arena + markers.used;
+	memcpy(markers.arena + markers.used, name, len);
+	markers.used += len;
+	return markers.count++;
+}
+
+int writer_marker(const char *name)
+{
+	long id;
+
+	if (begin_event() < 0)
+		return -1;
+	id = intern_marker(name);
+	if (id < 0) {
+		end_event();
+		errno = ENOSPC;
+		return -1;
+	}
+	for (; w.markers_defined < markers.count; w.markers_defined++) {
+		const char *s = markers.names[w.markers_defined];
+		size_t len = strlen(s);
+
+		put_definition_start(MLYZE_EV_STRING,
+				     1 + mlyze_varint_len(w.markers_defined) +
+					     mlyze_varint_len(len) + len);
+		put_varint(MLYZE_STRINGS_FUNCTIONS);
+		put_varint(w.markers_defined);
+		put_varint(len);
+		outbuf_bytes(&w.out, s, len);
+	}
+	put_event_start(MLYZE_EV_MARKER);
+	put_varint((uint64_t)id);
+	end_event();
+	return 0;
+}
+
+uint64_t writer_events_written(void)
+{
+	return atomic_load_explicit(&w.events, memory_order_relaxed);
+}
+
+uint64_t writer_events_dropped(void)
+{
+	return atomic_load_explicit(&w.dropped, memory_order_relaxed);
+}
+
+/* ---- finalisation ------------------------------------------------------ */
+
+static int is_definition(unsigned type)
+{
+	return type == MLYZE_EV_STACK || type == MLYZE_EV_MODULE ||
+	       type == MLYZE_EV_STRING;
+}
+
+/* Copies the streamed events after `offset` into o, leaving out the inline
+ * definitions that the final metadata replaces. */
+static int copy_events(int from, uint64_t offset, struct outbuf *o,
+		       uint8_t *chunk)
+{
+	size_t have = 0;
+	ssize_t got;
+
+	while ((got = pread(from, chunk + have, COPY_CHUNK_BYTES - have,
+			    (off_t)offset)) > 0) {
+		size_t pos = 0, len;
+		unsigned type;
+
+		offset += (uint64_t)got;
+		have += (size_t)got;
+		while (mlyze_event_size(chunk + pos, have - pos, &len,
+					&type) == MLYZE_EVENT_OK) {
+			if (!is_definition(type))
+				outbuf_bytes(o, chunk + pos, len);
+			pos += len;
+		}
+		memmove(chunk, chunk + pos, have - pos);
+		have -= pos;
+	}
+	return got < 0 ? errno : o->error;
+}
+
+/* Gives tmp its final name without ever replacing an existing file. */
+static int publish(const char *tmp, char *final, size_t size)
+{
+	for (unsigned k = 0; k < NAME_ATTEMPTS; k++) {
+		if (candidate_name(final, size, k) < 0)
+			return ENAMETOOLONG;
+		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final,
+			      RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno == EEXIST)
+			continue;
+		if (errno != EINVAL && errno != ENOSYS)
+			return errno;
+		/* No RENAME_NOREPLACE on this file system: link + unlink. */
+		if (link(tmp, final) == 0) {
+			unlink(tmp);
+			return 0;
+		}
+		if (errno != EEXIST)
+			return errno;
+	}
+	return EEXIST;
+}
+
+static int assemble(const memprof_stats *stats, char *final, size_t size)
+{
+	char tmp[PATH_MAX + 8];
+	uint8_t *chunk = rawmem_map(COPY_CHUNK_BYTES);
+	uint8_t *buffer = rawmem_map(COPY_CHUNK_BYTES);
+	struct outbuf o;
+	int fd, err;
+
+	snprintf(tmp, sizeof(tmp), "%s.final", w.part);
+	if (!chunk || !buffer)
+		err = ENOMEM;
+	else if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			    0666)) < 0)
+		err = errno;
+	else {
+		outbuf_init(&o, fd, buffer, COPY_CHUNK_BYTES);
+		err = write_prologue(&o, 1, stats);
+		if (!err)
+			err = copy_events(w.fd, w.events_offset, &o, chunk);
+		if (!err)
+			err = outbuf_flush(&o);
+		if (close(fd) < 0 && !err)
+			err = errno;
+		if (!err)
+			err = publish(tmp, final, size);
+		if (err)
+			unlink(tmp);
+	}
+	rawmem_unmap(chunk, COPY_CHUNK_BYTES);
+	rawmem_unmap(buffer, COPY_CHUNK_BYTES);
+	return err;
+}
+
+void writer_finalise(const memprof_stats *stats)
+{
+	char final[PATH_MAX];
+	int err;
+
+	if (!w.enabled)
+		return;
+	lock();
+	if (!w.finalised && ensure_file() == 0) {
+		err = outbuf_flush(&w.out);
+		if (!err)
+			err = assemble(stats, final, sizeof(final));
+		if (err) {
+			runtime_message("cannot write the profile (%s); the "
+					"streamed data stays in %s",
+					strerror(err), w.part);
+		} else {
+			unlink(w.part);
+			manifest_line("F", w.part, final);
+		}
+		close(w.fd);
+		w.fd = -1;
+	}
+	w.finalised = 1;
+	unlock();
+}
+
+void writer_prefork(void)
+{
+	if (w.enabled)
+		lock();
+}
+
+void writer_postfork_parent(void)
+{
+	if (w.enabled)
+		unlock();
+}
+
+void writer_postfork_child(int keep_recording)
+{
+	if (!w.enabled)
+		return;
+	/* Drop everything that belongs to the parent's file: its descriptor,
+	 * its buffered events and the record of what it defines. */
+	if (w.fd >= 0)
+		close(w.fd);
+	w.fd = -1;
+	w.out.len = 0;
+	w.out.error = 0;
+	w.out.written = 0;
+	memset(w.stack_defined, 0, w.stacks->max_entries / 8 + 1);
+	w.none_defined = 0;
+	w.modules_defined = 0;
+	w.markers_defined = 0;
+	w.part[0] = '\0';
+	w.create_failed = 0;
+	w.descendant = 1;
+	w.first_rate = w.rate;
+	atomic_store(&w.events, 0);
+	atomic_store(&w.dropped, 0);
+	reset_clock();
+	w.enabled = keep_recording;
+	unlock();
+}

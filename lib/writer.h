@@ -1,0 +1,51 @@
+/* writer.h - streams the .mlyze profile of this process.
+ *
+ * Contract: events are appended, under a short spin lock, to a buffer that
+ * is written to "<name>.part" whenever it fills and at least once a second,
+ * so memory stays bounded however long the run and a killed process still
+ * leaves a readable profile.  The streamed file is itself a valid .mlyze
+ * file: stacks, modules and names are defined inline (event types 4-6)
+ * before their first use.  writer_finalise() assembles the final file
+ * (header, complete JSON metadata, events) under a temporary name, links it
+ * to its final name - never over an existing file - and removes the
+ * streamed one.  The file is created lazily, at the first event, so a
+ * forked child that only execs leaves nothing behind.
+ *
+ * All entry points may run inside the allocation hooks, under the
+ * runtime's re-entrancy guard.
+ */
+#ifndef SPPROF_WRITER_H
+#define SPPROF_WRITER_H
+
+#include <stdint.h>
+
+#include <spprof/memprof.h>
+
+#include "heap_map.h"
+#include "settings.h"
+#include "stack_table.h"
+
+/* Enables recording to settings->output; returns 0 or -1 with errno. */
+int writer_configure(const struct runtime_config *settings,
+		     struct stack_table *stacks, uint64_t sampling_rate,
+		     int descendant);
+int writer_enabled(void);
+
+void writer_alloc(uintptr_t address, const struct heap_record *record);
+void writer_free(uintptr_t address);
+void writer_rate(uint64_t sampling_rate);
+int writer_marker(const char *name);
+void writer_gc(uint64_t objects, uint64_t bytes);
+
+/* Writes the final file; later events are ignored. */
+void writer_finalise(const memprof_stats *stats);
+
+uint64_t writer_events_written(void);
+uint64_t writer_events_dropped(void);
+
+/* fork(2) handlers: the child never writes into its parent's file. */
+void writer_prefork(void);
+void writer_postfork_parent(void);
+void writer_postfork_child(int keep_recording);
+
+#endif /* SPPROF_WRITER_H */

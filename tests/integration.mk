@@ -1,0 +1,1 @@
+## Filled in by the component that owns it.

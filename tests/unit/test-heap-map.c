@@ -1,0 +1,244 @@
+/* Unit tests of the live heap map, single-threaded and under stress. */
+#include "config.h"
+
+#include <check.h>
+#include <pthread.h>
+
+#include "heap_map.h"
+
+Suite *test_suite(void);
+
+static struct heap_record record_for(uintptr_t address)
+{
+	/* Every field derives from the address, so a torn read shows. */
+	return (struct heap_record){
+		.size = address * 3,
+		.sampling_rate = address ^ 0x5555,
+		.timestamp_ns = address + 7,
+		.stack_id = (uint32_t)(address >> 4),
+		.thread_id = (uint32_t)(address >> 12),
+	};
+}
+
+static void insert(struct heap_map *m, uintptr_t address)
+{
+	struct heap_record r = record_for(address);
+	long slot = heap_map_reserve(m, address);
+
+	ck_assert_int_ge(slot, 0);
+	ck_assert_int_eq(heap_map_finalize(m, slot, address, &r), 1);
+}
+
+static void count_visit(void *ctx, uintptr_t address,
+			const struct heap_record *r)
+{
+	struct heap_record expected = record_for(address);
+
+	ck_assert_uint_eq(r->size, expected.size);
+	ck_assert_uint_eq(r->sampling_rate, expected.sampling_rate);
+	ck_assert_uint_eq(r->timestamp_ns, expected.timestamp_ns);
+	ck_assert_uint_eq(r->stack_id, expected.stack_id);
+	ck_assert_uint_eq(r->thread_id, expected.thread_id);
+	(*(size_t *)ctx)++;
+}
+
+static size_t live_records(struct heap_map *m)
+{
+	size_t n = 0;
+
+	heap_map_for_each(m, count_visit, &n);
+	return n;
+}
+
+START_TEST(insert_remove)
+{
+	struct heap_map m;
+	struct heap_record out;
+
+	ck_assert_int_eq(heap_map_init(&m, 1024), 0);
+	insert(&m, 0x10000);
+	insert(&m, 0x20000);
+	ck_assert_uint_eq(live_records(&m), 2);
+	ck_assert_int_eq(heap_map_remove(&m, 0x10000, &out), 1);
+	ck_assert_uint_eq(out.size, record_for(0x10000).size);
+	ck_assert_uint_eq(out.stack_id, record_for(0x10000).stack_id);
+	ck_assert_int_eq(heap_map_remove(&m, 0x10000, &out), 0);
+	ck_assert_int_eq(heap_map_remove(&m, 0x30000, &out), 0);
+	ck_assert_uint_eq(live_records(&m), 1);
+	ck_assert_uint_eq(atomic_load(&m.insertions), 2);
+	ck_assert_uint_eq(atomic_load(&m.deletions), 1);
+	heap_map_destroy(&m);
+}
+END_TEST
+
+START_TEST(rejects_bad_capacity)
+{
+	struct heap_map m;
+
+	ck_assert_int_eq(heap_map_init(&m, 1000), -1);
+	ck_assert_int_eq(heap_map_init(&m, 0), -1);
+}
+END_TEST
+
+START_TEST(death_during_birth)
+{
+	struct heap_map m;
+	struct heap_record out;
+	struct heap_record r = record_for(0x40000);
+	long slot;
+
+	ck_assert_int_eq(heap_map_init(&m, 1024), 0);
+	slot = heap_map_reserve(&m, 0x40000);
+	ck_assert_int_ge(slot, 0);
+	ck_assert_int_eq(heap_map_remove(&m, 0x40000, &out), 2);
+	ck_assert_int_eq(heap_map_finalize(&m, slot, 0x40000, &r), 0);
+	ck_assert_uint_eq(atomic_load(&m.death_during_birth), 1);
+	ck_assert_uint_eq(live_records(&m), 0);
+	ck_assert_uint_eq(atomic_load(&m.live), 0);
+	ck_assert_int_eq(heap_map_remove(&m, 0x40000, &out), 0);
+	heap_map_destroy(&m);
+}
+END_TEST
+
+START_TEST(tombstones_are_reused)
+{
+	struct heap_map m;
+	struct heap_record out;
+
+	ck_assert_int_eq(heap_map_init(&m, 1024), 0);
+	for (int round = 0; round < 100; round++) {
+		insert(&m, 0x50000);
+		ck_assert_int_eq(heap_map_remove(&m, 0x50000, &out), 1);
+	}
+	ck_assert_uint_eq(atomic_load(&m.tombstones_recycled), 99);
+	/* reuse keeps the probe sequence short */
+	ck_assert_uint_le(atomic_load(&m.max_probe), 2);
+	heap_map_destroy(&m);
+}
+END_TEST
+
+START_TEST(full_table_drops_and_counts)
+{
+	struct heap_map m;
+	unsigned inserted = 0;
+
+	ck_assert_int_eq(heap_map_init(&m, 64), 0);
+	for (uintptr_t a = 1; a <= 64; a++) {
+		struct heap_record r = record_for(a << 12);
+		long slot = heap_map_reserve(&m, a << 12);
+
+		if (slot >= 0) {
+			heap_map_finalize(&m, slot, a << 12, &r);
+			inserted++;
+		}
+	}
+	ck_assert_uint_eq(inserted, 64 * HEAP_MAP_MAX_LOAD_PERCENT / 100 + 1);
+	ck_assert_uint_eq(atomic_load(&m.full_drops), 64 - inserted);
+	ck_assert_uint_eq(live_records(&m), inserted);
+	ck_assert_uint_ge(heap_map_load_percent(&m), 79);
+	heap_map_destroy(&m);
+}
+END_TEST
+
+START_TEST(lookups_of_untracked_addresses_change_nothing)
+{
+	struct heap_map m;
+	struct heap_record out;
+
+	ck_assert_int_eq(heap_map_init(&m, 1024), 0);
+	insert(&m, 0x60000);
+	for (uintptr_t a = 1; a < 5000; a++)
+		ck_assert_int_eq(heap_map_remove(&m, a << 4, &out), 0);
+	ck_assert_uint_eq(atomic_load(&m.deletions), 0);
+	ck_assert_uint_eq(atomic_load(&m.live), 1);
+	heap_map_destroy(&m);
+}
+END_TEST
+
+#define STRESS_THREADS 4
+#define STRESS_ROUNDS 20000
+#define STRESS_WINDOW 64
+
+static struct heap_map stress_map;
+static _Atomic int writers_done;
+
+static void *stress_writer(void *arg)
+{
+	uintptr_t base = ((uintptr_t)arg + 1) << 32;
+	struct heap_record out;
+
+	for (uintptr_t i = 0; i < STRESS_ROUNDS; i++) {
+		uintptr_t a = base + (i << 12);
+		struct heap_record r = record_for(a);
+		long slot = heap_map_reserve(&stress_map, a);
+
+		ck_assert_int_ge(slot, 0);
+		/* every 7th block dies during its birth */
+		if (i % 7 == 0)
+			ck_assert_int_eq(heap_map_remove(&stress_map, a, &out), 2);
+		ck_assert_int_eq(heap_map_finalize(&stress_map, slot, a, &r),
+				 i % 7 != 0);
+		if (i >= STRESS_WINDOW) {
+			uintptr_t old = a - (STRESS_WINDOW << 12);
+			int expect = (i - STRESS_WINDOW) % 7 != 0;
+
+			ck_assert_int_eq(heap_map_remove(&stress_map, old, &out),
+					 expect);
+			if (expect)
+				ck_assert_uint_eq(out.size, old * 3);
+		}
+	}
+	atomic_fetch_add(&writers_done, 1);
+	return NULL;
+}
+
+static void *stress_reader(void *arg)
+{
+	(void)arg;
+	while (atomic_load(&writers_done) < STRESS_THREADS)
+		ck_assert_uint_le(live_records(&stress_map),
+				  STRESS_THREADS * (STRESS_WINDOW + 1));
+	return NULL;
+}
+
+START_TEST(concurrent_reserve_finalize_remove)
+{
+	pthread_t writers[STRESS_THREADS], reader;
+	struct heap_record out;
+	size_t left;
+
+	ck_assert_int_eq(heap_map_init(&stress_map, 1 << 14), 0);
+	pthread_create(&reader, NULL, stress_reader, NULL);
+	for (uintptr_t t = 0; t < STRESS_THREADS; t++)
+		pthread_create(&writers[t], NULL, stress_writer, (void *)t);
+	for (int t = 0; t < STRESS_THREADS; t++)
+		pthread_join(writers[t], NULL);
+	pthread_join(reader, NULL);
+	left = live_records(&stress_map);
+	ck_assert_uint_le(left, STRESS_THREADS * (STRESS_WINDOW + 1));
+	ck_assert_uint_eq(left, atomic_load(&stress_map.live));
+	ck_assert_uint_eq(atomic_load(&stress_map.death_during_birth),
+			  STRESS_THREADS * ((STRESS_ROUNDS + 6) / 7));
+	(void)out;
+	heap_map_destroy(&stress_map);
+}
+END_TEST
+
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("heap_map");
+	TCase *tc = tcase_create("single thread");
+	TCase *mt = tcase_create("threads");
+
+	tcase_add_test(tc, insert_remove);
+	tcase_add_test(tc, rejects_bad_capacity);
+	tcase_add_test(tc, death_during_birth);
+	tcase_add_test(tc, tombstones_are_reused);
+	tcase_add_test(tc, full_table_drops_and_counts);
+	tcase_add_test(tc, lookups_of_untracked_addresses_change_nothing);
+	tcase_add_test(mt, concurrent_reserve_finalize_remove);
+	tcase_set_timeout(mt, 60);
+	suite_add_tcase(s, tc);
+	suite_add_tcase(s, mt);
+	return s;
+}
