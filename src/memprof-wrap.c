@@ -66,8 +66,9 @@ static int locate_runtime(char **runtime)
 	char *cwd;
 
 	if (access(chosen, R_OK) != 0) {
-		wrap_error("profiler runtime %s: %s (SPPROF_RUNTIME=FILE names "
-			   "another copy)", chosen, strerror(errno));
+		wrap_error("profiler runtime %s: %s (set SPPROF_RUNTIME to "
+			   "the path of libspprof-alloc.so.0)", chosen,
+			   strerror(errno));
 		free(chosen);
 		return 1;
 	}

@@ -184,9 +184,9 @@ void wrap_manifest_report(const struct wrap_manifest *manifest, bool quiet,
 	for (size_t i = 0; i < list.count; i++)
 		listed += is_listed(&list.items[i]);
 	if (listed == 0)
-		wrap_error("no profile was written (a statically linked "
-			   "program, or one that clears LD_PRELOAD, is not "
-			   "profiled)");
+		wrap_error("no profile was written (the command ended before "
+			   "any allocation was recorded, or it cleared "
+			   "LD_PRELOAD or ran only statically linked programs)");
 	else if (!quiet)
 		wrap_error("%zu profile%s written; read %s with:", listed,
 			   listed == 1 ? "" : "s", listed == 1 ? "it" : "them");

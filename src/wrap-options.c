@@ -137,7 +137,7 @@ const char *wrap_parse_size(const char *text, uint64_t *bytes)
 		unsigned digit = (unsigned)(*cursor - '0');
 
 		if (value > (UINT64_MAX - digit) / 10)
-			return "too large";
+			return "too large (the most is 1024G)";
 		value = value * 10 + digit;
 	}
 	for (size_t i = 0; i < sizeof size_units / sizeof size_units[0]; i++) {
@@ -147,8 +147,8 @@ const char *wrap_parse_size(const char *text, uint64_t *bytes)
 			continue;
 		if (value == 0)
 			return "must be greater than 0";
-		if (value > (UINT64_MAX >> shift))
-			return "too large";
+		if (value > (WRAP_MAX_RATE >> shift))
+			return "too large (the most is 1024G)";
 		*bytes = value << shift;
 		return NULL;
 	}

@@ -26,9 +26,13 @@ struct wrap_options {
 
 int wrap_parse_args(int argc, char **argv, struct wrap_options *options);
 
-/* Parse TEXT as a byte count: decimal digits, then optionally K, M, G, KiB,
- * MiB or GiB in any case (all powers of 1024).  On success store the count
- * (> 0) in *BYTES and return NULL; otherwise return what is wrong with it. */
+/* The largest sampling rate the runtime accepts (1 TiB). */
+#define WRAP_MAX_RATE (UINT64_C(1) << 40)
+
+/* Parse TEXT as a sampling rate: decimal digits, then optionally K, M, G,
+ * KiB, MiB or GiB in any case (all powers of 1024).  On success store the
+ * count (1 to WRAP_MAX_RATE) in *BYTES and return NULL; otherwise return
+ * what is wrong with it. */
 const char *wrap_parse_size(const char *text, uint64_t *bytes);
 
 #endif

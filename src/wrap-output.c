@@ -191,6 +191,13 @@ int wrap_output_pattern(const char *output, const char *command, bool quiet,
 		target = expanded;
 	}
 	target = make_absolute(target);
+	/* The runtime ignores a longer SPPROF_OUTPUT. */
+	if (strlen(target) >= PATH_MAX) {
+		wrap_error("invalid output name '%s': longer than %d bytes",
+			   target, PATH_MAX - 1);
+		free(target);
+		return 2;
+	}
 	result = check_directory(target);
 	if (result != 0) {
 		free(target);

@@ -34,7 +34,8 @@ EXTRA_DIST += tests/wrap/common.sh tests/wrap/options.sh \
 if HAVE_CHECK
 check_PROGRAMS += tests/wrap/test-wrap-options
 TESTS += tests/wrap/test-wrap-options
-tests_wrap_test_wrap_options_SOURCES = tests/wrap/test-wrap-options.c
+tests_wrap_test_wrap_options_SOURCES = tests/wrap/test-wrap-options.c \
+	tests/unit/suite-main.c
 tests_wrap_test_wrap_options_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_wrap_test_wrap_options_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_wrap_test_wrap_options_LDADD = src/libmemprof-wrap.la $(CHECK_LIBS)

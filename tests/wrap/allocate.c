@@ -1,12 +1,16 @@
-/* allocate.c - test helper: allocate [--die] [PID_FILE]
- * Allocates and frees a few tens of MiB in blocks of varied sizes, keeping
- * some alive, so that a profile of it holds samples.  Appends its process
- * id to PID_FILE when given.  With --die it ends by SIGKILL, so its
- * profile is never finalised. */
+/* allocate.c - test helper: allocate PID_FILE [die | tree]
+ * Appends its process id to PID_FILE, then allocates and frees a few tens
+ * of MiB in blocks of varied sizes, keeping some alive, so that a profile
+ * of it holds samples.
+ *   die   end by SIGKILL, so that the profile is never finalised;
+ *   tree  first start two more processes that do the same: a forked copy
+ *         and an executed one (PID_FILE then gets three lines).
+ */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define ROUNDS 4096
@@ -23,24 +27,56 @@ static void record_pid(const char *path)
 	}
 }
 
-int main(int argc, char **argv)
+static void allocate(void)
 {
 	static void *kept[KEPT];
-	int die = argc > 1 && strcmp(argv[1], "--die") == 0;
 
-	if (argc > 1 + die)
-		record_pid(argv[1 + die]);
 	for (size_t round = 0; round < ROUNDS; round++) {
 		size_t size = 64 + (round * 7919) % 16384;
 		char *block = malloc(size);
 
 		if (block == NULL)
-			return 2;
+			exit(2);
 		memset(block, (int)round, size);
 		free(kept[round % KEPT]);
 		kept[round % KEPT] = block;
 	}
-	if (die)
+}
+
+/* Start a forked copy and an executed copy of this program. */
+static void start_tree(char **argv)
+{
+	pid_t forked = fork();
+	pid_t executed;
+	int status;
+
+	if (forked == 0) {
+		record_pid(argv[1]);
+		allocate();
+		exit(0);
+	}
+	executed = fork();
+	if (executed == 0) {
+		execl("/proc/self/exe", argv[0], argv[1], (char *)NULL);
+		_exit(127);
+	}
+	if (forked < 0 || executed < 0 ||
+	    waitpid(forked, &status, 0) < 0 || status != 0 ||
+	    waitpid(executed, &status, 0) < 0 || status != 0)
+		exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 2 ? argv[2] : "";
+
+	if (argc < 2)
+		return 2;
+	if (strcmp(mode, "tree") == 0)
+		start_tree(argv);
+	record_pid(argv[1]);
+	allocate();
+	if (strcmp(mode, "die") == 0)
 		raise(SIGKILL);
 	return 0;
 }

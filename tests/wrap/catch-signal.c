@@ -1,7 +1,7 @@
 /* catch-signal.c - test helper: catch-signal READY_FILE
- * Creates READY_FILE once its handlers are in place, then waits; when
- * SIGINT, SIGTERM, SIGHUP or SIGQUIT arrives it exits with 100 + the
- * signal number, which tells the test which signal reached it. */
+ * Writes its process id to READY_FILE once its handlers are in place, then
+ * waits; when SIGINT, SIGTERM, SIGHUP or SIGQUIT arrives it exits with
+ * 100 + the signal number, which tells the test which signal reached it. */
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -21,7 +21,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
 		signal(caught[i], leave);
 	ready = fopen(argv[1], "w");
-	if (ready == NULL || fclose(ready) != 0)
+	if (ready == NULL || fprintf(ready, "%ld\n", (long)getpid()) < 0 ||
+	    fclose(ready) != 0)
 		return 2;
 	for (;;)
 		pause();

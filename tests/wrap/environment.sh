@@ -52,7 +52,8 @@ run 0 "$wrap" -q -o 50%% ./50%/show%env SPPROF_OUTPUT
 expect_output "SPPROF_OUTPUT=$work/50%%/show%%env.%p.mlyze"
 
 # Bad patterns are usage errors.
-for pattern in 'a%' 'a%x.mlyze' '%d.mlyze' '' 'dir%p/a.mlyze'; do
+too_long=$(printf '%4096s' '' | tr ' ' x)
+for pattern in 'a%' 'a%x.mlyze' '%d.mlyze' '' 'dir%p/a.mlyze' "$too_long"; do
 	run 2 "$wrap" -o "$pattern" "$helpers/print-argv" ran
 	expect_in "$work/err" "memprof-wrap: invalid output name"
 	[ -s "$work/out" ] && fail "COMMAND ran despite -o '$pattern'"

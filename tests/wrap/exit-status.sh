@@ -20,12 +20,23 @@ for signal in INT:2 TERM:15 HUP:1 QUIT:3; do
 	env --default-signal "$wrap" -q "$helpers/catch-signal" "$work/ready" &
 	wrap_pid=$!
 	tries=0
-	while [ ! -e "$work/ready" ]; do
+	while [ ! -s "$work/ready" ]; do
 		tries=$((tries + 1))
 		[ $tries -le 500 ] || fail "catch-signal did not start"
 		sleep 0.01
 	done
+	catcher=$(cat "$work/ready")
 	kill -s $signal $wrap_pid
+	# A signal lost on the way must fail the test, not hang it.
+	tries=0
+	while kill -0 "$catcher" 2>/dev/null; do
+		tries=$((tries + 1))
+		if [ $tries -gt 500 ]; then
+			kill -KILL "$catcher"
+			fail "SIG$signal did not reach COMMAND"
+		fi
+		sleep 0.01
+	done
 	wait $wrap_pid
 	status=$?
 	expected=$((100 + number))

@@ -51,6 +51,7 @@ check_rate 3M 3145728
 check_rate 1MiB 1048576
 check_rate 1g 1073741824
 check_rate 2GiB 2147483648
+check_rate 1024G 1099511627776
 run 0 "$wrap" -q --rate=8K "$helpers/print-env" SPPROF_SAMPLING_RATE
 expect_output "SPPROF_SAMPLING_RATE=8192"
 # Without --rate the runtime's default (or the caller's setting) applies.
@@ -59,7 +60,7 @@ expect_output "SPPROF_SAMPLING_RATE unset"
 
 # Bad rates are usage errors and nothing runs.
 for rate in 0 0K -1 -5M +5 " 5" "5 " 5x 5KB 1.5M K "" \
-	18446744073709551616 99999999999999999999 17179869184G; do
+	1025G 1099511627777 18446744073709551616 99999999999999999999; do
 	run 2 "$wrap" -r "$rate" "$helpers/print-argv" ran
 	expect_in "$work/err" "memprof-wrap: invalid sampling rate '$rate'"
 	[ -s "$work/out" ] && fail "COMMAND ran despite --rate '$rate'"

@@ -47,10 +47,9 @@ expect_in "$work/err" "memprof-wrap: 1 profile written; read it with:"
 expect_all_listed allocate 1
 valid_profile "allocate.$pid.mlyze"
 
-# A tree of processes: each one writes its own profile.
+# A tree of processes, forked and executed: each writes its own profile.
 rm -f pids
-run 0 "$wrap" -r 4K -o 'tree.%p.mlyze' sh -c \
-	"echo \$\$ >pids; $allocate pids & $allocate pids; wait"
+run 0 "$wrap" -r 4K -o 'tree.%p.mlyze' "$allocate" pids tree
 [ "$(wc -l <pids)" -eq 3 ] || fail "not 3 processes: $(cat pids)"
 expect_in "$work/err" "memprof-wrap: 3 profiles written; read them with:"
 expect_all_listed tree 3
@@ -58,24 +57,44 @@ for pid in $(cat pids); do
 	valid_profile "tree.$pid.mlyze"
 done
 
+# The same through a shell.  Every program it starts has a profile, and
+# whatever else the processes of the tree wrote is listed too.
+rm -f pids
+run 0 "$wrap" -r 4K -o 'shell.%p.mlyze' sh -c \
+	"$allocate pids & $allocate pids; wait"
+[ "$(wc -l <pids)" -eq 2 ] || fail "not 2 programs: $(cat pids)"
+for pid in $(cat pids); do
+	valid_profile "shell.$pid.mlyze"
+done
+for file in shell.*; do
+	case $file in
+	*.part) expect_in "$work/err" "  $report $file   # partial" ;;
+	*) valid_profile "$file"; expect_in "$work/err" "  $report $file" ;;
+	esac
+done
+[ "$(grep -c "^  $report " "$work/err")" -eq "$(ls shell.* | wc -l)" ] ||
+	fail "not every profile listed"
+
 # --no-follow-fork: the first process only.
 rm -f pids
-run 0 "$wrap" -r 4K --no-follow-fork -o 'single.%p.mlyze' sh -c \
-	"echo \$\$ >pids; $allocate pids & $allocate pids; wait"
+run 0 "$wrap" -r 4K --no-follow-fork -o 'single.%p.mlyze' "$allocate" pids tree
+[ "$(wc -l <pids)" -eq 3 ] || fail "not 3 processes: $(cat pids)"
 expect_all_listed single 1
-valid_profile "single.$(head -n 1 pids).mlyze"
+valid_profile "single.$(tail -n 1 pids).mlyze" # the first process ends last
 
 # Without %p the first process takes the name as it is, the others add
 # their process id to it.
 rm -f pids
-run 0 "$wrap" -r 4K -o fixed.mlyze sh -c "$allocate pids; exit 0"
-expect_all_listed fixed 2
+run 0 "$wrap" -r 4K -o fixed.mlyze "$allocate" pids tree
+expect_all_listed fixed 3
 valid_profile fixed.mlyze
-valid_profile "fixed.$(cat pids).mlyze"
+for pid in $(sed '$d' pids); do
+	valid_profile "fixed.$pid.mlyze"
+done
 
 # An existing file is never overwritten.
 echo "not a profile" >kept.mlyze
-run 0 "$wrap" -r 4K -o kept.mlyze "$allocate"
+run 0 "$wrap" -r 4K -o kept.mlyze "$allocate" pids
 expect_in "$work/err" "$work/kept.mlyze exists and is kept"
 [ "$(cat kept.mlyze)" = "not a profile" ] || fail "kept.mlyze overwritten"
 valid_profile kept.1.mlyze
@@ -83,7 +102,7 @@ expect_in "$work/err" "  $report kept.1.mlyze"
 
 # A process killed before it finalises leaves a partial profile.
 rm -f pids
-run 137 "$wrap" -r 4K -o 'dead.%p.mlyze' "$allocate" --die pids
+run 137 "$wrap" -r 4K -o 'dead.%p.mlyze' "$allocate" pids die
 part="dead.$(cat pids).mlyze.part"
 [ -s "$part" ] || fail "$part: missing or empty"
 expect_in "$work/err" "  $report $part   # partial: its process ended before finalising"
