@@ -3,7 +3,6 @@
 # empty strings, newlines, backslashes and dollar signs are not touched.
 . "${srcdir:-.}/tests/wrap/common.sh"
 
-cd "$work" || exit 99
 touch a.c b.c   # something for a glob to match, if anything expanded one
 
 run 0 "$wrap" -q "$helpers/print-argv" "two words" "it's" '"quoted"' '*.c' \

@@ -1,10 +1,12 @@
 # common.sh - set-up shared by the memprof-wrap tests; sourced, not run.
 #
-# Automake runs the tests from the top build directory.  Every test gets a
-# private scratch directory $work (removed at exit), the programs below, and
-# the fake runtime (see fake-runtime.c) unless it sets SPPROF_RUNTIME itself.
+# Automake runs the tests from the top build directory.  Every test runs
+# in a private scratch directory $work (removed at exit), where the profiles
+# go, with the programs below and the fake runtime (see fake-runtime.c)
+# unless it sets SPPROF_RUNTIME itself.
 
 top_builddir=$(pwd)
+top_srcdir=$(cd "${srcdir:-.}" && pwd) || exit 99
 wrap=$top_builddir/src/memprof-wrap
 helpers=$top_builddir/tests/wrap
 fake_runtime=$helpers/.libs/libwrap-fake-runtime.so
@@ -15,6 +17,7 @@ unset LD_PRELOAD SPPROF_OUTPUT SPPROF_SAMPLING_RATE SPPROF_FOLLOW_FORK \
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/memprof-wrap-test.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 99
 
 fail() {
 	echo "FAIL: $*" >&2

@@ -4,7 +4,6 @@
 # output pattern with %h expanded and %p, %% left to the runtime.
 . "${srcdir:-.}/tests/wrap/common.sh"
 
-cd "$work" || exit 99
 show="$helpers/print-env LD_PRELOAD SPPROF_OUTPUT SPPROF_FOLLOW_FORK SPPROF_ROOT_PID"
 
 run 0 "$wrap" -q $show

@@ -4,7 +4,6 @@
 # In each case COMMAND must not have run.
 . "${srcdir:-.}/tests/wrap/common.sh"
 
-cd "$work" || exit 99
 # A command that leaves a trace if it runs.
 printf '#!/bin/sh\n: >"%s/ran"\n' "$work" >marker
 chmod +x marker

@@ -13,7 +13,6 @@ fi
 # memprof-wrap must find the runtime of its build tree by itself.
 unset SPPROF_RUNTIME
 
-cd "$work" || exit 99
 allocate=$helpers/allocate
 report="memprof-report --top 20"
 

@@ -6,10 +6,9 @@
 . "${srcdir:-.}/tests/wrap/common.sh"
 . "$top_builddir/tests/wrap/toolchain.sh"
 
-cd "$work" || exit 99
-source_file=$srcdir/tests/wrap/print-argv.c
-if ! $CC -static -o static-program "$source_file" 2>cc-errors; then
-	cat cc-errors
+source_file=$top_srcdir/tests/wrap/print-argv.c
+$CC -o dynamic-program "$source_file" || fail "$CC cannot build $source_file"
+if ! $CC -static -o static-program "$source_file"; then
 	echo "SKIP: $CC cannot link statically (no static C library?)"
 	exit 77
 fi
@@ -45,16 +44,16 @@ fi
 
 # What is not static passes: a dynamic program, a #! script of a dynamic
 # interpreter, and the dynamic loader run by hand with a program.
-run 0 "$wrap" -q "$helpers/print-argv" ran
+run 0 "$wrap" -q ./dynamic-program ran
 expect_output "ran"
 printf '#!/bin/sh -e\necho script ran\n' >dynamic-script
 chmod +x dynamic-script
 run 0 "$wrap" -q ./dynamic-script
 expect_output "script ran"
-loader=$(readelf -l "$helpers/print-argv" 2>/dev/null |
+loader=$(readelf -l dynamic-program 2>/dev/null |
 	sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
 if [ -n "$loader" ]; then
-	run 0 "$wrap" -q "$loader" "$helpers/print-argv" ran
+	run 0 "$wrap" -q "$loader" ./dynamic-program ran
 	expect_output "ran"
 fi
 exit 0

@@ -5,7 +5,6 @@
 # marked, nothing with --quiet, a warning when no profile was written.
 . "${srcdir:-.}/tests/wrap/common.sh"
 
-cd "$work" || exit 99
 report="memprof-report --top 20"
 
 run 0 "$wrap" -o one.mlyze "$helpers/print-argv" x
