@@ -29,33 +29,42 @@
 
 #define RUNTIME_NAME "libspprof-alloc.so.0"
 
-/* The runtime of the build tree when this program runs from it as
- * <top_builddir>/src/memprof-wrap, so that it works before installation;
- * otherwise the installed one.  SPPROF_RUNTIME overrides both. */
-static char *choose_runtime(void)
-{
-	const char *chosen = getenv("SPPROF_RUNTIME");
-	char *self, *slash, *candidate;
+/* Where this program lives in the build tree, relative to its top. */
+#define BUILD_TREE_PROGRAM "/src/memprof-wrap"
 
-	if (chosen != NULL && *chosen != '\0')
-		return wrap_format("%s", chosen);
-	self = realpath("/proc/self/exe", NULL);
-	if (self != NULL && (slash = strrchr(self, '/')) != NULL) {
-		*slash = '\0';
-		slash = strrchr(self, '/');
-		if (slash != NULL && strcmp(slash, "/src") == 0) {
-			*slash = '\0';
-			candidate = wrap_format("%s/lib/.libs/%s", self,
-						RUNTIME_NAME);
-			if (access(candidate, F_OK) == 0) {
-				free(self);
-				return candidate;
-			}
+/* <top_builddir>/lib/.libs/libspprof-alloc.so.0 when this program runs
+ * from the build tree and the runtime is built there, so that both work
+ * before installation; NULL otherwise. */
+static char *build_tree_runtime(void)
+{
+	char *self = realpath("/proc/self/exe", NULL);
+	size_t suffix = strlen(BUILD_TREE_PROGRAM);
+	size_t length = self != NULL ? strlen(self) : 0;
+	char *candidate = NULL;
+
+	if (length > suffix &&
+	    strcmp(self + length - suffix, BUILD_TREE_PROGRAM) == 0) {
+		self[length - suffix] = '\0';
+		candidate = wrap_format("%s/lib/.libs/%s", self, RUNTIME_NAME);
+		if (access(candidate, F_OK) != 0) {
 			free(candidate);
+			candidate = NULL;
 		}
 	}
 	free(self);
-	return wrap_format("%s", SPPROF_RUNTIME_PATH);
+	return candidate;
+}
+
+/* SPPROF_RUNTIME, else the build tree's runtime, else the installed one. */
+static char *choose_runtime(void)
+{
+	const char *chosen = getenv("SPPROF_RUNTIME");
+	char *built;
+
+	if (chosen != NULL && *chosen != '\0')
+		return wrap_format("%s", chosen);
+	built = build_tree_runtime();
+	return built != NULL ? built : wrap_format("%s", SPPROF_RUNTIME_PATH);
 }
 
 /* Store the absolute path of the runtime in *RUNTIME; 0, or 1 after saying

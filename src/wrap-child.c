@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 static const int forwarded_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+#define FORWARDED_COUNT (sizeof forwarded_signals / sizeof *forwarded_signals)
 
 /* What execvp() does with a file the kernel cannot execute (ENOEXEC). */
 static void exec_with_shell(const char *path, char *const argv[])
@@ -99,7 +100,7 @@ int wrap_run(const char *path, char *const argv[], bool *descendants_running)
 	pid_t child;
 
 	sigemptyset(&waited);
-	for (size_t i = 0; i < sizeof forwarded_signals / sizeof *forwarded_signals; i++)
+	for (size_t i = 0; i < FORWARDED_COUNT; i++)
 		sigaddset(&waited, forwarded_signals[i]);
 	sigaddset(&waited, SIGCHLD);
 	/* An inherited SIG_IGN would have the kernel reap children unseen. */

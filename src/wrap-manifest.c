@@ -149,6 +149,17 @@ static char *shown_path(const char *path, const char *cwd)
 	return quoted;
 }
 
+/* What to say after the command that reads PROFILE. */
+static const char *profile_note(const struct profile *profile,
+				bool descendants_running)
+{
+	if (profile->final != NULL)
+		return "";
+	if (descendants_running)
+		return "   # not finalised: its process still runs or was killed";
+	return "   # partial: its process ended before finalising";
+}
+
 static void print_profile(const struct profile *profile, const char *cwd,
 			  bool descendants_running)
 {
@@ -156,10 +167,7 @@ static void print_profile(const struct profile *profile, const char *cwd,
 				 : profile->part, cwd);
 
 	fprintf(stderr, "  %s %s%s\n", REPORT_COMMAND, shown,
-		profile->final != NULL ? ""
-		: descendants_running
-			? "   # not finalised: its process still runs or was killed"
-			: "   # partial: its process ended before finalising");
+		profile_note(profile, descendants_running));
 	free(shown);
 }
 

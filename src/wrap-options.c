@@ -31,7 +31,7 @@ static void print_help(void)
 	       "  -o, --output=FILE     profile file name; %%p is the process id,\n"
 	       "                        %%h the host name, %%%% a percent sign\n"
 	       "                        (default: COMMAND.%%p.mlyze in the current\n"
-	       "                        directory; a directory puts that name there)\n"
+	       "                        directory, or in FILE if it is a directory)\n"
 	       "  -r, --rate=BYTES      mean bytes allocated between two samples;\n"
 	       "                        units K, M, G (or KiB, MiB, GiB) are powers\n"
 	       "                        of 1024 (default: 512K)\n"

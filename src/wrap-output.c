@@ -58,14 +58,15 @@ const char *wrap_expand_host(const char *pattern, const char *host,
 	out = *expanded = wrap_alloc(strlen(pattern) +
 				     hosts * strlen(escaped_host) + 1);
 	for (; *pattern != '\0'; pattern++) {
-		if (pattern[0] == '%' && pattern[1] == 'h') {
+		if (pattern[0] != '%') {
+			*out++ = *pattern;
+		} else if (pattern[1] == 'h') {
 			out = stpcpy(out, escaped_host);
 			pattern++;
-			continue;
+		} else { /* %p or %%, left for the runtime */
+			*out++ = *pattern++;
+			*out++ = *pattern;
 		}
-		*out++ = *pattern;
-		if (pattern[0] == '%')
-			*out++ = *++pattern;
 	}
 	*out = '\0';
 	free(escaped_host);
@@ -158,38 +159,44 @@ static void note_existing_profile(const char *pattern)
 	free(path);
 }
 
+/* The -o argument with %h expanded, and with the default name added when
+ * it names a directory; NULL after saying what is wrong with it. */
+static char *output_from_argument(const char *output, const char *command)
+{
+	char host[HOST_NAME_MAX + 1] = "localhost";
+	char *expanded, *default_name, *inside;
+	const char *problem;
+	size_t length;
+
+	if (gethostname(host, sizeof host) != 0)
+		host[sizeof host - 1] = '\0';
+	problem = *output == '\0' ? "empty file name"
+		  : wrap_expand_host(output, host, &expanded);
+	if (problem != NULL) {
+		wrap_error("invalid output name '%s': %s", output, problem);
+		return NULL;
+	}
+	if (!names_directory(expanded))
+		return expanded;
+	length = strlen(expanded);
+	default_name = wrap_default_output(command);
+	inside = wrap_format("%s%s%s", expanded,
+			     expanded[length - 1] == '/' ? "" : "/",
+			     default_name);
+	free(default_name);
+	free(expanded);
+	return inside;
+}
+
 int wrap_output_pattern(const char *output, const char *command, bool quiet,
 			char **pattern)
 {
-	char host[HOST_NAME_MAX + 1] = "localhost";
-	char *target = wrap_default_output(command);
+	char *target = output == NULL ? wrap_default_output(command)
+		       : output_from_argument(output, command);
 	int result;
 
-	if (output != NULL) {
-		char *expanded;
-		const char *problem;
-
-		if (gethostname(host, sizeof host) != 0)
-			host[sizeof host - 1] = '\0';
-		problem = *output == '\0' ? "empty file name"
-			  : wrap_expand_host(output, host, &expanded);
-		if (problem != NULL) {
-			wrap_error("invalid output name '%s': %s", output,
-				   problem);
-			free(target);
-			return 2;
-		}
-		if (names_directory(expanded)) {
-			char *inside = wrap_format("%s%s%s", expanded,
-				expanded[strlen(expanded) - 1] == '/' ? "" : "/",
-				target);
-
-			free(expanded);
-			expanded = inside;
-		}
-		free(target);
-		target = expanded;
-	}
+	if (target == NULL)
+		return 2;
 	target = make_absolute(target);
 	/* The runtime ignores a longer SPPROF_OUTPUT. */
 	if (strlen(target) >= PATH_MAX) {
