@@ -4,8 +4,8 @@
 # a static PIE, or the interpreter of a #! script.  Dynamically linked
 # programs and scripts pass the same check.
 . "${srcdir:-.}/tests/wrap/common.sh"
-. "$top_builddir/tests/wrap/toolchain.sh"
 
+CC=${WRAP_TEST_CC:-cc}
 source_file=$top_srcdir/tests/wrap/print-argv.c
 $CC -o dynamic-program "$source_file" || fail "$CC cannot build $source_file"
 if ! $CC -static -o static-program "$source_file"; then
