@@ -60,15 +60,24 @@ check_error 1 "memprof-wrap: output directory $work/marker: Not a directory" \
 	"$wrap" -o marker/p.mlyze ./marker
 mkdir locked
 chmod 555 locked
-as_user=
-if [ "$(id -u)" -eq 0 ]; then
-	# The superuser may write anywhere: try as nobody instead.
+if [ "$(id -u)" -ne 0 ]; then
+	check_error 1 "memprof-wrap: output directory $work/locked: Permission denied" \
+		"$wrap" -o locked/p.mlyze ./marker
+else
+	# The superuser may write anywhere: try as nobody instead, with copies
+	# of the programs where nobody can reach them.
 	command -v setpriv >/dev/null 2>&1 || fail "root, but no setpriv"
-	as_user="setpriv --reuid=nobody --regid=nogroup --clear-groups --"
+	as_nobody="setpriv --reuid=nobody --regid=nogroup --clear-groups --"
 	chmod 755 "$work"
+	cp "$wrap" "$fake_runtime" "$work/" || exit 99
+	if $as_nobody test -x "$work/memprof-wrap"; then
+		check_error 1 "memprof-wrap: output directory $work/locked: Permission denied" \
+			env SPPROF_RUNTIME="$work/${fake_runtime##*/}" \
+			$as_nobody "$work/memprof-wrap" -o locked/p.mlyze ./marker
+	else
+		echo "note: nobody cannot reach $work; unwritable directory not tested"
+	fi
 fi
-check_error 1 "memprof-wrap: output directory $work/locked: Permission denied" \
-	$as_user "$wrap" -o locked/p.mlyze ./marker
 
 # The runtime itself.
 check_error 1 "memprof-wrap: profiler runtime $work/no-such-runtime.so: No such file or directory" \
