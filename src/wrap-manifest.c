@@ -198,9 +198,19 @@ void wrap_manifest_report(const struct wrap_manifest *manifest, bool quiet,
 	else if (!quiet)
 		wrap_error("%zu profile%s written; read %s with:", listed,
 			   listed == 1 ? "" : "s", listed == 1 ? "it" : "them");
+	/* Finalised profiles first, in the order their processes started;
+	 * then those never finalised, which matter less. */
+	for (int finalised = 1; finalised >= 0 && !quiet; finalised--) {
+		for (size_t i = 0; i < list.count; i++) {
+			const struct profile *profile = &list.items[i];
+
+			if ((profile->final != NULL) == finalised &&
+			    is_listed(profile))
+				print_profile(profile, cwd,
+					      descendants_running);
+		}
+	}
 	for (size_t i = 0; i < list.count; i++) {
-		if (!quiet && is_listed(&list.items[i]))
-			print_profile(&list.items[i], cwd, descendants_running);
 		free(list.items[i].part);
 		free(list.items[i].final);
 	}

@@ -25,17 +25,18 @@ run 0 "$wrap" -o "$work/away.mlyze" "$helpers/print-argv"
 expect_in "$work/err" "  $report $work/away.mlyze"
 cd "$work" || exit 99
 
-# Several processes, one killed before finalising.  (The fake finalises at
+# Several processes, one killed before finalising: it is listed after the
+# others, although it started before one of them.  (The fake finalises at
 # exit(), which sh skips: sh hands over to a program that calls it.)
 run 0 "$wrap" -o 'tree.%p.mlyze' sh -c \
-	"$helpers/print-argv; sh -c 'kill -KILL \$\$'; echo \$\$; exec $helpers/print-argv"
+	"sh -c 'kill -KILL \$\$'; $helpers/print-argv; echo \$\$; exec $helpers/print-argv"
 pid=$(cat "$work/out")
 expect_in "$work/err" "memprof-wrap: 3 profiles written; read them with:"
 expect_in "$work/err" "  $report tree.$pid.mlyze"
-grep -q "^  $report tree\.[0-9]*\.mlyze\.part   # partial: its process ended before finalising\$" \
-	"$work/err" || fail "partial profile not listed as such"
 [ "$(grep -c "^  $report tree\.[0-9]*\.mlyze\$" "$work/err")" -eq 2 ] ||
 	fail "finalised profiles not listed"
+tail -n 1 "$work/err" | grep -q "^  $report tree\.[0-9]*\.mlyze\.part   # partial: its process ended before finalising\$" ||
+	fail "partial profile not listed last, as such"
 
 # A process that outlives COMMAND is still in the making.
 run 0 "$wrap" -o 'late.%p.mlyze' sh -c "sleep 2 & echo \$!"
