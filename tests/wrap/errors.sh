@@ -84,4 +84,12 @@ check_error 1 "memprof-wrap: profiler runtime $work/no-such-runtime.so: No such 
 	env SPPROF_RUNTIME="$work/no-such-runtime.so" "$wrap" ./marker
 check_error 1 "memprof-wrap: profiler runtime $work/marker: not an ELF shared library" \
 	env SPPROF_RUNTIME="$work/marker" "$wrap" ./marker
+# A runtime for another machine cannot be preloaded into the command.  One
+# is made by setting e_machine (offset 18, little-endian) to EM_AARCH64
+# (183), or to EM_X86_64 (62) on aarch64.
+cp "$fake_runtime" foreign-runtime.so || exit 99
+[ "$(uname -m)" = aarch64 ] && machine='\076\000' || machine='\267\000'
+printf "$machine" | dd of=foreign-runtime.so bs=1 seek=18 conv=notrunc 2>/dev/null
+check_error 1 "memprof-wrap: /bin/sh (interpreter of ./marker): built for another architecture than the profiler runtime $work/foreign-runtime.so" \
+	env SPPROF_RUNTIME="$work/foreign-runtime.so" "$wrap" ./marker
 exit 0
