@@ -1,7 +1,8 @@
 ## Benchmarks (not run by make check).
 ##
-## The workload and the measuring launcher are built on demand only,
-## never by `make` or `make check`.
+## `make bench` builds the workload and the measuring launcher, then runs
+## bench/run-bench.sh against the freshly built runtime.  Neither program
+## is built by `make` or `make check`.
 
 # No other component builds programs on demand, so the list starts here.
 EXTRA_PROGRAMS = bench/workload bench/bench-run
@@ -10,3 +11,12 @@ bench_workload_CFLAGS = $(AM_CFLAGS) -O2 -pthread
 bench_workload_LDFLAGS = -pthread
 bench_bench_run_SOURCES = bench/bench-run.c bench/cli.c bench/cli.h
 CLEANFILES += bench/workload$(EXEEXT) bench/bench-run$(EXEEXT)
+EXTRA_DIST += bench/run-bench.sh
+
+BENCH_RUNTIME = $(abs_top_builddir)/lib/.libs/libspprof-alloc.so.0
+
+.PHONY: bench
+bench: bench/workload$(EXEEXT) bench/bench-run$(EXEEXT) \
+		lib/libspprof-alloc.la
+	$(SHELL) $(srcdir)/bench/run-bench.sh $(BENCH_RUNTIME) \
+		$(abs_top_builddir)/bench
