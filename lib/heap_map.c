@@ -101,6 +101,10 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 	uintptr_t expected = HEAP_SLOT_RESERVED;
 	uint64_t seq = atomic_fetch_add_explicit(&map->next_seq, 1, relaxed);
 
+	/* Pairs with the acquire fence of read_live_slot(): a reader that
+	 * sees any of the stores below also sees the key as RESERVED, so it
+	 * never accepts a record being rewritten under it. */
+	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit(&s->size, r->size, relaxed);
 	atomic_store_explicit(&s->sampling_rate, r->sampling_rate, relaxed);
 	atomic_store_explicit(&s->timestamp_ns, r->timestamp_ns, relaxed);

@@ -23,7 +23,9 @@
 #define HEAP_SLOT_TOMBSTONE (~(uintptr_t)0)
 
 #define HEAP_MAP_MAX_PROBE 128
-#define HEAP_MAP_DEFAULT_CAPACITY (1u << 20)
+/* 128K slots hold ~100K live samples (about 50 GiB of live heap at the
+ * default rate) in 7 MiB, which sampled addresses touch page by page. */
+#define HEAP_MAP_DEFAULT_CAPACITY (1u << 17)
 /* Inserts beyond this share of live slots are dropped, keeping probes short. */
 #define HEAP_MAP_MAX_LOAD_PERCENT 80
 

@@ -130,7 +130,7 @@ SLOW_PATH static void free_slow(void *block)
 	struct heap_record forgotten;
 
 	if (!block || is_bootstrap(block))
-		return;
+		return; /* bootstrap blocks are static storage, never given back */
 	profiler_forget(block, &forgotten);
 	real.free(block);
 }
@@ -138,8 +138,6 @@ SLOW_PATH static void free_slow(void *block)
 MEMPROF_PUBLIC void free(void *block)
 {
 	if (likely(!free_filter_maybe_sampled(block))) {
-		if (unlikely(is_bootstrap(block)))
-			return; /* static storage, never given back */
 		real.free(block);
 		return;
 	}
@@ -198,8 +196,7 @@ MEMPROF_PUBLIC void *realloc(void *block, size_t size)
 {
 	int within_budget = sampler_within_budget(size);
 
-	if (likely(within_budget && !free_filter_maybe_sampled(block) &&
-		   !is_bootstrap(block)))
+	if (likely(within_budget && !free_filter_maybe_sampled(block)))
 		return real.realloc(block, size);
 	return realloc_slow(block, size, within_budget);
 }
