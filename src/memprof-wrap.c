@@ -29,23 +29,31 @@
 
 #define RUNTIME_NAME "libspprof-alloc.so.0"
 
+/* The Python bindings' extension module, which the runtime loads into
+ * Python processes for their Python frames: where it is installed and
+ * where it is built (both empty when configured without the bindings). */
+#ifndef SPPROF_PYTHON_WALKER_PATH
+#define SPPROF_PYTHON_WALKER_PATH ""
+#define SPPROF_PYTHON_WALKER_BUILT ""
+#endif
+
 /* Where this program lives in the build tree, relative to its top. */
 #define BUILD_TREE_PROGRAM "/src/memprof-wrap"
 
-/* <top_builddir>/lib/.libs/libspprof-alloc.so.0 when this program runs
- * from the build tree and the runtime is built there, so that both work
- * before installation; NULL otherwise. */
-static char *build_tree_runtime(void)
+/* <top_builddir>/RELATIVE when this program runs from the build tree and
+ * that file is built there, so that the build works before installation;
+ * NULL otherwise. */
+static char *build_tree_file(const char *relative)
 {
 	char *self = realpath("/proc/self/exe", NULL);
 	size_t suffix = strlen(BUILD_TREE_PROGRAM);
 	size_t length = self != NULL ? strlen(self) : 0;
 	char *candidate = NULL;
 
-	if (length > suffix &&
+	if (*relative != '\0' && length > suffix &&
 	    strcmp(self + length - suffix, BUILD_TREE_PROGRAM) == 0) {
 		self[length - suffix] = '\0';
-		candidate = wrap_format("%s/lib/.libs/%s", self, RUNTIME_NAME);
+		candidate = wrap_format("%s/%s", self, relative);
 		if (access(candidate, F_OK) != 0) {
 			free(candidate);
 			candidate = NULL;
@@ -63,8 +71,21 @@ static char *choose_runtime(void)
 
 	if (chosen != NULL && *chosen != '\0')
 		return wrap_format("%s", chosen);
-	built = build_tree_runtime();
+	built = build_tree_file("lib/.libs/" RUNTIME_NAME);
 	return built != NULL ? built : wrap_format("%s", SPPROF_RUNTIME_PATH);
+}
+
+/* The build tree's Python frame walker, else the installed one, else NULL
+ * (no Python bindings: Python programs get native frames only). */
+static char *choose_python_walker(void)
+{
+	char *built = build_tree_file(SPPROF_PYTHON_WALKER_BUILT);
+
+	if (built != NULL)
+		return built;
+	if (access(SPPROF_PYTHON_WALKER_PATH, R_OK) == 0)
+		return wrap_format("%s", SPPROF_PYTHON_WALKER_PATH);
+	return NULL;
 }
 
 /* Store the absolute path of the runtime in *RUNTIME; 0, or 1 after saying
@@ -127,6 +148,14 @@ static void configure_runtime(const char *runtime, const char *pattern,
 		set_variable("SPPROF_SAMPLING_RATE", value);
 		free(value);
 	}
+	/* A walker given in the environment (empty: none) is kept. */
+	if (getenv("SPPROF_PYTHON_WALKER") == NULL &&
+	    (value = choose_python_walker()) != NULL) {
+		set_variable("SPPROF_PYTHON_WALKER", value);
+		free(value);
+	}
+	if (options->python_allocators != NULL)
+		set_variable("PYTHONMALLOC", options->python_allocators);
 	/* Set by the runtime in the first process it profiles; one inherited
 	 * from an outer profiled process would misname every profile. */
 	unsetenv("SPPROF_ROOT_PID");

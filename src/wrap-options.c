@@ -10,12 +10,14 @@
 #include <string.h>
 #include <strings.h>
 
-enum { OPTION_NO_FOLLOW_FORK = 256 };
+enum { OPTION_NO_FOLLOW_FORK = 256, OPTION_PYTHON_ALLOCATORS };
 
 static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "rate", required_argument, NULL, 'r' },
 	{ "no-follow-fork", no_argument, NULL, OPTION_NO_FOLLOW_FORK },
+	{ "python-allocators", required_argument, NULL,
+	  OPTION_PYTHON_ALLOCATORS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -37,6 +39,11 @@ static void print_help(void)
 	       "                        of 1024 (default: 512K)\n"
 	       "      --no-follow-fork  profile only the first process, not the\n"
 	       "                        processes it forks or executes\n"
+	       "      --python-allocators=malloc|pymalloc\n"
+	       "                        malloc: Python allocates its small objects\n"
+	       "                        with malloc too, so that they are sampled\n"
+	       "                        (slower); pymalloc: from its own arenas,\n"
+	       "                        unseen (default: as the environment says)\n"
 	       "  -q, --quiet           do not list the profiles written\n"
 	       "  -h, --help            display this help and exit\n"
 	       "  -V, --version         output version information and exit\n"
@@ -75,6 +82,15 @@ static int apply_option(int option, struct wrap_options *options)
 	case OPTION_NO_FOLLOW_FORK:
 		options->follow_fork = false;
 		return WRAP_RUN;
+	case OPTION_PYTHON_ALLOCATORS:
+		if (strcmp(optarg, "malloc") == 0 ||
+		    strcmp(optarg, "pymalloc") == 0) {
+			options->python_allocators = optarg;
+			return WRAP_RUN;
+		}
+		wrap_error("invalid Python allocators '%s': use malloc or "
+			   "pymalloc", optarg);
+		return usage_error();
 	case 'q':
 		options->quiet = true;
 		return WRAP_RUN;

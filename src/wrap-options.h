@@ -17,6 +17,9 @@ struct wrap_options {
 	uint64_t rate;       /* -r BYTES; 0 when not given */
 	bool follow_fork;    /* false with --no-follow-fork */
 	bool quiet;          /* -q: no summary at the end */
+	/* --python-allocators: PYTHONMALLOC for COMMAND ("malloc" or
+	 * "pymalloc"); NULL leaves the environment as it is. */
+	const char *python_allocators;
 	char **command;      /* COMMAND and its arguments, NULL-terminated */
 };
 

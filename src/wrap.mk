@@ -17,5 +17,10 @@ src_memprof_wrap_SOURCES = src/memprof-wrap.c
 src_memprof_wrap_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DSPPROF_RUNTIME_PATH='"$(libdir)/libspprof-alloc.so.0"'
 src_memprof_wrap_LDADD = src/libmemprof-wrap.la
+if BUILD_PYTHON
+src_memprof_wrap_CPPFLAGS += \
+	-DSPPROF_PYTHON_WALKER_PATH='"$(pyexecdir)/spprof/_memprof$(PYTHON_EXT_SUFFIX)"' \
+	-DSPPROF_PYTHON_WALKER_BUILT='"python/spprof/.libs/_memprof$(PYTHON_EXT_SUFFIX)"'
+endif
 
 dist_man_MANS += man/memprof-wrap.1

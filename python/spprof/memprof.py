@@ -49,10 +49,14 @@ module's session: the recording memprof-wrap was asked for goes on until
 the process exits.  get_snapshot() and get_stats() need no start() there.
 shutdown() ends the recording early (and finalises its profile).
 
-Small objects: CPython serves objects of 512 bytes or less from its own
-arenas (pymalloc), out of malloc's sight.  memprof-wrap runs Python with
-PYTHONMALLOC=malloc by default, so that these objects are sampled too;
-under plain LD_PRELOAD, set PYTHONMALLOC=malloc yourself to see them.
+Small objects: CPython serves objects of 512 bytes or less (most of
+them) from its own arenas, pymalloc, out of malloc's sight: by default
+only larger blocks are sampled (list and dict tables, strings and buffers
+over 512 bytes, numpy data, C extensions' memory).  To see every object,
+run Python with PYTHONMALLOC=malloc - ``memprof-wrap
+--python-allocators=malloc python3 app.py`` - at a price: the C library's
+malloc is slower than pymalloc for small objects, which costs programs
+that allocate much some 20 to 30 %.
 
 Python frames are reported for the allocations a thread makes while it
 holds the GIL (nearly all allocations of Python code), and for all those

@@ -2,9 +2,10 @@
 
 The profiler is one per process and shutdown() is one-way, so every test
 runs its program in a fresh interpreter: under LD_PRELOAD of the build
-tree's runtime, with PYTHONMALLOC=malloc (memprof-wrap's default) unless
-asked otherwise, and, when it records a profile, with SPPROF_OUTPUT and
-SPPROF_PYTHON_WALKER set as memprof-wrap sets them.  A program reports
+tree's runtime, with Python's own small-object allocator (memprof-wrap's
+default) unless small objects are asked for (PYTHONMALLOC=malloc), and,
+when it records a profile, with SPPROF_OUTPUT and SPPROF_PYTHON_WALKER set
+as memprof-wrap sets them.  A program reports
 its findings by printing one JSON object as its last line of output.
 """
 
@@ -73,7 +74,7 @@ class Result:
 
 
 def environment(directory: Path, preload: bool = True, record: bool = False,
-                pymalloc: bool = False,
+                small_objects: bool = False,
                 extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("SPPROF_") and k not in
@@ -83,7 +84,7 @@ def environment(directory: Path, preload: bool = True, record: bool = False,
     if record:
         env["SPPROF_OUTPUT"] = str(directory / "profile.%p.mlyze")
         env["SPPROF_PYTHON_WALKER"] = WALKER
-    if not pymalloc:
+    if small_objects:
         env["PYTHONMALLOC"] = "malloc"
     env.update(extra or {})
     return env

@@ -7,6 +7,7 @@ reader; this one only lets the tests look at what the runtime recorded.
 """
 
 import json
+import math
 import struct
 from dataclasses import dataclass, field
 from typing import Dict, List, Tuple
@@ -30,6 +31,19 @@ class Profile:
         return [(self.files[f["file_id"]], self.functions[f["func_id"]],
                  f["line"])
                 for f in self.stacks.get(stack_id, []) if "file_id" in f]
+
+    def allocated_by_line(self) -> Dict[int, float]:
+        """Estimated bytes allocated (freed or not) per line of innermost
+        Python frame, with the unbiased weights of mlyze(5)."""
+        rate = self.metadata["sampling_rate"]
+        by_line: Dict[int, float] = {}
+        for _, size, stack in self.allocs:
+            frames = self.python_frames(stack)
+            if frames:
+                line = frames[0][2]
+                by_line[line] = (by_line.get(line, 0.0) +
+                                 size / -math.expm1(-size / rate))
+        return by_line
 
     def live(self) -> List[Tuple[int, int, int]]:
         """(address, size, stack_id) of the blocks never freed."""

@@ -1,6 +1,5 @@
 """Python frames in samples: the right lines, from every kind of thread."""
 
-import math
 
 WORKLOAD = """
     def load_records(n):
@@ -25,16 +24,8 @@ def test_known_lines_are_the_top_sites_of_the_profile(runner):
     prog = runner.program(WORKLOAD, prelude=False)
     assert runner.run(prog, record=True, check=False).returncode == 0
     profile, = runner.profiles()
-    rate = profile.metadata["sampling_rate"]
-    by_line = {}
-    # Everything allocated (the process frees its objects as it exits);
-    # only the interpreter's start-up allocates without Python frames.
-    for _, size, stack in profile.allocs:
-        frames = profile.python_frames(stack)
-        if not frames:
-            continue
-        estimate = size / -math.expm1(-size / rate)
-        by_line[frames[0][2]] = by_line.get(frames[0][2], 0) + estimate
+    # Everything allocated: the process frees its objects as it exits.
+    by_line = profile.allocated_by_line()
     top = sorted(by_line, key=by_line.get, reverse=True)[:3]
     assert top[2] == prog.line("BUFFERS")
     assert set(top[:2]) == {prog.line("RECORDS"), prog.line("INDEX")}
@@ -73,10 +64,10 @@ def test_small_objects_need_pythonmalloc_malloc(runner):
         top = sites(memprof.get_snapshot(), 3)
         report(lines=[s[2] for s in top], bytes=[s[3] for s in top])
     """)
-    seen = runner.run(prog).data
+    seen = runner.run(prog, small_objects=True).data
     assert seen["lines"][0] == prog.line("SMALL")
     assert seen["bytes"][0] > 10e6
-    blind = runner.run(prog, pymalloc=True).data
+    blind = runner.run(prog).data
     small_bytes = sum(b for line, b in zip(blind["lines"], blind["bytes"])
                       if line == prog.line("SMALL"))
     assert small_bytes < seen["bytes"][0] / 2

@@ -71,17 +71,41 @@ def test_multiprocessing_fork_children(runner):
     assert workers, "no child recorded the worker's line"
 
 
-@pytest.mark.skipif(not os.access(WRAP, os.X_OK),
-                    reason="memprof-wrap is not built")
-def test_memprof_wrap_attaches_the_walker(runner, tmp_path):
-    prog = runner.program("""
-        kept = [bytes(4096) for _ in range(5000)]  # KEPT
-    """, prelude=False)
-    env = environment(tmp_path, preload=False, pymalloc=True)
-    output = tmp_path / "profile.wrap.mlyze"
-    proc = subprocess.run([WRAP, "-o", str(output), sys.executable,
-                           str(prog.path)], env=env, capture_output=True,
-                          text=True, timeout=300)
+def wrap(runner, program, *options):
+    """Run program under memprof-wrap; its profile."""
+    if not os.access(WRAP, os.X_OK):
+        pytest.skip("memprof-wrap is not built")
+    output = runner.directory / "profile.%p.mlyze"
+    proc = subprocess.run([WRAP, "-q", "-o", str(output), *options,
+                           sys.executable, str(program.path)],
+                          env=environment(runner.directory, preload=False),
+                          capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
+    assert "frame walker" not in proc.stderr, proc.stderr
     profile, = runner.profiles()
-    assert prog.line("KEPT") in python_lines(profile)
+    for path in runner.directory.glob("profile.*.mlyze*"):
+        path.unlink()
+    return profile
+
+
+SMALL = """
+    kept = [bytes(4096) for _ in range(5000)]  # LARGE
+    small = [None] * 300_000
+    for i in range(300_000):
+        small[i] = (i, str(i))  # SMALL
+"""
+
+
+def test_memprof_wrap_attaches_the_walker(runner):
+    # By default Python keeps pymalloc: the ~30 MB of small objects
+    # allocated at SMALL are not seen.
+    prog = runner.program(SMALL, prelude=False)
+    by_line = wrap(runner, prog).allocated_by_line()
+    assert 15e6 < by_line[prog.line("LARGE")] < 30e6
+    assert by_line.get(prog.line("SMALL"), 0) < 3e6
+
+
+def test_memprof_wrap_python_allocators(runner):
+    prog = runner.program(SMALL, prelude=False)
+    profile = wrap(runner, prog, "--python-allocators=malloc")
+    assert profile.allocated_by_line()[prog.line("SMALL")] > 20e6

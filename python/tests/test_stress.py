@@ -14,7 +14,7 @@ def test_high_allocation_rate(runner):
         memprof.stop()
         report(total=stats.total_samples, live=stats.live_samples)
     """)
-    r = runner.run(prog, pymalloc=True).data
+    r = runner.run(prog).data
     assert 100 < r["total"] < 10000
     assert r["live"] < 100
 
