@@ -46,13 +46,15 @@ static PyObject *none_or_raise(int result)
 	Py_RETURN_NONE;
 }
 
-static int parse_rate(PyObject *arg, uint64_t *rate)
+/* Passes the sampling rate in arg to call, whose result goes to *result;
+ * -1 with a Python exception when arg is not a valid rate. */
+static int with_rate(PyObject *arg, int (*call)(uint64_t), int *result)
 {
-	unsigned long long v = PyLong_AsUnsignedLongLong(arg);
+	unsigned long long rate = PyLong_AsUnsignedLongLong(arg);
 
-	if (v == (unsigned long long)-1 && PyErr_Occurred())
+	if (rate == (unsigned long long)-1 && PyErr_Occurred())
 		return -1;
-	*rate = v;
+	*result = call(rate);
 	return 0;
 }
 
@@ -133,12 +135,12 @@ PyDoc_STRVAR(init_doc, "init(sampling_rate) -> bool\n\n"
 
 static PyObject *py_init(PyObject *self, PyObject *arg)
 {
-	uint64_t rate;
+	int result;
 
 	(void)self;
-	if (parse_rate(arg, &rate) < 0)
-		return NULL;
-	return changed_or_already(memprof_init(rate));
+	return with_rate(arg, memprof_init, &result) < 0
+		       ? NULL
+		       : changed_or_already(result);
 }
 
 PyDoc_STRVAR(start_doc, "start() -> bool\n\n"
@@ -174,18 +176,19 @@ PyDoc_STRVAR(set_sampling_rate_doc,
 
 static PyObject *py_set_sampling_rate(PyObject *self, PyObject *arg)
 {
-	uint64_t rate;
+	int result;
 
 	(void)self;
-	if (parse_rate(arg, &rate) < 0)
-		return NULL;
-	return none_or_raise(memprof_set_sampling_rate(rate));
+	return with_rate(arg, memprof_set_sampling_rate, &result) < 0
+		       ? NULL
+		       : none_or_raise(result);
 }
 
 PyDoc_STRVAR(attach_walker_doc,
 	     "attach_walker()\n\n"
 	     "Install the Python frame walker in the runtime, so that samples\n"
-	     "taken while a thread holds the GIL carry Python frames.");
+	     "taken while a thread holds the GIL (or by the main thread) carry\n"
+	     "Python frames.");
 
 static PyObject *py_attach_walker(PyObject *self, PyObject *unused)
 {

@@ -89,3 +89,21 @@ def test_stack_table_limit_degrades_gracefully(runner):
     r = runner.run(prog, extra={"SPPROF_STACK_TABLE_MAX": "4096"}).data
     assert r["stacks"] <= 4096
     assert r["drops"] > 0 and r["stackless"] > 0
+
+
+def test_full_heap_map_drops_samples_and_goes_on(runner):
+    # A heap map of 1024 slots and ~4000 live samples: the excess is
+    # dropped and counted, the program runs on, the kept samples stay true.
+    prog = runner.program("""
+        import spprof.memprof as memprof
+        memprof.start(sampling_rate_kb=4)
+        kept = [bytearray(4096) for _ in range(4000)]  # KEPT
+        snapshot = memprof.get_snapshot()
+        stats = memprof.get_stats()
+        report(drops=stats.heap_map_full_drops, live=stats.live_samples,
+               snapshot=snapshot.live_samples, site=sites(snapshot, 1)[0][2])
+    """)
+    r = runner.run(prog, extra={"SPPROF_HEAP_MAP_CAPACITY": "1024"}).data
+    assert r["drops"] > 0
+    assert 0 < r["live"] <= 1024 and r["snapshot"] <= 1024
+    assert r["site"] == prog.line("KEPT")
