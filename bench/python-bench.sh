@@ -7,14 +7,16 @@
 # plain, and prints the median wall time of each setting and its ratio to
 # the plain run.  Settings:
 #   plain              python3, nothing else
-#   plain+malloc       PYTHONMALLOC=malloc alone (the small-object mode's
-#                      own cost, without the profiler)
-#   profiled           runtime + walker + PYTHONMALLOC=malloc (what
-#                      memprof-wrap does by default)
-#   profiled+pymalloc  runtime + walker, pymalloc kept (small objects unseen)
+#   profiled           runtime + walker, as memprof-wrap runs Python by
+#                      default (pymalloc kept: small objects unseen)
+#   plain+malloc       PYTHONMALLOC=malloc alone: what the small-object
+#                      mode costs by itself, without the profiler
+#   profiled+malloc    runtime + walker + PYTHONMALLOC=malloc, as with
+#                      memprof-wrap --python-allocators=malloc
 #   heaptrack          heaptrack, for scale (one run; when installed)
 #
 # Usage: bench/python-bench.sh [-n RUNS] [-r RATE] [BUILD_DIR]
+# (or make bench-python)
 # BUILD_DIR is the build tree (default: the current directory); RATE the
 # sampling rate in bytes (default: the runtime's, 524288).
 
@@ -60,9 +62,9 @@ if os.environ["RATE"]:
     profiled["SPPROF_SAMPLING_RATE"] = os.environ["RATE"]
 settings = [
     ("plain", env, []),
+    ("profiled", profiled, []),
     ("plain+malloc", dict(env, PYTHONMALLOC="malloc"), []),
-    ("profiled", dict(profiled, PYTHONMALLOC="malloc"), []),
-    ("profiled+pymalloc", profiled, []),
+    ("profiled+malloc", dict(profiled, PYTHONMALLOC="malloc"), []),
 ]
 command = [sys.executable, os.environ["WORKLOAD"]]
 

@@ -13,10 +13,10 @@ PYTHON_TEST_FILES = \
 	python/tests/test_processes.py \
 	python/tests/test_snapshot.py \
 	python/tests/test_stress.py
-EXTRA_DIST += $(PYTHON_TEST_FILES) python/tests/pytest-suite.in \
+EXTRA_DIST += $(PYTHON_TEST_FILES) python/tests/pytest-suite.in python/setup.py \
 	bench/python-bench.sh bench/python_workload.py
 
-.PHONY: python-build-tree
+.PHONY: python-build-tree bench-python
 
 if BUILD_PYTHON
 spprofpyexecdir = $(pyexecdir)/spprof
@@ -50,6 +50,11 @@ python-build-tree: python/spprof/_memprof.la
 	ln -sf "$(abs_top_builddir)/python/spprof/.libs/_memprof$(PYTHON_EXT_SUFFIX)" \
 		$(PYTHON_BUILD_TREE)/
 CLEANFILES += $(PYTHON_BUILD_TREE)/*
+
+# What profiling costs a Python program (not run by make check).
+bench-python: all
+	PYTHON=$(PYTHON) $(SHELL) $(srcdir)/bench/python-bench.sh \
+		$(abs_top_builddir)
 
 TESTS += python/tests/pytest-suite
 CLEANFILES += python/tests/pytest-suite
