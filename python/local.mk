@@ -16,7 +16,7 @@ PYTHON_TEST_FILES = \
 EXTRA_DIST += $(PYTHON_TEST_FILES) python/tests/pytest-suite.in python/setup.py \
 	bench/python-bench.sh bench/python_workload.py
 
-.PHONY: python-build-tree bench-python
+.PHONY: bench-python
 
 if BUILD_PYTHON
 spprofpyexecdir = $(pyexecdir)/spprof
@@ -41,15 +41,16 @@ python_spprof__memprof_la_LIBADD = lib/libspprof-alloc.la
 # sources and to the freshly linked extension), for the tests and for
 # trying the bindings without installing them.
 PYTHON_BUILD_TREE = python/pkg/spprof
-all-local: python-build-tree
-python-build-tree: python/spprof/_memprof.la
+all-local: $(PYTHON_BUILD_TREE)/.stamp
+$(PYTHON_BUILD_TREE)/.stamp: python/spprof/_memprof.la
 	$(AM_V_GEN)$(MKDIR_P) $(PYTHON_BUILD_TREE) && \
 	for f in $(spprofpyexec_PYTHON); do \
 		ln -sf "$(abs_top_srcdir)/$$f" $(PYTHON_BUILD_TREE)/; \
 	done && \
 	ln -sf "$(abs_top_builddir)/python/spprof/.libs/_memprof$(PYTHON_EXT_SUFFIX)" \
-		$(PYTHON_BUILD_TREE)/
-CLEANFILES += $(PYTHON_BUILD_TREE)/*
+		$(PYTHON_BUILD_TREE)/ && \
+	touch $@
+CLEANFILES += $(PYTHON_BUILD_TREE)/* $(PYTHON_BUILD_TREE)/.stamp
 
 # What profiling costs a Python program (not run by make check).
 bench-python: all
