@@ -585,7 +585,12 @@ def get_stats() -> MemProfStats:
 def marker(name: str) -> bool:
     """Write a named marker (a point in time) to the profile being
     recorded under memprof-wrap; memprof-report shows it on the timeline.
-    Returns False, doing nothing, when no profile is being recorded."""
+    Returns False, doing nothing, when no profile is being recorded.
+
+    Raises:
+        RuntimeError: the profiler was shut down.
+    """
+    _check_not_terminated("marker")
     try:
         return _memprof.marker(name)
     except OSError as e:

@@ -31,6 +31,7 @@ def test_misuse_raises(runner):
             outcome(memprof.stop),
             outcome(memprof.get_snapshot),
             outcome(memprof.get_stats),
+            outcome(memprof.marker, "late"),
         ]
         report(steps=steps)
     """)
@@ -39,7 +40,7 @@ def test_misuse_raises(runner):
     assert kinds == ["RuntimeError", "RuntimeError", "ValueError", "ok",
                      "RuntimeError", "ok", "RuntimeError", "ok", "ok", "ok",
                      "RuntimeError", "RuntimeError", "RuntimeError",
-                     "RuntimeError"]
+                     "RuntimeError", "RuntimeError"]
     assert "already running" in steps[4]
     assert "not running" in steps[6]
     assert all("shut down" in s for s in steps[10:])
