@@ -85,7 +85,8 @@ def test_save_speedscope(runner):
     profile, = doc["profiles"]
     assert profile["type"] == "sampled" and profile["unit"] == "bytes"
     assert len(profile["samples"]) == len(profile["weights"])
-    assert sum(profile["weights"]) == pytest.approx(total, abs=100)
+    # each merged stack's weight is rounded on its own
+    assert abs(sum(profile["weights"]) - total) <= len(profile["weights"])
     assert profile["endValue"] == sum(profile["weights"])
     frames = doc["shared"]["frames"]
     heaviest = profile["samples"][profile["weights"].index(
@@ -109,7 +110,7 @@ def test_save_collapsed(runner):
     for line in lines:
         stack, weight = line.rsplit(" ", 1)
         weights.append(int(weight))
-    assert sum(weights) == pytest.approx(total, abs=100)
+    assert abs(sum(weights) - total) <= len(weights)
     heaviest = lines[0].rsplit(" ", 1)[0].split(";")
     where = f"({prog.path}:{prog.line('INNER')})"
     assert heaviest[-1] == f"inner.<locals>.<listcomp> {where}"
