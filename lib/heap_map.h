@@ -36,6 +36,7 @@ struct heap_record {
 	uint64_t timestamp_ns;
 	uint32_t stack_id;
 	uint32_t thread_id;
+	uint32_t offset; /* from the C library's block to the program's */
 };
 
 struct heap_slot {
@@ -47,6 +48,7 @@ struct heap_slot {
 	_Atomic uint64_t timestamp_ns;
 	_Atomic uint32_t stack_id;
 	_Atomic uint32_t thread_id;
+	_Atomic uint32_t offset;
 };
 
 struct heap_map {
@@ -79,6 +81,10 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
  * died during birth (no record yet), 0 when it is not tracked. */
 int heap_map_remove(struct heap_map *map, uintptr_t address,
 		    struct heap_record *out);
+
+/* Reads the record of a live block without removing it: 1 when found. */
+int heap_map_find(struct heap_map *map, uintptr_t address,
+		  struct heap_record *out);
 
 /* Calls fn for every live record; returns the number visited. */
 size_t heap_map_for_each(struct heap_map *map,

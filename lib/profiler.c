@@ -115,20 +115,24 @@ static uint64_t estimate_of(const struct heap_record *r)
 							NULL));
 }
 
-static void publish(long slot, void *block, const struct heap_record *r)
+static int publish(long slot, void *block, const struct heap_record *r)
 {
-	if (heap_map_finalize(&prof.heap, slot, (uintptr_t)block, r)) {
+	if (!heap_map_finalize(&prof.heap, slot, (uintptr_t)block, r))
+		return 0;
+	{
 		count(&prof.samples);
 		atomic_fetch_add_explicit(&prof.live_estimate, estimate_of(r),
 					  relaxed);
 		writer_alloc((uintptr_t)block, r);
 	}
+	return 1;
 }
 
-void profiler_record_alloc(void *block, size_t size)
+int profiler_record_alloc(void *block, size_t size, uint32_t offset)
 {
 	int saved_errno = enter_runtime();
 	long slot = heap_map_reserve(&prof.heap, (uintptr_t)block);
+	int tracked = 0;
 
 	if (slot >= 0) {
 		struct heap_record r = {
@@ -137,43 +141,41 @@ void profiler_record_alloc(void *block, size_t size)
 			.stack_id = capture_stack(),
 			.thread_id = sampler_tls.tid,
 			.timestamp_ns = monotonic_ns(),
+			.offset = offset,
 		};
 
-		publish(slot, block, &r);
+		tracked = publish(slot, block, &r);
 	}
 	leave_runtime(saved_errno);
+	return tracked;
 }
 
-void profiler_restore(void *block, const struct heap_record *record)
+int profiler_release(void *block, struct heap_record *record)
 {
-	int saved_errno = enter_runtime();
-	long slot = heap_map_reserve(&prof.heap, (uintptr_t)block);
+	int saved_errno;
 
-	if (slot >= 0)
-		publish(slot, block, record);
-	leave_runtime(saved_errno);
-}
-
-int profiler_forget(void *block, struct heap_record *record)
-{
-	int saved_errno, found;
-
-	if (!atomic_load_explicit(&prof.track_frees, relaxed))
+	/* Always looked up, whatever the state: the C library's pointer of
+	 * a sampled block is only known from its record. */
+	if (!prof.heap.slots ||
+	    heap_map_remove(&prof.heap, (uintptr_t)block, record) != 1)
 		return 0;
+	count(&prof.freed);
+	atomic_fetch_sub_explicit(&prof.live_estimate, estimate_of(record),
+				  relaxed);
 	if (sampler_tls.in_runtime) {
-		count(&prof.skipped_reentrant);
-		return 0;
-	}
-	saved_errno = enter_runtime();
-	found = heap_map_remove(&prof.heap, (uintptr_t)block, record) == 1;
-	if (found) {
-		count(&prof.freed);
-		atomic_fetch_sub_explicit(&prof.live_estimate,
-					  estimate_of(record), relaxed);
+		count(&prof.skipped_reentrant); /* no event from a nested call */
+	} else if (atomic_load_explicit(&prof.track_frees, relaxed)) {
+		saved_errno = enter_runtime();
 		writer_free((uintptr_t)block);
+		leave_runtime(saved_errno);
 	}
-	leave_runtime(saved_errno);
-	return found;
+	return 1;
+}
+
+int profiler_find(void *block, struct heap_record *record)
+{
+	return prof.heap.slots &&
+	       heap_map_find(&prof.heap, (uintptr_t)block, record);
 }
 
 /* ---- lifecycle ------------------------------------------------------------- */
