@@ -68,7 +68,7 @@ long heap_map_reserve(struct heap_map *map, uintptr_t address)
 {
 	size_t i = home_slot(map, address);
 
-	if (table_too_full(map))
+	if (table_too_full(map) || (address & HEAP_SLOT_DEAD_BITS))
 		goto full;
 	for (unsigned probe = 0; probe < HEAP_MAP_MAX_PROBE; probe++) {
 		struct heap_slot *s = &map->slots[i];
@@ -76,10 +76,8 @@ long heap_map_reserve(struct heap_map *map, uintptr_t address)
 
 		if ((key == HEAP_SLOT_EMPTY || key == HEAP_SLOT_TOMBSTONE) &&
 		    atomic_compare_exchange_strong_explicit(
-			    &s->key, &key, HEAP_SLOT_RESERVED,
+			    &s->key, &key, address | HEAP_SLOT_RESERVED_BIT,
 			    memory_order_acq_rel, relaxed)) {
-			atomic_store_explicit(&s->pending, address,
-					      memory_order_release);
 			if (key == HEAP_SLOT_TOMBSTONE)
 				add(&map->tombstones_recycled, 1);
 			add(&map->collisions, probe);
@@ -98,12 +96,13 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 		      const struct heap_record *r)
 {
 	struct heap_slot *s = &map->slots[slot];
-	uintptr_t expected = HEAP_SLOT_RESERVED;
+	uintptr_t expected = address | HEAP_SLOT_RESERVED_BIT;
 	uint64_t seq = atomic_fetch_add_explicit(&map->next_seq, 1, relaxed);
 
 	/* Pairs with the acquire fence of read_live_slot(): a reader that
-	 * sees any of the stores below also sees the key as RESERVED, so it
-	 * never accepts a record being rewritten under it. */
+	 * sees any of the stores below also sees the key as reserved, so it
+	 * never accepts a record being rewritten under it.  The slot stays
+	 * ours until the CAS below, even if the block dies meanwhile. */
 	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit(&s->size, r->size, relaxed);
 	atomic_store_explicit(&s->sampling_rate, r->sampling_rate, relaxed);
@@ -118,7 +117,8 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 		add(&map->insertions, 1);
 		return 1;
 	}
-	/* A free() turned the reservation into a tombstone meanwhile. */
+	/* A free() marked the reservation dead meanwhile: give the slot up. */
+	atomic_store_explicit(&s->key, HEAP_SLOT_TOMBSTONE, memory_order_release);
 	add(&map->death_during_birth, 1);
 	return 0;
 }
@@ -133,10 +133,12 @@ static void read_record(struct heap_slot *s, struct heap_record *out)
 	out->offset = atomic_load_explicit(&s->offset, relaxed);
 }
 
-static int bury(struct heap_map *map, struct heap_slot *s, uintptr_t key)
+/* Ends a block's life: a live key becomes a TOMBSTONE, a reserved one
+ * is marked dead for its owner to clear. */
+static int bury(struct heap_map *map, struct heap_slot *s, uintptr_t key,
+		uintptr_t buried)
 {
-	if (!atomic_compare_exchange_strong_explicit(&s->key, &key,
-						     HEAP_SLOT_TOMBSTONE,
+	if (!atomic_compare_exchange_strong_explicit(&s->key, &key, buried,
 						     memory_order_acq_rel,
 						     relaxed))
 		return 0;
@@ -159,13 +161,10 @@ int heap_map_remove(struct heap_map *map, uintptr_t address,
 			return 0;
 		if (key == address) {
 			read_record(s, out);
-			if (bury(map, s, key))
+			if (bury(map, s, key, HEAP_SLOT_TOMBSTONE))
 				return 1;
-		} else if (key == HEAP_SLOT_RESERVED &&
-			   atomic_load_explicit(&s->pending,
-						memory_order_acquire) ==
-				   address) {
-			if (bury(map, s, key))
+		} else if (key == (address | HEAP_SLOT_RESERVED_BIT)) {
+			if (bury(map, s, key, address | HEAP_SLOT_DEAD_BITS))
 				return 2;
 		}
 		i = next_slot(map, i);
@@ -200,8 +199,8 @@ static int read_live_slot(struct heap_slot *s, uintptr_t *address,
 	uintptr_t key = atomic_load_explicit(&s->key, memory_order_acquire);
 	uint64_t seq;
 
-	if (key == HEAP_SLOT_EMPTY || key == HEAP_SLOT_RESERVED ||
-	    key == HEAP_SLOT_TOMBSTONE)
+	if (key == HEAP_SLOT_EMPTY || key == HEAP_SLOT_TOMBSTONE ||
+	    (key & HEAP_SLOT_RESERVED_BIT))
 		return 0;
 	seq = atomic_load_explicit(&s->birth_seq, memory_order_acquire);
 	read_record(s, out);

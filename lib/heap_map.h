@@ -1,11 +1,14 @@
 /* heap_map.h - lock-free table of the sampled blocks that are still live.
  *
  * Contract: open addressing with linear probing over a fixed mmap'd array,
- * keyed by block address.  Insertion is two-phase: reserve() claims an
- * EMPTY or TOMBSTONE slot as RESERVED (right after the block is allocated),
- * finalize() publishes the record (after the stack has been captured).  A
- * remove() that finds the address still RESERVED turns the slot into a
- * TOMBSTONE ("death during birth") and the later finalize() reports it.
+ * keyed by block address (a multiple of 4).  Insertion is two-phase:
+ * reserve() claims an EMPTY or TOMBSTONE slot as reserved for that address
+ * (the key holds the address with its low bit set), finalize() publishes
+ * the record (after the stack has been captured).  A remove() that finds
+ * the address still reserved marks the reservation dead ("death during
+ * birth", low two bits set); the later finalize() turns it into a
+ * TOMBSTONE and reports it.  Until then the slot stays the reserving
+ * thread's own, so no other thread can write its record meanwhile.
  * remove() only reads until it finds its key, so looking up an address
  * that is not tracked writes no shared memory.  Readers (snapshots) see
  * each record whole or not at all: every record carries a birth sequence
@@ -19,7 +22,8 @@
 #include <stdint.h>
 
 #define HEAP_SLOT_EMPTY ((uintptr_t)0)
-#define HEAP_SLOT_RESERVED ((uintptr_t)1)
+#define HEAP_SLOT_RESERVED_BIT ((uintptr_t)1) /* key = address | bit */
+#define HEAP_SLOT_DEAD_BITS ((uintptr_t)3)     /* died during birth */
 #define HEAP_SLOT_TOMBSTONE (~(uintptr_t)0)
 
 #define HEAP_MAP_MAX_PROBE 128
@@ -40,8 +44,8 @@ struct heap_record {
 };
 
 struct heap_slot {
-	_Atomic uintptr_t key;     /* EMPTY, RESERVED, TOMBSTONE or address */
-	_Atomic uintptr_t pending; /* the address while RESERVED */
+	_Atomic uintptr_t key; /* EMPTY, TOMBSTONE, address | RESERVED_BIT, or
+				* the address of a live record */
 	_Atomic uint64_t birth_seq;
 	_Atomic uint64_t size;
 	_Atomic uint64_t sampling_rate;
@@ -70,7 +74,8 @@ struct heap_map {
 int heap_map_init(struct heap_map *map, size_t capacity);
 void heap_map_destroy(struct heap_map *map);
 
-/* Phase 1: a slot index, or -1 when the table is too full (counted). */
+/* Phase 1: a slot index, or -1 when the table is too full (counted) or
+ * the address is not a multiple of 4. */
 long heap_map_reserve(struct heap_map *map, uintptr_t address);
 
 /* Phase 2: 1 when published, 0 when the block died during its birth. */

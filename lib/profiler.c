@@ -45,6 +45,7 @@ static struct {
 	_Atomic int track_allocs;
 	_Atomic int track_frees;
 	struct runtime_config settings;
+	int settings_read;
 	struct heap_map heap;
 	struct stack_table stacks;
 	_Atomic uint64_t samples, freed, skipped_reentrant;
@@ -210,6 +211,15 @@ static int transition(unsigned from, int to)
 
 #define STATE(s) (1u << (s))
 
+/* Settings are read when the library loads; a program that links the
+ * runtime's objects without its loader reads them at init instead. */
+static void read_settings_once(void)
+{
+	if (!prof.settings_read)
+		settings_read(&prof.settings);
+	prof.settings_read = 1;
+}
+
 MEMPROF_PUBLIC int memprof_init(uint64_t sampling_rate)
 {
 	int saved_errno;
@@ -218,6 +228,7 @@ MEMPROF_PUBLIC int memprof_init(uint64_t sampling_rate)
 		return fail(EINVAL);
 	if (transition(STATE(UNINITIALIZED), BUSY) < 0)
 		return -1;
+	read_settings_once();
 	saved_errno = enter_runtime();
 	if (heap_map_init(&prof.heap, prof.settings.heap_map_capacity) < 0 ||
 	    stack_table_init(&prof.stacks, prof.settings.stack_table_max) < 0 ||
@@ -582,7 +593,7 @@ void profiler_load(void)
 	real_alloc_init();
 	sampler_init_entropy();
 	unwind_init();
-	settings_read(&prof.settings);
+	read_settings_once();
 	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 	if (prof.settings.output[0]) {
 		start_recording();

@@ -5,6 +5,7 @@ RUNTIME_UNIT_TESTS = \
 	tests/unit/test-codec \
 	tests/unit/test-free-filter \
 	tests/unit/test-heap-map \
+	tests/unit/test-lifecycle \
 	tests/unit/test-prng \
 	tests/unit/test-script-stack \
 	tests/unit/test-stack-table \
@@ -28,6 +29,9 @@ tests_unit_test_free_filter_LDADD = $(UNIT_LDADD)
 tests_unit_test_heap_map_SOURCES = tests/unit/test-heap-map.c tests/unit/suite-main.c
 tests_unit_test_heap_map_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_heap_map_LDADD = $(UNIT_LDADD)
+tests_unit_test_lifecycle_SOURCES = tests/unit/test-lifecycle.c tests/unit/suite-main.c
+tests_unit_test_lifecycle_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_lifecycle_LDADD = $(UNIT_LDADD) -lm
 tests_unit_test_prng_SOURCES = tests/unit/test-prng.c tests/unit/suite-main.c
 tests_unit_test_prng_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_prng_LDADD = $(UNIT_LDADD)
