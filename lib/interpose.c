@@ -25,6 +25,10 @@
 
 #define MIN_ALIGNMENT 16
 
+/* Slow paths stay out of line so that the fast path of each entry point
+ * needs no registers saved beyond the frame pointer. */
+#define SLOW_PATH __attribute__((noinline, cold))
+
 /* Whether freshly mmap'd blocks from the C library are known to be zero,
  * which lets a sampled calloc() skip clearing them (glibc only, and not
  * when MALLOC_PERTURB_ fills new blocks). */
@@ -71,7 +75,7 @@ static void *sampled_alloc(size_t size, size_t alignment, int zero)
 	return block;
 }
 
-static void *aligned_slow(size_t alignment, size_t size,
+SLOW_PATH static void *aligned_slow(size_t alignment, size_t size,
 			  void *(*unsampled)(size_t, size_t))
 {
 	int d = decide(size);
@@ -83,22 +87,34 @@ static void *aligned_slow(size_t alignment, size_t size,
 	return sampled_alloc(size, alignment, 0);
 }
 
-MEMPROF_PUBLIC void *malloc(size_t size)
+SLOW_PATH static void *malloc_slow(size_t size)
 {
-	int d;
+	int d = decide(size);
 
-	if (likely(sampler_within_budget(size)))
-		return real.malloc(size);
-	d = decide(size);
 	if (d < 0)
 		return bootstrap_alloc(size, MIN_ALIGNMENT);
 	return d ? sampled_alloc(size, 0, 0) : real.malloc(size);
 }
 
+MEMPROF_PUBLIC void *malloc(size_t size)
+{
+	if (likely(sampler_within_budget(size)))
+		return real.malloc(size);
+	return malloc_slow(size);
+}
+
+SLOW_PATH static void *calloc_slow(size_t n, size_t size, size_t bytes)
+{
+	int d = decide(bytes);
+
+	if (d < 0)
+		return bootstrap_alloc(bytes, MIN_ALIGNMENT);
+	return d ? sampled_alloc(bytes, 0, 1) : real.calloc(n, size);
+}
+
 MEMPROF_PUBLIC void *calloc(size_t n, size_t size)
 {
 	size_t bytes;
-	int d;
 
 	if (unlikely(__builtin_mul_overflow(n, size, &bytes))) {
 		errno = ENOMEM;
@@ -106,13 +122,10 @@ MEMPROF_PUBLIC void *calloc(size_t n, size_t size)
 	}
 	if (likely(sampler_within_budget(bytes)))
 		return real.calloc(n, size);
-	d = decide(bytes);
-	if (d < 0)
-		return bootstrap_alloc(bytes, MIN_ALIGNMENT);
-	return d ? sampled_alloc(bytes, 0, 1) : real.calloc(n, size);
+	return calloc_slow(n, size, bytes);
 }
 
-static void free_slow(void *block)
+SLOW_PATH static void free_slow(void *block)
 {
 	struct heap_record forgotten;
 
@@ -133,7 +146,7 @@ MEMPROF_PUBLIC void free(void *block)
 	free_slow(block);
 }
 
-static void *realloc_from_bootstrap(void *block, size_t size)
+SLOW_PATH static void *realloc_from_bootstrap(void *block, size_t size)
 {
 	size_t old = bootstrap_usable_size(block);
 	void *moved;
@@ -146,16 +159,22 @@ static void *realloc_from_bootstrap(void *block, size_t size)
 	return moved;
 }
 
-/* `sample` says whether the new block is to be sampled.  A tracked old
- * block is forgotten before the C library may reuse its address, and put
- * back if the reallocation fails. */
-static void *realloc_slow(void *block, size_t size, int sample)
+/* A tracked old block is forgotten before the C library may reuse its
+ * address, and put back if the reallocation fails. */
+SLOW_PATH static void *realloc_slow(void *block, size_t size,
+				    int within_budget)
 {
 	struct heap_record old;
-	int tracked = free_filter_maybe_sampled(block) &&
-		      profiler_forget(block, &old);
+	int sample, tracked;
 	void *moved;
 
+	if (!block)
+		return within_budget ? real.malloc(size) : malloc_slow(size);
+	if (is_bootstrap(block))
+		return realloc_from_bootstrap(block, size);
+	sample = within_budget ? 0 : decide(size);
+	tracked = free_filter_maybe_sampled(block) &&
+		  profiler_forget(block, &old);
 	if (sample > 0) {
 		moved = sampled_alloc(size, 0, 0);
 		if (moved) {
@@ -177,17 +196,12 @@ static void *realloc_slow(void *block, size_t size, int sample)
 
 MEMPROF_PUBLIC void *realloc(void *block, size_t size)
 {
-	if (!block)
-		return malloc(size);
-	if (unlikely(is_bootstrap(block)))
-		return realloc_from_bootstrap(block, size);
-	if (likely(!free_filter_maybe_sampled(block))) {
-		if (likely(sampler_within_budget(size)))
-			return real.realloc(block, size);
-		return realloc_slow(block, size, decide(size));
-	}
-	return realloc_slow(block, size,
-			    sampler_within_budget(size) ? 0 : decide(size));
+	int within_budget = sampler_within_budget(size);
+
+	if (likely(within_budget && !free_filter_maybe_sampled(block) &&
+		   !is_bootstrap(block)))
+		return real.realloc(block, size);
+	return realloc_slow(block, size, within_budget);
 }
 
 MEMPROF_PUBLIC void *reallocarray(void *block, size_t n, size_t size)

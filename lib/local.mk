@@ -9,6 +9,7 @@ noinst_LTLIBRARIES += lib/libspprof-core.la
 lib_libspprof_core_la_SOURCES = \
 	lib/clock.h \
 	lib/compiler.h \
+	lib/frames.h \
 	lib/free_filter.h \
 	lib/heap_map.c lib/heap_map.h \
 	lib/mlyze-codec.h \
@@ -19,8 +20,10 @@ lib_libspprof_core_la_SOURCES = \
 	lib/rawmem.c lib/rawmem.h \
 	lib/real_alloc.c lib/real_alloc.h \
 	lib/sampler.c lib/sampler.h \
+	lib/script_stack.c lib/script_stack.h \
 	lib/settings.c lib/settings.h \
 	lib/stack_table.c lib/stack_table.h \
+	lib/strings.c lib/strings.h \
 	lib/symbols.c lib/symbols.h \
 	lib/unwind.c lib/unwind.h \
 	lib/writer.c lib/writer.h

@@ -4,6 +4,7 @@
 
 #include "profiler.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -19,8 +20,10 @@
 #include "modules.h"
 #include "real_alloc.h"
 #include "sampler.h"
+#include "script_stack.h"
 #include "settings.h"
 #include "stack_table.h"
+#include "strings.h"
 #include "symbols.h"
 #include "unwind.h"
 #include "writer.h"
@@ -101,6 +104,7 @@ static uint32_t capture_stack(void)
 					&truncated);
 
 	note_stack_health(depth, truncated);
+	depth = script_stack_merge(frames, depth, MEMPROF_MAX_STACK_DEPTH);
 	return stack_table_intern(&prof.stacks, frames, depth);
 }
 
@@ -205,7 +209,7 @@ MEMPROF_PUBLIC int memprof_init(uint64_t sampling_rate)
 	saved_errno = enter_runtime();
 	if (heap_map_init(&prof.heap, HEAP_MAP_DEFAULT_CAPACITY) < 0 ||
 	    stack_table_init(&prof.stacks, prof.settings.stack_table_max) < 0 ||
-	    modules_init() < 0) {
+	    modules_init() < 0 || strings_init() < 0) {
 		heap_map_destroy(&prof.heap);
 		atomic_store(&prof.state, UNINITIALIZED);
 		leave_runtime(ENOMEM);
@@ -395,7 +399,15 @@ MEMPROF_PUBLIC int memprof_get_stack(uint32_t stack_id, memprof_stack *out)
 	out->frames = e->frames;
 	out->functions = names ? names->functions : NULL;
 	out->modules = names ? names->modules : NULL;
+	out->files = names ? names->files : NULL;
+	out->lines = names ? names->lines : NULL;
 	return 0;
+}
+
+MEMPROF_PUBLIC int memprof_set_frame_walker(memprof_frame_walker walker,
+					    const void *interpreter_code)
+{
+	return script_stack_set_walker(walker, interpreter_code);
 }
 
 MEMPROF_PUBLIC int memprof_resolve_symbols(void)
@@ -525,6 +537,30 @@ static void start_recording(void)
 		runtime_message("cannot start profiling: %s", strerror(errno));
 }
 
+/* A Python process started by memprof-wrap gets its frame walker from the
+ * language binding named by SPPROF_PYTHON_WALKER, without any change to
+ * the program; other programs never load it. */
+static void attach_python_walker(void)
+{
+	const char *plugin = prof.settings.python_walker;
+	int (*attach)(void);
+	void *handle;
+
+	if (!plugin[0] || !dlsym(RTLD_DEFAULT, "Py_IsInitialized"))
+		return;
+	handle = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
+	if (!handle) {
+		runtime_message("cannot load the Python frame walker: %s",
+				dlerror());
+		return;
+	}
+	*(void **)&attach = dlsym(handle, "memprof_python_attach");
+	if (!attach || attach() < 0)
+		runtime_message("%s: cannot attach the Python frame walker; "
+				"stacks keep native frames only",
+				plugin);
+}
+
 void profiler_load(void)
 {
 	int saved_errno = enter_runtime();
@@ -534,8 +570,10 @@ void profiler_load(void)
 	unwind_init();
 	settings_read(&prof.settings);
 	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
-	if (prof.settings.output[0])
+	if (prof.settings.output[0]) {
 		start_recording();
+		attach_python_walker();
+	}
 	leave_runtime(saved_errno);
 }
 

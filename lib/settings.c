@@ -93,4 +93,6 @@ void settings_read(struct runtime_config *c)
 		c->root_pid = (long)n;
 	copy_setting("SPPROF_OUTPUT", c->output, sizeof(c->output));
 	copy_setting("SPPROF_MANIFEST", c->manifest, sizeof(c->manifest));
+	copy_setting("SPPROF_PYTHON_WALKER", c->python_walker,
+		     sizeof(c->python_walker));
 }

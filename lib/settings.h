@@ -17,6 +17,7 @@ struct runtime_config {
 	int follow_fork;          /* SPPROF_FOLLOW_FORK, 0 or 1 */
 	char output[PATH_MAX];    /* SPPROF_OUTPUT pattern; "" = no profile */
 	char manifest[PATH_MAX];  /* SPPROF_MANIFEST; "" = none */
+	char python_walker[PATH_MAX]; /* SPPROF_PYTHON_WALKER; "" = none */
 	long root_pid;            /* SPPROF_ROOT_PID; 0 = this is the root */
 };
 

@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <stdatomic.h>
 
+#include "frames.h"
 #include "rawmem.h"
+#include "strings.h"
 
 #define NAMES_CHUNK STACK_TABLE_CHUNK
 #define MAX_CHUNKS ((1u << 24) / NAMES_CHUNK)
@@ -31,7 +33,15 @@ static void name_stack(const struct stack_entry *e, struct stack_names *n)
 		/* Return addresses point after the call; look up the call. */
 		uintptr_t pc = e->frames[i] - (i > 0);
 
-		if (dladdr((void *)pc, &info)) {
+		if (frame_is_script(e->frames[i])) {
+			uintptr_t f = e->frames[i];
+
+			n->functions[i] = strings_get(STRINGS_FUNCTIONS,
+						      script_frame_function(f));
+			n->files[i] = strings_get(STRINGS_FILES,
+						  script_frame_file(f));
+			n->lines[i] = script_frame_line(f);
+		} else if (dladdr((void *)pc, &info)) {
 			n->functions[i] = info.dli_sname;
 			n->modules[i] = info.dli_fname;
 		}

@@ -1,8 +1,9 @@
 /* symbols.h - in-process symbol names of interned stacks, via dladdr().
  *
  * Contract: symbols_resolve() names every frame of every stack interned so
- * far that has not been named yet; names point into the loaded modules'
- * string tables (valid while those modules stay loaded).  It takes the
+ * far that has not been named yet: native frames through dladdr() (names
+ * point into the loaded modules' string tables, valid while those modules
+ * stay loaded), script frames from the interned strings.  It takes the
  * dynamic linker's lock, so it runs only when a program asks for it,
  * never inside an allocation hook.
  */
@@ -16,6 +17,8 @@
 struct stack_names {
 	const char *functions[MEMPROF_MAX_STACK_DEPTH];
 	const char *modules[MEMPROF_MAX_STACK_DEPTH];
+	const char *files[MEMPROF_MAX_STACK_DEPTH];
+	uint32_t lines[MEMPROF_MAX_STACK_DEPTH];
 };
 
 /* Returns the number of stacks named by this call, or -1 with errno. */

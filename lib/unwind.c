@@ -21,9 +21,14 @@ extern void *__libc_stack_end; /* glibc: the main thread's initial sp */
 
 static uintptr_t runtime_text_lo, runtime_text_hi;
 
-static int find_own_text(struct dl_phdr_info *info, size_t size, void *data)
+struct code_range {
+	uintptr_t address, lo, hi;
+};
+
+static int find_code_range(struct dl_phdr_info *info, size_t size,
+			   void *data)
 {
-	uintptr_t here = (uintptr_t)data;
+	struct code_range *r = data;
 
 	(void)size;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -31,18 +36,30 @@ static int find_own_text(struct dl_phdr_info *info, size_t size, void *data)
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
 
 		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
-		    here >= lo && here < lo + ph->p_memsz) {
-			runtime_text_lo = lo;
-			runtime_text_hi = lo + ph->p_memsz;
+		    r->address >= lo && r->address < lo + ph->p_memsz) {
+			r->lo = lo;
+			r->hi = lo + ph->p_memsz;
 			return 1;
 		}
 	}
 	return 0;
 }
 
+int code_range_of(const void *code, uintptr_t *lo, uintptr_t *hi)
+{
+	struct code_range r = { .address = (uintptr_t)code };
+
+	if (!dl_iterate_phdr(find_code_range, &r))
+		return -1;
+	*lo = r.lo;
+	*hi = r.hi;
+	return 0;
+}
+
 void unwind_init(void)
 {
-	dl_iterate_phdr(find_own_text, (void *)(uintptr_t)&unwind_init);
+	code_range_of((const void *)(uintptr_t)&unwind_init, &runtime_text_lo,
+		      &runtime_text_hi);
 }
 
 static uintptr_t thread_stack_top(void)

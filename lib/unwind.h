@@ -17,6 +17,10 @@
 /* Records the address range of the runtime's own code (call once). */
 void unwind_init(void);
 
+/* The executable segment of the module containing `code`: 0 and
+ * [*lo, *hi) set, or -1 when no loaded module contains it. */
+int code_range_of(const void *code, uintptr_t *lo, uintptr_t *hi);
+
 /* Fills frames[0..max) and returns the depth; *truncated is set when the
  * walk stopped at max rather than at the outermost frame. */
 uint32_t unwind_capture(uintptr_t *frames, uint32_t max, int *truncated);

@@ -14,16 +14,16 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "frames.h"
 #include "mlyze-codec.h"
 #include "modules.h"
 #include "outbuf.h"
 #include "rawmem.h"
+#include "strings.h"
 
 #define SPOOL_BUFFER_BYTES (256u * 1024)
 #define COPY_CHUNK_BYTES (1u << 20)
 #define FLUSH_INTERVAL_NS 1000000000ull
-#define MAX_MARKERS 4096
-#define MARKER_ARENA_BYTES (1u << 20)
 #define CMDLINE_MAX (64u * 1024)
 #define NAME_ATTEMPTS 1000
 /* Larger than any single event (a MODULE event carries one path). */
@@ -41,7 +41,7 @@ static struct {
 	uint8_t *stack_defined; /* bitmap: stack defined in this file */
 	int none_defined;       /* the empty stack of STACK_ID_NONE */
 	uint32_t modules_defined;
-	uint32_t markers_defined;
+	uint32_t strings_defined[2]; /* per string table */
 	char pattern[PATH_MAX];
 	char manifest[PATH_MAX];
 	char base[PATH_MAX]; /* final name, before any collision suffix */
@@ -51,13 +51,6 @@ static struct {
 	uint64_t events_offset; /* where events start in the streamed file */
 	_Atomic uint64_t events, dropped;
 } w = { .fd = -1 };
-
-static struct {
-	const char *names[MAX_MARKERS];
-	uint32_t count;
-	char *arena;
-	size_t used;
-} markers;
 
 static void lock(void)
 {
@@ -91,8 +84,7 @@ int writer_configure(const struct runtime_config *s, struct stack_table *t,
 	uint8_t *buffer = rawmem_map(SPOOL_BUFFER_BYTES);
 
 	w.stack_defined = rawmem_map(bitmap);
-	markers.arena = rawmem_map(MARKER_ARENA_BYTES);
-	if (!buffer || !w.stack_defined || !markers.arena) {
+	if (!buffer || !w.stack_defined || strings_init() < 0) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -249,7 +241,14 @@ static void write_frame_json(struct outbuf *o, uintptr_t pc)
 {
 	long m = modules_find(pc);
 
-	if (m < 0) {
+	if (frame_is_script(pc)) {
+		outbuf_str(o, "{\"file_id\":");
+		outbuf_uint(o, script_frame_file(pc));
+		outbuf_str(o, ",\"func_id\":");
+		outbuf_uint(o, script_frame_function(pc));
+		outbuf_str(o, ",\"line\":");
+		outbuf_uint(o, script_frame_line(pc));
+	} else if (m < 0) {
 		outbuf_str(o, "{\"address\":");
 		outbuf_uint(o, pc);
 	} else {
@@ -335,18 +334,21 @@ static void write_modules_json(struct outbuf *o)
 	outbuf_str(o, "}");
 }
 
-static void write_functions_json(struct outbuf *o)
+static void write_strings_json(struct outbuf *o, const char *name,
+			       enum string_table table)
 {
-	outbuf_json_key(o, "functions", 0);
+	uint32_t count = strings_count(table);
+
+	outbuf_json_key(o, name, 0);
 	outbuf_str(o, "{");
-	for (uint32_t id = 0; id < markers.count; id++) {
+	for (uint32_t id = 0; id < count; id++) {
 		char key[16];
 
 		snprintf(key, sizeof(key), "%u", id);
 		outbuf_json_key(o, key, id == 0);
-		outbuf_json_string(o, markers.names[id]);
+		outbuf_json_string(o, strings_get(table, id));
 	}
-	outbuf_str(o, "},\"files\":{}");
+	outbuf_str(o, "}");
 }
 
 static void write_stats_json(struct outbuf *o, const memprof_stats *s)
@@ -393,7 +395,8 @@ static int write_prologue(struct outbuf *o, int complete,
 				 clock_ns(CLOCK_REALTIME) / 1000);
 		write_stacks_json(o);
 		write_modules_json(o);
-		write_functions_json(o);
+		write_strings_json(o, "files", STRINGS_FILES);
+		write_strings_json(o, "functions", STRINGS_FUNCTIONS);
 		write_stats_json(o, stats);
 	}
 	outbuf_str(o, "}");
@@ -483,6 +486,52 @@ static void define_modules(void)
 	}
 }
 
+static void define_strings(void)
+{
+	for (unsigned t = STRINGS_FILES; t <= STRINGS_FUNCTIONS; t++) {
+		uint32_t count = strings_count(t);
+
+		for (; w.strings_defined[t] < count; w.strings_defined[t]++) {
+			uint32_t id = w.strings_defined[t];
+			const char *s = strings_get(t, id);
+			size_t len = strlen(s);
+
+			put_definition_start(MLYZE_EV_STRING,
+					     1 + mlyze_varint_len(id) +
+						     mlyze_varint_len(len) +
+						     len);
+			put_varint(t == STRINGS_FILES ? MLYZE_STRINGS_FILES
+						      : MLYZE_STRINGS_FUNCTIONS);
+			put_varint(id);
+			put_varint(len);
+			outbuf_bytes(&w.out, s, len);
+		}
+	}
+}
+
+/* The STACK payload bytes of one frame (kind + fields). */
+static size_t frame_payload_len(uintptr_t f)
+{
+	if (!frame_is_script(f))
+		return 1 + mlyze_varint_len(f);
+	return 1 + mlyze_varint_len(script_frame_file(f)) +
+	       mlyze_varint_len(script_frame_function(f)) +
+	       mlyze_varint_len(script_frame_line(f));
+}
+
+static void put_frame(uintptr_t f)
+{
+	if (!frame_is_script(f)) {
+		put_varint(MLYZE_FRAME_NATIVE);
+		put_varint(f);
+		return;
+	}
+	put_varint(MLYZE_FRAME_PYTHON);
+	put_varint(script_frame_file(f));
+	put_varint(script_frame_function(f));
+	put_varint(script_frame_line(f));
+}
+
 static void define_stack(uint32_t id)
 {
 	const struct stack_entry *e = stack_table_get(w.stacks, id);
@@ -491,21 +540,21 @@ static void define_stack(uint32_t id)
 	int refreshed = 0;
 
 	for (uint32_t i = 0; i < depth; i++)
-		if (modules_find(e->frames[i]) < 0 && !refreshed) {
+		if (!frame_is_script(e->frames[i]) &&
+		    modules_find(e->frames[i]) < 0 && !refreshed) {
 			modules_refresh(); /* a library loaded since */
 			refreshed = 1;
 		}
 	define_modules();
+	define_strings();
 	len = mlyze_varint_len(id) + mlyze_varint_len(depth);
 	for (uint32_t i = 0; i < depth; i++)
-		len += 1 + mlyze_varint_len(e->frames[i]);
+		len += frame_payload_len(e->frames[i]);
 	put_definition_start(MLYZE_EV_STACK, len);
 	put_varint(id);
 	put_varint(depth);
-	for (uint32_t i = 0; i < depth; i++) {
-		put_varint(MLYZE_FRAME_NATIVE);
-		put_varint(e->frames[i]);
-	}
+	for (uint32_t i = 0; i < depth; i++)
+		put_frame(e->frames[i]);
 }
 
 static void ensure_stack_defined(uint32_t id)
@@ -651,48 +700,21 @@ void writer_gc(uint64_t objects, uint64_t bytes)
 	end_event();
 }
 
-static long intern_marker(const char *name)
-{
-	size_t len = strlen(name) + 1;
-
-	for (uint32_t i = 0; i < markers.count; i++)
-		if (!strcmp(markers.names[i], name))
-			return i;
-	if (markers.count == MAX_MARKERS ||
-	    markers.used + len > MARKER_ARENA_BYTES)
-		return -1;
-	markers.names[markers.count] = markers.arena + markers.used;
-	memcpy(markers.arena + markers.used, name, len);
-	markers.used += len;
-	return markers.count++;
-}
-
 int writer_marker(const char *name)
 {
-	long id;
+	uint32_t id;
 
 	if (begin_event() < 0)
 		return -1;
-	id = intern_marker(name);
-	if (id < 0) {
+	id = strings_intern(STRINGS_FUNCTIONS, name, strlen(name));
+	if (id == STRING_ID_NONE) {
 		end_event();
 		errno = ENOSPC;
 		return -1;
 	}
-	for (; w.markers_defined < markers.count; w.markers_defined++) {
-		const char *s = markers.names[w.markers_defined];
-		size_t len = strlen(s);
-
-		put_definition_start(MLYZE_EV_STRING,
-				     1 + mlyze_varint_len(w.markers_defined) +
-					     mlyze_varint_len(len) + len);
-		put_varint(MLYZE_STRINGS_FUNCTIONS);
-		put_varint(w.markers_defined);
-		put_varint(len);
-		outbuf_bytes(&w.out, s, len);
-	}
+	define_strings();
 	put_event_start(MLYZE_EV_MARKER);
-	put_varint((uint64_t)id);
+	put_varint(id);
 	end_event();
 	return 0;
 }
@@ -853,7 +875,8 @@ void writer_postfork_child(int keep_recording)
 	memset(w.stack_defined, 0, w.stacks->max_entries / 8 + 1);
 	w.none_defined = 0;
 	w.modules_defined = 0;
-	w.markers_defined = 0;
+	w.strings_defined[STRINGS_FILES] = 0;
+	w.strings_defined[STRINGS_FUNCTIONS] = 0;
 	w.part[0] = '\0';
 	w.create_failed = 0;
 	w.descendant = 1;

@@ -6,6 +6,7 @@ RUNTIME_UNIT_TESTS = \
 	tests/unit/test-free-filter \
 	tests/unit/test-heap-map \
 	tests/unit/test-prng \
+	tests/unit/test-script-stack \
 	tests/unit/test-stack-table \
 	tests/unit/test-writer
 check_PROGRAMS += $(RUNTIME_UNIT_TESTS)
@@ -27,6 +28,9 @@ tests_unit_test_heap_map_LDADD = $(UNIT_LDADD)
 tests_unit_test_prng_SOURCES = tests/unit/test-prng.c tests/unit/suite-main.c
 tests_unit_test_prng_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_prng_LDADD = $(UNIT_LDADD)
+tests_unit_test_script_stack_SOURCES = tests/unit/test-script-stack.c tests/unit/suite-main.c
+tests_unit_test_script_stack_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_script_stack_LDADD = $(UNIT_LDADD)
 tests_unit_test_stack_table_SOURCES = tests/unit/test-stack-table.c tests/unit/suite-main.c
 tests_unit_test_stack_table_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_stack_table_LDADD = $(UNIT_LDADD)

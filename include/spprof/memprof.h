@@ -69,13 +69,19 @@ typedef struct memprof_stats {
 	double estimated_live_bytes;  /* unbiased estimate of the live heap */
 } memprof_stats;
 
-/* An interned call stack, leaf first.  functions[i] / modules[i] are NULL
- * until memprof_resolve_symbols() has run (and stay NULL when unknown). */
+/* An interned call stack, leaf first.  frames[i] is a native return
+ * address (the leaf's is the allocation call site), or, with its top bit
+ * set, an opaque script-frame value.  The name arrays are NULL until
+ * memprof_resolve_symbols() has run; then a native frame has functions[i]
+ * and modules[i] (NULL when unknown), a script frame has functions[i],
+ * files[i] and lines[i]. */
 typedef struct memprof_stack {
 	uint32_t depth;
 	const uintptr_t *frames;
 	const char *const *functions;
 	const char *const *modules;
+	const char *const *files;
+	const uint32_t *lines;
 } memprof_stack;
 
 int memprof_init(uint64_t sampling_rate);
@@ -103,6 +109,30 @@ int memprof_marker(const char *name);
 
 /* Record a garbage collection (objects and bytes collected). */
 int memprof_gc_event(uint64_t objects, uint64_t bytes);
+
+/* One frame of an interpreted language (Python), innermost first.  The
+ * strings need not be NUL-terminated; the runtime copies them. */
+typedef struct memprof_script_frame {
+	const char *file;
+	size_t file_len;
+	const char *function;
+	size_t function_len;
+	uint32_t line;
+} memprof_script_frame;
+
+/* Fills up to max frames of the calling thread's script stack, innermost
+ * first, and returns how many (0 when it cannot be done safely, e.g. the
+ * thread does not hold the interpreter lock).  Called when an allocation
+ * is sampled, inside the runtime's re-entrancy guard: it must not
+ * allocate, lock, or run interpreter code. */
+typedef int (*memprof_frame_walker)(memprof_script_frame *frames, int max);
+
+/* Installs (NULL removes) the walker.  interpreter_code is any address in
+ * the interpreter's code: its native frames are replaced by the script
+ * frames (native frames below the interpreter, then the script frames,
+ * then the native frames above the interpreter). */
+int memprof_set_frame_walker(memprof_frame_walker walker,
+			     const void *interpreter_code);
 
 /* Unbiased estimate of the bytes (and, through *count, the number of
  * blocks) that one sample of `size` bytes stands for at `sampling_rate`:

@@ -1,0 +1,57 @@
+/* symbolizer.h - offline symbolization of native frames.
+ *
+ * Contract: turns (module path, recorded GNU build-id, ELF virtual address)
+ * into function name, source file and line, the way a distribution lays out
+ * debug information: symbols from .symtab (of the separate debug file when
+ * there is one, found by build-id or .gnu_debuglink) then .dynsym; file:line
+ * from DWARF.  Each module is opened once per symbolizer and its symbols are
+ * kept sorted for binary search, so a report can resolve many thousands of
+ * frames cheaply.  Damaged or missing files never crash the caller: lookups
+ * in them fail and the problem is reported once through the warn callback.
+ * A symbolizer is not thread-safe; use one per thread.
+ */
+#ifndef SPPROF_SYMBOLIZER_H
+#define SPPROF_SYMBOLIZER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct symbolizer;
+
+struct symbolizer_options {
+	/* Prefix for module paths (profiles from another machine), or NULL. */
+	const char *sysroot;
+	/* Extra dirs searched before /usr/lib/debug, may be NULL. */
+	const char *const *debug_dirs;
+	size_t n_debug_dirs;
+	/* Called once per problem per module; NULL = stderr. */
+	void (*warn)(void *ctx, const char *message);
+	void *warn_ctx;
+};
+
+struct symbol_info {
+	const char *function; /* demangled; NULL when unknown */
+	const char *file;     /* source file when debug info has it, else NULL */
+	unsigned line;        /* 0 when unknown */
+};
+
+/* Returns NULL and sets errno on failure.  The options are copied. */
+struct symbolizer *symbolizer_new(const struct symbolizer_options *opts);
+
+void symbolizer_free(struct symbolizer *s);
+
+/* Resolve `offset` (an ELF virtual address: runtime address minus the
+ * module's load bias) inside the module at `path` whose recorded GNU build-id
+ * is `build_id_hex` (may be NULL).  `is_return_address` != 0 for every frame
+ * but the leaf: offset-1 is looked up so that a call at the very end of a
+ * function resolves to the caller.  When the address lies in code inlined
+ * into the function, file and line name the call site in that function, so
+ * the three fields always describe the same function.
+ * Returns 0 and fills *out (strings owned by the symbolizer, valid until
+ * symbolizer_free); returns -1 when nothing is known (module missing or
+ * unreadable, no symbol covers the address). */
+int symbolizer_lookup(struct symbolizer *s, const char *path,
+		      const char *build_id_hex, uint64_t offset,
+		      int is_return_address, struct symbol_info *out);
+
+#endif
