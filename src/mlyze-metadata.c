@@ -139,28 +139,43 @@ static int parse_id(struct mlyze_reader *r, const char *kind, const char *key,
 	return 0;
 }
 
-static int read_strings(struct mlyze_reader *r, json_t *root, const char *key,
-			enum mlyze_table which)
+/* Reads one entry of a table of the metadata. */
+typedef int read_entry(struct mlyze_reader *r, uint64_t id, json_t *value,
+		       const void *ctx);
+
+/* A table of the metadata: "id": entry, ... */
+static int read_table(struct mlyze_reader *r, json_t *root, const char *key,
+		      const char *kind, read_entry *read, const void *ctx)
 {
 	json_t *table, *value;
 	const char *id_text;
-	uint64_t id;
+	uint64_t id = 0;
 
 	if (get_table(r, root, key, &table) < 0)
 		return -1;
 	json_object_foreach(table, id_text, value) {
-		if (parse_id(r, table_name(which), id_text, &id) < 0)
-			return -1;
-		if (!json_is_string(value))
-			return reader_fail(r, META_OFFSET,
-					   "metadata: %s %" PRIu64 " is not a string",
-					   table_name(which), id);
-		if (!define_string(r, META_OFFSET, which, id,
-				   json_string_value(value),
-				   json_string_length(value)))
+		if (parse_id(r, kind, id_text, &id) < 0 ||
+		    read(r, id, value, ctx) < 0)
 			return -1;
 	}
 	return 0;
+}
+
+/* ctx: the enum mlyze_table to fill. */
+static int read_string(struct mlyze_reader *r, uint64_t id, json_t *value,
+		       const void *ctx)
+{
+	enum mlyze_table which = *(const enum mlyze_table *)ctx;
+
+	if (!json_is_string(value))
+		return reader_fail(r, META_OFFSET,
+				   "metadata: %s %" PRIu64 " is not a string",
+				   table_name(which), id);
+	return define_string(r, META_OFFSET, which, id,
+			     json_string_value(value),
+			     json_string_length(value))
+		       ? 0
+		       : -1;
 }
 
 /* Build-ids are stored as lower-case hex, whatever the writer used. */
@@ -184,13 +199,15 @@ static int get_build_id(const struct field *f, char **hex)
 	return 0;
 }
 
-static int read_module(struct mlyze_reader *r, uint64_t id, json_t *value)
+static int read_module(struct mlyze_reader *r, uint64_t id, json_t *value,
+		       const void *ctx)
 {
 	char owner[48];
 	struct mlyze_module m = { .id = id };
 	char *build_id;
 	int rc;
 
+	(void)ctx;
 	snprintf(owner, sizeof(owner), "module %" PRIu64 " ", id);
 	if (!json_is_object(value))
 		return reader_fail(r, META_OFFSET,
@@ -215,22 +232,6 @@ static int read_module(struct mlyze_reader *r, uint64_t id, json_t *value)
 		     : -1;
 	free(build_id);
 	return rc;
-}
-
-static int read_modules(struct mlyze_reader *r, json_t *root)
-{
-	json_t *table, *value;
-	const char *id_text;
-	uint64_t id;
-
-	if (get_table(r, root, "modules", &table) < 0)
-		return -1;
-	json_object_foreach(table, id_text, value) {
-		if (parse_id(r, "module", id_text, &id) < 0 ||
-		    read_module(r, id, value) < 0)
-			return -1;
-	}
-	return 0;
 }
 
 static int read_frame(struct mlyze_reader *r, uint64_t stack_id, size_t index,
@@ -282,7 +283,8 @@ static int read_frame(struct mlyze_reader *r, uint64_t stack_id, size_t index,
 			   owner);
 }
 
-static int read_stack(struct mlyze_reader *r, uint64_t id, json_t *frames)
+static int read_stack(struct mlyze_reader *r, uint64_t id, json_t *frames,
+		      const void *ctx)
 {
 	size_t depth = json_array_size(frames);
 	struct mlyze_frame *resolved;
@@ -290,6 +292,7 @@ static int read_stack(struct mlyze_reader *r, uint64_t id, json_t *frames)
 	json_t *value;
 	int rc = 0;
 
+	(void)ctx;
 	if (!json_is_array(frames))
 		return reader_fail(r, META_OFFSET,
 				   "metadata: stack %" PRIu64 " is not an array", id);
@@ -305,22 +308,6 @@ static int read_stack(struct mlyze_reader *r, uint64_t id, json_t *frames)
 		rc = -1;
 	free(resolved);
 	return rc;
-}
-
-static int read_stacks(struct mlyze_reader *r, json_t *root)
-{
-	json_t *table, *value;
-	const char *id_text;
-	uint64_t id;
-
-	if (get_table(r, root, "stack_traces", &table) < 0)
-		return -1;
-	json_object_foreach(table, id_text, value) {
-		if (parse_id(r, "stack", id_text, &id) < 0 ||
-		    read_stack(r, id, value) < 0)
-			return -1;
-	}
-	return 0;
 }
 
 static int read_command_line(struct mlyze_reader *r, json_t *root)
@@ -426,14 +413,19 @@ static int read_scalars(struct mlyze_reader *r, json_t *root)
 
 static int interpret(struct mlyze_reader *r, json_t *root)
 {
+	static const enum mlyze_table files = MLYZE_TABLE_FILES;
+	static const enum mlyze_table functions = MLYZE_TABLE_FUNCTIONS;
+
 	if (!json_is_object(root))
 		return reader_fail(r, META_OFFSET,
 				   "metadata is not a JSON object");
 	if (read_scalars(r, root) < 0 || read_command_line(r, root) < 0 ||
 	    read_stats(r, root) < 0 ||
-	    read_strings(r, root, "files", MLYZE_TABLE_FILES) < 0 ||
-	    read_strings(r, root, "functions", MLYZE_TABLE_FUNCTIONS) < 0 ||
-	    read_modules(r, root) < 0 || read_stacks(r, root) < 0)
+	    read_table(r, root, "files", "file", read_string, &files) < 0 ||
+	    read_table(r, root, "functions", "function", read_string,
+		       &functions) < 0 ||
+	    read_table(r, root, "modules", "module", read_module, NULL) < 0 ||
+	    read_table(r, root, "stack_traces", "stack", read_stack, NULL) < 0)
 		return -1;
 	if (r->info.complete == 0)
 		reader_warn(r, "%s: profile was not finalised (process ended "

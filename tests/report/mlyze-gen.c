@@ -90,7 +90,21 @@ static uint64_t below(uint64_t *state, uint64_t n)
 	return n ? next_random(state) % n : 0;
 }
 
-/* Overwrite, insert or drop a few bytes, or cut the file short. */
+/* Where the event stream starts, or 0 when the header says nothing. */
+static size_t events_start(const struct bytes *data)
+{
+	size_t start;
+
+	if (data->length < MLYZE_HEADER_SIZE)
+		return 0;
+	start = MLYZE_HEADER_SIZE +
+		(size_t)mlyze_get_le(data->data + MLYZE_OFF_METADATA_LEN, 4);
+	return start < data->length ? start : 0;
+}
+
+/* Overwrite, insert or drop a few bytes, or cut the file short; half of
+ * the changes fall in the event stream, which is most of a real profile
+ * but little of a small test one. */
 static int mutate(const char *seed_text, const char *in_path,
 		  const char *out_path)
 {
@@ -100,7 +114,8 @@ static int mutate(const char *seed_text, const char *in_path,
 
 	read_file(in_path, &data);
 	for (uint64_t i = 0; i < changes && data.length; i++) {
-		size_t at = (size_t)below(&state, data.length);
+		size_t from = below(&state, 2) ? events_start(&data) : 0;
+		size_t at = from + (size_t)below(&state, data.length - from);
 
 		switch (below(&state, 8)) {
 		case 0:
@@ -138,9 +153,9 @@ static void large_metadata(FILE *out, uint64_t *state)
 	fprintf(out, "{\"producer\": \"mlyze-gen\", \"complete\": true, "
 		     "\"pid\": 4242, \"command_line\": [\"large\"], "
 		     "\"sampling_rate\": %d, \"max_stack_depth\": 64,\n"
-		     "\"modules\": {\"0\": {\"path\": \"/usr/bin/large\", "
+		     "\"modules\": {\"0\": {\"path\": \"/opt/spprof-test/bin/large\", "
 		     "\"start\": 4194304, \"end\": 8388608, \"load_bias\": 0},\n"
-		     "\"1\": {\"path\": \"/usr/lib/libbig.so\", "
+		     "\"1\": {\"path\": \"/opt/spprof-test/lib/libbig.so\", "
 		     "\"start\": 140000000000000, \"end\": 140000004194304, "
 		     "\"load_bias\": 140000000000000, \"build_id\": \"00ff\"}},\n"
 		     "\"files\": {", LARGE_RATE);
