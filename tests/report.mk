@@ -14,13 +14,22 @@ tests_report_check_reader_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_report_check_reader_LDADD = src/libmlyze.la $(CHECK_LIBS) -lm
 endif
 
+# A program with a known heap, profiled by the runtime in runtime.sh.
+check_PROGRAMS += tests/report/alloc-program
+tests_report_alloc_program_SOURCES = tests/report/alloc-program.c
+
 REPORT_SHELL_TESTS = \
 	tests/report/golden.sh \
 	tests/report/malformed.sh \
-	tests/report/mutations.sh
+	tests/report/mutations.sh \
+	tests/report/runtime.sh
 TESTS += $(REPORT_SHELL_TESTS)
+# The runtime loses samples at a sampling rate of 1 byte and counts every
+# event it writes as dropped; runtime.sh passes once both are fixed.
+XFAIL_TESTS += tests/report/runtime.sh
 EXTRA_DIST += $(REPORT_SHELL_TESTS) \
 	tests/report/common.sh \
+	tests/report/runtime \
 	tests/report/fuzz-reader.c \
 	tests/report/golden \
 	tests/report/malformed \
