@@ -473,6 +473,26 @@ START_TEST(errors_name_the_offset_and_the_problem)
 }
 END_TEST
 
+START_TEST(a_definition_larger_than_the_buffer_is_refused)
+{
+	char script[1024] = "header\nmetadata {\"sampling_rate\": 8}\n"
+			    "event 6 0 0100ac02";
+	mlyze_reader *r;
+	struct mlyze_event ev;
+
+	/* STRING: table 1, id 0, 300 bytes of text, then more events. */
+	for (int i = 0; i < 300; i++)
+		strcat(script, "61");
+	strcat(script, "\ngc 0 1 1\ngc 0 1 1\n");
+	r = open_script_buffered(script, 256);
+	ck_assert_int_eq(mlyze_next(r, &ev), -1);
+	ck_assert_str_eq(mlyze_error(r),
+			 "test.mlyze: offset 276: STRING payload of 304 bytes "
+			 "is larger than the read buffer (256 bytes)");
+	close_reader(r);
+}
+END_TEST
+
 static void weight_of(uint64_t size, uint64_t rate, double bytes,
 		      double count)
 {
@@ -524,6 +544,7 @@ int main(void)
 	tcase_add_test(t, a_cut_file_is_read_to_its_last_whole_event);
 	tcase_add_test(t, a_cut_unknown_payload_is_a_cut_file);
 	tcase_add_test(t, errors_name_the_offset_and_the_problem);
+	tcase_add_test(t, a_definition_larger_than_the_buffer_is_refused);
 	tcase_add_test(t, weights);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);
