@@ -1,6 +1,6 @@
 # common.sh - sourced by the test scripts of memprof-report: where things
 # are, a scratch directory removed on exit, and the verdict of each case.
-here=${srcdir:-.}/tests/report
+here=$(cd "${srcdir:-.}/tests/report" && pwd) || exit 99
 gen=$PWD/tests/report/mlyze-gen
 report=$PWD/src/memprof-report
 scratch=$(mktemp -d) || exit 99
