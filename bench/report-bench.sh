@@ -5,10 +5,10 @@
 # `make tests/report/mlyze-gen`):
 #     sh SRCDIR/bench/report-bench.sh [EVENTS] [RUNS]
 # Writes a finalised profile of EVENTS events (default 30 million: ALLOCs
-# and FREEs of 4096 stacks around 50,000 live blocks) with the test
-# generator, reads it once to warm the page cache, then times RUNS runs
-# (default 5) and prints the best.  The target is 20 million events per
-# second on one core.
+# and FREEs around 50,000 live blocks, from 4096 stacks, some far more
+# often than others) with the test generator, reads it once to warm the
+# page cache, then times RUNS runs (default 5) and prints the best.  The
+# target is 20 million events per second on one core.
 set -eu
 events=${1:-30000000}
 runs=${2:-5}

@@ -26,6 +26,10 @@ struct id_table {
 	struct u64map by_id; /* value.a: the entry's address */
 	void **entries;
 	size_t count, capacity;
+	/* Writers number ids from 0, so most lookups (one per ALLOC) can
+	 * index an array: dense[id] for every id below dense_length. */
+	void **dense;
+	size_t dense_length;
 };
 
 struct mlyze_tables {

@@ -12,6 +12,7 @@
 
 #include <inttypes.h>
 #include <stdalign.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,17 +71,36 @@ static void arena_free(struct arena *a)
 	a->used = a->capacity = 0;
 }
 
+#define DENSE_MIN 64
+/* The dense array covers ids below twice the entry count (and 2^24), so
+ * its size stays proportional to the table's. */
+#define DENSE_MAX ((uint64_t)1 << 24)
+
+/* The id of any entry: stacks, modules and strings all start with it. */
+_Static_assert(offsetof(struct mlyze_stack, id) == 0 &&
+		       offsetof(struct mlyze_module, id) == 0 &&
+		       offsetof(struct mlyze_string, id) == 0,
+	       "table entries start with their id");
+
+static uint64_t entry_id(const void *entry)
+{
+	return *(const uint64_t *)entry;
+}
+
 static void table_init(struct id_table *table)
 {
 	u64map_init(&table->by_id);
 	table->entries = NULL;
 	table->count = table->capacity = 0;
+	table->dense = NULL;
+	table->dense_length = 0;
 }
 
 static void table_free(struct id_table *table)
 {
 	u64map_free(&table->by_id);
 	free(table->entries);
+	free(table->dense);
 	table_init(table);
 }
 
@@ -111,8 +131,11 @@ void tables_free(struct mlyze_tables *t)
 
 const void *table_find(const struct id_table *table, uint64_t id)
 {
-	const struct u64map_value *v = u64map_get(&table->by_id, id);
+	const struct u64map_value *v;
 
+	if (id < table->dense_length)
+		return table->dense[id];
+	v = u64map_get(&table->by_id, id);
 	return v ? (const void *)(uintptr_t)v->a : NULL;
 }
 
@@ -139,6 +162,30 @@ static int reserve(void **array, size_t *capacity, size_t needed, size_t size)
 	return 0;
 }
 
+/* Extend the dense array over `id`, filling it from the entries. */
+static int cover(struct id_table *table, uint64_t id)
+{
+	size_t length = table->dense_length ? table->dense_length : DENSE_MIN;
+	void **dense;
+
+	while (length <= id)
+		length *= 2;
+	dense = realloc(table->dense, length * sizeof(*dense));
+	if (!dense)
+		return -1;
+	for (size_t i = table->dense_length; i < length; i++)
+		dense[i] = NULL;
+	for (size_t i = 0; i < table->count; i++) {
+		uint64_t entry = entry_id(table->entries[i]);
+
+		if (entry >= table->dense_length && entry < length)
+			dense[entry] = table->entries[i];
+	}
+	table->dense = dense;
+	table->dense_length = length;
+	return 0;
+}
+
 static int table_add(struct mlyze_reader *r, struct id_table *table,
 		     uint64_t id, void *entry)
 {
@@ -150,6 +197,11 @@ static int table_add(struct mlyze_reader *r, struct id_table *table,
 	    u64map_put(&table->by_id, id, v) < 0)
 		return reader_fail_system(r, NULL);
 	table->entries[table->count++] = entry;
+	if (id < table->dense_length)
+		table->dense[id] = entry;
+	else if (id < DENSE_MAX && id < 2 * table->count + DENSE_MIN &&
+		 cover(table, id) < 0)
+		return reader_fail_system(r, NULL);
 	return 0;
 }
 

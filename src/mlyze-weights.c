@@ -20,8 +20,8 @@ MLYZE_PUBLIC void mlyze_weigh(uint64_t size, uint64_t sampling_rate,
 			   ? -expm1(-s / (double)sampling_rate)
 			   : 1.0;
 
-	weight->bytes = s / p;
-	weight->bytes_variance = weight->bytes * (weight->bytes - s);
 	weight->count = 1.0 / p;
 	weight->count_variance = weight->count * (weight->count - 1.0);
+	weight->bytes = s * weight->count;
+	weight->bytes_variance = weight->bytes * (weight->bytes - s);
 }

@@ -7,11 +7,17 @@
 
 #define MIN_BITS 4 /* 16 slots */
 
-/* Fibonacci hashing: multiplication spreads the low-entropy keys we see
- * (aligned addresses, small consecutive ids) over the top bits. */
+/* The keys we see (aligned addresses, small consecutive ids) have little
+ * entropy, and some in their low bits only: mix every bit into the top
+ * ones, which pick the slot (the first half of MurmurHash3's finalizer;
+ * a single multiplication clusters keys that are themselves multiples of
+ * a similar constant). */
 static size_t home_slot(const struct u64map *map, uint64_t key)
 {
-	return (size_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> map->shift);
+	key ^= key >> 33;
+	key *= UINT64_C(0xff51afd7ed558ccd);
+	key ^= key >> 33;
+	return (size_t)(key >> map->shift);
 }
 
 static bool in_use(const struct u64map *map, size_t i)

@@ -473,6 +473,29 @@ START_TEST(errors_name_the_offset_and_the_problem)
 }
 END_TEST
 
+START_TEST(sparse_and_dense_ids_are_found)
+{
+	static const uint64_t ids[] = { 100, 5, 65, 4294967295u, 0, 1000000 };
+	mlyze_reader *r = open_script(
+		"header\nmetadata {\"sampling_rate\": 8, \"stack_traces\": "
+		"{\"100\": [], \"5\": [], \"65\": [], \"4294967295\": [], "
+		"\"0\": []}}\n"
+		"stack 0 1000000\n");
+	struct mlyze_event ev;
+
+	next_ok(r, &ev, MLYZE_EVENT_STACK);
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		ck_assert_ptr_nonnull(mlyze_find_stack(r, ids[i]));
+		ck_assert_uint_eq(mlyze_find_stack(r, ids[i])->id, ids[i]);
+		ck_assert_uint_eq(mlyze_find_stack(r, ids[i])->index, i);
+	}
+	ck_assert_ptr_null(mlyze_find_stack(r, 6));
+	ck_assert_ptr_null(mlyze_find_stack(r, 101));
+	ck_assert_ptr_null(mlyze_find_stack(r, 4294967294u));
+	close_reader(r);
+}
+END_TEST
+
 START_TEST(a_definition_larger_than_the_buffer_is_refused)
 {
 	char script[1024] = "header\nmetadata {\"sampling_rate\": 8}\n"
@@ -545,6 +568,7 @@ int main(void)
 	tcase_add_test(t, a_cut_unknown_payload_is_a_cut_file);
 	tcase_add_test(t, errors_name_the_offset_and_the_problem);
 	tcase_add_test(t, a_definition_larger_than_the_buffer_is_refused);
+	tcase_add_test(t, sparse_and_dense_ids_are_found);
 	tcase_add_test(t, weights);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);

@@ -194,12 +194,28 @@ static void put_event(FILE *out, const uint8_t *event, size_t length)
 		die("write", strerror(errno));
 }
 
+/* Uniform in [0, 1). */
+static double uniform(uint64_t *state)
+{
+	return (double)(next_random(state) >> 11) / 9007199254740992.0;
+}
+
 /* Sizes spread evenly on a log scale from 8 bytes to 1 MiB. */
 static uint64_t random_size(uint64_t *state)
 {
-	double u = (double)(next_random(state) >> 11) / 9007199254740992.0;
+	double u = uniform(state);
 
 	return (uint64_t)exp(log(8.0) + u * (log(1048576.0) - log(8.0)));
+}
+
+/* Real programs allocate mostly from a few sites: stack k is drawn with
+ * density falling as k grows (the cube of a uniform variable), so half of
+ * the ALLOCs come from the first eighth of the stacks. */
+static uint64_t skewed_stack(uint64_t *state)
+{
+	double u = uniform(state);
+
+	return (uint64_t)(u * u * u * LARGE_STACKS);
 }
 
 static void large_events(FILE *out, uint64_t events, uint64_t *state)
@@ -232,7 +248,7 @@ static void large_events(FILE *out, uint64_t events, uint64_t *state)
 			mlyze_put_le(e + n, address, 8);
 			n += 8;
 			n += mlyze_put_varint(e + n, random_size(state));
-			n += mlyze_put_varint(e + n, below(state, LARGE_STACKS));
+			n += mlyze_put_varint(e + n, skewed_stack(state));
 			mlyze_put_le(e + n, 1 + below(state, 8), 2);
 			n += 2;
 		} else {
