@@ -1,1 +1,22 @@
 ## Benchmarks (not run by make check).
+##
+## `make bench` builds the workload and the measuring launcher, then runs
+## bench/run-bench.sh against the freshly built runtime.  Neither program
+## is built by `make` or `make check`.
+
+# No other component builds programs on demand, so the list starts here.
+EXTRA_PROGRAMS = bench/workload bench/bench-run
+bench_workload_SOURCES = bench/workload.c bench/cli.c bench/cli.h
+bench_workload_CFLAGS = $(AM_CFLAGS) -O2 -pthread
+bench_workload_LDFLAGS = -pthread
+bench_bench_run_SOURCES = bench/bench-run.c bench/cli.c bench/cli.h
+CLEANFILES += bench/workload$(EXEEXT) bench/bench-run$(EXEEXT)
+EXTRA_DIST += bench/run-bench.sh
+
+BENCH_RUNTIME = $(abs_top_builddir)/lib/.libs/libspprof-alloc.so.0
+
+.PHONY: bench
+bench: bench/workload$(EXEEXT) bench/bench-run$(EXEEXT) \
+		lib/libspprof-alloc.la
+	$(SHELL) $(srcdir)/bench/run-bench.sh $(BENCH_RUNTIME) \
+		$(abs_top_builddir)/bench

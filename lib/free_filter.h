@@ -1,8 +1,9 @@
 /* free_filter.h - rejects the frees of unsampled blocks in one test.
  *
- * Contract: every sampled block is served aligned to SAMPLED_ALIGNMENT, so
- * a pointer that is not so aligned was certainly not sampled and free()
- * hands it to the C library without touching any shared memory.  Aligned
+ * Contract: every sampled block (and every block of the bootstrap heap) is
+ * served aligned to SAMPLED_ALIGNMENT, so a pointer that is not so aligned
+ * was certainly not sampled and free() hands it to the C library without
+ * touching any shared memory.  Aligned
  * pointers (the sampled ones, and the few unsampled blocks that happen to
  * be aligned) are looked up in the heap map.  Compared with a Bloom
  * filter, this costs no memory, no cache line and no false positive on

@@ -101,11 +101,16 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 	uintptr_t expected = HEAP_SLOT_RESERVED;
 	uint64_t seq = atomic_fetch_add_explicit(&map->next_seq, 1, relaxed);
 
+	/* Pairs with the acquire fence of read_live_slot(): a reader that
+	 * sees any of the stores below also sees the key as RESERVED, so it
+	 * never accepts a record being rewritten under it. */
+	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit(&s->size, r->size, relaxed);
 	atomic_store_explicit(&s->sampling_rate, r->sampling_rate, relaxed);
 	atomic_store_explicit(&s->timestamp_ns, r->timestamp_ns, relaxed);
 	atomic_store_explicit(&s->stack_id, r->stack_id, relaxed);
 	atomic_store_explicit(&s->thread_id, r->thread_id, relaxed);
+	atomic_store_explicit(&s->offset, r->offset, relaxed);
 	atomic_store_explicit(&s->birth_seq, seq, memory_order_release);
 	if (atomic_compare_exchange_strong_explicit(&s->key, &expected, address,
 						    memory_order_release,
@@ -125,6 +130,7 @@ static void read_record(struct heap_slot *s, struct heap_record *out)
 	out->timestamp_ns = atomic_load_explicit(&s->timestamp_ns, relaxed);
 	out->stack_id = atomic_load_explicit(&s->stack_id, relaxed);
 	out->thread_id = atomic_load_explicit(&s->thread_id, relaxed);
+	out->offset = atomic_load_explicit(&s->offset, relaxed);
 }
 
 static int bury(struct heap_map *map, struct heap_slot *s, uintptr_t key)
@@ -161,6 +167,26 @@ int heap_map_remove(struct heap_map *map, uintptr_t address,
 				   address) {
 			if (bury(map, s, key))
 				return 2;
+		}
+		i = next_slot(map, i);
+	}
+	return 0;
+}
+
+int heap_map_find(struct heap_map *map, uintptr_t address,
+		  struct heap_record *out)
+{
+	size_t i = home_slot(map, address);
+
+	for (unsigned probe = 0; probe < HEAP_MAP_MAX_PROBE; probe++) {
+		uintptr_t key = atomic_load_explicit(&map->slots[i].key,
+						     memory_order_acquire);
+
+		if (key == HEAP_SLOT_EMPTY)
+			return 0;
+		if (key == address) {
+			read_record(&map->slots[i], out);
+			return 1;
 		}
 		i = next_slot(map, i);
 	}

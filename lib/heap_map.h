@@ -23,7 +23,9 @@
 #define HEAP_SLOT_TOMBSTONE (~(uintptr_t)0)
 
 #define HEAP_MAP_MAX_PROBE 128
-#define HEAP_MAP_DEFAULT_CAPACITY (1u << 20)
+/* 128K slots hold ~100K live samples (about 50 GiB of live heap at the
+ * default rate) in 7 MiB, which sampled addresses touch page by page. */
+#define HEAP_MAP_DEFAULT_CAPACITY (1u << 17)
 /* Inserts beyond this share of live slots are dropped, keeping probes short. */
 #define HEAP_MAP_MAX_LOAD_PERCENT 80
 
@@ -34,6 +36,7 @@ struct heap_record {
 	uint64_t timestamp_ns;
 	uint32_t stack_id;
 	uint32_t thread_id;
+	uint32_t offset; /* from the C library's block to the program's */
 };
 
 struct heap_slot {
@@ -45,6 +48,7 @@ struct heap_slot {
 	_Atomic uint64_t timestamp_ns;
 	_Atomic uint32_t stack_id;
 	_Atomic uint32_t thread_id;
+	_Atomic uint32_t offset;
 };
 
 struct heap_map {
@@ -77,6 +81,10 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
  * died during birth (no record yet), 0 when it is not tracked. */
 int heap_map_remove(struct heap_map *map, uintptr_t address,
 		    struct heap_record *out);
+
+/* Reads the record of a live block without removing it: 1 when found. */
+int heap_map_find(struct heap_map *map, uintptr_t address,
+		  struct heap_record *out);
 
 /* Calls fn for every live record; returns the number visited. */
 size_t heap_map_for_each(struct heap_map *map,

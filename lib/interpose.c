@@ -2,9 +2,11 @@
  *
  * Every entry point first spends the thread's sampling budget (one
  * compare and subtract) and calls the C library directly when no sample
- * falls in the block.  A sampled block is allocated aligned to
- * SAMPLED_ALIGNMENT and recorded; free() and realloc() look up only
- * pointers with that alignment (see free_filter.h).  The C library's own
+ * falls in the block.  A sampled block is carved, aligned to
+ * SAMPLED_ALIGNMENT, out of a C-library block one alignment larger, and
+ * recorded with its offset; free() and realloc() look up only pointers
+ * with that alignment (see free_filter.h) and give the C library back its
+ * own pointer.  The C library's own
  * semantics (errno, overflow checks, realloc(p, 0), alignment errors) are
  * kept by delegating every unsampled call, and by checking the same
  * conditions before sampling.
@@ -29,11 +31,6 @@
  * needs no registers saved beyond the frame pointer. */
 #define SLOW_PATH __attribute__((noinline, cold))
 
-/* Whether freshly mmap'd blocks from the C library are known to be zero,
- * which lets a sampled calloc() skip clearing them (glibc only, and not
- * when MALLOC_PERTURB_ fills new blocks). */
-static int fresh_blocks_are_zero;
-
 static int is_power_of_two(size_t n)
 {
 	return n && !(n & (n - 1));
@@ -48,31 +45,34 @@ static int decide(size_t size)
 	return sampler_slow_path(size) && profiler_wants_sample();
 }
 
-static int known_zero(void *block)
-{
-#ifdef __GLIBC__
-	/* glibc: a chunk served by its own mmap has bit 1 (IS_MMAPPED) set in
-	 * the size word before the block, and its pages come zero-filled. */
-	return fresh_blocks_are_zero && (((size_t *)block)[-1] & 2);
-#else
-	(void)block;
-	return 0;
-#endif
-}
-
+/* A sampled block: carved at the first aligned address inside a C-library
+ * block of size + SAMPLED_ALIGNMENT (cheaper than memalign, which
+ * reshuffles the heap), or from memalign for larger alignments.  When the
+ * tables cannot take it, the caller gets an ordinary block instead. */
 static void *sampled_alloc(size_t size, size_t alignment, int zero)
 {
-	void *block = real.memalign(alignment > SAMPLED_ALIGNMENT
-					    ? alignment
-					    : SAMPLED_ALIGNMENT,
-				    size);
+	size_t padded;
+	char *base, *block;
 
-	if (!block)
+	if (alignment > SAMPLED_ALIGNMENT) {
+		block = real.memalign(alignment, size);
+		if (block)
+			profiler_record_alloc(block, size, 0);
+		return block;
+	}
+	if (__builtin_add_overflow(size, SAMPLED_ALIGNMENT, &padded)) {
+		errno = ENOMEM;
 		return NULL;
-	if (zero && !known_zero(block))
-		memset(block, 0, size);
-	profiler_record_alloc(block, size);
-	return block;
+	}
+	base = zero ? real.calloc(1, padded) : real.malloc(padded);
+	if (!base)
+		return NULL;
+	block = (char *)(((uintptr_t)base + SAMPLED_ALIGNMENT) &
+			 ~(SAMPLED_ALIGNMENT - 1));
+	if (profiler_record_alloc(block, size, (uint32_t)(block - base)))
+		return block;
+	real.free(base);
+	return zero ? real.calloc(1, size) : real.malloc(size);
 }
 
 SLOW_PATH static void *aligned_slow(size_t alignment, size_t size,
@@ -127,19 +127,18 @@ MEMPROF_PUBLIC void *calloc(size_t n, size_t size)
 
 SLOW_PATH static void free_slow(void *block)
 {
-	struct heap_record forgotten;
+	struct heap_record r;
 
 	if (!block || is_bootstrap(block))
-		return;
-	profiler_forget(block, &forgotten);
+		return; /* bootstrap blocks are static storage, never given back */
+	if (profiler_release(block, &r))
+		block = (char *)block - r.offset;
 	real.free(block);
 }
 
 MEMPROF_PUBLIC void free(void *block)
 {
 	if (likely(!free_filter_maybe_sampled(block))) {
-		if (unlikely(is_bootstrap(block)))
-			return; /* static storage, never given back */
 		real.free(block);
 		return;
 	}
@@ -159,13 +158,24 @@ SLOW_PATH static void *realloc_from_bootstrap(void *block, size_t size)
 	return moved;
 }
 
-/* A tracked old block is forgotten before the C library may reuse its
- * address, and put back if the reallocation fails. */
+static void *moved_block(void *block, size_t old_size, size_t size,
+			 int sample)
+{
+	void *moved = sample > 0 ? sampled_alloc(size, 0, 0) : real.malloc(size);
+
+	if (moved)
+		memcpy(moved, block, old_size < size ? old_size : size);
+	return moved;
+}
+
+/* A sampled block always moves: the new block is made first, so that a
+ * failure leaves the old one intact and tracked, and the old address is
+ * forgotten before the C library may reuse it. */
 SLOW_PATH static void *realloc_slow(void *block, size_t size,
 				    int within_budget)
 {
 	struct heap_record old;
-	int sample, tracked;
+	int sample;
 	void *moved;
 
 	if (!block)
@@ -173,33 +183,27 @@ SLOW_PATH static void *realloc_slow(void *block, size_t size,
 	if (is_bootstrap(block))
 		return realloc_from_bootstrap(block, size);
 	sample = within_budget ? 0 : decide(size);
-	tracked = free_filter_maybe_sampled(block) &&
-		  profiler_forget(block, &old);
-	if (sample > 0) {
-		moved = sampled_alloc(size, 0, 0);
-		if (moved) {
-			size_t keep = real.malloc_usable_size(block);
-
-			memcpy(moved, block, keep < size ? keep : size);
-			real.free(block);
-			return moved;
-		}
-	} else {
-		moved = real.realloc(block, size);
-		if (moved || size == 0)
-			return moved;
+	if (free_filter_maybe_sampled(block) && profiler_find(block, &old)) {
+		moved = size ? moved_block(block, old.size, size, sample) : NULL;
+		if (!moved && size)
+			return NULL;
+		profiler_release(block, &old);
+		real.free((char *)block - old.offset);
+		return moved; /* realloc(p, 0) frees p and returns NULL */
 	}
-	if (tracked)
-		profiler_restore(block, &old);
-	return NULL;
+	if (sample <= 0)
+		return real.realloc(block, size);
+	moved = moved_block(block, real.malloc_usable_size(block), size, 1);
+	if (moved)
+		real.free(block);
+	return moved;
 }
 
 MEMPROF_PUBLIC void *realloc(void *block, size_t size)
 {
 	int within_budget = sampler_within_budget(size);
 
-	if (likely(within_budget && !free_filter_maybe_sampled(block) &&
-		   !is_bootstrap(block)))
+	if (likely(within_budget && !free_filter_maybe_sampled(block)))
 		return real.realloc(block, size);
 	return realloc_slow(block, size, within_budget);
 }
@@ -282,25 +286,20 @@ MEMPROF_PUBLIC void *pvalloc(size_t size)
 
 MEMPROF_PUBLIC size_t malloc_usable_size(void *block)
 {
+	struct heap_record r;
+
 	if (!block)
 		return 0;
 	if (is_bootstrap(block))
 		return bootstrap_usable_size(block);
+	if (free_filter_maybe_sampled(block) && profiler_find(block, &r))
+		return real.malloc_usable_size((char *)block - r.offset) -
+		       r.offset;
 	return real.malloc_usable_size(block);
-}
-
-static int malloc_perturb_requested(void)
-{
-	const char *perturb = getenv("MALLOC_PERTURB_");
-	const char *tunables = getenv("GLIBC_TUNABLES");
-
-	return (perturb && atoi(perturb) != 0) ||
-	       (tunables && strstr(tunables, "glibc.malloc.perturb"));
 }
 
 __attribute__((constructor)) static void runtime_loaded(void)
 {
-	fresh_blocks_are_zero = !malloc_perturb_requested();
 	profiler_load();
 }
 

@@ -44,11 +44,11 @@ static struct {
 	_Atomic int state;
 	_Atomic int track_allocs;
 	_Atomic int track_frees;
-	pid_t pid; /* to recognise vfork children, which share our memory */
 	struct runtime_config settings;
 	struct heap_map heap;
 	struct stack_table stacks;
 	_Atomic uint64_t samples, freed, skipped_reentrant;
+	_Atomic uint64_t live_estimate; /* whole bytes, kept as blocks come and go */
 	_Atomic uint64_t native_stacks, native_frames, shallow, truncated;
 	_Atomic uint32_t min_depth;
 } prof = { .min_depth = UINT32_MAX };
@@ -63,7 +63,7 @@ static void count(_Atomic uint64_t *counter)
 int profiler_wants_sample(void)
 {
 	return atomic_load_explicit(&prof.track_allocs, relaxed) &&
-	       !sampler_tls.in_runtime && getpid() == prof.pid;
+	       !sampler_tls.in_runtime;
 }
 
 static void note_stack_health(uint32_t depth, int truncated)
@@ -108,18 +108,31 @@ static uint32_t capture_stack(void)
 	return stack_table_intern(&prof.stacks, frames, depth);
 }
 
-static void publish(long slot, void *block, const struct heap_record *r)
+/* A sampled block's share of the live-heap estimate, in whole bytes. */
+static uint64_t estimate_of(const struct heap_record *r)
 {
-	if (heap_map_finalize(&prof.heap, slot, (uintptr_t)block, r)) {
-		count(&prof.samples);
-		writer_alloc((uintptr_t)block, r);
-	}
+	return (uint64_t)llround(memprof_estimate_bytes(r->size, r->sampling_rate,
+							NULL));
 }
 
-void profiler_record_alloc(void *block, size_t size)
+static int publish(long slot, void *block, const struct heap_record *r)
+{
+	if (!heap_map_finalize(&prof.heap, slot, (uintptr_t)block, r))
+		return 0;
+	{
+		count(&prof.samples);
+		atomic_fetch_add_explicit(&prof.live_estimate, estimate_of(r),
+					  relaxed);
+		writer_alloc((uintptr_t)block, r);
+	}
+	return 1;
+}
+
+int profiler_record_alloc(void *block, size_t size, uint32_t offset)
 {
 	int saved_errno = enter_runtime();
 	long slot = heap_map_reserve(&prof.heap, (uintptr_t)block);
+	int tracked = 0;
 
 	if (slot >= 0) {
 		struct heap_record r = {
@@ -128,42 +141,41 @@ void profiler_record_alloc(void *block, size_t size)
 			.stack_id = capture_stack(),
 			.thread_id = sampler_tls.tid,
 			.timestamp_ns = monotonic_ns(),
+			.offset = offset,
 		};
 
-		publish(slot, block, &r);
+		tracked = publish(slot, block, &r);
 	}
 	leave_runtime(saved_errno);
+	return tracked;
 }
 
-void profiler_restore(void *block, const struct heap_record *record)
+int profiler_release(void *block, struct heap_record *record)
 {
-	int saved_errno = enter_runtime();
-	long slot = heap_map_reserve(&prof.heap, (uintptr_t)block);
+	int saved_errno;
 
-	if (slot >= 0)
-		publish(slot, block, record);
-	leave_runtime(saved_errno);
-}
-
-int profiler_forget(void *block, struct heap_record *record)
-{
-	int saved_errno, found;
-
-	if (!atomic_load_explicit(&prof.track_frees, relaxed))
+	/* Always looked up, whatever the state: the C library's pointer of
+	 * a sampled block is only known from its record. */
+	if (!prof.heap.slots ||
+	    heap_map_remove(&prof.heap, (uintptr_t)block, record) != 1)
 		return 0;
+	count(&prof.freed);
+	atomic_fetch_sub_explicit(&prof.live_estimate, estimate_of(record),
+				  relaxed);
 	if (sampler_tls.in_runtime) {
-		count(&prof.skipped_reentrant);
-		return 0;
-	}
-	saved_errno = enter_runtime();
-	found = getpid() == prof.pid &&
-		heap_map_remove(&prof.heap, (uintptr_t)block, record) == 1;
-	if (found) {
-		count(&prof.freed);
+		count(&prof.skipped_reentrant); /* no event from a nested call */
+	} else if (atomic_load_explicit(&prof.track_frees, relaxed)) {
+		saved_errno = enter_runtime();
 		writer_free((uintptr_t)block);
+		leave_runtime(saved_errno);
 	}
-	leave_runtime(saved_errno);
-	return found;
+	return 1;
+}
+
+int profiler_find(void *block, struct heap_record *record)
+{
+	return prof.heap.slots &&
+	       heap_map_find(&prof.heap, (uintptr_t)block, record);
 }
 
 /* ---- lifecycle ------------------------------------------------------------- */
@@ -207,7 +219,7 @@ MEMPROF_PUBLIC int memprof_init(uint64_t sampling_rate)
 	if (transition(STATE(UNINITIALIZED), BUSY) < 0)
 		return -1;
 	saved_errno = enter_runtime();
-	if (heap_map_init(&prof.heap, HEAP_MAP_DEFAULT_CAPACITY) < 0 ||
+	if (heap_map_init(&prof.heap, prof.settings.heap_map_capacity) < 0 ||
 	    stack_table_init(&prof.stacks, prof.settings.stack_table_max) < 0 ||
 	    modules_init() < 0 || strings_init() < 0) {
 		heap_map_destroy(&prof.heap);
@@ -217,7 +229,6 @@ MEMPROF_PUBLIC int memprof_init(uint64_t sampling_rate)
 	}
 	leave_runtime(saved_errno);
 	sampler_set_rate(sampling_rate);
-	prof.pid = getpid();
 	atomic_store(&prof.state, INITIALIZED);
 	return 0;
 }
@@ -288,7 +299,6 @@ MEMPROF_PUBLIC int memprof_set_sampling_rate(uint64_t sampling_rate)
 struct snapshot_fill {
 	memprof_sample *samples;
 	size_t count, capacity;
-	double estimated_bytes;
 };
 
 static void add_to_snapshot(void *ctx, uintptr_t address,
@@ -296,8 +306,6 @@ static void add_to_snapshot(void *ctx, uintptr_t address,
 {
 	struct snapshot_fill *f = ctx;
 
-	f->estimated_bytes += memprof_estimate_bytes(r->size, r->sampling_rate,
-						     NULL);
 	if (f->count == f->capacity)
 		return;
 	f->samples[f->count++] = (memprof_sample){
@@ -333,14 +341,6 @@ MEMPROF_PUBLIC int memprof_get_snapshot(memprof_sample **out_samples,
 MEMPROF_PUBLIC void memprof_free_snapshot(memprof_sample *samples)
 {
 	free(samples);
-}
-
-static void add_estimate(void *ctx, uintptr_t address,
-			 const struct heap_record *r)
-{
-	(void)address;
-	*(double *)ctx += memprof_estimate_bytes(r->size, r->sampling_rate,
-						 NULL);
 }
 
 static uint64_t load(_Atomic uint64_t *counter)
@@ -380,7 +380,7 @@ MEMPROF_PUBLIC int memprof_get_stats(memprof_stats *out)
 	out->truncated_stacks = load(&prof.truncated);
 	out->min_native_depth = min_depth == UINT32_MAX ? 0 : min_depth;
 	out->heap_map_load_percent = heap_map_load_percent(h);
-	heap_map_for_each(h, add_estimate, &out->estimated_live_bytes);
+	out->estimated_live_bytes = (double)load(&prof.live_estimate);
 	return 0;
 }
 
@@ -472,12 +472,26 @@ static void after_fork_in_parent(void)
 	writer_postfork_parent();
 }
 
+/* A child's profile starts empty; so do the counters its stats report
+ * (the heap map and stack table, and their counters, are inherited). */
+static void reset_counters(void)
+{
+	atomic_store(&prof.samples, 0);
+	atomic_store(&prof.freed, 0);
+	atomic_store(&prof.skipped_reentrant, 0);
+	atomic_store(&prof.native_stacks, 0);
+	atomic_store(&prof.native_frames, 0);
+	atomic_store(&prof.shallow, 0);
+	atomic_store(&prof.truncated, 0);
+	atomic_store(&prof.min_depth, UINT32_MAX);
+}
+
 static void after_fork_in_child(void)
 {
 	int follow = prof.settings.follow_fork;
 
 	sampler_reseed_thread(); /* else parent and child sample alike */
-	prof.pid = getpid();
+	reset_counters();
 	if (!follow) {
 		atomic_store(&prof.track_allocs, 0);
 		atomic_store(&prof.track_frees, 0);

@@ -1,11 +1,16 @@
 /* profiler.h - the profiler's state machine and the sampled-block records.
  *
  * Contract: the interposer asks profiler_wants_sample() after the sampler
- * has picked an allocation, serves the block page-aligned (see
- * free_filter.h), then calls profiler_record_alloc().  Page-aligned frees
- * go through profiler_forget() before the block is returned to the C
- * library, so an address is never reused while it is still in the tables.
- * Both run under the thread's re-entrancy guard and keep errno intact.
+ * has picked an allocation, carves a block aligned to SAMPLED_ALIGNMENT
+ * out of a slightly larger C-library block (see free_filter.h), then calls
+ * profiler_record_alloc() with the distance between the two.  Aligned
+ * pointers given back to the interposer (free, realloc) go through
+ * profiler_release() before anything is returned to the C library, so an
+ * address is never reused while it is still in the tables, and the C
+ * library always gets its own pointer back.  These run under the thread's
+ * re-entrancy guard and keep errno intact.  A vfork() child shares our
+ * memory; what it allocates before exec (POSIX allows nothing) is recorded
+ * as its parent's.
  */
 #ifndef SPPROF_PROFILER_H
 #define SPPROF_PROFILER_H
@@ -16,13 +21,18 @@
 #include "heap_map.h"
 
 int profiler_wants_sample(void);
-void profiler_record_alloc(void *block, size_t size);
 
-/* 1 and *record filled when block was a live sampled block. */
-int profiler_forget(void *block, struct heap_record *record);
+/* 1 when the block is now tracked; 0 when it could not be (table full),
+ * in which case the caller must not hand out a carved block. */
+int profiler_record_alloc(void *block, size_t size, uint32_t offset);
 
-/* Puts back a block forgotten by a realloc() that then failed. */
-void profiler_restore(void *block, const struct heap_record *record);
+/* 1 and *record filled when block was a live sampled block, which is now
+ * forgotten (and its free recorded when frees are tracked).  Works in every
+ * state, so that carved blocks always find their way back. */
+int profiler_release(void *block, struct heap_record *record);
+
+/* Reads a live sampled block's record: 1 when block is one. */
+int profiler_find(void *block, struct heap_record *record);
 
 /* Called once when the library is loaded. */
 void profiler_load(void);

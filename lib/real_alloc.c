@@ -12,8 +12,10 @@
 struct real_alloc real;
 
 /* Each bootstrap block is preceded by its size, for realloc and
- * malloc_usable_size. */
+ * malloc_usable_size, and aligned like a sampled block, so that free()
+ * needs no range test on its fast path (see free_filter.h). */
 #define BOOTSTRAP_HEADER 16
+#define BOOTSTRAP_ALIGNMENT 4096
 
 char bootstrap_heap[BOOTSTRAP_HEAP_SIZE] __attribute__((aligned(4096)));
 static _Atomic size_t bootstrap_used;
@@ -25,8 +27,8 @@ void *bootstrap_alloc(size_t size, size_t alignment)
 {
 	size_t start, end;
 
-	if (alignment < BOOTSTRAP_HEADER)
-		alignment = BOOTSTRAP_HEADER;
+	if (alignment < BOOTSTRAP_ALIGNMENT)
+		alignment = BOOTSTRAP_ALIGNMENT;
 	if (size > BOOTSTRAP_HEAP_SIZE || alignment > BOOTSTRAP_HEAP_SIZE / 4) {
 		errno = ENOMEM;
 		return NULL;

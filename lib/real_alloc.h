@@ -4,7 +4,8 @@
  * family up with dlsym(RTLD_NEXT) exactly once; it is safe to call from
  * any hook and from several threads.  While dlsym runs (it may allocate),
  * allocations are served from a small static bootstrap heap, whose blocks
- * are never returned (free ignores them, realloc copies them out).  When
+ * are never returned (free ignores them, realloc copies them out) and are
+ * aligned like sampled blocks.  When
  * the lookup fails, which happens in statically linked programs, the
  * process stops at once with a message saying so.
  */
@@ -36,7 +37,7 @@ void *bootstrap_alloc(size_t size, size_t alignment);
 size_t bootstrap_usable_size(const void *p);
 
 extern char bootstrap_heap[];
-#define BOOTSTRAP_HEAP_SIZE (64 * 1024)
+#define BOOTSTRAP_HEAP_SIZE (256 * 1024) /* static: costs nothing untouched */
 
 static inline int is_bootstrap(const void *p)
 {

@@ -19,7 +19,15 @@ static uint64_t global_entropy;
 
 void sampler_set_rate(uint64_t bytes)
 {
+	struct sampler_thread *t = &sampler_tls;
+
 	atomic_store_explicit(&sampling_rate, bytes, memory_order_relaxed);
+	/* This thread's interval was drawn at the old rate - maybe before
+	 * the settings were read, by a library constructor that allocated.
+	 * The process is memoryless, so a fresh draw is as valid and makes
+	 * the new rate hold from here on. */
+	if (t->seeded)
+		t->bytes_until_sample = prng_exponential(&t->prng, bytes);
 }
 
 uint64_t sampler_rate(void)

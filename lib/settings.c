@@ -12,6 +12,7 @@
 
 #include <spprof/memprof.h>
 
+#include "heap_map.h"
 #include "stack_table.h"
 
 void runtime_message(const char *fmt, ...)
@@ -73,6 +74,7 @@ void settings_read(struct runtime_config *c)
 
 	c->sampling_rate = MEMPROF_DEFAULT_SAMPLING_RATE;
 	c->stack_table_max = STACK_TABLE_MAX_DEFAULT;
+	c->heap_map_capacity = HEAP_MAP_DEFAULT_CAPACITY;
 	c->follow_fork = 1;
 	c->root_pid = 0;
 	if ((v = secure_getenv("SPPROF_SAMPLING_RATE")) &&
@@ -81,6 +83,12 @@ void settings_read(struct runtime_config *c)
 	if ((v = secure_getenv("SPPROF_STACK_TABLE_MAX")) &&
 	    parse_count("SPPROF_STACK_TABLE_MAX", v, 1u << 24, &n) == 0)
 		c->stack_table_max = (uint32_t)n;
+	if ((v = secure_getenv("SPPROF_HEAP_MAP_CAPACITY")) &&
+	    parse_count("SPPROF_HEAP_MAP_CAPACITY", v, 1u << 26, &n) == 0) {
+		c->heap_map_capacity = 1024;
+		while (c->heap_map_capacity < n)
+			c->heap_map_capacity *= 2;
+	}
 	if ((v = secure_getenv("SPPROF_FOLLOW_FORK"))) {
 		if (!strcmp(v, "0") || !strcmp(v, "1"))
 			c->follow_fork = v[0] == '1';

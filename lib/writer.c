@@ -47,6 +47,7 @@ static struct {
 	char base[PATH_MAX]; /* final name, before any collision suffix */
 	char part[PATH_MAX];
 	uint64_t start_wall_us, start_mono_ns, last_us, last_flush_ns;
+	uint64_t last_event_ns;
 	uint64_t first_rate, rate;
 	uint64_t events_offset; /* where events start in the streamed file */
 	_Atomic uint64_t events, dropped;
@@ -434,22 +435,29 @@ static void make_room(void)
 		outbuf_flush(&w.out);
 }
 
-/* Starts an event: its type and the microseconds since the last one. */
-static void put_event_start(unsigned type)
+/* Starts an event that happened at monotonic time now_ns: its type and
+ * the microseconds since the last event. */
+static void put_event_at(unsigned type, uint64_t now_ns)
 {
-	uint64_t now = (monotonic_ns() - w.start_mono_ns) / 1000;
+	uint64_t now = (now_ns - w.start_mono_ns) / 1000;
 	uint64_t delta = now > w.last_us ? now - w.last_us : 0;
 
 	w.last_us += delta;
+	w.last_event_ns = now_ns;
 	make_room();
 	put_le(type, 1);
 	put_varint(delta);
-	atomic_fetch_add_explicit(&w.out.error ? &w.dropped : &w.events, 1,
+	atomic_fetch_add_explicit(w.out.error ? &w.dropped : &w.events, 1,
 				  memory_order_relaxed);
 }
 
 /* Definitions (types 4-6) carry a zero delta: they stand right before
  * the event that needs them, and finalisation removes them. */
+static void put_event_start(unsigned type)
+{
+	put_event_at(type, monotonic_ns());
+}
+
 static void put_definition_start(unsigned type, uint64_t payload_len)
 {
 	make_room();
@@ -628,11 +636,10 @@ fail:
 
 static void maybe_flush(void)
 {
-	uint64_t now = monotonic_ns();
-
-	if (now - w.last_flush_ns >= FLUSH_INTERVAL_NS) {
+	if (w.last_event_ns - w.last_flush_ns >= FLUSH_INTERVAL_NS &&
+	    w.last_event_ns > w.last_flush_ns) {
 		outbuf_flush(&w.out);
-		w.last_flush_ns = now;
+		w.last_flush_ns = w.last_event_ns;
 	}
 }
 
@@ -662,7 +669,7 @@ void writer_alloc(uintptr_t address, const struct heap_record *r)
 	if (begin_event() < 0)
 		return;
 	ensure_stack_defined(r->stack_id);
-	put_event_start(MLYZE_EV_ALLOC);
+	put_event_at(MLYZE_EV_ALLOC, r->timestamp_ns);
 	put_le(address, 8);
 	put_varint(r->size);
 	put_varint(r->stack_id);
@@ -829,7 +836,9 @@ void writer_finalise(const memprof_stats *stats)
 	if (!w.enabled)
 		return;
 	lock();
-	if (!w.finalised && ensure_file() == 0) {
+	/* The first process always leaves a profile, even an empty one; a
+	 * descendant that sampled nothing (a shell, a wrapper) leaves none. */
+	if (!w.finalised && (w.fd >= 0 || !w.descendant) && ensure_file() == 0) {
 		err = outbuf_flush(&w.out);
 		if (!err)
 			err = assemble(stats, final, sizeof(final));

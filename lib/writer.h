@@ -9,7 +9,9 @@
  * (header, complete JSON metadata, events) under a temporary name, links it
  * to its final name - never over an existing file - and removes the
  * streamed one.  The file is created lazily, at the first event, so a
- * forked child that only execs leaves nothing behind.
+ * forked child that only execs leaves nothing behind; at exit the first
+ * process of a tree writes its profile even when empty, descendants only
+ * when they recorded something.
  *
  * All entry points may run inside the allocation hooks, under the
  * runtime's re-entrancy guard.

@@ -1,0 +1,375 @@
+#!/bin/sh
+# run-bench.sh - the runtime's overhead against no profiler and against peers.
+#
+# Usage: run-bench.sh RUNTIME BINDIR
+#   RUNTIME  the libspprof-alloc.so.0 to preload
+#   BINDIR   where the workload and bench-run programs were built
+#
+# Prints one table: for each workload, the median wall time, CPU time and
+# peak RSS of the process with no profiler, with the runtime preloaded but
+# dormant, with the runtime recording a profile, and with the peers that
+# are installed (jemalloc's sampling profiler, tcmalloc's heap profiler,
+# heaptrack).  Configurations run in alternating order, round after round;
+# a ratio is the median over the rounds of (time with / time without in
+# the same round), which cancels the slow drifts of a shared machine.  Exhaustive tracers (heaptrack,
+# tcmalloc's HEAPPROFILE) record every call and run on fewer operations,
+# against a baseline of the same size.  Then callgrind counts instructions,
+# the repeatable number.
+#
+# Environment: BENCH_ROUNDS (default 7), BENCH_TRACER_ROUNDS (3),
+# BENCH_SCALE (1; multiplies every operation count, 0.1 for a smoke run),
+# BENCH_JEMALLOC, BENCH_TCMALLOC (library paths; found with ldconfig).
+
+set -u
+
+if [ $# -ne 2 ]; then
+	echo "Usage: run-bench.sh RUNTIME BINDIR" >&2
+	exit 2
+fi
+RUNTIME=$1
+BINDIR=$2
+WORKLOAD=$BINDIR/workload
+for f in "$RUNTIME" "$WORKLOAD" "$BINDIR/bench-run"; do
+	if [ ! -f "$f" ]; then
+		echo "run-bench.sh: $f: no such file (run make bench)" >&2
+		exit 2
+	fi
+done
+
+ROUNDS=${BENCH_ROUNDS:-7}
+TRACER_ROUNDS=${BENCH_TRACER_ROUNDS:-3}
+SCALE=${BENCH_SCALE:-1}
+scaled() { awk -v n="$1" -v s="$SCALE" 'BEGIN { printf "%d", n * s }'; }
+CHURN_OPS=$(scaled 40000000)
+MIXED_OPS=$(scaled 6000000)
+CALLGRIND_CHURN_OPS=$(scaled 1000000)
+CALLGRIND_MIXED_OPS=$(scaled 300000)
+HEAPTRACK_DIVISOR=20  # heaptrack is about 30 times slower
+HEAPPROFILE_DIVISOR=200 # tcmalloc's heap profiler, several hundred times
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/spprof-bench.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 1' HUP INT TERM
+LOG=$TMP/log
+STARTED=$(date +%s)
+
+find_library() {
+	ldconfig -p 2>/dev/null |
+		awk -v name="$1" '$1 == name { print $NF; exit }'
+}
+JEMALLOC=${BENCH_JEMALLOC-$(find_library libjemalloc.so.2)}
+TCMALLOC=${BENCH_TCMALLOC-$(find_library libtcmalloc.so.4)}
+[ -f "$JEMALLOC" ] || JEMALLOC=
+[ -f "$TCMALLOC" ] || TCMALLOC=
+HEAPTRACK=$(command -v heaptrack)
+RUNTIME_FILE=$(basename "$(readlink -f "$RUNTIME")")
+VALGRIND=$(command -v valgrind)
+
+fail() {
+	echo "run-bench.sh: $*" >&2
+	tail -n 20 "$LOG" >&2
+	exit 1
+}
+
+# ---- running one configuration ----------------------------------------------
+
+# measure RESULTS CONFIG WORKLOAD-ARG...: runs the workload once under
+# CONFIG, appends "wall-seconds maxrss-KiB cpu-seconds" to RESULTS, checks
+# that a profiler meant to write a profile did, and notes its size.
+measure() {
+	local results=$1 config=$2
+	shift 2
+	set -- "$WORKLOAD" "$@"
+	case $config in
+	glibc) ;;
+	dormant) set -- "LD_PRELOAD=$RUNTIME" "$@" ;;
+	recording)
+		set -- "LD_PRELOAD=$RUNTIME" "SPPROF_OUTPUT=$TMP/prof.mlyze" "$@" ;;
+	jemalloc) set -- "LD_PRELOAD=$JEMALLOC" "$@" ;;
+	jeprof)
+		set -- "LD_PRELOAD=$JEMALLOC" \
+			"MALLOC_CONF=prof:true,lg_prof_sample:19,prof_final:true,prof_prefix:$TMP/jeprof" \
+			"$@" ;;
+	tcmalloc) set -- "LD_PRELOAD=$TCMALLOC" "$@" ;;
+	heapprofile)
+		set -- "LD_PRELOAD=$TCMALLOC" "HEAPPROFILE=$TMP/tcprof" "$@" ;;
+	heaptrack) set -- "$HEAPTRACK" -o "$TMP/heaptrack" "$@" ;;
+	esac
+	echo "== $config: $*" >>"$LOG"
+	"$BINDIR/bench-run" -o "$results" "$@" >>"$LOG" 2>&1 ||
+		fail "$config failed: $*"
+	case $config in
+	recording) keep_profile_size "$results" "$TMP"/prof.mlyze ;;
+	jeprof) keep_profile_size "$results" "$TMP"/jeprof.*.heap ;;
+	heapprofile) keep_profile_size "$results" "$TMP"/tcprof.*.heap ;;
+	heaptrack) keep_profile_size "$results" "$TMP"/heaptrack.* ;;
+	esac
+}
+
+# keep_profile_size RESULTS FILE...: the profiler must have written FILE;
+# its total size goes to RESULTS.size, then it is removed.
+keep_profile_size() {
+	local results=$1
+	shift
+	[ -f "$1" ] || fail "no profile written (expected $1)"
+	cat "$@" | wc -c >>"$results.size"
+	rm -f "$@"
+}
+
+# rounds COUNT KEY CONFIG... -- WORKLOAD-ARG...: runs every
+# configuration COUNT times, in forward order on odd rounds and backward
+# on even ones.  Results go to $TMP/KEY.CONFIG.
+rounds() {
+	local count=$1 key=$2 configs= backward= order c round=1
+	shift 2
+	while [ "$1" != -- ]; do
+		configs="$configs $1"
+		shift
+	done
+	shift
+	for c in $configs; do backward="$c $backward"; done
+	while [ "$round" -le "$count" ]; do
+		order=$configs
+		[ $((round % 2)) -eq 0 ] && order=$backward
+		for c in $order; do
+			measure "$TMP/$key.$c" "$c" "$@"
+		done
+		printf '.' >&2
+		round=$((round + 1))
+	done
+}
+
+# ---- statistics ----------------------------------------------------------------
+
+median() {
+	sort -g | awk '{ v[NR] = $1 }
+		END { if (NR == 0) exit 1
+		      if (NR % 2) print v[(NR + 1) / 2]
+		      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# column FILE N: the median of column N.
+column() { awk -v n="$2" '{ print $n }' "$1" | median; }
+
+# paired_ratio KEY CONFIG REFERENCE [COLUMN]: the median over rounds of
+# the ratio of wall times (column 1) or CPU times (3), each run paired with
+# the reference run of the same round.
+paired_ratio() {
+	paste -d ' ' "$TMP/$1.$2" "$TMP/$1.$3" |
+		awk -v c="${4:-1}" '{ print $c / $(c + 3) }' | median
+}
+
+human_ops() {
+	awk -v n="$1" 'BEGIN { if (n >= 1e6) printf "%gM", n / 1e6
+			       else if (n >= 1e3) printf "%gk", n / 1e3
+			       else printf "%d", n }'
+}
+
+# row KEY CONFIG LABEL OPS REFERENCE [GLIBC-REFERENCE] [TARGET]
+row() {
+	local key=$1 config=$2 label=$3 ops=$4 ref=$5 glibc_ref=${6:-}
+	local target=${7:-} file=$TMP/$1.$2 secs rss ratio cpu_ratio against
+	local vs_glibc= verdict=
+	secs=$(column "$file" 1)
+	rss=$(column "$file" 2)
+	if [ "$config" = "$ref" ]; then
+		ratio=1
+		cpu_ratio=1
+		against=-
+	else
+		ratio=$(paired_ratio "$key" "$config" "$ref")
+		cpu_ratio=$(paired_ratio "$key" "$config" "$ref" 3)
+		against=$ref
+	fi
+	if [ -n "$glibc_ref" ]; then
+		vs_glibc=$(paired_ratio "$key" "$config" "$glibc_ref")
+	fi
+	if [ -n "$target" ]; then
+		verdict=$(awk -v r="$ratio" -v t="$target" 'BEGIN {
+			printf "<=%.2f %s", t, (r <= t ? "PASS" : "MISS") }')
+		case $verdict in *MISS) MISSES=$((MISSES + 1)) ;; esac
+	fi
+	awk -v l="$label" -v o="$(human_ops "$ops")" -v s="$secs" -v r="$ratio" \
+		-v c="$cpu_ratio" -v a="$against" -v g="$vs_glibc" -v m="$rss" \
+		-v v="$verdict" \
+		'BEGIN { printf "  %-24s %5s %8.3f %7.3f %7.3f  %-8s %7s %7.1f  %s\n",
+			 l, o, s, r, c, a, (g == "" ? "" : sprintf("%.3f", g)),
+			 m / 1024, v }'
+}
+
+# recording_summary KEY: RSS and profile size of the recording runs.
+recording_summary() {
+	local file=$TMP/$1.recording
+	awk -v rec="$(column "$file" 2)" -v base="$(column "$TMP/$1.glibc" 2)" \
+		-v size="$(column "$file.size" 1)" 'BEGIN {
+		printf "  spprof-mem recording: max RSS x%.2f (%.1f MiB vs %.1f MiB), profile %.1f KiB\n",
+		       rec / base, rec / 1024, base / 1024, size / 1024 }'
+}
+
+# ---- the workloads --------------------------------------------------------------
+
+# Debian's jemalloc is built with profiling; others may not be.
+jemalloc_profiles() {
+	"$BINDIR/bench-run" -o "$TMP/probe" "LD_PRELOAD=$JEMALLOC" \
+		"MALLOC_CONF=prof:true,prof_final:true,prof_prefix:$TMP/probe" \
+		"$WORKLOAD" churn 1 >>"$LOG" 2>&1 || return 1
+	set -- "$TMP"/probe.*.heap
+	[ -f "$1" ] && rm -f "$@"
+}
+
+CONFIGS="glibc dormant recording"
+JEMALLOC_NOTE=
+if [ -n "$JEMALLOC" ]; then
+	CONFIGS="$CONFIGS jemalloc"
+	if jemalloc_profiles; then
+		CONFIGS="$CONFIGS jeprof"
+	else
+		JEMALLOC_NOTE=" (built without profiling: its profiler is skipped)"
+	fi
+fi
+[ -n "$TCMALLOC" ] && CONFIGS="$CONFIGS tcmalloc"
+
+# run_workload TITLE KEY TARGET OPS WORKLOAD-ARG...: every configuration,
+# then the tracers on fewer operations; prints the section.
+run_workload() {
+	local title=$1 key=$2 target=$3 ops=$4 ht_ops hp_ops
+	shift 4
+	ht_ops=$((ops > HEAPTRACK_DIVISOR ? ops / HEAPTRACK_DIVISOR : 1))
+	hp_ops=$((ops > HEAPPROFILE_DIVISOR ? ops / HEAPPROFILE_DIVISOR : 1))
+	echo
+	echo "$title"
+	rounds "$ROUNDS" "$key" $CONFIGS -- "$@" "$ops"
+	if [ -n "$HEAPTRACK" ]; then
+		rounds "$TRACER_ROUNDS" "$key-ht" glibc heaptrack -- "$@" "$ht_ops"
+	fi
+	if [ -n "$TCMALLOC" ]; then
+		rounds "$TRACER_ROUNDS" "$key-hp" glibc tcmalloc heapprofile -- \
+			"$@" "$hp_ops"
+	fi
+	echo >&2
+	printf '  %-24s %5s %8s %7s %7s  %-8s %7s %7s  %s\n' profiler ops \
+		"wall s" ratio "cpu" against "x glibc" "RSS MiB" "target (wall ratio)"
+	row "$key" glibc "none (glibc)" "$ops" glibc
+	row "$key" dormant "spprof-mem dormant" "$ops" glibc "" "$target"
+	row "$key" recording "spprof-mem recording" "$ops" glibc "" "$target"
+	if [ -n "$JEMALLOC" ]; then
+		row "$key" jemalloc "jemalloc, no profiling" "$ops" glibc
+	fi
+	case $CONFIGS in *jeprof*)
+		row "$key" jeprof "jemalloc prof (lg 19)" "$ops" jemalloc glibc ;;
+	esac
+	if [ -n "$TCMALLOC" ]; then
+		row "$key" tcmalloc "tcmalloc, no profiling" "$ops" glibc
+	fi
+	if [ -n "$HEAPTRACK" ]; then
+		row "$key-ht" glibc "none (glibc)" "$ht_ops" glibc
+		row "$key-ht" heaptrack "heaptrack" "$ht_ops" glibc
+	fi
+	if [ -n "$TCMALLOC" ]; then
+		row "$key-hp" glibc "none (glibc)" "$hp_ops" glibc
+		row "$key-hp" tcmalloc "tcmalloc, no profiling" "$hp_ops" glibc
+		row "$key-hp" heapprofile "tcmalloc HEAPPROFILE" "$hp_ops" \
+			tcmalloc glibc
+	fi
+	recording_summary "$key"
+}
+
+# ---- callgrind ---------------------------------------------------------------------
+
+# instructions CONFIG OUT WORKLOAD-ARG...: total Ir of one callgrind run.
+instructions() {
+	local config=$1 out=$2
+	shift 2
+	set -- "$VALGRIND" --tool=callgrind "--callgrind-out-file=$out" \
+		"$WORKLOAD" "$@"
+	case $config in
+	dormant) set -- "LD_PRELOAD=$RUNTIME" "$@" ;;
+	recording)
+		set -- "LD_PRELOAD=$RUNTIME" "SPPROF_OUTPUT=$TMP/prof.mlyze" "$@" ;;
+	esac
+	"$BINDIR/bench-run" -o "$TMP/callgrind.times" "$@" >>"$LOG" 2>&1 ||
+		fail "callgrind run failed: $*"
+	if [ "$config" = recording ]; then
+		keep_profile_size "$TMP/callgrind.times" "$TMP/prof.mlyze"
+	fi
+	awk '$1 == "totals:" { print $2 }' "$out"
+}
+
+# runtime_share FILE: instructions spent in the runtime's own code (the
+# self cost of every function in its object, which callgrind names by its
+# real path).  Objects are named once, in
+# an ob= or cob= line, then referred to by number; the line after each
+# calls= line is the inclusive cost of a call, not a self cost.
+runtime_share() {
+	awk -v runtime="$RUNTIME_FILE" '/^c?ob=/ {
+		split($0, part, /[=)]/)
+		name_start = index($0, ") ")
+		if (name_start) name[part[2]] = substr($0, name_start + 2)
+		if (/^ob=/) object = name[part[2]]
+		next
+	}
+	/^calls=/ { skip = 1; next }
+	/^[0-9+*-]/ {
+		if (skip) skip = 0
+		else if (index(object, runtime)) own += $2
+	}
+	END { print own + 0 }' "$1"
+}
+
+callgrind_rows() {
+	local label=$1 ops=$2 base ir own config
+	shift 2
+	base=$(instructions glibc "$TMP/cg.base" "$@" "$ops")
+	for config in dormant recording; do
+		ir=$(instructions "$config" "$TMP/cg.$config" "$@" "$ops")
+		own=$(runtime_share "$TMP/cg.$config")
+		awk -v l="$label" -v c="$config" -v o="$(human_ops "$ops")" \
+			-v b="$base" -v i="$ir" -v own="$own" -v n="$ops" 'BEGIN {
+			printf "  %-8s %6s %-10s %14.0f %14.0f %7.3f %8.1f %8.1f\n",
+			       l, o, c, b, i, i / b, (i - b) / n, own / n }'
+	done
+}
+
+# ---- the report ----------------------------------------------------------------------
+
+MISSES=0
+echo "spprof-mem overhead benchmark"
+echo "runtime:   $RUNTIME"
+echo "method:    $ROUNDS alternating rounds (tracers $TRACER_ROUNDS); wall s = median wall time of the"
+echo "           whole process; ratio = median over rounds of wall time / wall time of 'against' in the"
+echo "           same round; cpu = the same ratio of CPU time (user + system), which a busy machine"
+echo "           disturbs less; RSS = median peak resident set"
+echo "peers:     jemalloc  ${JEMALLOC:-not installed}$JEMALLOC_NOTE"
+echo "           tcmalloc  ${TCMALLOC:-not installed}"
+echo "           heaptrack ${HEAPTRACK:-not installed}"
+echo "sampling:  spprof-mem default rate (512 KiB); jemalloc lg_prof_sample:19 (512 KiB);"
+echo "           heaptrack and tcmalloc HEAPPROFILE record every call"
+
+run_workload "a) small-object churn: free + malloc of 8-264 B, ring of 1024 live blocks" \
+	churn 1.05 "$CHURN_OPS" churn
+run_workload "b) mixed sizes 16 B - 64 KiB (1 op in 8 a realloc), ring of 1024 live blocks" \
+	mixed 1.10 "$MIXED_OPS" mixed
+run_workload "c) the same mixed load split over 2 threads" \
+	mixed2 1.10 "$MIXED_OPS" -t 2 mixed
+
+if [ -n "$VALGRIND" ]; then
+	echo
+	echo "callgrind instruction counts (Ir, deterministic apart from where samples fall)"
+	printf '  %-8s %6s %-10s %14s %14s %7s %8s %8s\n' load ops runtime \
+		"Ir glibc" "Ir with" ratio "+Ir/op" "own/op"
+	callgrind_rows churn "$CALLGRIND_CHURN_OPS" churn
+	callgrind_rows mixed "$CALLGRIND_MIXED_OPS" mixed
+	echo "  (+Ir/op: extra instructions per operation; own/op: instructions in the"
+	echo "   runtime's own code per operation, fixed start-up and exit costs included)"
+else
+	echo
+	echo "callgrind: valgrind not installed, skipped"
+fi
+
+echo
+if [ "$MISSES" -eq 0 ]; then
+	echo "targets: all met"
+else
+	echo "targets: $MISSES missed"
+fi
+echo "elapsed: $(($(date +%s) - STARTED)) s"

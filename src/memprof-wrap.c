@@ -1,0 +1,167 @@
+/* memprof-wrap.c - run a command under the spprof-mem heap profiler.
+ *
+ * Contract: memprof-wrap [OPTION]... [--] COMMAND [ARGUMENT]...
+ * First checks all it can before COMMAND runs: the runtime library exists,
+ * COMMAND is found and executable, it (or its script interpreter) is a
+ * dynamically linked program, the output directory is writable.  Then runs
+ * COMMAND with libspprof-alloc preloaded and configured through the SPPROF_*
+ * variables (the runtime's only interface), exits with COMMAND's status and
+ * lists on stderr the profiles written.
+ */
+#include "config.h"
+
+#include "wrap-child.h"
+#include "wrap-manifest.h"
+#include "wrap-options.h"
+#include "wrap-output.h"
+#include "wrap-target.h"
+#include "wrap-util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef SPPROF_RUNTIME_PATH
+#error "SPPROF_RUNTIME_PATH must name the installed runtime library"
+#endif
+
+#define RUNTIME_NAME "libspprof-alloc.so.0"
+
+/* Where this program lives in the build tree, relative to its top. */
+#define BUILD_TREE_PROGRAM "/src/memprof-wrap"
+
+/* <top_builddir>/lib/.libs/libspprof-alloc.so.0 when this program runs
+ * from the build tree and the runtime is built there, so that both work
+ * before installation; NULL otherwise. */
+static char *build_tree_runtime(void)
+{
+	char *self = realpath("/proc/self/exe", NULL);
+	size_t suffix = strlen(BUILD_TREE_PROGRAM);
+	size_t length = self != NULL ? strlen(self) : 0;
+	char *candidate = NULL;
+
+	if (length > suffix &&
+	    strcmp(self + length - suffix, BUILD_TREE_PROGRAM) == 0) {
+		self[length - suffix] = '\0';
+		candidate = wrap_format("%s/lib/.libs/%s", self, RUNTIME_NAME);
+		if (access(candidate, F_OK) != 0) {
+			free(candidate);
+			candidate = NULL;
+		}
+	}
+	free(self);
+	return candidate;
+}
+
+/* SPPROF_RUNTIME, else the build tree's runtime, else the installed one. */
+static char *choose_runtime(void)
+{
+	const char *chosen = getenv("SPPROF_RUNTIME");
+	char *built;
+
+	if (chosen != NULL && *chosen != '\0')
+		return wrap_format("%s", chosen);
+	built = build_tree_runtime();
+	return built != NULL ? built : wrap_format("%s", SPPROF_RUNTIME_PATH);
+}
+
+/* Store the absolute path of the runtime in *RUNTIME; 0, or 1 after saying
+ * why it cannot be used. */
+static int locate_runtime(char **runtime)
+{
+	char *chosen = choose_runtime();
+	char *cwd;
+
+	if (access(chosen, R_OK) != 0) {
+		wrap_error("profiler runtime %s: %s (set SPPROF_RUNTIME to "
+			   "the path of libspprof-alloc.so.0)", chosen,
+			   strerror(errno));
+		free(chosen);
+		return 1;
+	}
+	/* The command may change directory before it starts programs. */
+	if (chosen[0] != '/' && (cwd = getcwd(NULL, 0)) != NULL) {
+		*runtime = wrap_format("%s/%s", cwd, chosen);
+		free(cwd);
+		free(chosen);
+	} else {
+		*runtime = chosen;
+	}
+	if (strpbrk(*runtime, ": ") != NULL) {
+		wrap_error("profiler runtime %s: LD_PRELOAD cannot name a path "
+			   "with ':' or ' ' in it", *runtime);
+		free(*runtime);
+		return 1;
+	}
+	return 0;
+}
+
+static void set_variable(const char *name, const char *value)
+{
+	if (setenv(name, value, 1) != 0) {
+		wrap_error("cannot set %s: %s", name, strerror(errno));
+		exit(1);
+	}
+}
+
+/* The environment COMMAND inherits: everything the runtime reads. */
+static void configure_runtime(const char *runtime, const char *pattern,
+			      const struct wrap_options *options,
+			      const char *manifest)
+{
+	const char *preload = getenv("LD_PRELOAD");
+	char *value;
+
+	value = preload != NULL && *preload != '\0'
+		? wrap_format("%s:%s", runtime, preload)
+		: wrap_format("%s", runtime);
+	set_variable("LD_PRELOAD", value);
+	free(value);
+	set_variable("SPPROF_OUTPUT", pattern);
+	set_variable("SPPROF_FOLLOW_FORK", options->follow_fork ? "1" : "0");
+	set_variable("SPPROF_MANIFEST", manifest);
+	if (options->rate != 0) {
+		value = wrap_format("%" PRIu64, options->rate);
+		set_variable("SPPROF_SAMPLING_RATE", value);
+		free(value);
+	}
+	/* Set by the runtime in the first process it profiles; one inherited
+	 * from an outer profiled process would misname every profile. */
+	unsetenv("SPPROF_ROOT_PID");
+}
+
+int main(int argc, char **argv)
+{
+	struct wrap_options options;
+	struct wrap_manifest manifest;
+	char *runtime = NULL, *path = NULL, *pattern = NULL;
+	bool descendants_running = false;
+	int status = wrap_parse_args(argc, argv, &options);
+
+	if (status != WRAP_RUN)
+		return status;
+	status = locate_runtime(&runtime);
+	if (status == 0)
+		status = wrap_resolve_command(options.command[0], &path);
+	if (status == 0)
+		status = wrap_check_target(path, runtime);
+	if (status == 0)
+		status = wrap_output_pattern(options.output,
+					     options.command[0],
+					     options.quiet, &pattern);
+	if (status == 0)
+		status = wrap_manifest_create(&manifest);
+	if (status == 0) {
+		configure_runtime(runtime, pattern, &options, manifest.path);
+		status = wrap_run(path, options.command, &descendants_running);
+		wrap_manifest_report(&manifest, options.quiet,
+				     descendants_running);
+		wrap_manifest_remove(&manifest);
+	}
+	free(runtime);
+	free(path);
+	free(pattern);
+	return status;
+}

@@ -1,0 +1,27 @@
+#!/bin/sh
+# storm.sh - 8 threads allocating, reallocating and freeing millions of
+# blocks (some freed by other threads) under the runtime at a low rate:
+# the program finishes without a crash or a damaged block, no sampled
+# block of the storm stays live, and the profile is finalised and sane;
+# killed, it leaves a streamed profile that can still be read.
+. "$(dirname "$0")/common.sh"
+
+profile=$scratch/storm.mlyze
+SPPROF_OUTPUT=$profile SPPROF_SAMPLING_RATE=4096
+export SPPROF_OUTPUT SPPROF_SAMPLING_RATE
+run_preloaded 90 "$integ_bin/storm" 8 2000000
+
+test -f "$profile" || fail "no profile $profile"
+test ! -e "$profile.part" || fail "streamed file $profile.part left behind"
+check_profile --complete --unique-live --min-allocs=100000 "$profile"
+
+# Killed in the middle of a storm, the process leaves its streamed
+# profile, readable up to its last whole event.
+killed=$scratch/killed.mlyze
+SPPROF_OUTPUT=$killed
+timeout -s KILL 2 env LD_PRELOAD="$runtime_so" "$integ_bin/storm" 8 1000000000
+status=$?
+test $status = 137 || fail "the endless storm ended with status $status"
+test ! -e "$killed" || fail "a killed process finalised its profile"
+check_profile --streamed --unique-live --min-allocs=1000 "$killed.part"
+pass

@@ -1,0 +1,55 @@
+# common.sh - set-up shared by the memprof-wrap tests; sourced, not run.
+#
+# Automake runs the tests from the top build directory.  Every test runs
+# in a private scratch directory $work (removed at exit), where the profiles
+# go, with the programs below and the fake runtime (see fake-runtime.c)
+# unless it sets SPPROF_RUNTIME itself.
+
+top_builddir=$(pwd)
+top_srcdir=$(cd "${srcdir:-.}" && pwd) || exit 99
+wrap=$top_builddir/src/memprof-wrap
+helpers=$top_builddir/tests/wrap
+fake_runtime=$helpers/.libs/libwrap-fake-runtime.so
+SPPROF_RUNTIME=$fake_runtime
+export SPPROF_RUNTIME
+unset LD_PRELOAD SPPROF_OUTPUT SPPROF_SAMPLING_RATE SPPROF_FOLLOW_FORK \
+	SPPROF_MANIFEST SPPROF_ROOT_PID FAKE_RUNTIME_LOG FAKE_RUNTIME_INERT
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/memprof-wrap-test.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 99
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# run EXPECTED_STATUS COMMAND...: run COMMAND, its stdout in $work/out and
+# its stderr in $work/err, and fail unless it exits with EXPECTED_STATUS.
+run() {
+	expected=$1
+	shift
+	"$@" >"$work/out" 2>"$work/err"
+	status=$?
+	if [ "$status" -ne "$expected" ]; then
+		sed 's/^/  stderr: /' "$work/err" >&2
+		fail "exit status $status instead of $expected: $*"
+	fi
+}
+
+# expect_in FILE TEXT: fail unless FILE holds the fixed string TEXT.
+expect_in() {
+	grep -qF -e "$2" "$1" || {
+		sed 's/^/  | /' "$1" >&2
+		fail "'$2' not in $1"
+	}
+}
+
+# expect_output TEXT: fail unless the last run's stdout is exactly TEXT.
+expect_output() {
+	printf '%s\n' "$1" >"$work/expected"
+	cmp -s "$work/expected" "$work/out" || {
+		diff "$work/expected" "$work/out" >&2
+		fail "unexpected output"
+	}
+}
