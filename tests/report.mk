@@ -24,9 +24,6 @@ REPORT_SHELL_TESTS = \
 	tests/report/mutations.sh \
 	tests/report/runtime.sh
 TESTS += $(REPORT_SHELL_TESTS)
-# The runtime loses samples at a sampling rate of 1 byte and counts every
-# event it writes as dropped; runtime.sh passes once both are fixed.
-XFAIL_TESTS += tests/report/runtime.sh
 EXTRA_DIST += $(REPORT_SHELL_TESTS) \
 	tests/report/common.sh \
 	tests/report/runtime \
