@@ -177,6 +177,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 struct gathered {
 	struct progress progress;
 	struct messages warnings, notes;
+	struct mlyze_stats stats; /* of all profiles */
 	struct profile_summary *profiles;
 	size_t profile_count;
 };
@@ -222,43 +223,60 @@ static void summarise(struct gathered *g, const char *file,
 	p->events = h->events;
 }
 
-/* Caveats of one profile, in plain words. */
-static void note_caveats(struct gathered *g, const char *file,
-			 const mlyze_reader *r, const struct heap_replay *h)
+static void add_stats(struct mlyze_stats *total, const struct mlyze_stats *s)
 {
-	const struct mlyze_stats *s = &mlyze_info(r)->stats;
+	total->samples += s->samples;
+	total->frees_tracked += s->frees_tracked;
+	total->heap_map_full_drops += s->heap_map_full_drops;
+	total->stack_table_drops += s->stack_table_drops;
+	total->events_dropped += s->events_dropped;
+	total->native_stacks += s->native_stacks;
+	total->native_frames += s->native_frames;
+	total->shallow_stacks += s->shallow_stacks;
+	total->truncated_stacks += s->truncated_stacks;
+}
+
+/* Caveats of all the profiles together, in plain words. */
+static void note_caveats(struct gathered *g)
+{
+	const struct mlyze_stats *s = &g->stats;
 	uint64_t dropped = s->heap_map_full_drops + s->stack_table_drops;
 
 	if (s->native_stacks &&
 	    (double)s->shallow_stacks >
 		    SHALLOW_STACKS_LIMIT * (double)s->native_stacks)
 		add_message(&g->notes, xasprintf(
-			"%s: %.0f %% of native stacks have fewer than 3 frames; "
+			"%.0f %% of native stacks have fewer than 3 frames; "
 			"code built without frame pointers hides callers, so "
 			"sites may be wrong (rebuild with "
-			"-fno-omit-frame-pointer).", file,
+			"-fno-omit-frame-pointer).",
 			100.0 * (double)s->shallow_stacks /
 				(double)s->native_stacks));
 	if (dropped)
 		add_message(&g->notes, xasprintf(
-			"%s: the runtime dropped %" PRIu64 " samples because its "
-			"tables were full; the estimates are too low.", file,
+			"The runtime dropped %" PRIu64 " samples because its "
+			"tables were full; the estimates are too low.",
 			dropped));
 	if (s->events_dropped)
 		add_message(&g->notes, xasprintf(
-			"%s: %" PRIu64 " events could not be written; the "
-			"estimates may be wrong.", file, s->events_dropped));
-	if (h->replaced) {
-		char *message = xasprintf(
-			"%s: offset %" PRIu64 ": ALLOC at an address that is "
-			"already live (%" PRIu64 " such ALLOC%s in this "
-			"profile); the earlier block counts as freed", file,
-			h->first_replaced_offset, h->replaced,
-			h->replaced == 1 ? "" : "s");
+			"%" PRIu64 " events could not be written; the "
+			"estimates may be wrong.", s->events_dropped));
+}
 
-		warn(g, message);
-		free(message);
-	}
+static void warn_replaced(struct gathered *g, const char *file,
+			  const struct heap_replay *h)
+{
+	char *message;
+
+	if (!h->replaced)
+		return;
+	message = xasprintf("%s: offset %" PRIu64 ": ALLOC at an address that "
+			    "is already live (%" PRIu64 " such ALLOC%s in this "
+			    "profile); the earlier block counts as freed",
+			    file, h->first_replaced_offset, h->replaced,
+			    h->replaced == 1 ? "" : "s");
+	warn(g, message);
+	free(message);
 }
 
 /* Read one profile into the sites; exits on a bad or unreadable file. */
@@ -281,7 +299,8 @@ static void read_profile(struct gathered *g, const char *file,
 		exit(mlyze_status(r) == MLYZE_BAD_FILE ? 2 : 1);
 	}
 	summarise(g, file, r, &replay);
-	note_caveats(g, file, r, &replay);
+	add_stats(&g->stats, &mlyze_info(r)->stats);
+	warn_replaced(g, file, &replay);
 	sites_add_profile(sites, namer, r, &replay);
 	heap_replay_free(&replay);
 	mlyze_close(r);
@@ -328,6 +347,7 @@ int main(int argc, char **argv)
 	sites_init(&sites, o.grouping);
 	for (int i = first; i < argc; i++)
 		read_profile(&g, argv[i], namer, &sites);
+	note_caveats(&g);
 	sites_sort(&sites, o.sort);
 	report = (struct report){
 		.profiles = g.profiles,

@@ -7,6 +7,7 @@
 #include "report-view.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,16 @@ struct style {
 	const char *bold, *warn, *reset;
 };
 
+/* Display width of UTF-8 text, counting each code point as one column. */
+static int text_width(const char *text)
+{
+	int width = 0;
+
+	for (; *text; text++)
+		width += ((unsigned char)*text & 0xc0) != 0x80;
+	return width;
+}
+
 static void line(FILE *out, const struct style *st, const char *label,
 		 const char *value)
 {
@@ -43,23 +54,67 @@ static void line(FILE *out, const struct style *st, const char *label,
 		value);
 }
 
-static char *joined_command(char **argv)
+/* Arguments that need no quotes for a shell. */
+static bool plain_word(const char *arg)
+{
+	return *arg && strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrs"
+				"tuvwxyz0123456789_@%+=:,./-") == strlen(arg);
+}
+
+/* The command line on one line, quoted as for a shell, with control
+ * characters written as escapes (a script given with -c has newlines). */
+static char *shown_command(char **argv)
 {
 	struct strbuf sb = { 0 };
 
-	for (size_t i = 0; argv && argv[i]; i++)
-		sb_printf(&sb, "%s%s", i ? " " : "", argv[i]);
+	for (size_t i = 0; argv && argv[i]; i++) {
+		bool quote = !plain_word(argv[i]);
+
+		sb_add(&sb, i ? (quote ? " '" : " ") : (quote ? "'" : ""));
+		for (const unsigned char *c = (const unsigned char *)argv[i]; *c;
+		     c++) {
+			if (*c == '\n')
+				sb_add(&sb, "\\n");
+			else if (*c == '\t')
+				sb_add(&sb, "\\t");
+			else if (*c < 0x20 || *c == 0x7f)
+				sb_printf(&sb, "\\x%02x", *c);
+			else if (*c == '\'')
+				sb_add(&sb, "'\\''");
+			else
+				sb_printf(&sb, "%c", *c);
+		}
+		if (quote)
+			sb_add(&sb, "'");
+	}
 	return sb_take(&sb);
 }
+
+static char *sampling_text(uint64_t low, uint64_t high, bool changed)
+{
+	char a[32], b[32];
+
+	if (!low)
+		return xstrdup("unknown (every sample counts once)");
+	format_size(a, (double)low);
+	format_size(b, (double)high);
+	if (low != high)
+		return xasprintf("one sample per %s to %s allocated on average, "
+				 "depending on the profile", a, b);
+	return xasprintf("one sample per %s allocated on average%s", a,
+			 changed ? " (changed during the run)" : "");
+}
+
+#define NOT_FINALISED "not finalised (the process ended early)"
+#define CUT_SHORT "cut short; read up to the last whole event"
 
 static void profile_block(FILE *out, const struct style *st,
 			  const struct profile_summary *p)
 {
-	char size[32];
 	char *text;
 
 	line(out, st, "Profile", p->file);
-	text = joined_command(p->command_line);
+	text = shown_command(p->command_line);
 	if (*text)
 		line(out, st, "  command", text);
 	free(text);
@@ -71,19 +126,54 @@ static void profile_block(FILE *out, const struct style *st,
 	text = xasprintf("%.1f s", p->duration_s);
 	line(out, st, "  duration", text);
 	free(text);
-	format_size(size, (double)p->sampling_rate);
-	text = p->sampling_rate
-		       ? xasprintf("one sample per %s allocated on average%s",
-				   size,
-				   p->rate_changed ? " (changed during the run)"
-						   : "")
-		       : xstrdup("unknown (every sample counts once)");
+	text = sampling_text(p->sampling_rate, p->sampling_rate,
+			     p->rate_changed);
 	line(out, st, "  sampling", text);
 	free(text);
 	if (p->complete == 0)
-		line(out, st, "  state", "not finalised (the process ended early)");
+		line(out, st, "  state", NOT_FINALISED);
 	if (p->truncated)
-		line(out, st, "  state", "cut short; read up to the last whole event");
+		line(out, st, "  state", CUT_SHORT);
+}
+
+/* Several profiles: one aligned line each. */
+static void profiles_table(FILE *out, const struct style *st,
+			   const struct report *r)
+{
+	int file_width = 0, pid_width = 0;
+	uint64_t low = UINT64_MAX, high = 0;
+	bool changed = false;
+	char *text;
+
+	for (size_t i = 0; i < r->profile_count; i++) {
+		const struct profile_summary *p = &r->profiles[i];
+		int n = snprintf(NULL, 0, "%" PRIu64, p->pid);
+
+		if (text_width(p->file) > file_width)
+			file_width = text_width(p->file);
+		if (n > pid_width)
+			pid_width = n;
+		low = p->sampling_rate < low ? p->sampling_rate : low;
+		high = p->sampling_rate > high ? p->sampling_rate : high;
+		changed |= p->rate_changed;
+	}
+	text = xasprintf("%zu files", r->profile_count);
+	line(out, st, "Profiles", text);
+	free(text);
+	for (size_t i = 0; i < r->profile_count; i++) {
+		const struct profile_summary *p = &r->profiles[i];
+		char *command = shown_command(p->command_line);
+
+		fprintf(out, "  %s%*s  pid %*" PRIu64 "  %6.1f s  %s%s%s\n",
+			p->file, file_width - text_width(p->file), "",
+			pid_width, p->pid, p->duration_s, command,
+			p->complete == 0 ? " [" NOT_FINALISED "]" : "",
+			p->truncated ? " [" CUT_SHORT "]" : "");
+		free(command);
+	}
+	text = sampling_text(low, high, changed);
+	line(out, st, "Sampling", text);
+	free(text);
 }
 
 static void totals_block(FILE *out, const struct style *st,
@@ -123,16 +213,6 @@ static void row_cells(const struct report *r, const struct site *s,
 	snprintf(cells[COL_SAMPLES], 32, "%" PRIu64, site_samples(s, r->sort));
 	format_count(cells[COL_ALLOCS], s->allocated.count);
 	format_size(cells[COL_ALLOCATED], s->allocated.bytes);
-}
-
-/* Display width of UTF-8 text, counting each code point as one column. */
-static int text_width(const char *text)
-{
-	int width = 0;
-
-	for (; *text; text++)
-		width += ((unsigned char)*text & 0xc0) != 0x80;
-	return width;
 }
 
 static void pad_left(FILE *out, const char *cell, int width)
@@ -190,8 +270,10 @@ void view_text(FILE *out, const struct report *r, bool colour)
 	size_t rows = report_rows(r);
 	bool any_rough = false;
 
-	for (size_t i = 0; i < r->profile_count; i++)
-		profile_block(out, st, &r->profiles[i]);
+	if (r->profile_count == 1)
+		profile_block(out, st, &r->profiles[0]);
+	else
+		profiles_table(out, st, r);
 	totals_block(out, st, r->sites);
 	fputc('\n', out);
 	if (r->sites->count == 0) {
