@@ -1,0 +1,248 @@
+/* spprof/mlyze.h - read .mlyze heap profiles (libmlyze).
+ *
+ * A reader streams one profile in bounded memory: the JSON metadata is
+ * loaded whole when the file is opened, the event stream is then decoded
+ * through a fixed-size buffer, one event per mlyze_next() call.  Every rule
+ * of mlyze(5) is checked; the first violation stops the reader with a
+ * message of the form "FILE: offset N: problem".  A file that ends inside
+ * an event (a killed process) is read up to its last whole event, with a
+ * warning.
+ *
+ *     mlyze_reader *r = mlyze_open("trace.mlyze", NULL);
+ *     struct mlyze_event ev;
+ *     int rc;
+ *
+ *     if (!r)
+ *             return -1;                       (out of memory)
+ *     while ((rc = mlyze_next(r, &ev)) > 0)
+ *             if (ev.type == MLYZE_EVENT_ALLOC)
+ *                     use(ev.alloc.size, ev.alloc.stack);
+ *     if (rc < 0)
+ *             fprintf(stderr, "%s\n", mlyze_error(r));
+ *     mlyze_close(r);
+ *
+ * Stacks, modules, file and function names come from the metadata or from
+ * definition events in the stream; each is defined before the first event
+ * that uses it, so every pointer an event carries is valid.  Pointers into
+ * the tables stay valid until mlyze_close().
+ */
+#ifndef SPPROF_MLYZE_H
+#define SPPROF_MLYZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && defined(MLYZE_BUILDING_LIBRARY)
+#define MLYZE_PUBLIC __attribute__((visibility("default")))
+#else
+#define MLYZE_PUBLIC
+#endif
+
+typedef struct mlyze_reader mlyze_reader;
+
+/* Event types, numbered as in the file. */
+enum mlyze_event_kind {
+	MLYZE_EVENT_ALLOC = 0,
+	MLYZE_EVENT_FREE = 1,
+	MLYZE_EVENT_GC = 2,
+	MLYZE_EVENT_MARKER = 3,
+	MLYZE_EVENT_STACK = 4,  /* a stack was defined in the stream */
+	MLYZE_EVENT_MODULE = 5, /* a module was defined in the stream */
+	MLYZE_EVENT_STRING = 6, /* a file or function name was defined */
+	MLYZE_EVENT_RATE = 7,   /* the sampling rate changed */
+};
+
+/* The two string tables. */
+enum mlyze_table {
+	MLYZE_TABLE_FILES = 0,
+	MLYZE_TABLE_FUNCTIONS = 1,
+};
+
+struct mlyze_string {
+	uint64_t id;
+	const char *text; /* UTF-8, NUL-terminated */
+};
+
+/* A shared object or executable mapped in the profiled process. */
+struct mlyze_module {
+	uint64_t id;
+	const char *path;
+	uint64_t start, end; /* address range of its PT_LOAD segments */
+	uint64_t load_bias;  /* address minus ELF virtual address */
+	const char *build_id; /* lower-case hex, NULL when unknown */
+};
+
+/* How a frame is known. */
+enum mlyze_frame_form {
+	MLYZE_FORM_MODULE = 0,  /* native code in a module: module + offset */
+	MLYZE_FORM_ADDRESS = 1, /* native code outside every module */
+	MLYZE_FORM_PYTHON = 2,  /* interpreted code: file, function, line */
+};
+
+struct mlyze_frame {
+	enum mlyze_frame_form form;
+	/* MLYZE_FORM_MODULE: module and ELF virtual address (offset);
+	 * MLYZE_FORM_ADDRESS: the absolute address in `offset`. */
+	const struct mlyze_module *module;
+	uint64_t offset;
+	/* MLYZE_FORM_PYTHON */
+	const struct mlyze_string *file;
+	const struct mlyze_string *function;
+	uint64_t line;
+};
+
+/* A call stack, leaf first: frames[0] is the code that called malloc. */
+struct mlyze_stack {
+	uint64_t id;
+	size_t index; /* 0, 1, 2... in order of definition */
+	size_t depth;
+	const struct mlyze_frame *frames;
+};
+
+struct mlyze_event {
+	enum mlyze_event_kind type;
+	uint64_t offset;  /* byte offset of the event in the file */
+	uint64_t time_us; /* header start time plus every delta so far */
+	union {
+		struct {
+			uint64_t address;
+			uint64_t size;
+			uint64_t sampling_rate; /* in force; 0 when unknown */
+			const struct mlyze_stack *stack;
+			uint16_t thread;
+		} alloc;
+		struct {
+			uint64_t address;
+		} free;
+		struct {
+			uint64_t objects, bytes;
+		} gc;
+		struct {
+			const struct mlyze_string *name;
+		} marker;
+		struct {
+			const struct mlyze_stack *stack;
+		} stack;
+		struct {
+			const struct mlyze_module *module;
+		} module;
+		struct {
+			enum mlyze_table table;
+			const struct mlyze_string *string;
+		} string;
+		struct {
+			uint64_t sampling_rate;
+		} rate;
+	};
+};
+
+/* Counters the runtime writes into finalised profiles; 0 when absent. */
+struct mlyze_stats {
+	uint64_t samples, frees_tracked;
+	uint64_t heap_map_full_drops, stack_table_drops, events_dropped;
+	uint64_t native_stacks, native_frames;
+	uint64_t shallow_stacks, truncated_stacks;
+};
+
+/* Header and metadata fields.  Absent metadata reads as 0 or NULL. */
+struct mlyze_info {
+	uint32_t version;
+	uint64_t start_time_us; /* from the header */
+	uint32_t metadata_length;
+	const char *producer;
+	int complete; /* 1 finalised, 0 not finalised, -1 not stated */
+	uint64_t pid, ppid;
+	const char *hostname;
+	const char *executable;
+	const char *const *command_line;
+	size_t command_line_length;
+	uint64_t sampling_rate; /* at the start; RATE events change it */
+	uint64_t end_time_us;
+	uint64_t max_stack_depth;
+	int has_stats;
+	struct mlyze_stats stats;
+};
+
+struct mlyze_options {
+	/* Bytes of the event buffer (0: 1 MiB; at least 256).  A definition
+	 * event larger than the buffer is refused. */
+	size_t buffer_size;
+	/* Called with "FILE: problem" or "FILE: offset N: problem" for every
+	 * warning (unfinished profile, file cut short...). */
+	void (*warn)(void *ctx, const char *message);
+	void *warn_ctx;
+};
+
+enum mlyze_status {
+	MLYZE_OK = 0,
+	MLYZE_BAD_FILE = 1,     /* the profile breaks a rule of mlyze(5) */
+	MLYZE_SYSTEM_ERROR = 2, /* open or read failed, or out of memory */
+};
+
+/* Open a profile and read its header and metadata.  Returns NULL only when
+ * memory runs out; any other failure leaves mlyze_status() non-zero. */
+MLYZE_PUBLIC mlyze_reader *mlyze_open(const char *path,
+				      const struct mlyze_options *options);
+/* The same on an open descriptor, read from its current position; `name`
+ * is used in messages.  The descriptor is not closed. */
+MLYZE_PUBLIC mlyze_reader *mlyze_open_fd(int fd, const char *name,
+					 const struct mlyze_options *options);
+MLYZE_PUBLIC void mlyze_close(mlyze_reader *reader);
+
+/* Decode the next event: 1 an event, 0 end of the profile, -1 error. */
+MLYZE_PUBLIC int mlyze_next(mlyze_reader *reader, struct mlyze_event *event);
+
+MLYZE_PUBLIC enum mlyze_status mlyze_status(const mlyze_reader *reader);
+/* "FILE: offset N: problem", or NULL while there is no error. */
+MLYZE_PUBLIC const char *mlyze_error(const mlyze_reader *reader);
+/* Byte offset of the first byte not yet decoded. */
+MLYZE_PUBLIC uint64_t mlyze_position(const mlyze_reader *reader);
+/* 1 once the reader found the file cut inside an event, else 0. */
+MLYZE_PUBLIC int mlyze_truncated(const mlyze_reader *reader);
+
+MLYZE_PUBLIC const struct mlyze_info *mlyze_info(const mlyze_reader *reader);
+
+/* Tables, in order of definition, and by id (NULL when undefined). */
+MLYZE_PUBLIC size_t mlyze_stack_count(const mlyze_reader *reader);
+MLYZE_PUBLIC const struct mlyze_stack *
+mlyze_stack_at(const mlyze_reader *reader, size_t index);
+MLYZE_PUBLIC const struct mlyze_stack *
+mlyze_find_stack(const mlyze_reader *reader, uint64_t id);
+
+MLYZE_PUBLIC size_t mlyze_module_count(const mlyze_reader *reader);
+MLYZE_PUBLIC const struct mlyze_module *
+mlyze_module_at(const mlyze_reader *reader, size_t index);
+MLYZE_PUBLIC const struct mlyze_module *
+mlyze_find_module(const mlyze_reader *reader, uint64_t id);
+
+MLYZE_PUBLIC size_t mlyze_string_count(const mlyze_reader *reader,
+				       enum mlyze_table table);
+MLYZE_PUBLIC const struct mlyze_string *
+mlyze_string_at(const mlyze_reader *reader, enum mlyze_table table,
+		size_t index);
+MLYZE_PUBLIC const struct mlyze_string *
+mlyze_find_string(const mlyze_reader *reader, enum mlyze_table table,
+		  uint64_t id);
+
+/* What one sample stands for (Horvitz-Thompson).  A block of `size` bytes
+ * sampled at mean interval `sampling_rate` had probability
+ * p = 1 - exp(-size / sampling_rate) to be sampled; it stands for size / p
+ * bytes and 1 / p blocks.  The variances, summed over the samples of a
+ * site, give its 95 % interval: 1.96 * sqrt(sum).  A rate of 0 (unknown)
+ * or a size of 0 gives p = 1. */
+struct mlyze_weight {
+	double bytes, bytes_variance;
+	double count, count_variance;
+};
+MLYZE_PUBLIC void mlyze_weigh(uint64_t size, uint64_t sampling_rate,
+			      struct mlyze_weight *weight);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPPROF_MLYZE_H */

@@ -1,0 +1,378 @@
+/* memprof-report - which code holds and churns heap memory, from .mlyze
+ * profiles.
+ *
+ * Reads each profile in turn (libmlyze), replays its events into estimates
+ * per stack (report-heap.c), names sites offline (report-frames.c), merges
+ * them by name across profiles (report-sites.c) and prints the top sites
+ * (report-text.c or report-json.c).  Exit status: 0 ok, 1 failure (a file
+ * that cannot be read, output that cannot be written), 2 bad usage or a
+ * profile that breaks the format.
+ */
+#include "config.h"
+
+#include "report-frames.h"
+#include "report-heap.h"
+#include "report-progress.h"
+#include "report-sites.h"
+#include "report-util.h"
+#include "report-view.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_TOP 20
+/* A profile whose native stacks are this often shallow lacks frame
+ * pointers somewhere. */
+#define SHALLOW_STACKS_LIMIT 0.20
+
+struct options {
+	size_t top;
+	enum grouping grouping;
+	enum sort_key sort;
+	bool json;
+	const char **debug_dirs;
+	size_t debug_dir_count;
+	const char *sysroot;
+};
+
+/* Growable list of messages (warnings, notes). */
+struct messages {
+	char **items;
+	size_t count;
+};
+
+static void add_message(struct messages *list, char *message)
+{
+	list->items = xrealloc(list->items, list->count + 1, sizeof(char *));
+	list->items[list->count++] = message;
+}
+
+static void free_messages(struct messages *list)
+{
+	for (size_t i = 0; i < list->count; i++)
+		free(list->items[i]);
+	free(list->items);
+}
+
+static void usage(FILE *out)
+{
+	fputs("Usage: memprof-report [OPTION]... FILE...\n"
+	      "Show which allocation sites hold the most heap memory in .mlyze\n"
+	      "profiles (several profiles are merged by symbol).\n"
+	      "\n"
+	      "  -n, --top=N             show the N largest sites (default 20; 0: all)\n"
+	      "  -g, --group-by=WHAT     function (default), line or stack\n"
+	      "  -s, --sort=KEY          live (default), allocated or count\n"
+	      "  -j, --json              print JSON for programs (see memprof-report(1))\n"
+	      "      --debug-dir=DIR     also look for debug files in DIR (repeatable)\n"
+	      "      --sysroot=DIR       find the profiled modules under DIR\n"
+	      "  -h, --help              show this help and exit\n"
+	      "  -V, --version           show the version and exit\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 failure, 2 bad usage or a malformed profile.\n",
+	      out);
+}
+
+static void usage_error(const char *format, const char *value)
+{
+	fputs("memprof-report: ", stderr);
+	fprintf(stderr, format, value);
+	fputs("\nTry 'memprof-report --help' for more information.\n", stderr);
+	exit(2);
+}
+
+/* Index of `value` among `names`, or a usage error. */
+static int choose(const char *option, const char *value,
+		  const char *const *names, int count)
+{
+	for (int i = 0; i < count; i++)
+		if (strcmp(value, names[i]) == 0)
+			return i;
+	fprintf(stderr, "memprof-report: invalid %s '%s' (expected", option,
+		value);
+	for (int i = 0; i < count; i++)
+		fprintf(stderr, "%s %s", i ? (i + 1 == count ? " or" : ",") : "",
+			names[i]);
+	fputs(")\nTry 'memprof-report --help' for more information.\n", stderr);
+	exit(2);
+}
+
+static size_t parse_top(const char *value)
+{
+	char *end;
+	unsigned long long n;
+
+	errno = 0;
+	n = strtoull(value, &end, 10);
+	if (errno || end == value || *end || value[0] == '-' || n > SIZE_MAX)
+		usage_error("invalid --top value '%s'", value);
+	return (size_t)n;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	enum { OPT_DEBUG_DIR = 256, OPT_SYSROOT };
+	static const struct option long_options[] = {
+		{ "top", required_argument, NULL, 'n' },
+		{ "group-by", required_argument, NULL, 'g' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "n:g:s:jhV", long_options,
+				NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			o->top = parse_top(optarg);
+			break;
+		case 'g':
+			o->grouping = (enum grouping)choose(
+				"--group-by", optarg, grouping_names, 3);
+			break;
+		case 's':
+			o->sort = (enum sort_key)choose("--sort", optarg,
+							sort_names, 3);
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case OPT_DEBUG_DIR:
+			o->debug_dirs = xrealloc(o->debug_dirs,
+						 o->debug_dir_count + 1,
+						 sizeof(char *));
+			o->debug_dirs[o->debug_dir_count++] = optarg;
+			break;
+		case OPT_SYSROOT:
+			o->sysroot = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			puts("memprof-report (" PACKAGE_NAME ") " PACKAGE_VERSION);
+			exit(0);
+		default:
+			fputs("Try 'memprof-report --help' for more information.\n",
+			      stderr);
+			exit(2);
+		}
+	}
+	if (optind == argc)
+		usage_error("%s", "no profile given");
+	return optind;
+}
+
+/* Everything gathered while the profiles are read. */
+struct gathered {
+	struct progress progress;
+	struct messages warnings, notes;
+	struct mlyze_stats stats; /* of all profiles */
+	struct profile_summary *profiles;
+	size_t profile_count;
+};
+
+static void warn(void *ctx, const char *message)
+{
+	struct gathered *g = ctx;
+
+	progress_done(&g->progress);
+	fprintf(stderr, "memprof-report: warning: %s\n", message);
+	add_message(&g->warnings, xstrdup(message));
+}
+
+static char **copy_command_line(const struct mlyze_info *info)
+{
+	char **argv = xcalloc(info->command_line_length + 1, sizeof(char *));
+
+	for (size_t i = 0; i < info->command_line_length; i++)
+		argv[i] = xstrdup(info->command_line[i]);
+	return argv;
+}
+
+static void summarise(struct gathered *g, const char *file,
+		      const mlyze_reader *r, const struct heap_replay *h)
+{
+	const struct mlyze_info *info = mlyze_info(r);
+	struct profile_summary *p;
+	uint64_t end = info->end_time_us ? info->end_time_us : h->last_time_us;
+
+	g->profiles = xrealloc(g->profiles, g->profile_count + 1,
+			       sizeof(*g->profiles));
+	p = &g->profiles[g->profile_count++];
+	p->file = xstrdup(file);
+	p->pid = info->pid;
+	p->command_line = copy_command_line(info);
+	p->duration_s = end > info->start_time_us
+				? (double)(end - info->start_time_us) / 1e6
+				: 0.0;
+	p->sampling_rate = info->sampling_rate;
+	p->rate_changed = h->rate_changed;
+	p->complete = info->complete;
+	p->truncated = mlyze_truncated(r);
+	p->events = h->events;
+}
+
+static void add_stats(struct mlyze_stats *total, const struct mlyze_stats *s)
+{
+	total->samples += s->samples;
+	total->frees_tracked += s->frees_tracked;
+	total->heap_map_full_drops += s->heap_map_full_drops;
+	total->stack_table_drops += s->stack_table_drops;
+	total->events_dropped += s->events_dropped;
+	total->native_stacks += s->native_stacks;
+	total->native_frames += s->native_frames;
+	total->shallow_stacks += s->shallow_stacks;
+	total->truncated_stacks += s->truncated_stacks;
+}
+
+/* Caveats of all the profiles together, in plain words. */
+static void note_caveats(struct gathered *g)
+{
+	const struct mlyze_stats *s = &g->stats;
+	uint64_t dropped = s->heap_map_full_drops + s->stack_table_drops;
+
+	if (s->native_stacks &&
+	    (double)s->shallow_stacks >
+		    SHALLOW_STACKS_LIMIT * (double)s->native_stacks)
+		add_message(&g->notes, xasprintf(
+			"%.0f %% of native stacks have fewer than 3 frames; "
+			"code built without frame pointers hides callers, so "
+			"sites may be wrong (rebuild with "
+			"-fno-omit-frame-pointer).",
+			100.0 * (double)s->shallow_stacks /
+				(double)s->native_stacks));
+	if (dropped)
+		add_message(&g->notes, xasprintf(
+			"The runtime dropped %" PRIu64 " samples because its "
+			"tables were full; the estimates are too low.",
+			dropped));
+	if (s->events_dropped)
+		add_message(&g->notes, xasprintf(
+			"%" PRIu64 " events could not be written; the "
+			"estimates may be wrong.", s->events_dropped));
+}
+
+static void warn_replaced(struct gathered *g, const char *file,
+			  const struct heap_replay *h)
+{
+	char *message;
+
+	if (!h->replaced)
+		return;
+	message = xasprintf("%s: offset %" PRIu64 ": ALLOC at an address that "
+			    "is already live (%" PRIu64 " such ALLOC%s in this "
+			    "profile); the earlier block counts as freed",
+			    file, h->first_replaced_offset, h->replaced,
+			    h->replaced == 1 ? "" : "s");
+	warn(g, message);
+	free(message);
+}
+
+/* Read one profile into the sites; exits on a bad or unreadable file. */
+static void read_profile(struct gathered *g, const char *file,
+			 struct frame_namer *namer, struct site_table *sites)
+{
+	struct mlyze_options ro = { .warn = warn, .warn_ctx = g };
+	mlyze_reader *r = mlyze_open(file, &ro);
+	struct heap_replay replay;
+	int rc = -1;
+
+	if (!r)
+		out_of_memory();
+	progress_start(&g->progress, file);
+	if (mlyze_status(r) == MLYZE_OK)
+		rc = heap_replay(r, &replay, progress_tick, &g->progress);
+	progress_done(&g->progress);
+	if (rc < 0) {
+		fprintf(stderr, "memprof-report: %s\n", mlyze_error(r));
+		exit(mlyze_status(r) == MLYZE_BAD_FILE ? 2 : 1);
+	}
+	summarise(g, file, r, &replay);
+	add_stats(&g->stats, &mlyze_info(r)->stats);
+	warn_replaced(g, file, &replay);
+	sites_add_profile(sites, namer, r, &replay);
+	heap_replay_free(&replay);
+	mlyze_close(r);
+}
+
+static void free_gathered(struct gathered *g)
+{
+	for (size_t i = 0; i < g->profile_count; i++) {
+		struct profile_summary *p = &g->profiles[i];
+
+		for (char **arg = p->command_line; *arg; arg++)
+			free(*arg);
+		free(p->command_line);
+		free(p->file);
+	}
+	free(g->profiles);
+	free_messages(&g->warnings);
+	free_messages(&g->notes);
+}
+
+static bool colour_wanted(void)
+{
+	return isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .top = DEFAULT_TOP };
+	struct gathered g = { 0 };
+	struct site_table sites;
+	struct frame_namer *namer;
+	int first = parse_options(argc, argv, &o);
+	struct symbolizer_options so = {
+		.sysroot = o.sysroot,
+		.debug_dirs = o.debug_dirs,
+		.n_debug_dirs = o.debug_dir_count,
+		.warn = warn,
+		.warn_ctx = &g,
+	};
+	struct report report;
+	int rc = 0;
+
+	namer = frame_namer_new(&so);
+	sites_init(&sites, o.grouping);
+	for (int i = first; i < argc; i++)
+		read_profile(&g, argv[i], namer, &sites);
+	note_caveats(&g);
+	sites_sort(&sites, o.sort);
+	report = (struct report){
+		.profiles = g.profiles,
+		.profile_count = g.profile_count,
+		.sites = &sites,
+		.top = o.top,
+		.grouping = o.grouping,
+		.sort = o.sort,
+		.notes = g.notes.items,
+		.note_count = g.notes.count,
+		.warnings = g.warnings.items,
+		.warning_count = g.warnings.count,
+	};
+	if (o.json)
+		rc = view_json(stdout, &report);
+	else
+		view_text(stdout, &report, colour_wanted());
+	if (rc < 0 || fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "memprof-report: write error: %s\n",
+			strerror(errno));
+		rc = 1;
+	}
+	sites_free(&sites);
+	frame_namer_free(namer);
+	free_gathered(&g);
+	free(o.debug_dirs);
+	return rc;
+}

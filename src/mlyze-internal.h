@@ -1,0 +1,127 @@
+/* mlyze-internal.h - what the parts of libmlyze share.
+ *
+ * The reader (mlyze-reader.c) owns the file, the event buffer and the
+ * error state; the metadata parser (mlyze-metadata.c) and the tables
+ * (mlyze-tables.c) fill the reader's tables and report problems through
+ * reader_fail(), which records the first error only.
+ */
+#ifndef SPPROF_MLYZE_INTERNAL_H
+#define SPPROF_MLYZE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spprof/mlyze.h"
+#include "u64map.h"
+
+/* Memory that lives as long as the reader: table entries and their text. */
+struct arena {
+	struct arena_chunk *chunks;
+	size_t used, capacity; /* within the newest chunk */
+};
+
+/* Entries in order of definition, and an index from id to entry. */
+struct id_table {
+	struct u64map by_id; /* value.a: the entry's address */
+	void **entries;
+	size_t count, capacity;
+	/* Writers number ids from 0, so most lookups (one per ALLOC) can
+	 * index an array: dense[id] for every id below dense_length. */
+	void **dense;
+	size_t dense_length;
+};
+
+struct mlyze_tables {
+	/* Entries apart from their frames and text, packed together: the
+	 * stack of every ALLOC is looked at, and should stay in cache. */
+	struct arena entries;
+	struct arena arena;
+	struct id_table stacks, modules, strings[2];
+	/* Modules ordered by start address, without overlaps: a module mapped
+	 * over older ones replaces them for the addresses seen afterwards. */
+	const struct mlyze_module **ranges;
+	size_t range_count, range_capacity;
+};
+
+struct mlyze_reader {
+	char *name;
+	int fd;
+	bool owns_fd;
+
+	uint8_t *buffer;
+	size_t capacity;
+	const uint8_t *next, *end; /* bytes read but not yet decoded */
+	uint64_t buffer_offset;    /* file offset of buffer[0] */
+	bool at_eof;               /* read() has returned 0 */
+	bool finished;
+	bool truncated;
+	uint64_t skip_left; /* payload bytes of an unknown event to discard */
+	uint64_t skip_event_offset;
+	char skip_event_name[16];
+
+	uint64_t time_us;
+	uint64_t sampling_rate;
+	struct mlyze_frame *scratch_frames; /* decoding a STACK event */
+	size_t scratch_capacity;
+
+	struct mlyze_info info;
+	char **command_line;
+	struct mlyze_tables tables;
+
+	enum mlyze_status status;
+	char *error;
+	void (*warn)(void *ctx, const char *message);
+	void *warn_ctx;
+};
+
+/* Record "NAME: offset N: problem" as the reader's error (first one wins);
+ * returns -1 for the caller to pass on. */
+int reader_fail(struct mlyze_reader *r, uint64_t offset, const char *format,
+		...) __attribute__((format(printf, 3, 4)));
+/* Record a failure of the system: "NAME: what: strerror(errno)", or
+ * "NAME: out of memory" when what is NULL. */
+int reader_fail_system(struct mlyze_reader *r, const char *what);
+/* Read more of the file after the undecoded bytes: 1 bytes were added,
+ * 0 end of file, -1 error. */
+int reader_refill(struct mlyze_reader *r);
+void reader_warn(struct mlyze_reader *r, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Parse the JSON metadata (length bytes at the current position). */
+int metadata_read(struct mlyze_reader *r, uint32_t length);
+
+void tables_init(struct mlyze_tables *t);
+void tables_free(struct mlyze_tables *t);
+void *arena_alloc(struct arena *a, size_t size);
+char *arena_strndup(struct arena *a, const char *text, size_t length);
+
+const void *table_find(const struct id_table *table, uint64_t id);
+const char *table_name(enum mlyze_table table); /* "file", "function" */
+
+/* Each define_* checks the entry against an earlier definition of the same
+ * id (identical: the earlier one is returned; different: an error) and
+ * returns the stored entry, or NULL after reader_fail(). */
+const struct mlyze_string *define_string(struct mlyze_reader *r,
+					 uint64_t offset,
+					 enum mlyze_table table, uint64_t id,
+					 const char *text, size_t length);
+/* module->path holds path_length bytes, not necessarily NUL-terminated. */
+const struct mlyze_module *define_module(struct mlyze_reader *r,
+					 uint64_t offset,
+					 const struct mlyze_module *module,
+					 size_t path_length);
+const struct mlyze_stack *define_stack(struct mlyze_reader *r, uint64_t offset,
+				       uint64_t id,
+				       const struct mlyze_frame *frames,
+				       size_t depth);
+
+/* Frame of a Python code location; fails on undefined ids. */
+int python_frame(struct mlyze_reader *r, uint64_t offset, uint64_t stack_id,
+		 uint64_t file_id, uint64_t function_id, uint64_t line,
+		 struct mlyze_frame *frame);
+/* Frame of an absolute native address, mapped through the module ranges. */
+void native_frame(const struct mlyze_tables *t, uint64_t address,
+		  struct mlyze_frame *frame);
+
+#endif /* SPPROF_MLYZE_INTERNAL_H */

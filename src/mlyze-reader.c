@@ -1,0 +1,727 @@
+/* mlyze-reader.c - open a .mlyze profile and decode its event stream.
+ *
+ * Contract: the file is read front to back through one buffer of fixed
+ * size, so memory does not grow with the length of the profile (the tables
+ * grow with the number of distinct stacks, as they must).  Every field is
+ * bounds-checked; the first problem stops the reader with
+ * "NAME: offset N: problem".  A file that ends inside an event is read up
+ * to the last whole event and reported through the warning callback.
+ */
+#include "config.h"
+
+#include "mlyze-internal.h"
+#include "mlyze-codec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_BUFFER_SIZE (1u << 20)
+#define MIN_BUFFER_SIZE MLYZE_HEADER_SIZE
+/* type + delta + address + size + stack id + thread */
+#define LONGEST_FIXED_EVENT (1 + MLYZE_VARINT_MAX + 8 + 2 * MLYZE_VARINT_MAX + 2)
+
+_Static_assert(MLYZE_EVENT_ALLOC == (int)MLYZE_EV_ALLOC &&
+		       MLYZE_EVENT_FREE == (int)MLYZE_EV_FREE &&
+		       MLYZE_EVENT_GC == (int)MLYZE_EV_GC &&
+		       MLYZE_EVENT_MARKER == (int)MLYZE_EV_MARKER &&
+		       MLYZE_EVENT_STACK == (int)MLYZE_EV_STACK &&
+		       MLYZE_EVENT_MODULE == (int)MLYZE_EV_MODULE &&
+		       MLYZE_EVENT_STRING == (int)MLYZE_EV_STRING &&
+		       MLYZE_EVENT_RATE == (int)MLYZE_EV_RATE,
+	       "public event numbers follow the file format");
+_Static_assert(MLYZE_TABLE_FILES == (int)MLYZE_STRINGS_FILES &&
+		       MLYZE_TABLE_FUNCTIONS == (int)MLYZE_STRINGS_FUNCTIONS,
+	       "public table numbers follow the file format");
+_Static_assert(LONGEST_FIXED_EVENT <= MIN_BUFFER_SIZE,
+	       "every fixed-layout event fits in the smallest buffer");
+
+static const char *const event_names[] = {
+	"ALLOC", "FREE", "GC", "MARKER", "STACK", "MODULE", "STRING", "RATE",
+};
+
+static uint64_t offset_of(const struct mlyze_reader *r, const uint8_t *p)
+{
+	return r->buffer_offset + (uint64_t)(p - r->buffer);
+}
+
+static char *vformat(const char *prefix, const char *format, va_list ap)
+{
+	char *message = NULL, *full = NULL;
+
+	if (vasprintf(&message, format, ap) < 0)
+		return NULL;
+	if (asprintf(&full, "%s%s", prefix, message) < 0)
+		full = NULL;
+	free(message);
+	return full;
+}
+
+static void set_error(struct mlyze_reader *r, enum mlyze_status status,
+		      char *message)
+{
+	if (r->status != MLYZE_OK) {
+		free(message);
+		return;
+	}
+	r->status = status;
+	r->error = message;
+}
+
+int reader_fail(struct mlyze_reader *r, uint64_t offset, const char *format,
+		...)
+{
+	char prefix[64];
+	char *where = NULL;
+	va_list ap;
+
+	snprintf(prefix, sizeof(prefix), ": offset %" PRIu64 ": ", offset);
+	if (asprintf(&where, "%s%s", r->name, prefix) < 0)
+		where = NULL;
+	va_start(ap, format);
+	set_error(r, MLYZE_BAD_FILE, where ? vformat(where, format, ap) : NULL);
+	va_end(ap);
+	free(where);
+	return -1;
+}
+
+int reader_fail_system(struct mlyze_reader *r, const char *what)
+{
+	char *message = NULL;
+	int rc = what ? asprintf(&message, "%s: %s: %s", r->name, what,
+				 strerror(errno))
+		      : asprintf(&message, "%s: out of memory", r->name);
+
+	set_error(r, MLYZE_SYSTEM_ERROR, rc < 0 ? NULL : message);
+	return -1;
+}
+
+void reader_warn(struct mlyze_reader *r, const char *format, ...)
+{
+	char *message;
+	va_list ap;
+
+	if (!r->warn)
+		return;
+	va_start(ap, format);
+	message = vformat("", format, ap);
+	va_end(ap);
+	if (message)
+		r->warn(r->warn_ctx, message);
+	free(message);
+}
+
+int reader_refill(struct mlyze_reader *r)
+{
+	size_t kept = (size_t)(r->end - r->next);
+	ssize_t n;
+
+	if (r->at_eof)
+		return 0;
+	if (r->next != r->buffer) {
+		r->buffer_offset += (uint64_t)(r->next - r->buffer);
+		memmove(r->buffer, r->next, kept);
+		r->next = r->buffer;
+		r->end = r->buffer + kept;
+	}
+	do
+		n = read(r->fd, r->buffer + kept, r->capacity - kept);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return reader_fail_system(r, "read");
+	if (n == 0) {
+		r->at_eof = true;
+		return 0;
+	}
+	r->end += n;
+	return 1;
+}
+
+/* Read until `wanted` bytes are buffered or the file ends. */
+static int fill(struct mlyze_reader *r, size_t wanted)
+{
+	int rc = 1;
+
+	while ((size_t)(r->end - r->next) < wanted && rc > 0)
+		rc = reader_refill(r);
+	return rc < 0 ? -1 : 0;
+}
+
+static int read_header(struct mlyze_reader *r)
+{
+	const uint8_t *h;
+	size_t available;
+	uint32_t version;
+
+	if (fill(r, MLYZE_HEADER_SIZE) < 0)
+		return -1;
+	h = r->next;
+	available = (size_t)(r->end - r->next);
+	if (available >= 4 && memcmp(h, MLYZE_MAGIC, 4) != 0)
+		return reader_fail(r, MLYZE_OFF_MAGIC,
+				   "bad magic (not a .mlyze profile)");
+	if (available < MLYZE_HEADER_SIZE)
+		return reader_fail(r, 0, "file too short for a header (%zu of %u bytes)",
+				   available, MLYZE_HEADER_SIZE);
+	version = (uint32_t)mlyze_get_le(h + MLYZE_OFF_VERSION, 4);
+	if (version != MLYZE_VERSION)
+		return reader_fail(r, MLYZE_OFF_VERSION,
+				   "unsupported version %" PRIu32, version);
+	r->info.version = version;
+	r->info.start_time_us = mlyze_get_le(h + MLYZE_OFF_START_US, 8);
+	r->info.metadata_length =
+		(uint32_t)mlyze_get_le(h + MLYZE_OFF_METADATA_LEN, 4);
+	r->next += MLYZE_HEADER_SIZE;
+	return 0;
+}
+
+static struct mlyze_reader *reader_new(const char *name,
+				       const struct mlyze_options *options)
+{
+	struct mlyze_reader *r = calloc(1, sizeof(*r));
+	size_t capacity = options && options->buffer_size
+				  ? options->buffer_size
+				  : DEFAULT_BUFFER_SIZE;
+
+	if (!r)
+		return NULL;
+	if (capacity < MIN_BUFFER_SIZE)
+		capacity = MIN_BUFFER_SIZE;
+	r->fd = -1;
+	r->name = strdup(name);
+	r->buffer = malloc(capacity);
+	if (!r->name || !r->buffer) {
+		free(r->name);
+		free(r->buffer);
+		free(r);
+		return NULL;
+	}
+	r->capacity = capacity;
+	r->next = r->end = r->buffer;
+	r->info.complete = -1;
+	tables_init(&r->tables);
+	if (options) {
+		r->warn = options->warn;
+		r->warn_ctx = options->warn_ctx;
+	}
+	return r;
+}
+
+/* Header and metadata; failures stay in the reader's status. */
+static void read_prologue(struct mlyze_reader *r)
+{
+	if (read_header(r) == 0 && metadata_read(r, r->info.metadata_length) == 0) {
+		r->time_us = r->info.start_time_us;
+		r->sampling_rate = r->info.sampling_rate;
+	}
+}
+
+MLYZE_PUBLIC mlyze_reader *mlyze_open_fd(int fd, const char *name,
+					 const struct mlyze_options *options)
+{
+	struct mlyze_reader *r = reader_new(name, options);
+
+	if (r) {
+		r->fd = fd;
+		read_prologue(r);
+	}
+	return r;
+}
+
+MLYZE_PUBLIC mlyze_reader *mlyze_open(const char *path,
+				      const struct mlyze_options *options)
+{
+	struct mlyze_reader *r = reader_new(path, options);
+
+	if (!r)
+		return NULL;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		char *message = NULL;
+
+		if (asprintf(&message, "%s: %s", path, strerror(errno)) < 0)
+			message = NULL;
+		set_error(r, MLYZE_SYSTEM_ERROR, message);
+		return r;
+	}
+	r->owns_fd = true;
+	read_prologue(r);
+	return r;
+}
+
+MLYZE_PUBLIC void mlyze_close(mlyze_reader *r)
+{
+	if (!r)
+		return;
+	if (r->owns_fd)
+		close(r->fd);
+	tables_free(&r->tables);
+	free(r->scratch_frames);
+	free(r->command_line);
+	free(r->buffer);
+	free(r->error);
+	free(r->name);
+	free(r);
+}
+
+MLYZE_PUBLIC enum mlyze_status mlyze_status(const mlyze_reader *r)
+{
+	return r->status;
+}
+
+MLYZE_PUBLIC const char *mlyze_error(const mlyze_reader *r)
+{
+	if (r->status == MLYZE_OK)
+		return NULL;
+	return r->error ? r->error : "out of memory";
+}
+
+MLYZE_PUBLIC uint64_t mlyze_position(const mlyze_reader *r)
+{
+	return offset_of(r, r->next);
+}
+
+MLYZE_PUBLIC int mlyze_truncated(const mlyze_reader *r)
+{
+	return r->truncated;
+}
+
+MLYZE_PUBLIC const struct mlyze_info *mlyze_info(const mlyze_reader *r)
+{
+	return &r->info;
+}
+
+/* ---- event decoding ---- */
+
+/* Where one event's fields are read from: the buffer (the end of the
+ * buffered bytes is the end of the file, see mlyze_next) or a payload. */
+struct cursor {
+	const uint8_t *p, *end;
+	const uint8_t *event;
+	const char *event_name; /* "ALLOC", or "type 9" in unknown_name */
+	char unknown_name[16];
+	uint64_t payload_length; /* in_payload only */
+	bool in_payload;
+};
+
+static void stop_truncated(struct mlyze_reader *r, uint64_t event_offset,
+			   const char *event_name)
+{
+	r->truncated = true;
+	r->finished = true;
+	reader_warn(r, "%s: offset %" PRIu64 ": %s event cut short by the "
+		    "end of the file; read up to the last whole event",
+		    r->name, event_offset, event_name);
+}
+
+static bool ran_out(struct mlyze_reader *r, const struct cursor *c)
+{
+	if (c->in_payload)
+		reader_fail(r, offset_of(r, c->event),
+			    "%s payload too short (%" PRIu64 " bytes)",
+			    c->event_name, c->payload_length);
+	else
+		stop_truncated(r, offset_of(r, c->event), c->event_name);
+	return false;
+}
+
+static bool varint_failed(struct mlyze_reader *r, struct cursor *c,
+			  const char *field, enum mlyze_varint_status status)
+{
+	if (status == MLYZE_VARINT_OVERLONG) {
+		reader_fail(r, offset_of(r, c->p), "overlong varint in %s %s",
+			    c->event_name, field);
+		return false;
+	}
+	return ran_out(r, c);
+}
+
+static inline bool take_varint(struct mlyze_reader *r, struct cursor *c,
+			       const char *field, uint64_t *value)
+{
+	size_t used;
+	enum mlyze_varint_status status =
+		mlyze_get_varint(c->p, (size_t)(c->end - c->p), value, &used);
+
+	if (__builtin_expect(status != MLYZE_VARINT_OK, 0)) {
+		*value = 0;
+		return varint_failed(r, c, field, status);
+	}
+	c->p += used;
+	return true;
+}
+
+static inline bool take_le(struct mlyze_reader *r, struct cursor *c,
+			   size_t bytes, uint64_t *value)
+{
+	if ((size_t)(c->end - c->p) < bytes)
+		return ran_out(r, c);
+	*value = mlyze_get_le(c->p, bytes);
+	c->p += bytes;
+	return true;
+}
+
+/* A count of items each at least `item_bytes` long must fit the payload. */
+static bool take_count(struct mlyze_reader *r, struct cursor *c,
+		       const char *field, size_t item_bytes, uint64_t *count)
+{
+	if (!take_varint(r, c, field, count))
+		return false;
+	if (*count > (uint64_t)(c->end - c->p) / item_bytes)
+		return ran_out(r, c);
+	return true;
+}
+
+static bool decode_alloc(struct mlyze_reader *r, struct cursor *c,
+			 struct mlyze_event *ev)
+{
+	uint64_t stack_id, thread = 0;
+
+	if (!take_le(r, c, 8, &ev->alloc.address) ||
+	    !take_varint(r, c, "size", &ev->alloc.size) ||
+	    !take_varint(r, c, "stack id", &stack_id) ||
+	    !take_le(r, c, 2, &thread))
+		return false;
+	ev->alloc.stack = table_find(&r->tables.stacks, stack_id);
+	if (!ev->alloc.stack) {
+		reader_fail(r, offset_of(r, c->event),
+			    "ALLOC references undefined stack %" PRIu64,
+			    stack_id);
+		return false;
+	}
+	ev->alloc.thread = (uint16_t)thread;
+	ev->alloc.sampling_rate = r->sampling_rate;
+	return true;
+}
+
+static bool decode_marker(struct mlyze_reader *r, struct cursor *c,
+			  struct mlyze_event *ev)
+{
+	uint64_t id;
+
+	if (!take_varint(r, c, "name id", &id))
+		return false;
+	ev->marker.name =
+		table_find(&r->tables.strings[MLYZE_TABLE_FUNCTIONS], id);
+	if (!ev->marker.name) {
+		reader_fail(r, offset_of(r, c->event),
+			    "MARKER references undefined function %" PRIu64, id);
+		return false;
+	}
+	return true;
+}
+
+static bool decode_frame(struct mlyze_reader *r, struct cursor *c,
+			 uint64_t stack_id, size_t index,
+			 struct mlyze_frame *frame)
+{
+	const uint8_t *kind_at = c->p;
+	uint64_t kind, a, file, function, line;
+
+	if (!take_varint(r, c, "frame kind", &kind))
+		return false;
+	switch (kind) {
+	case MLYZE_FRAME_NATIVE:
+		if (!take_varint(r, c, "frame address", &a))
+			return false;
+		native_frame(&r->tables, a, frame);
+		return true;
+	case MLYZE_FRAME_PYTHON:
+		return take_varint(r, c, "frame file id", &file) &&
+		       take_varint(r, c, "frame function id", &function) &&
+		       take_varint(r, c, "frame line", &line) &&
+		       python_frame(r, offset_of(r, c->event), stack_id, file,
+				    function, line, frame) == 0;
+	default:
+		reader_fail(r, offset_of(r, kind_at),
+			    "stack %" PRIu64 " frame %zu has unknown kind %" PRIu64,
+			    stack_id, index, kind);
+		return false;
+	}
+}
+
+static bool decode_stack(struct mlyze_reader *r, struct cursor *c,
+			 struct mlyze_event *ev)
+{
+	uint64_t id, depth;
+
+	/* Every frame takes at least two bytes: its kind and one varint. */
+	if (!take_varint(r, c, "stack id", &id) ||
+	    !take_count(r, c, "frame count", 2, &depth))
+		return false;
+	if (depth > r->scratch_capacity) {
+		struct mlyze_frame *grown = realloc(
+			r->scratch_frames, depth * sizeof(*grown));
+
+		if (!grown) {
+			reader_fail_system(r, NULL);
+			return false;
+		}
+		r->scratch_frames = grown;
+		r->scratch_capacity = depth;
+	}
+	for (size_t i = 0; i < depth; i++)
+		if (!decode_frame(r, c, id, i, &r->scratch_frames[i]))
+			return false;
+	ev->stack.stack = define_stack(r, offset_of(r, c->event), id,
+				       r->scratch_frames, depth);
+	return ev->stack.stack != NULL;
+}
+
+static char *hex_string(const uint8_t *bytes, size_t length)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *hex = malloc(2 * length + 1);
+
+	if (!hex)
+		return NULL;
+	for (size_t i = 0; i < length; i++) {
+		hex[2 * i] = digits[bytes[i] >> 4];
+		hex[2 * i + 1] = digits[bytes[i] & 15];
+	}
+	hex[2 * length] = '\0';
+	return hex;
+}
+
+static bool decode_module(struct mlyze_reader *r, struct cursor *c,
+			  struct mlyze_event *ev)
+{
+	struct mlyze_module m = { 0 };
+	uint64_t build_id_length, path_length;
+	const uint8_t *build_id;
+	char *hex = NULL;
+
+	if (!take_varint(r, c, "module id", &m.id) ||
+	    !take_varint(r, c, "start", &m.start) ||
+	    !take_varint(r, c, "end", &m.end) ||
+	    !take_varint(r, c, "load bias", &m.load_bias) ||
+	    !take_count(r, c, "build-id length", 1, &build_id_length))
+		return false;
+	build_id = c->p;
+	c->p += build_id_length;
+	if (!take_count(r, c, "path length", 1, &path_length))
+		return false;
+	m.path = (const char *)c->p;
+	c->p += path_length;
+	if (build_id_length) {
+		hex = hex_string(build_id, build_id_length);
+		if (!hex) {
+			reader_fail_system(r, NULL);
+			return false;
+		}
+		m.build_id = hex;
+	}
+	ev->module.module =
+		define_module(r, offset_of(r, c->event), &m, path_length);
+	free(hex);
+	return ev->module.module != NULL;
+}
+
+static bool decode_string(struct mlyze_reader *r, struct cursor *c,
+			  struct mlyze_event *ev)
+{
+	uint64_t table, id, length;
+	const char *text;
+
+	if (!take_varint(r, c, "table", &table))
+		return false;
+	if (table != MLYZE_TABLE_FILES && table != MLYZE_TABLE_FUNCTIONS) {
+		reader_fail(r, offset_of(r, c->event),
+			    "STRING names unknown table %" PRIu64, table);
+		return false;
+	}
+	if (!take_varint(r, c, "id", &id) ||
+	    !take_count(r, c, "length", 1, &length))
+		return false;
+	text = (const char *)c->p;
+	c->p += length;
+	ev->string.table = (enum mlyze_table)table;
+	ev->string.string = define_string(r, offset_of(r, c->event),
+					  ev->string.table, id, text, length);
+	return ev->string.string != NULL;
+}
+
+static bool decode_rate(struct mlyze_reader *r, struct cursor *c,
+			struct mlyze_event *ev)
+{
+	if (!take_varint(r, c, "sampling rate", &ev->rate.sampling_rate))
+		return false;
+	if (ev->rate.sampling_rate == 0) {
+		reader_fail(r, offset_of(r, c->event),
+			    "RATE sets a sampling rate of 0");
+		return false;
+	}
+	r->sampling_rate = ev->rate.sampling_rate;
+	return true;
+}
+
+static bool decode_sized(struct mlyze_reader *r, struct cursor *c,
+			 struct mlyze_event *ev)
+{
+	switch (ev->type) {
+	case MLYZE_EVENT_STACK:
+		return decode_stack(r, c, ev);
+	case MLYZE_EVENT_MODULE:
+		return decode_module(r, c, ev);
+	case MLYZE_EVENT_STRING:
+		return decode_string(r, c, ev);
+	default:
+		return decode_rate(r, c, ev);
+	}
+}
+
+/* An event whose payload is not all buffered: wait for more bytes, or
+ * discard an unknown one piece by piece.  Returns the bytes still needed
+ * from the event start, or 0 when the event was dealt with. */
+static size_t payload_not_buffered(struct mlyze_reader *r, struct cursor *c,
+				   uint64_t length, bool known)
+{
+	uint64_t header = (uint64_t)(c->p - c->event);
+	uint64_t buffered = (uint64_t)(c->end - c->p);
+
+	if (r->at_eof) {
+		stop_truncated(r, offset_of(r, c->event), c->event_name);
+		return 0;
+	}
+	if (length <= r->capacity - header)
+		return (size_t)(header + length);
+	if (known) {
+		reader_fail(r, offset_of(r, c->event),
+			    "%s payload of %" PRIu64
+			    " bytes is larger than the read buffer (%zu bytes)",
+			    c->event_name, length, r->capacity);
+		return 0;
+	}
+	r->skip_left = length - buffered;
+	r->skip_event_offset = offset_of(r, c->event);
+	memcpy(r->skip_event_name, c->unknown_name, sizeof(c->unknown_name));
+	r->next = r->end;
+	return 0;
+}
+
+/* Discard the rest of an unknown event's payload. */
+static int skip_payload(struct mlyze_reader *r)
+{
+	size_t buffered = (size_t)(r->end - r->next);
+
+	if (buffered == 0) {
+		int rc = reader_refill(r);
+
+		if (rc < 0)
+			return -1;
+		if (rc == 0) {
+			r->skip_left = 0;
+			stop_truncated(r, r->skip_event_offset,
+				       r->skip_event_name);
+			return 0;
+		}
+		buffered = (size_t)(r->end - r->next);
+	}
+	if (buffered > r->skip_left)
+		buffered = (size_t)r->skip_left;
+	r->next += buffered;
+	r->skip_left -= buffered;
+	return 0;
+}
+
+/* Decode the event at r->next.  Returns 1 with an event, 0 when there is no
+ * event to deliver (*needed set when more bytes must be buffered first),
+ * -1 on error. */
+static int decode_event(struct mlyze_reader *r, struct mlyze_event *ev,
+			size_t *needed)
+{
+	struct cursor c = { .p = r->next, .end = r->end, .event = r->next };
+	uint64_t delta, length;
+	unsigned type = *c.p++;
+	bool ok;
+
+	*needed = LONGEST_FIXED_EVENT;
+	if (type <= MLYZE_EV_RATE) {
+		c.event_name = event_names[type];
+	} else {
+		snprintf(c.unknown_name, sizeof(c.unknown_name), "type %u", type);
+		c.event_name = c.unknown_name;
+	}
+	if (!take_varint(r, &c, "delta", &delta))
+		return r->status == MLYZE_OK ? 0 : -1;
+	ev->type = (enum mlyze_event_kind)type;
+	ev->offset = offset_of(r, c.event);
+	switch (type) {
+	case MLYZE_EV_ALLOC:
+		ok = decode_alloc(r, &c, ev);
+		break;
+	case MLYZE_EV_FREE:
+		ok = take_le(r, &c, 8, &ev->free.address);
+		break;
+	case MLYZE_EV_GC:
+		ok = take_varint(r, &c, "objects", &ev->gc.objects) &&
+		     take_varint(r, &c, "bytes", &ev->gc.bytes);
+		break;
+	case MLYZE_EV_MARKER:
+		ok = decode_marker(r, &c, ev);
+		break;
+	default:
+		if (!take_varint(r, &c, "payload length", &length))
+			return r->status == MLYZE_OK ? 0 : -1;
+		if (length > (uint64_t)(c.end - c.p)) {
+			*needed = payload_not_buffered(r, &c, length,
+						       type <= MLYZE_EV_RATE);
+			if (r->skip_left)
+				r->time_us += delta;
+			return r->status == MLYZE_OK ? 0 : -1;
+		}
+		if (type > MLYZE_EV_RATE) {
+			r->time_us += delta;
+			r->next = c.p + length;
+			return 0;
+		}
+		c.end = c.p + length;
+		c.in_payload = true;
+		c.payload_length = length;
+		ok = decode_sized(r, &c, ev);
+		c.p = c.end;
+		break;
+	}
+	if (!ok)
+		return r->status == MLYZE_OK ? 0 : -1;
+	r->next = c.p;
+	r->time_us += delta;
+	ev->time_us = r->time_us;
+	return 1;
+}
+
+MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
+{
+	size_t needed = LONGEST_FIXED_EVENT;
+
+	for (;;) {
+		if (r->status != MLYZE_OK)
+			return -1;
+		if (r->finished)
+			return 0;
+		if (r->skip_left) {
+			if (skip_payload(r) < 0)
+				return -1;
+			continue;
+		}
+		if ((size_t)(r->end - r->next) < needed && !r->at_eof) {
+			if (reader_refill(r) < 0)
+				return -1;
+			continue;
+		}
+		if (r->next == r->end) {
+			r->finished = true;
+			return 0;
+		}
+		int rc = decode_event(r, ev, &needed);
+
+		if (rc != 0)
+			return rc;
+	}
+}
+

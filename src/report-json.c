@@ -1,0 +1,154 @@
+/* report-json.c - the report for programs (schema in memprof-report(1)).
+ *
+ * Bytes and counts are rounded to whole numbers; shares and durations are
+ * printed with six significant digits, so the output is stable.
+ */
+#include "config.h"
+
+#include "report-util.h"
+#include "report-view.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+
+/* json_object_set_new that cannot fail quietly. */
+static void set(json_t *object, const char *key, json_t *value)
+{
+	if (!value || json_object_set_new(object, key, value) < 0)
+		out_of_memory();
+}
+
+/* A JSON string of text; bytes that are not UTF-8 (a file name on the
+ * command line, a symbol) become '?'. */
+static json_t *text(const char *value)
+{
+	json_t *string = json_string(value);
+
+	if (!string) {
+		char *copy = xstrdup(value);
+
+		for (char *c = copy; *c; c++)
+			if ((unsigned char)*c >= 0x80)
+				*c = '?';
+		string = json_string(copy);
+		free(copy);
+	}
+	return string;
+}
+
+static json_t *whole(double value)
+{
+	return json_integer((json_int_t)llround(value));
+}
+
+static json_t *strings(char *const *items, size_t count)
+{
+	json_t *array = json_array();
+
+	for (size_t i = 0; array && i < count; i++)
+		if (json_array_append_new(array, text(items[i])) < 0)
+			out_of_memory();
+	return array;
+}
+
+static size_t count_strings(char *const *items)
+{
+	size_t n = 0;
+
+	while (items && items[n])
+		n++;
+	return n;
+}
+
+static json_t *profile_json(const struct profile_summary *p)
+{
+	json_t *o = json_object();
+
+	set(o, "file", text(p->file));
+	set(o, "pid", p->pid ? json_integer((json_int_t)p->pid) : json_null());
+	set(o, "command_line",
+	    strings(p->command_line, count_strings(p->command_line)));
+	set(o, "duration_s", json_real(p->duration_s));
+	set(o, "sampling_rate", p->sampling_rate
+					? json_integer((json_int_t)p->sampling_rate)
+					: json_null());
+	set(o, "sampling_rate_changed", json_boolean(p->rate_changed));
+	set(o, "complete", p->complete < 0 ? json_null()
+					   : json_boolean(p->complete));
+	set(o, "truncated", json_boolean(p->truncated));
+	set(o, "events", json_integer((json_int_t)p->events));
+	return o;
+}
+
+/* Estimated bytes and count of an estimate, with their 95 % intervals,
+ * as members named prefix_bytes, prefix_bytes_ci95, ... */
+static void estimate_members(json_t *o, const char *bytes_key,
+			     const char *count_key, const struct estimate *e)
+{
+	char key[64];
+
+	set(o, bytes_key, whole(e->bytes));
+	snprintf(key, sizeof(key), "%s_ci95", bytes_key);
+	set(o, key, whole(interval95(e->bytes_variance)));
+	set(o, count_key, whole(e->count));
+	snprintf(key, sizeof(key), "%s_ci95", count_key);
+	set(o, key, whole(interval95(e->count_variance)));
+}
+
+static json_t *site_json(const struct report *r, const struct site *s)
+{
+	json_t *o = json_object();
+	double total = r->sites->live.bytes;
+
+	set(o, "site", text(s->text));
+	if (r->grouping == GROUP_BY_STACK)
+		set(o, "callers", strings(s->callers, s->caller_count));
+	estimate_members(o, "live_bytes", "live_blocks", &s->live);
+	set(o, "live_samples", json_integer((json_int_t)s->live.samples));
+	set(o, "share", json_real(total > 0 ? s->live.bytes / total : 0));
+	estimate_members(o, "allocated_bytes", "allocations", &s->allocated);
+	set(o, "samples", json_integer((json_int_t)s->allocated.samples));
+	set(o, "low_samples",
+	    json_boolean(site_samples(s, r->sort) < FEW_SAMPLES));
+	return o;
+}
+
+int view_json(FILE *out, const struct report *r)
+{
+	json_t *root = json_object(), *profiles = json_array(),
+	       *sites = json_array();
+	size_t rows = report_rows(r);
+	int rc;
+
+	if (!root || !profiles || !sites)
+		out_of_memory();
+	for (size_t i = 0; i < r->profile_count; i++)
+		if (json_array_append_new(profiles,
+					  profile_json(&r->profiles[i])) < 0)
+			out_of_memory();
+	for (size_t i = 0; i < rows; i++)
+		if (json_array_append_new(sites,
+					  site_json(r, &r->sites->sites[i])) < 0)
+			out_of_memory();
+	set(root, "profiles", profiles);
+	set(root, "group_by", json_string(grouping_names[r->grouping]));
+	set(root, "sort", json_string(sort_names[r->sort]));
+	set(root, "samples",
+	    json_integer((json_int_t)r->sites->allocated.samples));
+	set(root, "live_samples",
+	    json_integer((json_int_t)r->sites->live.samples));
+	estimate_members(root, "live_bytes", "live_blocks", &r->sites->live);
+	estimate_members(root, "allocated_bytes", "allocations",
+			 &r->sites->allocated);
+	set(root, "site_count", json_integer((json_int_t)r->sites->count));
+	set(root, "sites", sites);
+	set(root, "notes", strings(r->notes, r->note_count));
+	set(root, "warnings", strings(r->warnings, r->warning_count));
+	rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+					   JSON_REAL_PRECISION(6));
+	json_decref(root);
+	if (rc == 0 && fputc('\n', out) == EOF)
+		rc = -1;
+	return rc;
+}

@@ -1,0 +1,296 @@
+/* report-text.c - the report for people: a summary and a table of the top
+ * sites, columns aligned, sizes in KiB/MiB/GiB, colour only when asked.
+ */
+#include "config.h"
+
+#include "report-util.h"
+#include "report-view.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LABEL_WIDTH 13
+
+enum column {
+	COL_LIVE,
+	COL_INTERVAL,
+	COL_SHARE,
+	COL_SAMPLES,
+	COL_ALLOCS,
+	COL_ALLOCATED,
+	NUMERIC_COLUMNS
+};
+
+static const char *const column_titles[NUMERIC_COLUMNS] = {
+	"LIVE", "±95%", "SHARE", "SAMPLES", "ALLOCS", "ALLOCATED",
+};
+
+static const char *const sort_phrases[] = {
+	[SORT_BY_LIVE] = "live bytes",
+	[SORT_BY_ALLOCATED] = "bytes allocated",
+	[SORT_BY_COUNT] = "number of allocations",
+};
+
+struct style {
+	const char *bold, *warn, *reset;
+};
+
+/* Display width of UTF-8 text, counting each code point as one column. */
+static int text_width(const char *text)
+{
+	int width = 0;
+
+	for (; *text; text++)
+		width += ((unsigned char)*text & 0xc0) != 0x80;
+	return width;
+}
+
+static void line(FILE *out, const struct style *st, const char *label,
+		 const char *value)
+{
+	fprintf(out, "%s%-*s%s%s\n", st->bold, LABEL_WIDTH, label, st->reset,
+		value);
+}
+
+/* Arguments that need no quotes for a shell. */
+static bool plain_word(const char *arg)
+{
+	return *arg && strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrs"
+				"tuvwxyz0123456789_@%+=:,./-") == strlen(arg);
+}
+
+/* The command line on one line, quoted as for a shell, with control
+ * characters written as escapes (a script given with -c has newlines). */
+static char *shown_command(char **argv)
+{
+	struct strbuf sb = { 0 };
+
+	for (size_t i = 0; argv && argv[i]; i++) {
+		bool quote = !plain_word(argv[i]);
+
+		sb_add(&sb, i ? (quote ? " '" : " ") : (quote ? "'" : ""));
+		for (const unsigned char *c = (const unsigned char *)argv[i]; *c;
+		     c++) {
+			if (*c == '\n')
+				sb_add(&sb, "\\n");
+			else if (*c == '\t')
+				sb_add(&sb, "\\t");
+			else if (*c < 0x20 || *c == 0x7f)
+				sb_printf(&sb, "\\x%02x", *c);
+			else if (*c == '\'')
+				sb_add(&sb, "'\\''");
+			else
+				sb_printf(&sb, "%c", *c);
+		}
+		if (quote)
+			sb_add(&sb, "'");
+	}
+	return sb_take(&sb);
+}
+
+static char *sampling_text(uint64_t low, uint64_t high, bool changed)
+{
+	char a[32], b[32];
+
+	if (!low)
+		return xstrdup("unknown (every sample counts once)");
+	format_size(a, (double)low);
+	format_size(b, (double)high);
+	if (low != high)
+		return xasprintf("one sample per %s to %s allocated on average, "
+				 "depending on the profile", a, b);
+	return xasprintf("one sample per %s allocated on average%s", a,
+			 changed ? " (changed during the run)" : "");
+}
+
+#define NOT_FINALISED "not finalised (the process ended early)"
+#define CUT_SHORT "cut short; read up to the last whole event"
+
+static void profile_block(FILE *out, const struct style *st,
+			  const struct profile_summary *p)
+{
+	char *text;
+
+	line(out, st, "Profile", p->file);
+	text = shown_command(p->command_line);
+	if (*text)
+		line(out, st, "  command", text);
+	free(text);
+	if (p->pid) {
+		text = xasprintf("%" PRIu64, p->pid);
+		line(out, st, "  pid", text);
+		free(text);
+	}
+	text = xasprintf("%.1f s", p->duration_s);
+	line(out, st, "  duration", text);
+	free(text);
+	text = sampling_text(p->sampling_rate, p->sampling_rate,
+			     p->rate_changed);
+	line(out, st, "  sampling", text);
+	free(text);
+	if (p->complete == 0)
+		line(out, st, "  state", NOT_FINALISED);
+	if (p->truncated)
+		line(out, st, "  state", CUT_SHORT);
+}
+
+/* Several profiles: one aligned line each. */
+static void profiles_table(FILE *out, const struct style *st,
+			   const struct report *r)
+{
+	int file_width = 0, pid_width = 0;
+	uint64_t low = UINT64_MAX, high = 0;
+	bool changed = false;
+	char *text;
+
+	for (size_t i = 0; i < r->profile_count; i++) {
+		const struct profile_summary *p = &r->profiles[i];
+		int n = snprintf(NULL, 0, "%" PRIu64, p->pid);
+
+		if (text_width(p->file) > file_width)
+			file_width = text_width(p->file);
+		if (n > pid_width)
+			pid_width = n;
+		low = p->sampling_rate < low ? p->sampling_rate : low;
+		high = p->sampling_rate > high ? p->sampling_rate : high;
+		changed |= p->rate_changed;
+	}
+	text = xasprintf("%zu files", r->profile_count);
+	line(out, st, "Profiles", text);
+	free(text);
+	for (size_t i = 0; i < r->profile_count; i++) {
+		const struct profile_summary *p = &r->profiles[i];
+		char *command = shown_command(p->command_line);
+
+		fprintf(out, "  %s%*s  pid %*" PRIu64 "  %6.1f s  %s%s%s\n",
+			p->file, file_width - text_width(p->file), "",
+			pid_width, p->pid, p->duration_s, command,
+			p->complete == 0 ? " [" NOT_FINALISED "]" : "",
+			p->truncated ? " [" CUT_SHORT "]" : "");
+		free(command);
+	}
+	text = sampling_text(low, high, changed);
+	line(out, st, "Sampling", text);
+	free(text);
+}
+
+static void totals_block(FILE *out, const struct style *st,
+			 const struct site_table *sites)
+{
+	char a[32], b[32], c[32];
+	char *text;
+
+	text = xasprintf("%" PRIu64 ", %" PRIu64 " of them still live",
+			 sites->allocated.samples, sites->live.samples);
+	line(out, st, "Samples", text);
+	free(text);
+	format_size(a, sites->live.bytes);
+	format_size(b, interval95(sites->live.bytes_variance));
+	text = xasprintf("%s ± %s (95 %% interval)", a, b);
+	line(out, st, "Live heap", text);
+	free(text);
+	format_size(a, sites->allocated.bytes);
+	format_count(c, sites->allocated.count);
+	text = xasprintf("%s in an estimated %s allocations", a, c);
+	line(out, st, "Allocated", text);
+	free(text);
+}
+
+static void row_cells(const struct report *r, const struct site *s,
+		      char cells[NUMERIC_COLUMNS][32])
+{
+	double total = r->sites->live.bytes;
+
+	format_size(cells[COL_LIVE], s->live.bytes);
+	format_size(cells[COL_INTERVAL], interval95(s->live.bytes_variance));
+	if (total > 0)
+		snprintf(cells[COL_SHARE], 32, "%.1f%%",
+			 100.0 * s->live.bytes / total);
+	else
+		snprintf(cells[COL_SHARE], 32, "-");
+	snprintf(cells[COL_SAMPLES], 32, "%" PRIu64, site_samples(s, r->sort));
+	format_count(cells[COL_ALLOCS], s->allocated.count);
+	format_size(cells[COL_ALLOCATED], s->allocated.bytes);
+}
+
+static void pad_left(FILE *out, const char *cell, int width)
+{
+	fprintf(out, "%*s%s", width - text_width(cell), "", cell);
+}
+
+static void sites_table(FILE *out, const struct style *st,
+			const struct report *r, bool *any_rough)
+{
+	size_t rows = report_rows(r);
+	int widths[NUMERIC_COLUMNS];
+	char (*cells)[NUMERIC_COLUMNS][32] = xcalloc(rows ? rows : 1,
+						     sizeof(*cells));
+
+	for (int c = 0; c < NUMERIC_COLUMNS; c++)
+		widths[c] = text_width(column_titles[c]);
+	for (size_t i = 0; i < rows; i++) {
+		row_cells(r, &r->sites->sites[i], cells[i]);
+		for (int c = 0; c < NUMERIC_COLUMNS; c++)
+			if (text_width(cells[i][c]) > widths[c])
+				widths[c] = text_width(cells[i][c]);
+	}
+	fprintf(out, "%s ", st->bold);
+	for (int c = 0; c < NUMERIC_COLUMNS; c++) {
+		pad_left(out, column_titles[c], widths[c]);
+		fputs("  ", out);
+	}
+	fprintf(out, "SITE%s\n", st->reset);
+	for (size_t i = 0; i < rows; i++) {
+		const struct site *s = &r->sites->sites[i];
+		bool rough = site_samples(s, r->sort) < FEW_SAMPLES;
+		int indent = 1;
+
+		*any_rough |= rough;
+		fputc(rough ? '~' : ' ', out);
+		for (int c = 0; c < NUMERIC_COLUMNS; c++) {
+			pad_left(out, cells[i][c], widths[c]);
+			fputs("  ", out);
+			indent += widths[c] + 2;
+		}
+		fprintf(out, "%s\n", s->text);
+		for (size_t k = 0; k < s->caller_count; k++)
+			fprintf(out, "%*s  < %s\n", indent, "", s->callers[k]);
+	}
+	free(cells);
+}
+
+void view_text(FILE *out, const struct report *r, bool colour)
+{
+	static const struct style plain = { "", "", "" };
+	static const struct style coloured = { "\033[1m", "\033[33m",
+					       "\033[0m" };
+	const struct style *st = colour ? &coloured : &plain;
+	size_t rows = report_rows(r);
+	bool any_rough = false;
+
+	if (r->profile_count == 1)
+		profile_block(out, st, &r->profiles[0]);
+	else
+		profiles_table(out, st, r);
+	totals_block(out, st, r->sites);
+	fputc('\n', out);
+	if (r->sites->count == 0) {
+		fputs("No allocation was sampled.\n", out);
+	} else {
+		fprintf(out, "%sTop %zu of %zu sites by %s, grouped by %s%s\n",
+			st->bold, rows, r->sites->count, sort_phrases[r->sort],
+			grouping_names[r->grouping], st->reset);
+		sites_table(out, st, r, &any_rough);
+	}
+	if (!any_rough && r->note_count == 0)
+		return;
+	fprintf(out, "\n%sNotes%s\n", st->bold, st->reset);
+	if (any_rough)
+		fprintf(out, "%s  ~ marks sites with fewer than %d samples: "
+			     "their estimates are rough.%s\n",
+			st->warn, FEW_SAMPLES, st->reset);
+	for (size_t i = 0; i < r->note_count; i++)
+		fprintf(out, "%s  %s%s\n", st->warn, r->notes[i], st->reset);
+}

@@ -1,0 +1,579 @@
+/* check-reader - unit tests of libmlyze: every event type, definitions in
+ * the metadata and in the stream, forward compatibility, the read buffer
+ * boundaries, truncation, errors, and the weights. */
+#include "config.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mlyze-script.h"
+#include "spprof/mlyze.h"
+
+static int profile_fd = -1;
+static int warning_count;
+static char last_warning[512];
+
+static void record_warning(void *ctx, const char *message)
+{
+	(void)ctx;
+	warning_count++;
+	snprintf(last_warning, sizeof(last_warning), "%s", message);
+}
+
+/* Compile a script into an anonymous file and open a reader on it. */
+static mlyze_reader *open_script_buffered(const char *script,
+					  size_t buffer_size)
+{
+	struct bytes profile = { 0 };
+	struct mlyze_options options = { .buffer_size = buffer_size,
+					 .warn = record_warning };
+	char error[256];
+	FILE *f = tmpfile();
+	mlyze_reader *r;
+
+	ck_assert_msg(script_compile(script, &profile, error, sizeof(error)) == 0,
+		      "%s", error);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(profile.data, 1, profile.length, f),
+			  profile.length);
+	fflush(f);
+	profile_fd = dup(fileno(f));
+	fclose(f);
+	ck_assert_int_eq(lseek(profile_fd, 0, SEEK_SET), 0);
+	bytes_free(&profile);
+	warning_count = 0;
+	last_warning[0] = '\0';
+	r = mlyze_open_fd(profile_fd, "test.mlyze", &options);
+	ck_assert_ptr_nonnull(r);
+	return r;
+}
+
+static mlyze_reader *open_script(const char *script)
+{
+	return open_script_buffered(script, 0);
+}
+
+static void close_reader(mlyze_reader *r)
+{
+	mlyze_close(r);
+	close(profile_fd);
+	profile_fd = -1;
+}
+
+static void next_ok(mlyze_reader *r, struct mlyze_event *ev,
+		    enum mlyze_event_kind type)
+{
+	int rc = mlyze_next(r, ev);
+
+	ck_assert_msg(rc == 1, "mlyze_next: %d (%s)", rc,
+		      mlyze_error(r) ? mlyze_error(r) : "no error");
+	ck_assert_int_eq(ev->type, type);
+}
+
+static void expect_end(mlyze_reader *r)
+{
+	struct mlyze_event ev;
+
+	ck_assert_int_eq(mlyze_next(r, &ev), 0);
+	ck_assert_int_eq(mlyze_next(r, &ev), 0);
+	ck_assert_int_eq(mlyze_status(r), MLYZE_OK);
+}
+
+static void expect_error(const char *script, const char *message)
+{
+	mlyze_reader *r = open_script(script);
+	struct mlyze_event ev;
+
+	while (mlyze_next(r, &ev) > 0)
+		;
+	ck_assert_int_eq(mlyze_status(r), MLYZE_BAD_FILE);
+	ck_assert_str_eq(mlyze_error(r), message);
+	ck_assert_int_eq(mlyze_next(r, &ev), -1);
+	close_reader(r);
+}
+
+#define FINALISED_METADATA                                                   \
+	"metadata {\"producer\": \"test\", \"complete\": true, \"pid\": 42, "  \
+	"\"ppid\": 1, \"hostname\": \"box\", \"executable\": \"/usr/bin/app\", " \
+	"\"command_line\": [\"app\", \"-v\"], \"sampling_rate\": 1000, "       \
+	"\"start_time_us\": 1000, \"end_time_us\": 9000, "                     \
+	"\"max_stack_depth\": 64, "                                            \
+	"\"stats\": {\"samples\": 2, \"native_stacks\": 5, "                   \
+	"\"shallow_stacks\": 1, \"events_dropped\": 3}, "                      \
+	"\"files\": {\"0\": \"app.py\"}, "                                     \
+	"\"functions\": {\"0\": \"phase one\", \"1\": \"main\"}, "             \
+	"\"modules\": {\"0\": {\"path\": \"/usr/bin/app\", \"start\": 4096, "  \
+	"\"end\": 8192, \"load_bias\": 0, \"build_id\": \"ABcd\"}}, "          \
+	"\"stack_traces\": {\"7\": [{\"module_id\": 0, \"offset\": 4200}, "    \
+	"{\"address\": 99}, {\"file_id\": 0, \"func_id\": 1, \"line\": 12}]}}\n"
+
+START_TEST(header_and_metadata)
+{
+	mlyze_reader *r = open_script("header start=1000\n" FINALISED_METADATA);
+	const struct mlyze_info *info = mlyze_info(r);
+
+	ck_assert_int_eq(mlyze_status(r), MLYZE_OK);
+	ck_assert_uint_eq(info->version, 1);
+	ck_assert_uint_eq(info->start_time_us, 1000);
+	ck_assert_uint_gt(info->metadata_length, 100);
+	ck_assert_str_eq(info->producer, "test");
+	ck_assert_int_eq(info->complete, 1);
+	ck_assert_uint_eq(info->pid, 42);
+	ck_assert_uint_eq(info->ppid, 1);
+	ck_assert_str_eq(info->hostname, "box");
+	ck_assert_str_eq(info->executable, "/usr/bin/app");
+	ck_assert_uint_eq(info->command_line_length, 2);
+	ck_assert_str_eq(info->command_line[1], "-v");
+	ck_assert_uint_eq(info->sampling_rate, 1000);
+	ck_assert_uint_eq(info->end_time_us, 9000);
+	ck_assert_uint_eq(info->max_stack_depth, 64);
+	ck_assert_int_eq(info->has_stats, 1);
+	ck_assert_uint_eq(info->stats.samples, 2);
+	ck_assert_uint_eq(info->stats.shallow_stacks, 1);
+	ck_assert_uint_eq(info->stats.events_dropped, 3);
+	ck_assert_uint_eq(mlyze_string_count(r, MLYZE_TABLE_FUNCTIONS), 2);
+	ck_assert_str_eq(mlyze_string_at(r, MLYZE_TABLE_FUNCTIONS, 1)->text,
+			 "main");
+	ck_assert_ptr_null(mlyze_string_at(r, MLYZE_TABLE_FUNCTIONS, 2));
+	ck_assert_str_eq(mlyze_find_string(r, MLYZE_TABLE_FILES, 0)->text,
+			 "app.py");
+	ck_assert_uint_eq(mlyze_module_count(r), 1);
+	ck_assert_str_eq(mlyze_module_at(r, 0)->build_id, "abcd");
+	ck_assert_uint_eq(mlyze_stack_count(r), 1);
+	ck_assert_ptr_eq(mlyze_find_stack(r, 7), mlyze_stack_at(r, 0));
+	ck_assert_ptr_null(mlyze_find_stack(r, 8));
+	ck_assert_int_eq(warning_count, 0);
+	expect_end(r);
+	close_reader(r);
+}
+END_TEST
+
+START_TEST(every_event_type)
+{
+	mlyze_reader *r = open_script("header start=1000\n" FINALISED_METADATA
+				      "alloc 5 0x1000 100 7 3\n"
+				      "free 2 0x1000\n"
+				      "gc 1 10 2000\n"
+				      "marker 0 0\n"
+				      "rate 4 2048\n"
+				      "alloc 1 0xffffffffffffffff 50 7 65535\n");
+	uint64_t events_start = 256 + mlyze_info(r)->metadata_length;
+	struct mlyze_event ev;
+
+	next_ok(r, &ev, MLYZE_EVENT_ALLOC);
+	ck_assert_uint_eq(ev.offset, events_start);
+	ck_assert_uint_eq(ev.time_us, 1005);
+	ck_assert_uint_eq(ev.alloc.address, 0x1000);
+	ck_assert_uint_eq(ev.alloc.size, 100);
+	ck_assert_uint_eq(ev.alloc.stack->id, 7);
+	ck_assert_uint_eq(ev.alloc.thread, 3);
+	ck_assert_uint_eq(ev.alloc.sampling_rate, 1000);
+	next_ok(r, &ev, MLYZE_EVENT_FREE);
+	ck_assert_uint_eq(ev.offset, events_start + 14);
+	ck_assert_uint_eq(ev.time_us, 1007);
+	ck_assert_uint_eq(ev.free.address, 0x1000);
+	next_ok(r, &ev, MLYZE_EVENT_GC);
+	ck_assert_uint_eq(ev.time_us, 1008);
+	ck_assert_uint_eq(ev.gc.objects, 10);
+	ck_assert_uint_eq(ev.gc.bytes, 2000);
+	next_ok(r, &ev, MLYZE_EVENT_MARKER);
+	ck_assert_str_eq(ev.marker.name->text, "phase one");
+	next_ok(r, &ev, MLYZE_EVENT_RATE);
+	ck_assert_uint_eq(ev.time_us, 1012);
+	ck_assert_uint_eq(ev.rate.sampling_rate, 2048);
+	next_ok(r, &ev, MLYZE_EVENT_ALLOC);
+	ck_assert_uint_eq(ev.time_us, 1013);
+	ck_assert_uint_eq(ev.alloc.address, UINT64_MAX);
+	ck_assert_uint_eq(ev.alloc.thread, 65535);
+	ck_assert_uint_eq(ev.alloc.sampling_rate, 2048);
+	expect_end(r);
+	ck_assert_int_eq(mlyze_truncated(r), 0);
+	close_reader(r);
+}
+END_TEST
+
+static void check_frames(const struct mlyze_stack *stack)
+{
+	const struct mlyze_frame *f = stack->frames;
+
+	ck_assert_uint_eq(stack->id, 7);
+	ck_assert_uint_eq(stack->depth, 3);
+	ck_assert_int_eq(f[0].form, MLYZE_FORM_MODULE);
+	ck_assert_str_eq(f[0].module->path, "/usr/bin/app");
+	ck_assert_str_eq(f[0].module->build_id, "abcd");
+	ck_assert_uint_eq(f[0].offset, 4200);
+	ck_assert_int_eq(f[1].form, MLYZE_FORM_ADDRESS);
+	ck_assert_uint_eq(f[1].offset, 99);
+	ck_assert_int_eq(f[2].form, MLYZE_FORM_PYTHON);
+	ck_assert_str_eq(f[2].file->text, "app.py");
+	ck_assert_str_eq(f[2].function->text, "main");
+	ck_assert_uint_eq(f[2].line, 12);
+}
+
+START_TEST(metadata_definitions)
+{
+	mlyze_reader *r = open_script("header\n" FINALISED_METADATA);
+
+	check_frames(mlyze_find_stack(r, 7));
+	close_reader(r);
+}
+END_TEST
+
+START_TEST(inline_definitions)
+{
+	mlyze_reader *r = open_script(
+		"header\n"
+		"metadata {\"complete\": false, \"sampling_rate\": 512}\n"
+		"module 0 0 4096 8192 0 abcd /usr/bin/app\n"
+		"string 0 0 0 app.py\n"
+		"string 0 1 1 main\n"
+		"stack 0 7 native:4200 native:99 python:0:1:12\n"
+		"alloc 3 0x10 8 7 1\n");
+	struct mlyze_event ev;
+
+	ck_assert_int_eq(warning_count, 1);
+	ck_assert_str_eq(last_warning,
+			 "test.mlyze: profile was not finalised (process ended "
+			 "before writing its metadata); stacks defined so far "
+			 "are used");
+	next_ok(r, &ev, MLYZE_EVENT_MODULE);
+	ck_assert_uint_eq(ev.module.module->end, 8192);
+	next_ok(r, &ev, MLYZE_EVENT_STRING);
+	ck_assert_int_eq(ev.string.table, MLYZE_TABLE_FILES);
+	ck_assert_str_eq(ev.string.string->text, "app.py");
+	next_ok(r, &ev, MLYZE_EVENT_STRING);
+	ck_assert_int_eq(ev.string.table, MLYZE_TABLE_FUNCTIONS);
+	next_ok(r, &ev, MLYZE_EVENT_STACK);
+	check_frames(ev.stack.stack);
+	next_ok(r, &ev, MLYZE_EVENT_ALLOC);
+	ck_assert_ptr_eq(ev.alloc.stack, mlyze_find_stack(r, 7));
+	expect_end(r);
+	close_reader(r);
+}
+END_TEST
+
+START_TEST(native_addresses_map_through_the_latest_module)
+{
+	mlyze_reader *r = open_script(
+		"header\n"
+		"metadata {\"sampling_rate\": 512}\n"
+		"module 0 0 0x7f0000 0x7f8000 0x7e0000 - /lib/old.so\n"
+		"stack 0 1 native:0x7f0010\n"
+		"module 0 1 0x7f4000 0x7f6000 0x7f0000 - /lib/new.so\n"
+		"stack 0 2 native:0x7f0010 native:0x7f4010 native:0x7f8000\n");
+	const struct mlyze_stack *s;
+	struct mlyze_event ev;
+
+	while (mlyze_next(r, &ev) > 0)
+		;
+	s = mlyze_find_stack(r, 1);
+	ck_assert_str_eq(s->frames[0].module->path, "/lib/old.so");
+	ck_assert_uint_eq(s->frames[0].offset, 0x10010);
+	s = mlyze_find_stack(r, 2);
+	ck_assert_int_eq(s->frames[0].form, MLYZE_FORM_ADDRESS);
+	ck_assert_str_eq(s->frames[1].module->path, "/lib/new.so");
+	ck_assert_uint_eq(s->frames[1].offset, 0x4010);
+	ck_assert_int_eq(s->frames[2].form, MLYZE_FORM_ADDRESS);
+	ck_assert_uint_eq(s->frames[2].offset, 0x7f8000);
+	close_reader(r);
+}
+END_TEST
+
+START_TEST(identical_redefinition_is_accepted)
+{
+	mlyze_reader *r = open_script(
+		"header\n" FINALISED_METADATA
+		"module 0 0 4096 8192 0 abcd /usr/bin/app\n"
+		"string 0 1 1 main\n"
+		"stack 0 7 native:4200 native:99 python:0:1:12\n");
+	struct mlyze_event ev;
+
+	next_ok(r, &ev, MLYZE_EVENT_MODULE);
+	ck_assert_ptr_eq(ev.module.module, mlyze_module_at(r, 0));
+	next_ok(r, &ev, MLYZE_EVENT_STRING);
+	next_ok(r, &ev, MLYZE_EVENT_STACK);
+	ck_assert_ptr_eq(ev.stack.stack, mlyze_find_stack(r, 7));
+	ck_assert_uint_eq(mlyze_stack_count(r), 1);
+	expect_end(r);
+	close_reader(r);
+}
+END_TEST
+
+START_TEST(unknown_event_types_are_skipped)
+{
+	mlyze_reader *r = open_script("header start=0\n"
+				      "metadata {\"sampling_rate\": 1, "
+				      "\"stack_traces\": {\"0\": []}}\n"
+				      "event 9 3 deadbeef\n"
+				      "event 255 4 \n"
+				      "alloc 1 0x10 8 0 1\n");
+	struct mlyze_event ev;
+
+	next_ok(r, &ev, MLYZE_EVENT_ALLOC);
+	ck_assert_uint_eq(ev.time_us, 8);
+	ck_assert_uint_eq(ev.offset, mlyze_position(r) - 14);
+	expect_end(r);
+	close_reader(r);
+}
+END_TEST
+
+START_TEST(unknown_keys_are_ignored)
+{
+	mlyze_reader *r = open_script(
+		"header\n"
+		"metadata {\"sampling_rate\": 8, \"future\": [1, {\"x\": null}], "
+		"\"stats\": {\"samples\": 1, \"mystery\": \"yes\"}, "
+		"\"modules\": {\"3\": {\"path\": \"/a\", \"start\": 0, \"end\": 1, "
+		"\"load_bias\": 0, \"flavour\": 2}}, "
+		"\"stack_traces\": {\"1\": [{\"module_id\": 3, \"offset\": 0, "
+		"\"inlined\": true}]}}\n"
+		"alloc 0 0x10 8 1 1\n");
+	struct mlyze_event ev;
+
+	next_ok(r, &ev, MLYZE_EVENT_ALLOC);
+	ck_assert_str_eq(ev.alloc.stack->frames[0].module->path, "/a");
+	expect_end(r);
+	close_reader(r);
+}
+END_TEST
+
+START_TEST(payload_bytes_past_the_known_fields_are_ignored)
+{
+	mlyze_reader *r = open_script("header\n"
+				      "metadata {\"sampling_rate\": 8}\n"
+				      "event 7 0 8001ff00\n"
+				      "event 6 0 01020174ffff\n");
+	struct mlyze_event ev;
+
+	next_ok(r, &ev, MLYZE_EVENT_RATE);
+	ck_assert_uint_eq(ev.rate.sampling_rate, 128);
+	next_ok(r, &ev, MLYZE_EVENT_STRING);
+	ck_assert_uint_eq(ev.string.string->id, 2);
+	ck_assert_str_eq(ev.string.string->text, "t");
+	expect_end(r);
+	close_reader(r);
+}
+END_TEST
+
+/* Many events through the smallest buffer decode as through a large one. */
+static char *long_script(void)
+{
+	size_t size = 1 << 20, n = 0;
+	char *s = malloc(size);
+
+	ck_assert_ptr_nonnull(s);
+	n += (size_t)snprintf(s + n, size - n,
+			      "header\nmetadata {\"sampling_rate\": 4096}\n");
+	for (int i = 0; i < 300; i++) {
+		n += (size_t)snprintf(s + n, size - n, "stack 0 %d native:%d\n"
+				      "alloc %d 0x%x %d %d 7\nfree 1 0x%x\n",
+				      i, i * 977, i % 50, 0x1000 + i * 16,
+				      i * i + 1, i, 0x1000 + i * 16);
+		if (i % 7 == 0) {
+			n += (size_t)snprintf(s + n, size - n, "event 12 1 ");
+			for (int k = 0; k < 100 + i; k++)
+				n += (size_t)snprintf(s + n, size - n, "%02x", k & 0xff);
+			n += (size_t)snprintf(s + n, size - n, "\n");
+		}
+	}
+	return s;
+}
+
+START_TEST(small_buffer_reads_the_same_events)
+{
+	char *script = long_script();
+	mlyze_reader *big = open_script_buffered(script, 0);
+	int big_fd = profile_fd;
+	mlyze_reader *small = open_script_buffered(script, 256);
+	struct mlyze_event a, b;
+	int rc, events = 0;
+
+	while ((rc = mlyze_next(big, &a)) > 0) {
+		ck_assert_int_eq(mlyze_next(small, &b), 1);
+		ck_assert_int_eq(a.type, b.type);
+		ck_assert_uint_eq(a.offset, b.offset);
+		ck_assert_uint_eq(a.time_us, b.time_us);
+		if (a.type == MLYZE_EVENT_ALLOC) {
+			ck_assert_uint_eq(a.alloc.size, b.alloc.size);
+			ck_assert_uint_eq(a.alloc.stack->id, b.alloc.stack->id);
+		}
+		events++;
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(events, 900);
+	ck_assert_int_eq(mlyze_next(small, &b), 0);
+	ck_assert_int_eq(mlyze_status(small), MLYZE_OK);
+	mlyze_close(big);
+	close(big_fd);
+	close_reader(small);
+	free(script);
+}
+END_TEST
+
+START_TEST(a_cut_file_is_read_to_its_last_whole_event)
+{
+	mlyze_reader *r = open_script("header\n"
+				      "metadata {\"sampling_rate\": 8, "
+				      "\"stack_traces\": {\"0\": []}}\n"
+				      "alloc 0 0x10 8 0 1\n"
+				      "bytes 00 05 00 10\n");
+	uint64_t cut_at = 256 + mlyze_info(r)->metadata_length + 14;
+	struct mlyze_event ev;
+	char expected[256];
+
+	next_ok(r, &ev, MLYZE_EVENT_ALLOC);
+	ck_assert_int_eq(mlyze_next(r, &ev), 0);
+	ck_assert_int_eq(mlyze_truncated(r), 1);
+	ck_assert_int_eq(mlyze_status(r), MLYZE_OK);
+	snprintf(expected, sizeof(expected),
+		 "test.mlyze: offset %llu: ALLOC event cut short by the end "
+		 "of the file; read up to the last whole event",
+		 (unsigned long long)cut_at);
+	ck_assert_str_eq(last_warning, expected);
+	close_reader(r);
+}
+END_TEST
+
+START_TEST(a_cut_unknown_payload_is_a_cut_file)
+{
+	mlyze_reader *r = open_script_buffered("header\n"
+					       "metadata {}\n"
+					       "bytes 0a 00 e8 07 0102030405\n",
+					       256);
+	struct mlyze_event ev;
+
+	ck_assert_int_eq(mlyze_next(r, &ev), 0);
+	ck_assert_int_eq(mlyze_truncated(r), 1);
+	ck_assert_ptr_nonnull(strstr(last_warning, "offset 258: type 10 event cut short"));
+	close_reader(r);
+}
+END_TEST
+
+START_TEST(errors_name_the_offset_and_the_problem)
+{
+	expect_error("bytes 4d545243", "test.mlyze: offset 0: file too short "
+		     "for a header (4 of 256 bytes)");
+	expect_error("header magic=MTRX\nmetadata {}\n",
+		     "test.mlyze: offset 0: bad magic (not a .mlyze profile)");
+	expect_error("header\nmetadata {}\nbytes 00 00 0000000000000000 80 00\n",
+		     "test.mlyze: offset 268: overlong varint in ALLOC size");
+	expect_error("header\nmetadata {\"stack_traces\": {\"0\": []}}\n"
+		     "alloc 0 0x10 8 3 1\n",
+		     "test.mlyze: offset 283: ALLOC references undefined stack 3");
+	expect_error("header\nmetadata {\"stack_traces\": {\"0\": []}}\n"
+		     "stack 0 0 native:5\n",
+		     "test.mlyze: offset 283: stack 0 redefined with different "
+		     "content");
+	expect_error("header\nmetadata {}\nevent 4 0 0502\n",
+		     "test.mlyze: offset 258: STACK payload too short (2 bytes)");
+}
+END_TEST
+
+START_TEST(sparse_and_dense_ids_are_found)
+{
+	static const uint64_t ids[] = { 100, 5, 65, 4294967295u, 0, 1000000 };
+	mlyze_reader *r = open_script(
+		"header\nmetadata {\"sampling_rate\": 8, \"stack_traces\": "
+		"{\"100\": [], \"5\": [], \"65\": [], \"4294967295\": [], "
+		"\"0\": []}}\n"
+		"stack 0 1000000\n");
+	struct mlyze_event ev;
+
+	next_ok(r, &ev, MLYZE_EVENT_STACK);
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		ck_assert_ptr_nonnull(mlyze_find_stack(r, ids[i]));
+		ck_assert_uint_eq(mlyze_find_stack(r, ids[i])->id, ids[i]);
+		ck_assert_uint_eq(mlyze_find_stack(r, ids[i])->index, i);
+	}
+	ck_assert_ptr_null(mlyze_find_stack(r, 6));
+	ck_assert_ptr_null(mlyze_find_stack(r, 101));
+	ck_assert_ptr_null(mlyze_find_stack(r, 4294967294u));
+	close_reader(r);
+}
+END_TEST
+
+START_TEST(a_definition_larger_than_the_buffer_is_refused)
+{
+	char script[1024] = "header\nmetadata {\"sampling_rate\": 8}\n"
+			    "event 6 0 0100ac02";
+	mlyze_reader *r;
+	struct mlyze_event ev;
+
+	/* STRING: table 1, id 0, 300 bytes of text, then more events. */
+	for (int i = 0; i < 300; i++)
+		strcat(script, "61");
+	strcat(script, "\ngc 0 1 1\ngc 0 1 1\n");
+	r = open_script_buffered(script, 256);
+	ck_assert_int_eq(mlyze_next(r, &ev), -1);
+	ck_assert_str_eq(mlyze_error(r),
+			 "test.mlyze: offset 276: STRING payload of 304 bytes "
+			 "is larger than the read buffer (256 bytes)");
+	close_reader(r);
+}
+END_TEST
+
+static void weight_of(uint64_t size, uint64_t rate, double bytes,
+		      double count)
+{
+	struct mlyze_weight w;
+
+	mlyze_weigh(size, rate, &w);
+	ck_assert_double_eq_tol(w.bytes, bytes, bytes * 1e-12 + 1e-12);
+	ck_assert_double_eq_tol(w.count, count, count * 1e-12);
+	ck_assert_double_eq_tol(w.bytes_variance, w.bytes * (w.bytes - size),
+				w.bytes * w.bytes * 1e-12 + 1e-12);
+	ck_assert_double_eq_tol(w.count_variance, w.count * (w.count - 1),
+				w.count * w.count * 1e-12 + 1e-12);
+}
+
+START_TEST(weights)
+{
+	double p = 1 - exp(-1.0);
+
+	/* s = S: p = 1 - 1/e. */
+	weight_of(1000, 1000, 1000 / p, 1 / p);
+	/* Tiny blocks stand for about S bytes each: s / (s/S - s²/2S²). */
+	weight_of(1, 1 << 20, 1048576.5, 1048576.5);
+	/* Huge blocks are always sampled and stand for themselves. */
+	weight_of(100u << 20, 1 << 20, 100u << 20, 1);
+	/* Unknown rate: every sample counts once. */
+	weight_of(123, 0, 123, 1);
+	/* A block of 0 bytes. */
+	weight_of(0, 512, 0, 1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("libmlyze");
+	TCase *t = tcase_create("reader");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(t, header_and_metadata);
+	tcase_add_test(t, every_event_type);
+	tcase_add_test(t, metadata_definitions);
+	tcase_add_test(t, inline_definitions);
+	tcase_add_test(t, native_addresses_map_through_the_latest_module);
+	tcase_add_test(t, identical_redefinition_is_accepted);
+	tcase_add_test(t, unknown_event_types_are_skipped);
+	tcase_add_test(t, unknown_keys_are_ignored);
+	tcase_add_test(t, payload_bytes_past_the_known_fields_are_ignored);
+	tcase_add_test(t, small_buffer_reads_the_same_events);
+	tcase_add_test(t, a_cut_file_is_read_to_its_last_whole_event);
+	tcase_add_test(t, a_cut_unknown_payload_is_a_cut_file);
+	tcase_add_test(t, errors_name_the_offset_and_the_problem);
+	tcase_add_test(t, a_definition_larger_than_the_buffer_is_refused);
+	tcase_add_test(t, sparse_and_dense_ids_are_found);
+	tcase_add_test(t, weights);
+	suite_add_tcase(s, t);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,18 @@
+# common.sh - sourced by the test scripts of memprof-report: where things
+# are, a scratch directory removed on exit, and the verdict of each case.
+here=$(cd "${srcdir:-.}/tests/report" && pwd) || exit 99
+gen=$PWD/tests/report/mlyze-gen
+report=$PWD/src/memprof-report
+scratch=$(mktemp -d) || exit 99
+trap 'rm -rf "$scratch"' EXIT
+failures=0
+
+# verdict NAME OK [DETAIL]: count the case as failed unless OK is 0.
+verdict() {
+	if [ "$2" -eq 0 ]; then
+		echo "ok: $1"
+	else
+		echo "FAIL: $1 ${3:-}"
+		failures=$((failures + 1))
+	fi
+}

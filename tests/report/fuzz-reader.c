@@ -1,0 +1,75 @@
+/* fuzz-reader - libFuzzer target for libmlyze: any input must be read to
+ * its end or to an error, without a crash, a leak or undefined behaviour.
+ * Built and run by `make fuzz-reader` (see tests/report.mk), never by
+ * `make check`. */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "spprof/mlyze.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Look at everything an event points to, so the sanitizers see it. */
+static size_t touch(const struct mlyze_event *ev)
+{
+	struct mlyze_weight w;
+	size_t sum = 0;
+
+	switch (ev->type) {
+	case MLYZE_EVENT_ALLOC:
+		mlyze_weigh(ev->alloc.size, ev->alloc.sampling_rate, &w);
+		for (size_t i = 0; i < ev->alloc.stack->depth; i++) {
+			const struct mlyze_frame *f = &ev->alloc.stack->frames[i];
+
+			if (f->form == MLYZE_FORM_MODULE)
+				sum += strlen(f->module->path);
+			else if (f->form == MLYZE_FORM_PYTHON)
+				sum += strlen(f->file->text) +
+				       strlen(f->function->text);
+		}
+		return sum + (w.bytes > 0);
+	case MLYZE_EVENT_MARKER:
+		return strlen(ev->marker.name->text);
+	case MLYZE_EVENT_MODULE:
+		return strlen(ev->module.module->path);
+	case MLYZE_EVENT_STRING:
+		return strlen(ev->string.string->text);
+	default:
+		return 0;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* The smallest buffer makes every refill path run on small inputs. */
+	struct mlyze_options options = { .buffer_size = 256 };
+	int fd = memfd_create("fuzz", MFD_CLOEXEC);
+	struct mlyze_event ev;
+	volatile size_t sink = 0;
+	mlyze_reader *r;
+
+	if (fd < 0)
+		return 0;
+	if (write(fd, data, size) != (ssize_t)size ||
+	    lseek(fd, 0, SEEK_SET) != 0) {
+		close(fd);
+		return 0;
+	}
+	r = mlyze_open_fd(fd, "fuzz.mlyze", &options);
+	if (r) {
+		while (mlyze_next(r, &ev) > 0)
+			sink += touch(&ev);
+		for (size_t i = 0; i < mlyze_stack_count(r); i++)
+			sink += mlyze_stack_at(r, i)->depth;
+		if (mlyze_error(r))
+			sink += strlen(mlyze_error(r));
+		mlyze_close(r);
+	}
+	close(fd);
+	return 0;
+}
