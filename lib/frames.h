@@ -2,7 +2,7 @@
  *
  * Contract: a stack is an array of uintptr_t, leaf first.  A native frame
  * is a return address; a script (Python) frame is a file id, a function id
- * (see strings.h) and a line packed under a tag bit that no user-space
+ * (see names.h) and a line packed under a tag bit that no user-space
  * address has, so both kinds share one array, one hash and one table.
  */
 #ifndef SPPROF_FRAMES_H

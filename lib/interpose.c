@@ -45,6 +45,13 @@ static int decide(size_t size)
 	return sampler_slow_path(size) && profiler_wants_sample();
 }
 
+/* The first aligned address inside a C-library block. */
+static char *carve(char *base)
+{
+	return (char *)(((uintptr_t)base + SAMPLED_ALIGNMENT) &
+			~(SAMPLED_ALIGNMENT - 1));
+}
+
 /* A sampled block: carved at the first aligned address inside a C-library
  * block of size + SAMPLED_ALIGNMENT (cheaper than memalign, which
  * reshuffles the heap), or from memalign for larger alignments.  When the
@@ -57,7 +64,7 @@ static void *sampled_alloc(size_t size, size_t alignment, int zero)
 	if (alignment > SAMPLED_ALIGNMENT) {
 		block = real.memalign(alignment, size);
 		if (block)
-			profiler_record_alloc(block, size, 0);
+			profiler_record_alloc(block, size, 0, 1);
 		return block;
 	}
 	if (__builtin_add_overflow(size, SAMPLED_ALIGNMENT, &padded)) {
@@ -67,9 +74,8 @@ static void *sampled_alloc(size_t size, size_t alignment, int zero)
 	base = zero ? real.calloc(1, padded) : real.malloc(padded);
 	if (!base)
 		return NULL;
-	block = (char *)(((uintptr_t)base + SAMPLED_ALIGNMENT) &
-			 ~(SAMPLED_ALIGNMENT - 1));
-	if (profiler_record_alloc(block, size, (uint32_t)(block - base)))
+	block = carve(base);
+	if (profiler_record_alloc(block, size, (uint32_t)(block - base), 1))
 		return block;
 	real.free(base);
 	return zero ? real.calloc(1, size) : real.malloc(size);
@@ -158,19 +164,44 @@ SLOW_PATH static void *realloc_from_bootstrap(void *block, size_t size)
 	return moved;
 }
 
-static void *moved_block(void *block, size_t old_size, size_t size,
-			 int sample)
+/* A carved block is resized with its C-library block, in place when the
+ * C library can (it even remaps large blocks), and carved again; its data
+ * moves only when the new block is aligned differently.  The result is a
+ * sample only when the sampler picked it, but stays carved either way. */
+static void *realloc_carved(char *block, size_t size,
+			    struct heap_record *old, int sample)
 {
-	void *moved = sample > 0 ? sampled_alloc(size, 0, 0) : real.malloc(size);
+	char *base = block - old->offset, *moved, *carved;
+	size_t padded, keep = old->size < size ? old->size : size;
+	void *plain;
 
-	if (moved)
-		memcpy(moved, block, old_size < size ? old_size : size);
-	return moved;
+	if (__builtin_add_overflow(size, SAMPLED_ALIGNMENT, &padded)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	profiler_release(block, old);
+	if (size == 0) {
+		real.free(base);
+		return NULL; /* realloc(p, 0) frees p */
+	}
+	moved = real.realloc(base, padded);
+	if (!moved) {
+		profiler_restore(block, old);
+		return NULL;
+	}
+	carved = carve(moved);
+	if (carved != moved + old->offset)
+		memmove(carved, moved + old->offset, keep);
+	if (profiler_record_alloc(carved, size, (uint32_t)(carved - moved),
+				  sample > 0))
+		return carved;
+	plain = real.malloc(size); /* the tables are full: stop carving */
+	if (plain)
+		memcpy(plain, carved, keep);
+	real.free(moved);
+	return plain;
 }
 
-/* A sampled block always moves: the new block is made first, so that a
- * failure leaves the old one intact and tracked, and the old address is
- * forgotten before the C library may reuse it. */
 SLOW_PATH static void *realloc_slow(void *block, size_t size,
 				    int within_budget)
 {
@@ -183,19 +214,17 @@ SLOW_PATH static void *realloc_slow(void *block, size_t size,
 	if (is_bootstrap(block))
 		return realloc_from_bootstrap(block, size);
 	sample = within_budget ? 0 : decide(size);
-	if (free_filter_maybe_sampled(block) && profiler_find(block, &old)) {
-		moved = size ? moved_block(block, old.size, size, sample) : NULL;
-		if (!moved && size)
-			return NULL;
-		profiler_release(block, &old);
-		real.free((char *)block - old.offset);
-		return moved; /* realloc(p, 0) frees p and returns NULL */
-	}
+	if (free_filter_maybe_sampled(block) && profiler_find(block, &old))
+		return realloc_carved(block, size, &old, sample);
 	if (sample <= 0)
 		return real.realloc(block, size);
-	moved = moved_block(block, real.malloc_usable_size(block), size, 1);
-	if (moved)
+	moved = sampled_alloc(size, 0, 0);
+	if (moved) {
+		size_t had = real.malloc_usable_size(block);
+
+		memcpy(moved, block, had < size ? had : size);
 		real.free(block);
+	}
 	return moved;
 }
 

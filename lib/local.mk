@@ -23,7 +23,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/script_stack.c lib/script_stack.h \
 	lib/settings.c lib/settings.h \
 	lib/stack_table.c lib/stack_table.h \
-	lib/strings.c lib/strings.h \
+	lib/names.c lib/names.h \
 	lib/symbols.c lib/symbols.h \
 	lib/unwind.c lib/unwind.h \
 	lib/writer.c lib/writer.h

@@ -23,7 +23,7 @@
 #include "script_stack.h"
 #include "settings.h"
 #include "stack_table.h"
-#include "strings.h"
+#include "names.h"
 #include "symbols.h"
 #include "unwind.h"
 #include "writer.h"
@@ -50,6 +50,7 @@ static struct {
 	struct stack_table stacks;
 	_Atomic uint64_t samples, freed, skipped_reentrant;
 	_Atomic uint64_t live_estimate; /* whole bytes, kept as blocks come and go */
+	_Atomic uint64_t carved_only;   /* heap-map records that are not samples */
 	_Atomic uint64_t native_stacks, native_frames, shallow, truncated;
 	_Atomic uint32_t min_depth;
 } prof = { .min_depth = UINT32_MAX };
@@ -116,11 +117,20 @@ static uint64_t estimate_of(const struct heap_record *r)
 							NULL));
 }
 
+/* Records of carved blocks that are not samples (see profiler.h) have
+ * no sampling rate: they only remember where the block was carved. */
+static int is_sample(const struct heap_record *r)
+{
+	return r->sampling_rate != 0;
+}
+
 static int publish(long slot, void *block, const struct heap_record *r)
 {
 	if (!heap_map_finalize(&prof.heap, slot, (uintptr_t)block, r))
 		return 0;
-	{
+	if (!is_sample(r)) {
+		count(&prof.carved_only);
+	} else {
 		count(&prof.samples);
 		atomic_fetch_add_explicit(&prof.live_estimate, estimate_of(r),
 					  relaxed);
@@ -129,7 +139,8 @@ static int publish(long slot, void *block, const struct heap_record *r)
 	return 1;
 }
 
-int profiler_record_alloc(void *block, size_t size, uint32_t offset)
+int profiler_record_alloc(void *block, size_t size, uint32_t offset,
+			  int sample)
 {
 	int saved_errno = enter_runtime();
 	long slot = heap_map_reserve(&prof.heap, (uintptr_t)block);
@@ -138,8 +149,8 @@ int profiler_record_alloc(void *block, size_t size, uint32_t offset)
 	if (slot >= 0) {
 		struct heap_record r = {
 			.size = size,
-			.sampling_rate = sampler_rate(),
-			.stack_id = capture_stack(),
+			.sampling_rate = sample ? sampler_rate() : 0,
+			.stack_id = sample ? capture_stack() : STACK_ID_NONE,
 			.thread_id = sampler_tls.tid,
 			.timestamp_ns = monotonic_ns(),
 			.offset = offset,
@@ -147,6 +158,16 @@ int profiler_record_alloc(void *block, size_t size, uint32_t offset)
 
 		tracked = publish(slot, block, &r);
 	}
+	leave_runtime(saved_errno);
+	return tracked;
+}
+
+int profiler_restore(void *block, const struct heap_record *record)
+{
+	int saved_errno = enter_runtime();
+	long slot = heap_map_reserve(&prof.heap, (uintptr_t)block);
+	int tracked = slot >= 0 && publish(slot, block, record);
+
 	leave_runtime(saved_errno);
 	return tracked;
 }
@@ -160,6 +181,10 @@ int profiler_release(void *block, struct heap_record *record)
 	if (!prof.heap.slots ||
 	    heap_map_remove(&prof.heap, (uintptr_t)block, record) != 1)
 		return 0;
+	if (!is_sample(record)) {
+		atomic_fetch_sub_explicit(&prof.carved_only, 1, relaxed);
+		return 1;
+	}
 	count(&prof.freed);
 	atomic_fetch_sub_explicit(&prof.live_estimate, estimate_of(record),
 				  relaxed);
@@ -317,7 +342,7 @@ static void add_to_snapshot(void *ctx, uintptr_t address,
 {
 	struct snapshot_fill *f = ctx;
 
-	if (f->count == f->capacity)
+	if (f->count == f->capacity || !is_sample(r))
 		return;
 	f->samples[f->count++] = (memprof_sample){
 		.address = address,
@@ -372,7 +397,7 @@ MEMPROF_PUBLIC int memprof_get_stats(memprof_stats *out)
 		return 0;
 	out->total_samples = load(&prof.samples);
 	out->freed_samples = load(&prof.freed);
-	out->live_samples = load(&h->live);
+	out->live_samples = load(&h->live) - load(&prof.carved_only);
 	out->unique_stacks = stack_table_count(&prof.stacks);
 	out->stack_table_capacity = stack_table_capacity(&prof.stacks);
 	out->stack_table_drops = load(&prof.stacks.drops);

@@ -23,8 +23,12 @@
 int profiler_wants_sample(void);
 
 /* 1 when the block is now tracked; 0 when it could not be (table full),
- * in which case the caller must not hand out a carved block. */
-int profiler_record_alloc(void *block, size_t size, uint32_t offset);
+ * in which case the caller must not hand out a carved block.  With sample
+ * 0 the block is only remembered as carved (a sampled block resized in
+ * place that the sampler did not pick again): it appears in no snapshot,
+ * event or estimate. */
+int profiler_record_alloc(void *block, size_t size, uint32_t offset,
+			  int sample);
 
 /* 1 and *record filled when block was a live sampled block, which is now
  * forgotten (and its free recorded when frees are tracked).  Works in every
@@ -33,6 +37,9 @@ int profiler_release(void *block, struct heap_record *record);
 
 /* Reads a live sampled block's record: 1 when block is one. */
 int profiler_find(void *block, struct heap_record *record);
+
+/* Puts back a block released by a realloc() that then failed. */
+int profiler_restore(void *block, const struct heap_record *record);
 
 /* Called once when the library is loaded. */
 void profiler_load(void);

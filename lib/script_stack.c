@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "frames.h"
-#include "strings.h"
+#include "names.h"
 #include "unwind.h"
 
 static _Atomic(memprof_frame_walker) walker;

@@ -6,7 +6,7 @@
  * interpreter (C extensions called from the script), then the script
  * frames in place of the interpreter's own native frames, then the native
  * frames above the interpreter (the program's main).  Script frames are
- * interned (strings.h) and packed (frames.h).  Without a walker, or when
+ * interned (names.h) and packed (frames.h).  Without a walker, or when
  * it returns no frames, the native stack is kept as it is.
  */
 #ifndef SPPROF_SCRIPT_STACK_H

@@ -9,7 +9,7 @@
 
 #include "frames.h"
 #include "rawmem.h"
-#include "strings.h"
+#include "names.h"
 
 #define NAMES_CHUNK STACK_TABLE_CHUNK
 #define MAX_CHUNKS ((1u << 24) / NAMES_CHUNK)

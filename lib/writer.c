@@ -19,7 +19,7 @@
 #include "modules.h"
 #include "outbuf.h"
 #include "rawmem.h"
-#include "strings.h"
+#include "names.h"
 
 #define SPOOL_BUFFER_BYTES (256u * 1024)
 #define COPY_CHUNK_BYTES (1u << 20)

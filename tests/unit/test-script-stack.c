@@ -6,7 +6,7 @@
 
 #include "frames.h"
 #include "script_stack.h"
-#include "strings.h"
+#include "names.h"
 
 Suite *test_suite(void);
 

@@ -1,7 +1,7 @@
-/* strings.c - interned file and function names (see strings.h). */
+/* names.c - interned file and function names (see names.h). */
 #include "config.h"
 
-#include "strings.h"
+#include "names.h"
 
 #include <errno.h>
 #include <sched.h>

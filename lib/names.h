@@ -1,4 +1,4 @@
-/* strings.h - interned names for script frames and markers.
+/* names.h - interned names for script frames and markers.
  *
  * Contract: two tables, files and functions, each mapping a byte string
  * to a small id that never changes (ids count up from 0 in each table).
@@ -7,8 +7,8 @@
  * allocates: names live in an mmap'd arena.  Names are stored with a
  * terminating NUL; an empty or overlong name is replaced by a placeholder.
  */
-#ifndef SPPROF_STRINGS_H
-#define SPPROF_STRINGS_H
+#ifndef SPPROF_NAMES_H
+#define SPPROF_NAMES_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -27,4 +27,4 @@ uint32_t strings_intern(enum string_table table, const char *name,
 uint32_t strings_count(enum string_table table);
 const char *strings_get(enum string_table table, uint32_t id);
 
-#endif /* SPPROF_STRINGS_H */
+#endif /* SPPROF_NAMES_H */
