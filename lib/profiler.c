@@ -584,7 +584,7 @@ static void start_recording(void)
 	    writer_configure(s, &prof.stacks, s->sampling_rate, descendant) <
 		    0 ||
 	    memprof_start() < 0)
-		runtime_message("cannot start profiling: %s", strerror(errno));
+		runtime_message("cannot start profiling: %s", error_text(errno));
 }
 
 /* A Python process started by memprof-wrap gets its frame walker from the

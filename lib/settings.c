@@ -32,6 +32,13 @@ void runtime_message(const char *fmt, ...)
 	}
 }
 
+const char *error_text(int err)
+{
+	const char *text = strerrordesc_np(err);
+
+	return text ? text : "unknown error";
+}
+
 /* Parses a positive decimal integer no larger than max. */
 static int parse_count(const char *name, const char *text, uint64_t max,
 		       uint64_t *out)

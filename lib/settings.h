@@ -28,4 +28,8 @@ void settings_read(struct runtime_config *settings);
 void runtime_message(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
+/* The text of an errno value, untranslated: strerror() may take the
+ * locale lock, which the thread that called malloc may be holding. */
+const char *error_text(int err);
+
 #endif /* SPPROF_SETTINGS_H */

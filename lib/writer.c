@@ -629,7 +629,7 @@ fail:
 	if (!w.create_failed)
 		runtime_message("cannot create the profile %s: %s",
 				w.part[0] ? w.part : w.pattern,
-				strerror(errno));
+				error_text(errno));
 	w.create_failed = 1;
 	return -1;
 }
@@ -845,7 +845,7 @@ void writer_finalise(const memprof_stats *stats)
 		if (err) {
 			runtime_message("cannot write the profile (%s); the "
 					"streamed data stays in %s",
-					strerror(err), w.part);
+					error_text(err), w.part);
 		} else {
 			unlink(w.part);
 			manifest_line("F", w.part, final);
