@@ -17,6 +17,7 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "compiler.h"
@@ -325,6 +326,21 @@ MEMPROF_PUBLIC size_t malloc_usable_size(void *block)
 		return real.malloc_usable_size((char *)block - r.offset) -
 		       r.offset;
 	return real.malloc_usable_size(block);
+}
+
+/* _exit() skips the exit handlers that finish the profile; programs call
+ * it on purpose (multiprocessing workers, shells), so finish it here. */
+MEMPROF_PUBLIC void _exit(int status)
+{
+	if (!real_alloc_init()) /* cannot be: nothing was allocated yet */
+		syscall(SYS_exit_group, status);
+	profiler_exit_now();
+	real._exit(status);
+}
+
+MEMPROF_PUBLIC void _Exit(int status)
+{
+	_exit(status);
 }
 
 __attribute__((constructor)) static void runtime_loaded(void)

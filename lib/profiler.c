@@ -627,6 +627,19 @@ void profiler_load(void)
 	leave_runtime(saved_errno);
 }
 
+void profiler_exit_now(void)
+{
+	memprof_stats stats;
+	int saved_errno;
+
+	if (!writer_enabled())
+		return;
+	saved_errno = enter_runtime();
+	memprof_get_stats(&stats);
+	writer_finalise_at_exit(&stats);
+	leave_runtime(saved_errno);
+}
+
 void profiler_unload(void)
 {
 	if (writer_enabled())

@@ -45,4 +45,7 @@ int profiler_restore(void *block, const struct heap_record *record);
 void profiler_load(void);
 void profiler_unload(void);
 
+/* Called from _exit(), which runs no exit handlers: finish the profile. */
+void profiler_exit_now(void);
+
 #endif /* SPPROF_PROFILER_H */

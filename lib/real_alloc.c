@@ -87,8 +87,10 @@ int real_alloc_init(void)
 	LOOK_UP(memalign);
 	LOOK_UP(valloc);
 	LOOK_UP(malloc_usable_size);
+	LOOK_UP(_exit);
 	if (!real.malloc || !real.calloc || !real.realloc || !real.free ||
-	    !real.posix_memalign || !real.memalign || !real.malloc_usable_size)
+	    !real.posix_memalign || !real.memalign || !real.malloc_usable_size ||
+	    !real._exit)
 		die_without_dynamic_linking();
 	atomic_store_explicit(&lookup_state, LOOKUP_DONE, memory_order_release);
 	return 1;

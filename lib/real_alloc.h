@@ -25,6 +25,7 @@ struct real_alloc {
 	void *(*memalign)(size_t, size_t);
 	void *(*valloc)(size_t);
 	size_t (*malloc_usable_size)(void *);
+	void (*_exit)(int) __attribute__((noreturn));
 };
 
 extern struct real_alloc real;

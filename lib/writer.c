@@ -50,6 +50,7 @@ static struct {
 	uint64_t last_event_ns;
 	uint64_t first_rate, rate;
 	uint64_t events_offset; /* where events start in the streamed file */
+	pid_t pid;              /* the process this writer belongs to */
 	_Atomic uint64_t events, dropped;
 } w = { .fd = -1 };
 
@@ -95,6 +96,7 @@ int writer_configure(const struct runtime_config *s, struct stack_table *t,
 	w.stacks = t;
 	w.first_rate = w.rate = sampling_rate;
 	w.descendant = descendant;
+	w.pid = getpid();
 	reset_clock();
 	w.enabled = 1;
 	return 0;
@@ -828,14 +830,11 @@ static int assemble(const memprof_stats *stats, char *final, size_t size)
 	return err;
 }
 
-void writer_finalise(const memprof_stats *stats)
+static void finalise_locked(const memprof_stats *stats)
 {
 	char final[PATH_MAX];
 	int err;
 
-	if (!w.enabled)
-		return;
-	lock();
 	/* The first process always leaves a profile, even an empty one; a
 	 * descendant that sampled nothing (a shell, a wrapper) leaves none. */
 	if (!w.finalised && (w.fd >= 0 || !w.descendant) && ensure_file() == 0) {
@@ -854,6 +853,28 @@ void writer_finalise(const memprof_stats *stats)
 		w.fd = -1;
 	}
 	w.finalised = 1;
+}
+
+void writer_finalise(const memprof_stats *stats)
+{
+	if (!w.enabled)
+		return;
+	lock();
+	finalise_locked(stats);
+	unlock();
+}
+
+void writer_finalise_at_exit(const memprof_stats *stats)
+{
+	int idle = 0;
+
+	/* A vfork() child shares our memory: its _exit() is not ours.  A
+	 * thread interrupted while writing holds the lock: leave the streamed
+	 * file as it is rather than wait. */
+	if (!w.enabled || getpid() != w.pid ||
+	    !atomic_compare_exchange_strong(&w.lock, &idle, 1))
+		return;
+	finalise_locked(stats);
 	unlock();
 }
 
@@ -889,6 +910,7 @@ void writer_postfork_child(int keep_recording)
 	w.part[0] = '\0';
 	w.create_failed = 0;
 	w.descendant = 1;
+	w.pid = getpid();
 	w.first_rate = w.rate;
 	atomic_store(&w.events, 0);
 	atomic_store(&w.dropped, 0);

@@ -42,6 +42,10 @@ void writer_gc(uint64_t objects, uint64_t bytes);
 /* Writes the final file; later events are ignored. */
 void writer_finalise(const memprof_stats *stats);
 
+/* The same from _exit(), which skips the exit handlers: never waits for
+ * the lock, and does nothing in a vfork() child. */
+void writer_finalise_at_exit(const memprof_stats *stats);
+
 uint64_t writer_events_written(void);
 uint64_t writer_events_dropped(void);
 

@@ -5,7 +5,7 @@
  * "ROLE PID" per process:
  *   parent  itself
  *   exit    a child that allocates and returns from main (two of them)
- *   _exit   a child that allocates and ends with _exit(), never finalising
+ *   _exit   a child that allocates and ends with _exit(), skipping exit handlers
  *   sh      a child that execs /bin/sh -c true
  *   exec    a child that execs this program with the argument "leaf"
  * Every process that allocates frees some blocks inherited from its
