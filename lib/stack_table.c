@@ -171,7 +171,9 @@ static uint32_t index_place(struct stack_table *t, struct stack_index *x,
 			    &x->slots[i], &v, id + 1, memory_order_acq_rel,
 			    memory_order_acquire))
 			return id;
-		if (v != 0 && v - 1 != id &&
+		if (v - 1 == id)
+			return id; /* placed already (by a grower's re-scan) */
+		if (v != 0 &&
 		    entry_matches(entry_of(t, v - 1), hash, mine->frames,
 				  mine->depth)) {
 			atomic_fetch_add_explicit(&t->duplicates, 1, relaxed);
@@ -181,9 +183,21 @@ static uint32_t index_place(struct stack_table *t, struct stack_index *x,
 	return id; /* cannot happen: an index is never more than half full */
 }
 
-/* Builds an index twice the size, with every completed entry, and
- * publishes it.  Entries interned into the old index meanwhile are only
- * missing from the lookup, never lost: their ids stay valid. */
+static void place_completed(struct stack_table *t, struct stack_index *x,
+			    uint32_t from, uint32_t to)
+{
+	for (uint32_t id = from; id < to; id++) {
+		const struct stack_entry *e = stack_table_get(t, id);
+
+		if (e)
+			index_place(t, x, atomic_load(&e->hash), id);
+	}
+}
+
+/* Builds an index twice the size, with every completed entry, publishes
+ * it, then adds the entries completed meanwhile.  An interning thread that
+ * finds the index replaced under it places its id again (see
+ * stack_table_intern), so both sides cover the switch. */
 static void grow(struct stack_table *t, struct stack_index *old)
 {
 	struct stack_index *bigger;
@@ -199,16 +213,12 @@ static void grow(struct stack_table *t, struct stack_index *old)
 	if (!bigger)
 		goto done;
 	count = stack_table_count(t);
-	for (uint32_t id = 0; id < count; id++) {
-		const struct stack_entry *e = stack_table_get(t, id);
-
-		if (e)
-			index_place(t, bigger, atomic_load(&e->hash), id);
-	}
+	place_completed(t, bigger, 0, count);
 	/* Readers may still hold the old index: keep it until destroy. */
 	old->older = atomic_load(&t->retired);
 	atomic_store(&t->retired, old);
 	atomic_store_explicit(&t->index, bigger, memory_order_release);
+	place_completed(t, bigger, count, stack_table_count(t));
 done:
 	atomic_store(&t->growing, 0);
 }
@@ -265,5 +275,10 @@ uint32_t stack_table_intern(struct stack_table *t, const uintptr_t *frames,
 	found = index_place(t, x, hash, id);
 	if ((uint64_t)(id + 1) * 4 > (uint64_t)x->capacity * 3)
 		grow(t, x);
+	/* The index may have been replaced while we placed the id. */
+	for (struct stack_index *now;
+	     (now = atomic_load_explicit(&t->index, memory_order_acquire)) != x;
+	     x = now)
+		found = index_place(t, now, hash, found);
 	return found;
 }
