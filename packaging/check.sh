@@ -16,10 +16,16 @@
 #      with a PATH that holds no build tree, then as autopkgtest runs it
 #      (debian/tests/control), purges the packages and checks that no file
 #      is left behind;
-#   5. builds the RPMs with rpmbuild -tb from the tarball.
+#   5. builds the RPMs with rpmbuild -tb from the tarball;
+#   6. with FRESH_SYSTEMS=1 (network, some minutes, 1 GB in the scratch
+#      directory): builds the .debs again on a new Debian system with
+#      nothing but build-essential and the Build-Depends (debootstrap,
+#      apt-get build-dep), and runs the smoke test on a new minimal system
+#      with nothing but the .debs and the test's Depends.
 #
 # Needs root or sudo (apt-get), dpkg-dev, debhelper, dh-python, lintian,
-# autopkgtest, rpm and the Build-Depends of debian/control.  Exit status: 0 when every
+# autopkgtest, rpm, the Build-Depends of debian/control, and debootstrap
+# for FRESH_SYSTEMS=1.  Exit status: 0 when every
 # step passed, 1 at the first failure (the scratch directory is then kept),
 # 2 on a usage error.  KEEP=1 keeps the scratch directory in any case.
 
@@ -44,10 +50,13 @@ root=
 work=$(mktemp -d "${TMPDIR:-/tmp}/spprof-packaging.XXXXXX")
 finish() {
 	status=$?
+	for proc in "$work"/*/proc; do
+		if mountpoint -q "$proc"; then $root umount "$proc"; fi
+	done
 	if [ "$status" -ne 0 ] || [ "${KEEP:-0}" = 1 ]; then
 		echo "$me: scratch directory kept: $work" >&2
 	else
-		rm -rf "$work"
+		$root rm -rf "$work"
 	fi
 }
 trap finish EXIT
@@ -220,5 +229,47 @@ for r in "$work"/rpm/RPMS/*/*.rpm; do
 	echo "$(basename "$r"):"
 	rpm -qlp "$r" | sed 's/^/  /'
 done
+
+# --- 6. (FRESH_SYSTEMS=1) on freshly installed Debian systems ----------------
+
+# A new minimal Debian system of this release in $work/$1 (debootstrap
+# variant $2), with /proc mounted for the test suites.
+fresh_system() {
+	logged "$work/debootstrap-$1.log" $root debootstrap --variant="$2" \
+		"$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)" "$work/$1"
+	$root mount -t proc proc "$work/$1/proc"
+	$root cp /etc/resolv.conf "$work/$1/etc/resolv.conf"
+}
+
+# Run a shell command as root in the system $1, in a clean environment.
+in_system() {
+	$root chroot "$work/$1" env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive sh -ec "$2"
+}
+
+if [ "${FRESH_SYSTEMS:-0}" = 1 ]; then
+	step "fresh build system: debootstrap buildd, apt-get build-dep, build"
+	fresh_system build buildd
+	$root tar -xzf "$tarball" -C "$work/build/tmp"
+	logged "$work/build-dep.log" in_system build \
+		'apt-get update && apt-get build-dep -y /tmp/spprof-mem-*/'
+	logged "$work/fresh-build.log" in_system build \
+		'cd /tmp/spprof-mem-*/ && dpkg-buildpackage -us -uc -b -j2'
+	grep -E '^(# [A-Z]+:|dpkg-deb: building)' "$work/fresh-build.log"
+
+	step "fresh minimal system: apt-get install the .debs, smoke test"
+	fresh_system run minbase
+	$root mkdir "$work/run/tmp/debs"
+	$root cp "$@" "$tree/debian/tests/smoke" "$work/run/tmp/debs/"
+	# The smoke test's own needs are those of debian/tests/control.
+	test_depends=$(sed -n '/^Depends:/,/^[^ ]/s/^ \([a-z0-9.+-]*\),$/\1/p' \
+		"$tree/debian/tests/control" | grep -v -x -e spprof-mem \
+		-e libspprof-alloc-dev -e python3-spprof | tr '\n' ' ')
+	logged "$work/fresh-install.log" in_system run \
+		"apt-get update && apt-get install -y /tmp/debs/*.deb $test_depends"
+	in_system run 'cd /tmp && sh /tmp/debs/smoke' >"$work/fresh-smoke.log" \
+		2>&1 || { cat "$work/fresh-smoke.log"; fail "smoke test"; }
+	grep '^smoke:' "$work/fresh-smoke.log"
+fi
 
 step "all packaging checks passed"
