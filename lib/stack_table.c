@@ -36,12 +36,13 @@ static struct stack_index *index_new(uint32_t capacity)
 
 uint64_t stack_hash(const uintptr_t *frames, uint32_t depth)
 {
-	const uint8_t *bytes = (const uint8_t *)frames;
-	uint64_t h = 0xCBF29CE484222325ull; /* FNV-1a */
+	uint64_t h = 0xCBF29CE484222325ull ^ depth;
 
-	for (size_t i = 0; i < depth * sizeof(uintptr_t); i++) {
-		h ^= bytes[i];
-		h *= 0x100000001B3ull;
+	/* One multiply-mix per frame: stacks are hashed on every sample. */
+	for (uint32_t i = 0; i < depth; i++) {
+		h ^= (uint64_t)frames[i];
+		h *= 0x9E3779B97F4A7C15ull;
+		h ^= h >> 29;
 	}
 	return h ? h : 1; /* 0 marks an incomplete entry */
 }
