@@ -20,3 +20,10 @@ bench: bench/workload$(EXEEXT) bench/bench-run$(EXEEXT) \
 		lib/libspprof-alloc.la
 	$(SHELL) $(srcdir)/bench/run-bench.sh $(BENCH_RUNTIME) \
 		$(abs_top_builddir)/bench
+
+# Time to a report against heaptrack_print, each on its own recording.
+EXTRA_DIST += bench/report-vs-heaptrack.sh
+report-vs-heaptrack: bench/workload$(EXEEXT) lib/libspprof-alloc.la \
+		src/memprof-report$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/report-vs-heaptrack.sh $(BENCH_OPS)
+.PHONY: report-vs-heaptrack
