@@ -46,7 +46,7 @@ struct replay_state {
 	struct heap_replay *h;
 	struct live_blocks blocks;
 	struct stack_now *now; /* by stack index, h->stack_count of them */
-	size_t *changed;       /* indexes of the stacks changed since the peak */
+	size_t *changed;       /* the stacks changed since the last peak */
 	size_t changed_count;
 	double live_bytes;     /* all stacks together, now */
 	uint64_t live_samples;

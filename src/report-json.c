@@ -87,11 +87,10 @@ static json_t *moment_json(const struct estimate *e)
 }
 
 /* The "peak" and "end" members of a site or of the whole report. */
-static void moment_members(json_t *o, const struct estimate *peak,
-			   const struct estimate *end)
+static void moment_members(json_t *o, const struct heap_estimates *heap)
 {
-	set(o, moment_names[AT_PEAK], moment_json(peak));
-	set(o, moment_names[AT_END], moment_json(end));
+	for (int m = 0; m < MOMENTS; m++)
+		set(o, moment_names[m], moment_json(&heap->live[m]));
 }
 
 static json_t *profile_json(const struct profile_summary *p)
@@ -135,7 +134,7 @@ static json_t *site_json(const struct report *r, const struct site *s)
 	set(o, "samples", json_integer((json_int_t)s->heap.allocated.samples));
 	set(o, "low_samples",
 	    json_boolean(site_samples(s, r->sort, r->at) < FEW_SAMPLES));
-	moment_members(o, &s->heap.live[AT_PEAK], &s->heap.live[AT_END]);
+	moment_members(o, &s->heap);
 	return o;
 }
 
@@ -167,7 +166,7 @@ int view_json(FILE *out, const struct report *r)
 	estimate_members(root, "live_bytes", "live_blocks", &heap->live[r->at]);
 	estimate_members(root, "allocated_bytes", "allocations",
 			 &heap->allocated);
-	moment_members(root, &heap->live[AT_PEAK], &heap->live[AT_END]);
+	moment_members(root, heap);
 	set(root, "site_count", json_integer((json_int_t)r->sites->count));
 	set(root, "sites", sites);
 	set(root, "notes", strings(r->notes, r->note_count));

@@ -182,7 +182,8 @@ static void profiles_table(FILE *out, const struct style *st,
 		const struct profile_summary *p = &r->profiles[i];
 		char *command = shown_command(p->command_line);
 
-		fprintf(out, "  %s%*s  pid %*" PRIu64 "  %6.1f s  %-*s  %s%s%s\n",
+		fprintf(out,
+			"  %s%*s  pid %*" PRIu64 "  %6.1f s  %-*s  %s%s%s\n",
 			p->file, file_width - text_width(p->file), "",
 			pid_width, p->pid, p->duration_s, peak_width, peaks[i],
 			command,
@@ -329,7 +330,8 @@ void view_text(FILE *out, const struct report *r, bool colour)
 	if (r->sites->count == 0) {
 		fputs("No allocation was sampled.\n", out);
 	} else {
-		fprintf(out, "%sTop %zu of %zu sites by %s%s, grouped by %s%s\n",
+		fprintf(out,
+			"%sTop %zu of %zu sites by %s%s, grouped by %s%s\n",
 			st->bold, rows, r->sites->count, sort_phrases[r->sort],
 			r->sort == SORT_BY_LIVE ? moment_phrases[r->at] : "",
 			grouping_names[r->grouping], st->reset);

@@ -83,7 +83,7 @@ static double weigh_live(struct model *m, enum moment moment)
 	struct estimate total = { 0 };
 
 	for (size_t s = 0; s < STACKS; s++)
-		memset(&m->by_stack[s].live[moment], 0, sizeof(struct estimate));
+		m->by_stack[s].live[moment] = (struct estimate){ 0 };
 	for (size_t i = 0; i < m->count; i++) {
 		if (!m->blocks[i].live)
 			continue;
@@ -186,8 +186,8 @@ static void replay_script(const char *script, struct heap_replay *h)
 	int fd = memfd_create("trial.mlyze", 0);
 	mlyze_reader *r;
 
-	ck_assert_msg(script_compile(script, &profile, error, sizeof(error)) == 0,
-		      "%s", error);
+	ck_assert_msg(script_compile(script, &profile, error,
+				     sizeof(error)) == 0, "%s", error);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, profile.data, profile.length),
 			 (ssize_t)profile.length);
