@@ -34,6 +34,7 @@ struct options {
 	size_t top;
 	enum grouping grouping;
 	enum sort_key sort;
+	enum moment at;
 	bool json;
 	const char **debug_dirs;
 	size_t debug_dir_count;
@@ -68,6 +69,7 @@ static void usage(FILE *out)
 	      "  -n, --top=N             show the N largest sites (default 20; 0: all)\n"
 	      "  -g, --group-by=WHAT     function (default), line or stack\n"
 	      "  -s, --sort=KEY          live (default), allocated or count\n"
+	      "  -a, --at=WHEN           peak (default) or end: when to count live bytes\n"
 	      "  -j, --json              print JSON for programs (see memprof-report(1))\n"
 	      "      --debug-dir=DIR     also look for debug files in DIR (repeatable)\n"
 	      "      --sysroot=DIR       find the profiled modules under DIR\n"
@@ -121,6 +123,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "top", required_argument, NULL, 'n' },
 		{ "group-by", required_argument, NULL, 'g' },
 		{ "sort", required_argument, NULL, 's' },
+		{ "at", required_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
@@ -130,7 +133,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "n:g:s:jhV", long_options,
+	while ((c = getopt_long(argc, argv, "n:g:s:a:jhV", long_options,
 				NULL)) != -1) {
 		switch (c) {
 		case 'n':
@@ -143,6 +146,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 's':
 			o->sort = (enum sort_key)choose("--sort", optarg,
 							sort_names, 3);
+			break;
+		case 'a':
+			o->at = (enum moment)choose("--at", optarg,
+						    moment_names, MOMENTS);
 			break;
 		case 'j':
 			o->json = true;
@@ -221,6 +228,9 @@ static void summarise(struct gathered *g, const char *file,
 	p->complete = info->complete;
 	p->truncated = mlyze_truncated(r);
 	p->events = h->events;
+	p->peak_time_s = (double)(h->peak_time_us - info->start_time_us) / 1e6;
+	p->peak = h->total.live[AT_PEAK];
+	p->end = h->total.live[AT_END];
 }
 
 static void add_stats(struct mlyze_stats *total, const struct mlyze_stats *s)
@@ -348,7 +358,7 @@ int main(int argc, char **argv)
 	for (int i = first; i < argc; i++)
 		read_profile(&g, argv[i], namer, &sites);
 	note_caveats(&g);
-	sites_sort(&sites, o.sort);
+	sites_sort(&sites, o.sort, o.at);
 	report = (struct report){
 		.profiles = g.profiles,
 		.profile_count = g.profile_count,
@@ -356,6 +366,7 @@ int main(int argc, char **argv)
 		.top = o.top,
 		.grouping = o.grouping,
 		.sort = o.sort,
+		.at = o.at,
 		.notes = g.notes.items,
 		.note_count = g.notes.count,
 		.warnings = g.warnings.items,

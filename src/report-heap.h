@@ -4,8 +4,10 @@
  * one profile (a block is live when no FREE of its address follows; a FREE
  * of an unknown address is ignored; an ALLOC at a live address replaces
  * the block there) and sums, for every stack, the unbiased estimates of
- * everything allocated and of what is still live at the end.  Memory grows
- * with the live sampled blocks and the stacks, not with the events.
+ * everything allocated and of what was live at two moments: the peak (the
+ * first moment the estimated live heap of the whole profile reached its
+ * maximum) and the end.  One pass over the events; memory grows with the
+ * live sampled blocks and the stacks, not with the events.
  */
 #ifndef SPPROF_REPORT_HEAP_H
 #define SPPROF_REPORT_HEAP_H
@@ -26,13 +28,31 @@ void estimate_add(struct estimate *into, const struct estimate *from);
 /* Half-width of the 95 % interval of a sum with this variance. */
 double interval95(double variance);
 
-struct stack_estimates {
-	struct estimate live, allocated;
+/* The moments at which a report counts live memory. */
+enum moment {
+	AT_PEAK, /* when the estimated live heap was largest */
+	AT_END,  /* when the profile ends: what was never freed */
+	MOMENTS
 };
 
+/* "peak", "end", by enum moment. */
+extern const char *const moment_names[MOMENTS];
+
+/* What a stack, a site or a whole profile allocated over the profile,
+ * and held at each moment. */
+struct heap_estimates {
+	struct estimate allocated;
+	struct estimate live[MOMENTS];
+};
+
+void heap_estimates_add(struct heap_estimates *into,
+			const struct heap_estimates *from);
+
 struct heap_replay {
-	struct stack_estimates *by_stack; /* by mlyze_stack.index */
+	struct heap_estimates *by_stack; /* by mlyze_stack.index */
 	size_t stack_count;
+	struct heap_estimates total;     /* of all stacks */
+	uint64_t peak_time_us; /* the start time when nothing was live */
 	uint64_t events;
 	uint64_t last_time_us;
 	uint64_t replaced; /* ALLOCs at an address already live */

@@ -61,26 +61,6 @@ static size_t count_strings(char *const *items)
 	return n;
 }
 
-static json_t *profile_json(const struct profile_summary *p)
-{
-	json_t *o = json_object();
-
-	set(o, "file", text(p->file));
-	set(o, "pid", p->pid ? json_integer((json_int_t)p->pid) : json_null());
-	set(o, "command_line",
-	    strings(p->command_line, count_strings(p->command_line)));
-	set(o, "duration_s", json_real(p->duration_s));
-	set(o, "sampling_rate", p->sampling_rate
-					? json_integer((json_int_t)p->sampling_rate)
-					: json_null());
-	set(o, "sampling_rate_changed", json_boolean(p->rate_changed));
-	set(o, "complete", p->complete < 0 ? json_null()
-					   : json_boolean(p->complete));
-	set(o, "truncated", json_boolean(p->truncated));
-	set(o, "events", json_integer((json_int_t)p->events));
-	return o;
-}
-
 /* Estimated bytes and count of an estimate, with their 95 % intervals,
  * as members named prefix_bytes, prefix_bytes_ci95, ... */
 static void estimate_members(json_t *o, const char *bytes_key,
@@ -96,21 +76,65 @@ static void estimate_members(json_t *o, const char *bytes_key,
 	set(o, key, whole(interval95(e->count_variance)));
 }
 
+/* Live bytes and blocks at one moment, and the samples behind them. */
+static json_t *moment_json(const struct estimate *e)
+{
+	json_t *o = json_object();
+
+	estimate_members(o, "bytes", "blocks", e);
+	set(o, "samples", json_integer((json_int_t)e->samples));
+	return o;
+}
+
+/* The "peak" and "end" members of a site or of the whole report. */
+static void moment_members(json_t *o, const struct heap_estimates *heap)
+{
+	for (int m = 0; m < MOMENTS; m++)
+		set(o, moment_names[m], moment_json(&heap->live[m]));
+}
+
+static json_t *profile_json(const struct profile_summary *p)
+{
+	json_t *o = json_object(), *peak;
+
+	set(o, "file", text(p->file));
+	set(o, "pid", p->pid ? json_integer((json_int_t)p->pid) : json_null());
+	set(o, "command_line",
+	    strings(p->command_line, count_strings(p->command_line)));
+	set(o, "duration_s", json_real(p->duration_s));
+	set(o, "sampling_rate", p->sampling_rate
+					? json_integer((json_int_t)p->sampling_rate)
+					: json_null());
+	set(o, "sampling_rate_changed", json_boolean(p->rate_changed));
+	set(o, "complete", p->complete < 0 ? json_null()
+					   : json_boolean(p->complete));
+	set(o, "truncated", json_boolean(p->truncated));
+	set(o, "events", json_integer((json_int_t)p->events));
+	peak = moment_json(&p->peak);
+	set(peak, "time_s", json_real(p->peak_time_s));
+	set(o, moment_names[AT_PEAK], peak);
+	set(o, moment_names[AT_END], moment_json(&p->end));
+	return o;
+}
+
 static json_t *site_json(const struct report *r, const struct site *s)
 {
 	json_t *o = json_object();
-	double total = r->sites->live.bytes;
+	const struct estimate *live = &s->heap.live[r->at];
+	double total = r->sites->heap.live[r->at].bytes;
 
 	set(o, "site", text(s->text));
 	if (r->grouping == GROUP_BY_STACK)
 		set(o, "callers", strings(s->callers, s->caller_count));
-	estimate_members(o, "live_bytes", "live_blocks", &s->live);
-	set(o, "live_samples", json_integer((json_int_t)s->live.samples));
-	set(o, "share", json_real(total > 0 ? s->live.bytes / total : 0));
-	estimate_members(o, "allocated_bytes", "allocations", &s->allocated);
-	set(o, "samples", json_integer((json_int_t)s->allocated.samples));
+	estimate_members(o, "live_bytes", "live_blocks", live);
+	set(o, "live_samples", json_integer((json_int_t)live->samples));
+	set(o, "share", json_real(total > 0 ? live->bytes / total : 0));
+	estimate_members(o, "allocated_bytes", "allocations",
+			 &s->heap.allocated);
+	set(o, "samples", json_integer((json_int_t)s->heap.allocated.samples));
 	set(o, "low_samples",
-	    json_boolean(site_samples(s, r->sort) < FEW_SAMPLES));
+	    json_boolean(site_samples(s, r->sort, r->at) < FEW_SAMPLES));
+	moment_members(o, &s->heap);
 	return o;
 }
 
@@ -118,6 +142,7 @@ int view_json(FILE *out, const struct report *r)
 {
 	json_t *root = json_object(), *profiles = json_array(),
 	       *sites = json_array();
+	const struct heap_estimates *heap = &r->sites->heap;
 	size_t rows = report_rows(r);
 	int rc;
 
@@ -134,13 +159,14 @@ int view_json(FILE *out, const struct report *r)
 	set(root, "profiles", profiles);
 	set(root, "group_by", json_string(grouping_names[r->grouping]));
 	set(root, "sort", json_string(sort_names[r->sort]));
-	set(root, "samples",
-	    json_integer((json_int_t)r->sites->allocated.samples));
+	set(root, "at", json_string(moment_names[r->at]));
+	set(root, "samples", json_integer((json_int_t)heap->allocated.samples));
 	set(root, "live_samples",
-	    json_integer((json_int_t)r->sites->live.samples));
-	estimate_members(root, "live_bytes", "live_blocks", &r->sites->live);
+	    json_integer((json_int_t)heap->live[r->at].samples));
+	estimate_members(root, "live_bytes", "live_blocks", &heap->live[r->at]);
 	estimate_members(root, "allocated_bytes", "allocations",
-			 &r->sites->allocated);
+			 &heap->allocated);
+	moment_members(root, heap);
 	set(root, "site_count", json_integer((json_int_t)r->sites->count));
 	set(root, "sites", sites);
 	set(root, "notes", strings(r->notes, r->note_count));

@@ -141,52 +141,56 @@ void sites_add_profile(struct site_table *table, struct frame_namer *namer,
 	size_t n = mlyze_stack_count(reader);
 
 	for (size_t i = 0; i < n && i < replay->stack_count; i++) {
-		const struct stack_estimates *e = &replay->by_stack[i];
+		const struct heap_estimates *e = &replay->by_stack[i];
 		struct site *s;
 
 		if (e->allocated.samples == 0)
 			continue;
 		s = site_of_stack(table, namer, mlyze_stack_at(reader, i));
-		estimate_add(&s->live, &e->live);
-		estimate_add(&s->allocated, &e->allocated);
-		estimate_add(&table->live, &e->live);
-		estimate_add(&table->allocated, &e->allocated);
+		heap_estimates_add(&s->heap, e);
 	}
+	heap_estimates_add(&table->heap, &replay->total);
 }
 
-static double sort_value(const struct site *s, enum sort_key key)
+static double sort_value(const struct site *s, enum sort_key key,
+			 enum moment at)
 {
 	switch (key) {
 	case SORT_BY_ALLOCATED:
-		return s->allocated.bytes;
+		return s->heap.allocated.bytes;
 	case SORT_BY_COUNT:
-		return s->allocated.count;
+		return s->heap.allocated.count;
 	default:
-		return s->live.bytes;
+		return s->heap.live[at].bytes;
 	}
 }
 
-uint64_t site_samples(const struct site *site, enum sort_key key)
+uint64_t site_samples(const struct site *site, enum sort_key key,
+		      enum moment at)
 {
-	return key == SORT_BY_LIVE ? site->live.samples
-				   : site->allocated.samples;
+	return key == SORT_BY_LIVE ? site->heap.live[at].samples
+				   : site->heap.allocated.samples;
 }
 
-static enum sort_key sorting; /* qsort has no context argument */
+/* qsort has no context argument */
+static enum sort_key sorting;
+static enum moment sorting_at;
 
 static int compare_sites(const void *pa, const void *pb)
 {
 	const struct site *a = pa, *b = pb;
-	double va = sort_value(a, sorting), vb = sort_value(b, sorting);
+	double va = sort_value(a, sorting, sorting_at),
+	       vb = sort_value(b, sorting, sorting_at);
 
 	if (va != vb)
 		return va > vb ? -1 : 1;
 	return strcmp(a->key, b->key);
 }
 
-void sites_sort(struct site_table *table, enum sort_key key)
+void sites_sort(struct site_table *table, enum sort_key key, enum moment at)
 {
 	sorting = key;
+	sorting_at = at;
 	qsort(table->sites, table->count, sizeof(*table->sites),
 	      compare_sites);
 	/* Indexes moved: the hash index no longer applies. */

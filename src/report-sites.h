@@ -29,7 +29,7 @@ struct site {
 	char *text;
 	char **callers; /* by stack: the frames that led to the site */
 	size_t caller_count;
-	struct estimate live, allocated;
+	struct heap_estimates heap;
 };
 
 struct site_table {
@@ -37,7 +37,7 @@ struct site_table {
 	struct u64map by_hash; /* hash of the key -> index in sites */
 	struct site *sites;
 	size_t count, capacity;
-	struct estimate live, allocated; /* all sites */
+	struct heap_estimates heap; /* all sites */
 };
 
 void sites_init(struct site_table *table, enum grouping grouping);
@@ -46,10 +46,11 @@ void sites_free(struct site_table *table);
 void sites_add_profile(struct site_table *table, struct frame_namer *namer,
 		       const mlyze_reader *reader,
 		       const struct heap_replay *replay);
-/* Order sites from the largest to the smallest by `key`; no profile can
- * be added afterwards. */
-void sites_sort(struct site_table *table, enum sort_key key);
-/* The samples behind a site's estimate for `key`. */
-uint64_t site_samples(const struct site *site, enum sort_key key);
+/* Order sites from the largest to the smallest by `key`, live bytes
+ * counted at moment `at`; no profile can be added afterwards. */
+void sites_sort(struct site_table *table, enum sort_key key, enum moment at);
+/* The samples behind a site's estimate for `key` (at moment `at`). */
+uint64_t site_samples(const struct site *site, enum sort_key key,
+		      enum moment at);
 
 #endif /* SPPROF_REPORT_SITES_H */

@@ -23,14 +23,25 @@ enum column {
 	NUMERIC_COLUMNS
 };
 
+/* The live column is named after its moment (live_titles). */
 static const char *const column_titles[NUMERIC_COLUMNS] = {
-	"LIVE", "±95%", "SHARE", "SAMPLES", "ALLOCS", "ALLOCATED",
+	[COL_INTERVAL] = "±95%", "SHARE", "SAMPLES", "ALLOCS", "ALLOCATED",
+};
+
+static const char *const live_titles[MOMENTS] = {
+	[AT_PEAK] = "AT PEAK",
+	[AT_END] = "AT END",
 };
 
 static const char *const sort_phrases[] = {
 	[SORT_BY_LIVE] = "live bytes",
 	[SORT_BY_ALLOCATED] = "bytes allocated",
 	[SORT_BY_COUNT] = "number of allocations",
+};
+
+static const char *const moment_phrases[MOMENTS] = {
+	[AT_PEAK] = " at the peak",
+	[AT_END] = " at the end",
 };
 
 struct style {
@@ -140,19 +151,26 @@ static void profile_block(FILE *out, const struct style *st,
 static void profiles_table(FILE *out, const struct style *st,
 			   const struct report *r)
 {
-	int file_width = 0, pid_width = 0;
+	int file_width = 0, pid_width = 0, peak_width = 0;
 	uint64_t low = UINT64_MAX, high = 0;
 	bool changed = false;
+	char (*peaks)[64] = xcalloc(r->profile_count, sizeof(*peaks));
 	char *text;
 
 	for (size_t i = 0; i < r->profile_count; i++) {
 		const struct profile_summary *p = &r->profiles[i];
 		int n = snprintf(NULL, 0, "%" PRIu64, p->pid);
+		char size[32];
 
+		format_size(size, p->peak.bytes);
+		snprintf(peaks[i], sizeof(peaks[i]), "peak %s at %.1f s", size,
+			 p->peak_time_s);
 		if (text_width(p->file) > file_width)
 			file_width = text_width(p->file);
 		if (n > pid_width)
 			pid_width = n;
+		if (text_width(peaks[i]) > peak_width)
+			peak_width = text_width(peaks[i]);
 		low = p->sampling_rate < low ? p->sampling_rate : low;
 		high = p->sampling_rate > high ? p->sampling_rate : high;
 		changed |= p->rate_changed;
@@ -164,36 +182,62 @@ static void profiles_table(FILE *out, const struct style *st,
 		const struct profile_summary *p = &r->profiles[i];
 		char *command = shown_command(p->command_line);
 
-		fprintf(out, "  %s%*s  pid %*" PRIu64 "  %6.1f s  %s%s%s\n",
+		fprintf(out,
+			"  %s%*s  pid %*" PRIu64 "  %6.1f s  %-*s  %s%s%s\n",
 			p->file, file_width - text_width(p->file), "",
-			pid_width, p->pid, p->duration_s, command,
+			pid_width, p->pid, p->duration_s, peak_width, peaks[i],
+			command,
 			p->complete == 0 ? " [" NOT_FINALISED "]" : "",
 			p->truncated ? " [" CUT_SHORT "]" : "");
 		free(command);
 	}
+	free(peaks);
 	text = sampling_text(low, high, changed);
 	line(out, st, "Sampling", text);
 	free(text);
 }
 
-static void totals_block(FILE *out, const struct style *st,
-			 const struct site_table *sites)
+/* "1.5 MiB ± 20.0 KiB" */
+static char *estimate_text(const struct estimate *e)
 {
-	char a[32], b[32], c[32];
-	char *text;
+	char bytes[32], interval[32];
 
-	text = xasprintf("%" PRIu64 ", %" PRIu64 " of them still live",
-			 sites->allocated.samples, sites->live.samples);
+	format_size(bytes, e->bytes);
+	format_size(interval, interval95(e->bytes_variance));
+	return xasprintf("%s ± %s", bytes, interval);
+}
+
+static void totals_block(FILE *out, const struct style *st,
+			 const struct report *r)
+{
+	const struct heap_estimates *heap = &r->sites->heap;
+	char *estimate, *text;
+	char bytes[32], count[32];
+
+	text = xasprintf("%" PRIu64 ", %" PRIu64 " of them live at the peak, "
+			 "%" PRIu64 " at the end", heap->allocated.samples,
+			 heap->live[AT_PEAK].samples,
+			 heap->live[AT_END].samples);
 	line(out, st, "Samples", text);
 	free(text);
-	format_size(a, sites->live.bytes);
-	format_size(b, interval95(sites->live.bytes_variance));
-	text = xasprintf("%s ± %s (95 %% interval)", a, b);
-	line(out, st, "Live heap", text);
+	estimate = estimate_text(&heap->live[AT_PEAK]);
+	if (r->profile_count == 1)
+		text = xasprintf("%s at %.1f s", estimate,
+				 r->profiles[0].peak_time_s);
+	else
+		text = xasprintf("%s, the sum of the peaks of the profiles",
+				 estimate);
+	line(out, st, "Peak heap", text);
 	free(text);
-	format_size(a, sites->allocated.bytes);
-	format_count(c, sites->allocated.count);
-	text = xasprintf("%s in an estimated %s allocations", a, c);
+	free(estimate);
+	estimate = estimate_text(&heap->live[AT_END]);
+	text = xasprintf("%s (95 %% intervals)", estimate);
+	line(out, st, "Live at end", text);
+	free(text);
+	free(estimate);
+	format_size(bytes, heap->allocated.bytes);
+	format_count(count, heap->allocated.count);
+	text = xasprintf("%s in an estimated %s allocations", bytes, count);
 	line(out, st, "Allocated", text);
 	free(text);
 }
@@ -201,18 +245,25 @@ static void totals_block(FILE *out, const struct style *st,
 static void row_cells(const struct report *r, const struct site *s,
 		      char cells[NUMERIC_COLUMNS][32])
 {
-	double total = r->sites->live.bytes;
+	const struct estimate *live = &s->heap.live[r->at];
+	double total = r->sites->heap.live[r->at].bytes;
 
-	format_size(cells[COL_LIVE], s->live.bytes);
-	format_size(cells[COL_INTERVAL], interval95(s->live.bytes_variance));
+	format_size(cells[COL_LIVE], live->bytes);
+	format_size(cells[COL_INTERVAL], interval95(live->bytes_variance));
 	if (total > 0)
 		snprintf(cells[COL_SHARE], 32, "%.1f%%",
-			 100.0 * s->live.bytes / total);
+			 100.0 * live->bytes / total);
 	else
 		snprintf(cells[COL_SHARE], 32, "-");
-	snprintf(cells[COL_SAMPLES], 32, "%" PRIu64, site_samples(s, r->sort));
-	format_count(cells[COL_ALLOCS], s->allocated.count);
-	format_size(cells[COL_ALLOCATED], s->allocated.bytes);
+	snprintf(cells[COL_SAMPLES], 32, "%" PRIu64,
+		 site_samples(s, r->sort, r->at));
+	format_count(cells[COL_ALLOCS], s->heap.allocated.count);
+	format_size(cells[COL_ALLOCATED], s->heap.allocated.bytes);
+}
+
+static const char *column_title(const struct report *r, int column)
+{
+	return column == COL_LIVE ? live_titles[r->at] : column_titles[column];
 }
 
 static void pad_left(FILE *out, const char *cell, int width)
@@ -229,7 +280,7 @@ static void sites_table(FILE *out, const struct style *st,
 						     sizeof(*cells));
 
 	for (int c = 0; c < NUMERIC_COLUMNS; c++)
-		widths[c] = text_width(column_titles[c]);
+		widths[c] = text_width(column_title(r, c));
 	for (size_t i = 0; i < rows; i++) {
 		row_cells(r, &r->sites->sites[i], cells[i]);
 		for (int c = 0; c < NUMERIC_COLUMNS; c++)
@@ -238,13 +289,13 @@ static void sites_table(FILE *out, const struct style *st,
 	}
 	fprintf(out, "%s ", st->bold);
 	for (int c = 0; c < NUMERIC_COLUMNS; c++) {
-		pad_left(out, column_titles[c], widths[c]);
+		pad_left(out, column_title(r, c), widths[c]);
 		fputs("  ", out);
 	}
 	fprintf(out, "SITE%s\n", st->reset);
 	for (size_t i = 0; i < rows; i++) {
 		const struct site *s = &r->sites->sites[i];
-		bool rough = site_samples(s, r->sort) < FEW_SAMPLES;
+		bool rough = site_samples(s, r->sort, r->at) < FEW_SAMPLES;
 		int indent = 1;
 
 		*any_rough |= rough;
@@ -274,13 +325,15 @@ void view_text(FILE *out, const struct report *r, bool colour)
 		profile_block(out, st, &r->profiles[0]);
 	else
 		profiles_table(out, st, r);
-	totals_block(out, st, r->sites);
+	totals_block(out, st, r);
 	fputc('\n', out);
 	if (r->sites->count == 0) {
 		fputs("No allocation was sampled.\n", out);
 	} else {
-		fprintf(out, "%sTop %zu of %zu sites by %s, grouped by %s%s\n",
+		fprintf(out,
+			"%sTop %zu of %zu sites by %s%s, grouped by %s%s\n",
 			st->bold, rows, r->sites->count, sort_phrases[r->sort],
+			r->sort == SORT_BY_LIVE ? moment_phrases[r->at] : "",
 			grouping_names[r->grouping], st->reset);
 		sites_table(out, st, r, &any_rough);
 	}

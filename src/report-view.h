@@ -23,6 +23,8 @@ struct profile_summary {
 	int complete;          /* as in struct mlyze_info */
 	bool truncated;
 	uint64_t events;
+	double peak_time_s; /* since the start */
+	struct estimate peak, end; /* live heap of the profile */
 };
 
 struct report {
@@ -32,6 +34,7 @@ struct report {
 	size_t top;                     /* rows to show; 0: all */
 	enum grouping grouping;
 	enum sort_key sort;
+	enum moment at; /* when the live bytes of the sites are counted */
 	char **notes; /* caveats in plain words, for people and programs */
 	size_t note_count;
 	char **warnings; /* the warnings printed on stderr */

@@ -12,6 +12,18 @@ tests_report_check_reader_SOURCES = tests/report/check-reader.c \
 	tests/report/mlyze-script.c tests/report/mlyze-script.h
 tests_report_check_reader_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_report_check_reader_LDADD = src/libmlyze.la $(CHECK_LIBS) -lm
+
+check_PROGRAMS += tests/report/check-heap
+TESTS += tests/report/check-heap
+tests_report_check_heap_SOURCES = tests/report/check-heap.c \
+	tests/unit/suite-main.c \
+	tests/report/mlyze-script.c tests/report/mlyze-script.h \
+	src/report-heap.c src/report-heap.h \
+	src/report-util.c src/report-util.h \
+	src/u64map.c src/u64map.h
+tests_report_check_heap_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_report_check_heap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_report_check_heap_LDADD = src/libmlyze.la $(CHECK_LIBS) -lm
 endif
 
 # A program with a known heap, profiled by the runtime in runtime.sh.
