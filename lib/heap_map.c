@@ -5,9 +5,25 @@
 
 #include <errno.h>
 
+#include "compiler.h"
 #include "rawmem.h"
 
 #define relaxed memory_order_relaxed
+
+/* Birth sequence numbers only need to differ between the records a slot
+ * holds over time; each thread numbers its own from a block of 2^32 taken
+ * once, so inserting touches no shared counter. */
+static _Atomic uint64_t next_seq_block = 1;
+static INITIAL_EXEC_TLS uint64_t thread_seq;
+
+static uint64_t next_seq(void)
+{
+	if ((thread_seq & 0xffffffffu) == 0)
+		thread_seq = atomic_fetch_add_explicit(&next_seq_block, 1,
+						       relaxed)
+			     << 32;
+	return ++thread_seq;
+}
 
 static size_t home_slot(const struct heap_map *map, uintptr_t address)
 {
@@ -80,7 +96,8 @@ long heap_map_reserve(struct heap_map *map, uintptr_t address)
 			    memory_order_acq_rel, relaxed)) {
 			if (key == HEAP_SLOT_TOMBSTONE)
 				add(&map->tombstones_recycled, 1);
-			add(&map->collisions, probe);
+			if (probe)
+				add(&map->collisions, probe);
 			note_probe_length(map, probe + 1);
 			atomic_fetch_add_explicit(&map->live, 1, relaxed);
 			return (long)i;
@@ -97,7 +114,7 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 {
 	struct heap_slot *s = &map->slots[slot];
 	uintptr_t expected = address | HEAP_SLOT_RESERVED_BIT;
-	uint64_t seq = atomic_fetch_add_explicit(&map->next_seq, 1, relaxed);
+	uint64_t seq = next_seq();
 
 	/* Pairs with the acquire fence of read_live_slot(): a reader that
 	 * sees any of the stores below also sees the key as reserved, so it
@@ -113,10 +130,8 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 	atomic_store_explicit(&s->birth_seq, seq, memory_order_release);
 	if (atomic_compare_exchange_strong_explicit(&s->key, &expected, address,
 						    memory_order_release,
-						    relaxed)) {
-		add(&map->insertions, 1);
+						    relaxed))
 		return 1;
-	}
 	/* A free() marked the reservation dead meanwhile: give the slot up. */
 	atomic_store_explicit(&s->key, HEAP_SLOT_TOMBSTONE, memory_order_release);
 	add(&map->death_during_birth, 1);
@@ -143,7 +158,6 @@ static int bury(struct heap_map *map, struct heap_slot *s, uintptr_t key,
 						     relaxed))
 		return 0;
 	atomic_fetch_sub_explicit(&map->live, 1, relaxed);
-	add(&map->deletions, 1);
 	return 1;
 }
 

@@ -59,10 +59,7 @@ struct heap_map {
 	struct heap_slot *slots;
 	size_t capacity; /* power of two */
 	unsigned shift;  /* 64 - log2(capacity), for the hash */
-	_Atomic uint64_t next_seq;
 	_Atomic uint64_t live;
-	_Atomic uint64_t insertions;
-	_Atomic uint64_t deletions;
 	_Atomic uint64_t full_drops;
 	_Atomic uint64_t collisions;
 	_Atomic uint64_t death_during_birth;

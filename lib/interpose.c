@@ -24,6 +24,7 @@
 #include "free_filter.h"
 #include "profiler.h"
 #include "real_alloc.h"
+#include "sample_pool.h"
 #include "sampler.h"
 
 #define MIN_ALIGNMENT 16
@@ -53,15 +54,34 @@ static char *carve(char *base)
 			~(SAMPLED_ALIGNMENT - 1));
 }
 
-/* A sampled block: carved at the first aligned address inside a C-library
- * block of size + SAMPLED_ALIGNMENT (cheaper than memalign, which
- * reshuffles the heap), or from memalign for larger alignments.  When the
- * tables cannot take it, the caller gets an ordinary block instead. */
+/* A small sampled block: a page of the pool. */
+static void *pooled_alloc(size_t size, int zero)
+{
+	char *block = pool_alloc();
+
+	if (!block)
+		return NULL;
+	if (zero)
+		memset(block, 0, size);
+	if (profiler_record_alloc(block, size, POOL_OFFSET, 1))
+		return block;
+	pool_free(block);
+	return NULL;
+}
+
+/* A sampled block: a pool page when small; else carved at the first
+ * aligned address inside a C-library block of size + SAMPLED_ALIGNMENT
+ * (cheaper than memalign, which reshuffles the heap), or from memalign for
+ * larger alignments.  When the tables cannot take it, the caller gets an
+ * ordinary block instead. */
 static void *sampled_alloc(size_t size, size_t alignment, int zero)
 {
 	size_t padded;
 	char *base, *block;
 
+	if (size <= POOL_BLOCK_MAX && alignment <= SAMPLED_ALIGNMENT &&
+	    (block = pooled_alloc(size, zero)))
+		return block;
 	if (alignment > SAMPLED_ALIGNMENT) {
 		block = real.memalign(alignment, size);
 		if (block)
@@ -138,8 +158,13 @@ SLOW_PATH static void free_slow(void *block)
 
 	if (!block || is_bootstrap(block))
 		return; /* bootstrap blocks are static storage, never given back */
-	if (profiler_release(block, &r))
+	if (profiler_release(block, &r)) {
+		if (r.offset == POOL_OFFSET) {
+			pool_free(block);
+			return;
+		}
 		block = (char *)block - r.offset;
+	}
 	real.free(block);
 }
 
@@ -169,6 +194,27 @@ SLOW_PATH static void *realloc_from_bootstrap(void *block, size_t size)
  * C library can (it even remaps large blocks), and carved again; its data
  * moves only when the new block is aligned differently.  The result is a
  * sample only when the sampler picked it, but stays carved either way. */
+/* A pool block moves to a new block (a pool page cannot grow).  It is
+ * released first, so the profile never shows both blocks live at once,
+ * and put back if no new block can be had. */
+static void *realloc_pooled(char *block, size_t size, struct heap_record *old,
+			    int sample)
+{
+	void *moved = NULL;
+
+	profiler_release(block, old);
+	if (size) {
+		moved = sample > 0 ? sampled_alloc(size, 0, 0) : real.malloc(size);
+		if (!moved) {
+			profiler_restore(block, old);
+			return NULL;
+		}
+		memcpy(moved, block, old->size < size ? old->size : size);
+	}
+	pool_free(block);
+	return moved;
+}
+
 static void *realloc_carved(char *block, size_t size,
 			    struct heap_record *old, int sample)
 {
@@ -216,7 +262,9 @@ SLOW_PATH static void *realloc_slow(void *block, size_t size,
 		return realloc_from_bootstrap(block, size);
 	sample = within_budget ? 0 : decide(size);
 	if (free_filter_maybe_sampled(block) && profiler_find(block, &old))
-		return realloc_carved(block, size, &old, sample);
+		return old.offset == POOL_OFFSET
+			       ? realloc_pooled(block, size, &old, sample)
+			       : realloc_carved(block, size, &old, sample);
 	if (sample <= 0)
 		return real.realloc(block, size);
 	moved = sampled_alloc(size, 0, 0);
@@ -323,8 +371,10 @@ MEMPROF_PUBLIC size_t malloc_usable_size(void *block)
 	if (is_bootstrap(block))
 		return bootstrap_usable_size(block);
 	if (free_filter_maybe_sampled(block) && profiler_find(block, &r))
-		return real.malloc_usable_size((char *)block - r.offset) -
-		       r.offset;
+		return r.offset == POOL_OFFSET
+			       ? SAMPLED_ALIGNMENT
+			       : real.malloc_usable_size((char *)block - r.offset) -
+					 r.offset;
 	return real.malloc_usable_size(block);
 }
 

@@ -19,6 +19,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/profiler.c lib/profiler.h \
 	lib/rawmem.c lib/rawmem.h \
 	lib/real_alloc.c lib/real_alloc.h \
+	lib/sample_pool.c lib/sample_pool.h \
 	lib/sampler.c lib/sampler.h \
 	lib/script_stack.c lib/script_stack.h \
 	lib/settings.c lib/settings.h \

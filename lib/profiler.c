@@ -51,7 +51,7 @@ static struct {
 	_Atomic uint64_t samples, freed, skipped_reentrant;
 	_Atomic uint64_t live_estimate; /* whole bytes, kept as blocks come and go */
 	_Atomic uint64_t carved_only;   /* heap-map records that are not samples */
-	_Atomic uint64_t native_stacks, native_frames, shallow, truncated;
+	_Atomic uint64_t native_frames, shallow, truncated;
 	_Atomic uint32_t min_depth;
 } prof = { .min_depth = UINT32_MAX };
 
@@ -72,7 +72,6 @@ static void note_stack_health(uint32_t depth, int truncated)
 {
 	uint32_t min = atomic_load_explicit(&prof.min_depth, relaxed);
 
-	count(&prof.native_stacks);
 	atomic_fetch_add_explicit(&prof.native_frames, depth, relaxed);
 	if (depth < SHALLOW_STACK_DEPTH)
 		count(&prof.shallow);
@@ -410,7 +409,7 @@ MEMPROF_PUBLIC int memprof_get_stats(memprof_stats *out)
 	out->skipped_reentrant = load(&prof.skipped_reentrant);
 	out->events_written = writer_events_written();
 	out->events_dropped = writer_events_dropped();
-	out->native_stacks = load(&prof.native_stacks);
+	out->native_stacks = out->total_samples; /* one capture per sample */
 	out->native_frames = load(&prof.native_frames);
 	out->shallow_stacks = load(&prof.shallow);
 	out->truncated_stacks = load(&prof.truncated);
@@ -515,7 +514,6 @@ static void reset_counters(void)
 	atomic_store(&prof.samples, 0);
 	atomic_store(&prof.freed, 0);
 	atomic_store(&prof.skipped_reentrant, 0);
-	atomic_store(&prof.native_stacks, 0);
 	atomic_store(&prof.native_frames, 0);
 	atomic_store(&prof.shallow, 0);
 	atomic_store(&prof.truncated, 0);

@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -437,6 +439,15 @@ static void make_room(void)
 		outbuf_flush(&w.out);
 }
 
+/* Counters written only under the lock need no atomic add; they are
+ * atomic so that statistics can read them at any time. */
+static void count_locked(_Atomic uint64_t *counter)
+{
+	atomic_store_explicit(counter,
+			      atomic_load_explicit(counter, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
 /* Starts an event that happened at monotonic time now_ns: its type and
  * the microseconds since the last event. */
 static void put_event_at(unsigned type, uint64_t now_ns)
@@ -449,8 +460,7 @@ static void put_event_at(unsigned type, uint64_t now_ns)
 	make_room();
 	put_le(type, 1);
 	put_varint(delta);
-	atomic_fetch_add_explicit(w.out.error ? &w.dropped : &w.events, 1,
-				  memory_order_relaxed);
+	count_locked(w.out.error ? &w.dropped : &w.events);
 }
 
 /* Definitions (types 4-6) carry a zero delta: they stand right before
@@ -833,7 +843,13 @@ static int assemble(const memprof_stats *stats, char *final, size_t size)
 static void finalise_locked(const memprof_stats *stats)
 {
 	char final[PATH_MAX];
+	sigset_t all, before;
 	int err;
+
+	/* A signal now (a pool terminating its workers) would leave a half
+	 * assembled file behind: it waits the few milliseconds this takes. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &before);
 
 	/* The first process always leaves a profile, even an empty one; a
 	 * descendant that sampled nothing (a shell, a wrapper) leaves none. */
@@ -853,6 +869,7 @@ static void finalise_locked(const memprof_stats *stats)
 		w.fd = -1;
 	}
 	w.finalised = 1;
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
 }
 
 void writer_finalise(const memprof_stats *stats)

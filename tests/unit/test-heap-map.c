@@ -65,8 +65,7 @@ START_TEST(insert_remove)
 	ck_assert_int_eq(heap_map_remove(&m, 0x10000, &out), 0);
 	ck_assert_int_eq(heap_map_remove(&m, 0x30000, &out), 0);
 	ck_assert_uint_eq(live_records(&m), 1);
-	ck_assert_uint_eq(atomic_load(&m.insertions), 2);
-	ck_assert_uint_eq(atomic_load(&m.deletions), 1);
+	ck_assert_uint_eq(atomic_load(&m.live), 1);
 	heap_map_destroy(&m);
 }
 END_TEST
@@ -149,7 +148,6 @@ START_TEST(lookups_of_untracked_addresses_change_nothing)
 	insert(&m, 0x60000);
 	for (uintptr_t a = 1; a < 5000; a++)
 		ck_assert_int_eq(heap_map_remove(&m, a << 4, &out), 0);
-	ck_assert_uint_eq(atomic_load(&m.deletions), 0);
 	ck_assert_uint_eq(atomic_load(&m.live), 1);
 	heap_map_destroy(&m);
 }
