@@ -17,7 +17,7 @@
 #include "free_filter.h"
 
 /* Sampled blocks up to this size come from the pool. */
-#define POOL_BLOCK_MAX 2048
+#define POOL_BLOCK_MAX 512
 /* The record offset that marks a pool block (real offsets are smaller). */
 #define POOL_OFFSET UINT32_MAX
 
