@@ -68,12 +68,15 @@ int profiler_wants_sample(void)
 	       !sampler_tls.in_runtime;
 }
 
-static void note_stack_health(uint32_t depth, int truncated)
+/* depth: native frames captured; merged: frames once script frames are
+ * in.  A stack counts as shallow (callers lost to missing frame pointers)
+ * only when script frames do not make up for it. */
+static void note_stack_health(uint32_t depth, uint32_t merged, int truncated)
 {
 	uint32_t min = atomic_load_explicit(&prof.min_depth, relaxed);
 
 	atomic_fetch_add_explicit(&prof.native_frames, depth, relaxed);
-	if (depth < SHALLOW_STACK_DEPTH)
+	if (merged < SHALLOW_STACK_DEPTH)
 		count(&prof.shallow);
 	if (truncated)
 		count(&prof.truncated);
@@ -104,9 +107,11 @@ static uint32_t capture_stack(void)
 	uint32_t depth = unwind_capture(frames, MEMPROF_MAX_STACK_DEPTH,
 					&truncated);
 
-	note_stack_health(depth, truncated);
-	depth = script_stack_merge(frames, depth, MEMPROF_MAX_STACK_DEPTH);
-	return stack_table_intern(&prof.stacks, frames, depth);
+	uint32_t merged = script_stack_merge(frames, depth,
+					     MEMPROF_MAX_STACK_DEPTH);
+
+	note_stack_health(depth, merged, truncated);
+	return stack_table_intern(&prof.stacks, frames, merged);
 }
 
 /* A sampled block's share of the live-heap estimate, in whole bytes. */
