@@ -2,14 +2,14 @@
  *
  * Every entry point first spends the thread's sampling budget (one
  * compare and subtract) and calls the C library directly when no sample
- * falls in the block.  A sampled block is carved, aligned to
- * SAMPLED_ALIGNMENT, out of a C-library block one alignment larger, and
- * recorded with its offset; free() and realloc() look up only pointers
- * with that alignment (see free_filter.h) and give the C library back its
- * own pointer.  The C library's own
- * semantics (errno, overflow checks, realloc(p, 0), alignment errors) are
- * kept by delegating every unsampled call, and by checking the same
- * conditions before sampling.
+ * falls in the block.  A sampled block gets an address aligned to
+ * SAMPLED_ALIGNMENT: a page of the runtime's pool when small, else carved
+ * out of a C-library block one alignment larger and recorded with its
+ * offset.  free() and realloc() look up only pointers with that alignment
+ * (see free_filter.h) and give the C library back its own pointer.  The C
+ * library's semantics (errno, overflow checks, realloc(p, 0), alignment
+ * errors) are kept by delegating every unsampled call, and by checking
+ * the same conditions before sampling.
  */
 #include "config.h"
 
