@@ -23,6 +23,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/sampler.c lib/sampler.h \
 	lib/script_stack.c lib/script_stack.h \
 	lib/settings.c lib/settings.h \
+	lib/spinlock.h \
 	lib/stack_table.c lib/stack_table.h \
 	lib/names.c lib/names.h \
 	lib/symbols.c lib/symbols.h \

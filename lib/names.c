@@ -4,11 +4,11 @@
 #include "names.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 
 #include "rawmem.h"
+#include "spinlock.h"
 
 #define ARENA_BYTES (32u << 20)
 #define INDEX_SLOTS (2 * STRINGS_MAX)
@@ -98,10 +98,9 @@ uint32_t strings_intern(enum string_table table, const char *name,
 		name = "?";
 		len = 1;
 	}
-	while (atomic_exchange_explicit(&busy, 1, memory_order_acquire))
-		sched_yield();
+	spin_lock(&busy);
 	id = intern_locked(&tables[table], name, len);
-	atomic_store_explicit(&busy, 0, memory_order_release);
+	spin_unlock(&busy);
 	return id;
 }
 

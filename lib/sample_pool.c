@@ -3,11 +3,11 @@
 
 #include "sample_pool.h"
 
-#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 
 #include "rawmem.h"
+#include "spinlock.h"
 
 #define REGION_BYTES (4u << 20)
 #define PAGE_BYTES SAMPLED_ALIGNMENT
@@ -20,22 +20,11 @@ static _Atomic int busy;
 static struct free_page *free_pages;
 static char *region_next, *region_end;
 
-static void lock(void)
-{
-	while (atomic_exchange_explicit(&busy, 1, memory_order_acquire))
-		sched_yield();
-}
-
-static void unlock(void)
-{
-	atomic_store_explicit(&busy, 0, memory_order_release);
-}
-
 void *pool_alloc(void)
 {
 	void *page = NULL;
 
-	lock();
+	spin_lock(&busy);
 	if (free_pages) {
 		page = free_pages;
 		free_pages = free_pages->next;
@@ -52,7 +41,7 @@ void *pool_alloc(void)
 			region_next += PAGE_BYTES;
 		}
 	}
-	unlock();
+	spin_unlock(&busy);
 	return page;
 }
 
@@ -60,8 +49,8 @@ void pool_free(void *page)
 {
 	struct free_page *p = page;
 
-	lock();
+	spin_lock(&busy);
 	p->next = free_pages;
 	free_pages = p;
-	unlock();
+	spin_unlock(&busy);
 }

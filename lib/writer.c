@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 #include "modules.h"
 #include "outbuf.h"
 #include "rawmem.h"
+#include "spinlock.h"
 #include "names.h"
 
 #define SPOOL_BUFFER_BYTES (256u * 1024)
@@ -58,14 +58,12 @@ static struct {
 
 static void lock(void)
 {
-	while (atomic_exchange_explicit(&w.lock, 1, memory_order_acquire))
-		while (atomic_load_explicit(&w.lock, memory_order_relaxed))
-			sched_yield();
+	spin_lock(&w.lock);
 }
 
 static void unlock(void)
 {
-	atomic_store_explicit(&w.lock, 0, memory_order_release);
+	spin_unlock(&w.lock);
 }
 
 int writer_enabled(void)
@@ -883,13 +881,10 @@ void writer_finalise(const memprof_stats *stats)
 
 void writer_finalise_at_exit(const memprof_stats *stats)
 {
-	int idle = 0;
-
 	/* A vfork() child shares our memory: its _exit() is not ours.  A
 	 * thread interrupted while writing holds the lock: leave the streamed
 	 * file as it is rather than wait. */
-	if (!w.enabled || getpid() != w.pid ||
-	    !atomic_compare_exchange_strong(&w.lock, &idle, 1))
+	if (!w.enabled || getpid() != w.pid || !spin_trylock(&w.lock))
 		return;
 	finalise_locked(stats);
 	unlock();
