@@ -190,10 +190,6 @@ SLOW_PATH static void *realloc_from_bootstrap(void *block, size_t size)
 	return moved;
 }
 
-/* A carved block is resized with its C-library block, in place when the
- * C library can (it even remaps large blocks), and carved again; its data
- * moves only when the new block is aligned differently.  The result is a
- * sample only when the sampler picked it, but stays carved either way. */
 /* A pool block moves to a new block (a pool page cannot grow).  It is
  * released first, so the profile never shows both blocks live at once,
  * and put back if no new block can be had. */
@@ -215,38 +211,69 @@ static void *realloc_pooled(char *block, size_t size, struct heap_record *old,
 	return moved;
 }
 
-static void *realloc_carved(char *block, size_t size,
-			    struct heap_record *old, int sample)
+/* Resizes a C-library block to size + SAMPLED_ALIGNMENT (in place when
+ * the C library can; it even remaps large blocks) and carves it again:
+ * the keep bytes at offset `from` move to its aligned address, within the
+ * same block, so the data is copied at most once more than the C library
+ * would.  The result is a sample only when the sampler picked it, but is
+ * tracked either way.  NULL (errno set, the old block intact) when the C
+ * library cannot resize it. */
+static void *resize_carved(char *base, size_t from, size_t keep, size_t size,
+			   int sample)
 {
-	char *base = block - old->offset, *moved, *carved;
-	size_t padded, keep = old->size < size ? old->size : size;
-	void *plain;
+	size_t padded;
+	char *moved, *carved;
 
 	if (__builtin_add_overflow(size, SAMPLED_ALIGNMENT, &padded)) {
 		errno = ENOMEM;
 		return NULL;
 	}
+	moved = real.realloc(base, padded);
+	if (!moved)
+		return NULL;
+	carved = carve(moved);
+	if (carved != moved + from)
+		memmove(carved, moved + from, keep);
+	if (profiler_record_alloc(carved, size, (uint32_t)(carved - moved),
+				  sample > 0))
+		return carved;
+	memmove(moved, carved, keep); /* the tables are full: stop carving */
+	return moved;
+}
+
+static void *realloc_carved(char *block, size_t size,
+			    struct heap_record *old, int sample)
+{
+	char *base = block - old->offset;
+	void *moved;
+
 	profiler_release(block, old);
 	if (size == 0) {
 		real.free(base);
 		return NULL; /* realloc(p, 0) frees p */
 	}
-	moved = real.realloc(base, padded);
-	if (!moved) {
+	moved = resize_carved(base, old->offset,
+			      old->size < size ? old->size : size, size, sample);
+	if (!moved)
 		profiler_restore(block, old);
-		return NULL;
+	return moved;
+}
+
+/* An unsampled block whose new size the sampler picked. */
+static void *realloc_into_sample(char *block, size_t size)
+{
+	size_t had = real.malloc_usable_size(block);
+	size_t keep = had < size ? had : size;
+	char *moved;
+
+	if (size > POOL_BLOCK_MAX)
+		return resize_carved(block, 0, keep, size, 1);
+	moved = sampled_alloc(size, 0, 0);
+	if (moved) {
+		memcpy(moved, block, keep);
+		real.free(block);
 	}
-	carved = carve(moved);
-	if (carved != moved + old->offset)
-		memmove(carved, moved + old->offset, keep);
-	if (profiler_record_alloc(carved, size, (uint32_t)(carved - moved),
-				  sample > 0))
-		return carved;
-	plain = real.malloc(size); /* the tables are full: stop carving */
-	if (plain)
-		memcpy(plain, carved, keep);
-	real.free(moved);
-	return plain;
+	return moved;
 }
 
 SLOW_PATH static void *realloc_slow(void *block, size_t size,
@@ -254,7 +281,6 @@ SLOW_PATH static void *realloc_slow(void *block, size_t size,
 {
 	struct heap_record old;
 	int sample;
-	void *moved;
 
 	if (!block)
 		return within_budget ? real.malloc(size) : malloc_slow(size);
@@ -265,16 +291,9 @@ SLOW_PATH static void *realloc_slow(void *block, size_t size,
 		return old.offset == POOL_OFFSET
 			       ? realloc_pooled(block, size, &old, sample)
 			       : realloc_carved(block, size, &old, sample);
-	if (sample <= 0)
+	if (sample <= 0 || size == 0)
 		return real.realloc(block, size);
-	moved = sampled_alloc(size, 0, 0);
-	if (moved) {
-		size_t had = real.malloc_usable_size(block);
-
-		memcpy(moved, block, had < size ? had : size);
-		real.free(block);
-	}
-	return moved;
+	return realloc_into_sample(block, size);
 }
 
 MEMPROF_PUBLIC void *realloc(void *block, size_t size)

@@ -10,7 +10,9 @@
  * through all four transitions between sampled and unsampled blocks.
  * With --all-sampled (SPPROF_SAMPLING_RATE=1), every block of 64 bytes or
  * more must be sampled with its exact size, and a block whose realloc
- * failed must still be.
+ * failed must still be.  With --full-tables, blocks are sampled until the
+ * live-block table is full and must keep working (their contents, realloc,
+ * free) when the runtime has to hand out ordinary blocks instead.
  */
 #include "config.h"
 
@@ -347,6 +349,46 @@ static void test_realloc_transitions(void)
 	api.set_sampling_rate(stats.sampling_rate);
 }
 
+/* Fills the live-block table with sampled blocks, then allocates and
+ * resizes more: the blocks the table cannot take must behave like any. */
+static void test_full_tables(void)
+{
+	enum { BLOCK = 1000, GROWN = 3000 };
+	memprof_stats stats;
+	unsigned char **blocks;
+	size_t count;
+
+	if (api.get_stats(&stats) < 0)
+		return;
+	count = stats.heap_map_capacity + 64;
+	blocks = calloc(count, sizeof(*blocks));
+	CHECK(blocks != NULL, "no memory for %zu pointers", count);
+	if (!blocks)
+		return;
+	api.set_sampling_rate(1);
+	for (size_t i = 0; i < count; i++) {
+		blocks[i] = malloc(BLOCK);
+		CHECK(blocks[i] != NULL, "malloc %zu of %zu failed", i, count);
+		if (blocks[i])
+			fill(blocks[i], BLOCK, (unsigned char)i);
+	}
+	for (size_t i = 0; i < count; i++) {
+		unsigned char *grown = realloc(blocks[i], GROWN);
+
+		CHECK(grown && filled(grown, BLOCK, (unsigned char)i),
+		      "realloc %zu of a full table lost the contents", i);
+		if (grown)
+			blocks[i] = grown;
+	}
+	CHECK(api.get_stats(&stats) == 0 && stats.heap_map_full_drops > 0,
+	      "%zu live samples did not fill a table of %llu slots", count,
+	      (unsigned long long)stats.heap_map_capacity);
+	for (size_t i = 0; i < count; i++)
+		free(blocks[i]);
+	free(blocks);
+	api.set_sampling_rate(stats.sampling_rate);
+}
+
 static void test_posix_memalign(void)
 {
 	static const size_t bad[] = { 0, 1, 2, 3, 4, 24, 48, 4097 };
@@ -413,14 +455,18 @@ int main(int argc, char **argv)
 {
 	memprof_stats stats;
 
+	int full_tables = argc > 1 && !strcmp(argv[1], "--full-tables");
+
 	all_sampled = argc > 1 && !strcmp(argv[1], "--all-sampled");
 	runtime_active = runtime_api_load(&api) == 0 &&
 			 api.get_stats(&stats) == 0 && stats.heap_map_capacity;
-	if (all_sampled && !runtime_active) {
-		fputs("edge-cases: --all-sampled needs an active runtime\n",
-		      stderr);
+	if ((all_sampled || full_tables) && !runtime_active) {
+		fprintf(stderr, "edge-cases: %s needs an active runtime\n",
+			argv[1]);
 		return 2;
 	}
+	if (full_tables)
+		test_full_tables();
 	test_malloc();
 	test_calloc_overflow();
 	test_calloc_zero();

@@ -31,6 +31,14 @@ run_preloaded 60 "$integ_bin/edge-cases" --all-sampled
 check_profile --complete "$SPPROF_OUTPUT"
 unset MALLOC_PERTURB_
 
+# A live-block table too small for the program: the blocks it cannot take
+# are ordinary ones, and nothing is lost.
+SPPROF_OUTPUT=$scratch/full.mlyze SPPROF_HEAP_MAP_CAPACITY=1024
+export SPPROF_HEAP_MAP_CAPACITY
+run_preloaded 60 "$integ_bin/edge-cases" --full-tables
+check_profile --complete --unique-live "$SPPROF_OUTPUT"
+unset SPPROF_HEAP_MAP_CAPACITY
+
 # Settings the runtime cannot use are reported and do not disturb the
 # program: a profile that cannot be created, values out of range.
 SPPROF_OUTPUT=$scratch/no/such/directory/x.mlyze SPPROF_SAMPLING_RATE=0
