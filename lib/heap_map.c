@@ -4,11 +4,20 @@
 #include "heap_map.h"
 
 #include <errno.h>
+#include <sched.h>
 
 #include "compiler.h"
 #include "rawmem.h"
+#include "spinlock.h"
 
 #define relaxed memory_order_relaxed
+
+#define GATE_CLOSED ((uint64_t)1 << 63)
+/* How long a rebuild waits for the calls in progress: a few spins, then
+ * yields, as a call in progress lasts a few hundred instructions unless
+ * its thread was preempted. */
+#define REBUILD_SPINS 256
+#define REBUILD_YIELDS 64
 
 /* Birth sequence numbers only need to differ between the records a slot
  * holds over time; each thread numbers its own from a block of 2^32 taken
@@ -25,16 +34,26 @@ static uint64_t next_seq(void)
 	return ++thread_seq;
 }
 
-static size_t home_slot(const struct heap_map *map, uintptr_t address)
+static unsigned log2_of(size_t power_of_two)
+{
+	return (unsigned)__builtin_ctzll(power_of_two);
+}
+
+static size_t home_slot(uintptr_t address, unsigned shift)
 {
 	uint64_t h = (uint64_t)address ^ ((uint64_t)address >> 12);
 
-	return (size_t)((h * 0x9E3779B97F4A7C15ull) >> map->shift);
+	return (size_t)((h * 0x9E3779B97F4A7C15ull) >> shift);
 }
 
-static size_t next_slot(const struct heap_map *map, size_t i)
+static size_t next_slot(size_t i, size_t capacity)
 {
-	return (i + 1) & (map->capacity - 1);
+	return (i + 1) & (capacity - 1);
+}
+
+static size_t capacity_of(const struct heap_map *map)
+{
+	return atomic_load_explicit(&map->capacity, relaxed);
 }
 
 static void add(_Atomic uint64_t *counter, uint64_t n)
@@ -52,59 +71,213 @@ static void note_probe_length(struct heap_map *map, uint64_t probes)
 		;
 }
 
-int heap_map_init(struct heap_map *map, size_t capacity)
-{
-	unsigned log2 = 0;
+/* ---- the gate ------------------------------------------------------------- */
 
-	if (capacity < 2 || (capacity & (capacity - 1))) {
+static void enter(struct heap_map *map)
+{
+	while (atomic_fetch_add(&map->gate, 1) & GATE_CLOSED) {
+		atomic_fetch_sub(&map->gate, 1);
+		while (atomic_load_explicit(&map->gate, relaxed) & GATE_CLOSED)
+			cpu_relax();
+	}
+}
+
+static void leave(struct heap_map *map)
+{
+	atomic_fetch_sub_explicit(&map->gate, 1, memory_order_release);
+}
+
+/* Closes the gate once no call is in progress; 0 when another rebuild
+ * runs or the calls in progress did not finish soon. */
+static int close_gate(struct heap_map *map)
+{
+	if (atomic_fetch_or(&map->gate, GATE_CLOSED) & GATE_CLOSED)
+		return 0;
+	for (unsigned wait = 0; wait < REBUILD_SPINS + REBUILD_YIELDS; wait++) {
+		if (atomic_load(&map->gate) == GATE_CLOSED)
+			return 1;
+		if (wait < REBUILD_SPINS)
+			cpu_relax();
+		else
+			sched_yield();
+	}
+	atomic_fetch_and(&map->gate, ~GATE_CLOSED);
+	return 0;
+}
+
+static void open_gate(struct heap_map *map)
+{
+	atomic_fetch_and_explicit(&map->gate, ~GATE_CLOSED,
+				  memory_order_release);
+}
+
+/* ---- life of the table ------------------------------------------------------ */
+
+static struct heap_slot *map_slots(size_t capacity)
+{
+	return rawmem_map(capacity * sizeof(struct heap_slot));
+}
+
+static void unmap_slots(struct heap_slot *slots, size_t capacity)
+{
+	rawmem_unmap(slots, capacity * sizeof(struct heap_slot));
+}
+
+int heap_map_init(struct heap_map *map, size_t max_capacity)
+{
+	size_t capacity = max_capacity < HEAP_MAP_INITIAL_CAPACITY
+				  ? max_capacity
+				  : HEAP_MAP_INITIAL_CAPACITY;
+
+	*map = (struct heap_map){ 0 };
+	if (max_capacity < 2 || (max_capacity & (max_capacity - 1))) {
 		errno = EINVAL;
 		return -1;
 	}
-	while (((size_t)1 << log2) < capacity)
-		log2++;
-	*map = (struct heap_map){ .capacity = capacity, .shift = 64 - log2 };
-	map->slots = rawmem_map(capacity * sizeof(struct heap_slot));
-	return map->slots ? 0 : -1;
+	*map = (struct heap_map){ .shift = 64 - log2_of(capacity),
+				  .capacity = capacity,
+				  .max_capacity = max_capacity };
+	map->slots = map_slots(capacity);
+	if (!map->slots) {
+		map->max_capacity = 0;
+		return -1;
+	}
+	return 0;
 }
 
 void heap_map_destroy(struct heap_map *map)
 {
-	rawmem_unmap(map->slots, map->capacity * sizeof(struct heap_slot));
+	unmap_slots(map->slots, capacity_of(map));
 	map->slots = NULL;
+	map->max_capacity = 0;
 }
+
+void heap_map_after_fork(struct heap_map *map)
+{
+	atomic_store(&map->gate, 0);
+}
+
+/* The size the table should be rebuilt at, or 0 when it is fine: twice
+ * as large when half of it is live, the same when tombstones leave a
+ * quarter of it empty (and a rebuild frees at least an eighth). */
+static size_t rebuild_capacity(const struct heap_map *map)
+{
+	size_t capacity = capacity_of(map);
+	uint64_t live = atomic_load_explicit(&map->live, relaxed);
+	uint64_t used = atomic_load_explicit(&map->used, relaxed);
+
+	if (live * 2 >= capacity && capacity < map->max_capacity)
+		return capacity * 2;
+	if (used * 4 >= (uint64_t)capacity * 3 && live * 8 <= capacity * 5)
+		return capacity;
+	return 0;
+}
+
+/* Copies the live records into a new table: no call is in progress, so
+ * every key is EMPTY, a TOMBSTONE or a live address. */
+static void copy_live(const struct heap_map *map, struct heap_slot *to,
+		      size_t capacity)
+{
+	unsigned shift = 64 - log2_of(capacity);
+
+	for (size_t i = 0; i < capacity_of(map); i++) {
+		const struct heap_slot *from = &map->slots[i];
+		uintptr_t key = atomic_load_explicit(&from->key, relaxed);
+		size_t j;
+
+		if (key == HEAP_SLOT_EMPTY || key == HEAP_SLOT_TOMBSTONE)
+			continue;
+		for (j = home_slot(key, shift);
+		     atomic_load_explicit(&to[j].key, relaxed) != HEAP_SLOT_EMPTY;
+		     j = next_slot(j, capacity))
+			;
+		to[j] = *from;
+	}
+}
+
+static void rebuild(struct heap_map *map, size_t capacity)
+{
+	struct heap_slot *old = map->slots, *fresh = map_slots(capacity);
+	size_t old_capacity = capacity_of(map);
+
+	if (!fresh) {
+		map->max_capacity = old_capacity; /* no memory: stop growing */
+		return;
+	}
+	copy_live(map, fresh, capacity);
+	map->slots = fresh;
+	map->shift = 64 - log2_of(capacity);
+	atomic_store_explicit(&map->capacity, capacity, relaxed);
+	atomic_store_explicit(&map->used,
+			      atomic_load_explicit(&map->live, relaxed),
+			      relaxed);
+	add(&map->rebuilds, 1);
+	open_gate(map);
+	unmap_slots(old, old_capacity);
+}
+
+static void maybe_rebuild(struct heap_map *map)
+{
+	size_t capacity = rebuild_capacity(map);
+
+	if (!capacity || !close_gate(map))
+		return;
+	capacity = rebuild_capacity(map); /* another thread may have done it */
+	if (capacity)
+		rebuild(map, capacity);
+	else
+		open_gate(map);
+}
+
+/* ---- calls ------------------------------------------------------------------- */
 
 static int table_too_full(struct heap_map *map)
 {
 	uint64_t live = atomic_load_explicit(&map->live, relaxed);
 
-	return live * 100 >= (uint64_t)map->capacity * HEAP_MAP_MAX_LOAD_PERCENT;
+	return live * 100 >= (uint64_t)capacity_of(map) * HEAP_MAP_MAX_LOAD_PERCENT;
+}
+
+/* Claims slot s for address if it is free; 1 when done. */
+static int claim(struct heap_map *map, struct heap_slot *s, uintptr_t address)
+{
+	uintptr_t key = atomic_load_explicit(&s->key, relaxed);
+
+	if ((key != HEAP_SLOT_EMPTY && key != HEAP_SLOT_TOMBSTONE) ||
+	    !atomic_compare_exchange_strong_explicit(
+		    &s->key, &key, address | HEAP_SLOT_RESERVED_BIT,
+		    memory_order_acq_rel, relaxed))
+		return 0;
+	add(key == HEAP_SLOT_TOMBSTONE ? &map->tombstones_recycled
+				       : &map->used,
+	    1);
+	add(&map->live, 1);
+	return 1;
 }
 
 long heap_map_reserve(struct heap_map *map, uintptr_t address)
 {
-	size_t i = home_slot(map, address);
+	size_t i;
 
-	if (table_too_full(map) || (address & HEAP_SLOT_DEAD_BITS))
+	if (address & HEAP_SLOT_DEAD_BITS)
+		goto drop;
+	maybe_rebuild(map);
+	enter(map);
+	if (table_too_full(map))
 		goto full;
+	i = home_slot(address, map->shift);
 	for (unsigned probe = 0; probe < HEAP_MAP_MAX_PROBE; probe++) {
-		struct heap_slot *s = &map->slots[i];
-		uintptr_t key = atomic_load_explicit(&s->key, relaxed);
-
-		if ((key == HEAP_SLOT_EMPTY || key == HEAP_SLOT_TOMBSTONE) &&
-		    atomic_compare_exchange_strong_explicit(
-			    &s->key, &key, address | HEAP_SLOT_RESERVED_BIT,
-			    memory_order_acq_rel, relaxed)) {
-			if (key == HEAP_SLOT_TOMBSTONE)
-				add(&map->tombstones_recycled, 1);
+		if (claim(map, &map->slots[i], address)) {
 			if (probe)
 				add(&map->collisions, probe);
 			note_probe_length(map, probe + 1);
-			atomic_fetch_add_explicit(&map->live, 1, relaxed);
-			return (long)i;
+			return (long)i; /* the gate stays passed until finalize */
 		}
-		i = next_slot(map, i);
+		i = next_slot(i, capacity_of(map));
 	}
 full:
+	leave(map);
+drop:
 	add(&map->full_drops, 1);
 	return -1;
 }
@@ -115,6 +288,7 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 	struct heap_slot *s = &map->slots[slot];
 	uintptr_t expected = address | HEAP_SLOT_RESERVED_BIT;
 	uint64_t seq = next_seq();
+	int published = 1;
 
 	/* Pairs with the acquire fence of read_live_slot(): a reader that
 	 * sees any of the stores below also sees the key as reserved, so it
@@ -128,16 +302,20 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 	atomic_store_explicit(&s->thread_id, r->thread_id, relaxed);
 	atomic_store_explicit(&s->offset, r->offset, relaxed);
 	atomic_store_explicit(&s->birth_seq, seq, memory_order_release);
-	if (atomic_compare_exchange_strong_explicit(&s->key, &expected, address,
-						    memory_order_release,
-						    relaxed))
-		return 1;
-	/* A free() marked the reservation dead meanwhile: give the slot up. */
-	atomic_store_explicit(&s->key, HEAP_SLOT_TOMBSTONE, memory_order_release);
-	add(&map->death_during_birth, 1);
-	return 0;
+	if (!atomic_compare_exchange_strong_explicit(&s->key, &expected,
+						     address,
+						     memory_order_release,
+						     relaxed)) {
+		/* A free() marked the reservation dead meanwhile: give the
+		 * slot up. */
+		atomic_store_explicit(&s->key, HEAP_SLOT_TOMBSTONE,
+				      memory_order_release);
+		add(&map->death_during_birth, 1);
+		published = 0;
+	}
+	leave(map);
+	return published;
 }
-
 static void read_record(struct heap_slot *s, struct heap_record *out)
 {
 	out->size = atomic_load_explicit(&s->size, relaxed);
@@ -161,10 +339,12 @@ static int bury(struct heap_map *map, struct heap_slot *s, uintptr_t key,
 	return 1;
 }
 
-int heap_map_remove(struct heap_map *map, uintptr_t address,
-		    struct heap_record *out)
+/* The slot holding address (live or reserved), or NULL; called inside
+ * the gate.  Stops at the first EMPTY slot, writing nothing. */
+static struct heap_slot *lookup(struct heap_map *map, uintptr_t address,
+				uintptr_t *key_out)
 {
-	size_t i = home_slot(map, address);
+	size_t capacity = capacity_of(map), i = home_slot(address, map->shift);
 
 	for (unsigned probe = 0; probe < HEAP_MAP_MAX_PROBE; probe++) {
 		struct heap_slot *s = &map->slots[i];
@@ -172,38 +352,52 @@ int heap_map_remove(struct heap_map *map, uintptr_t address,
 						     memory_order_acquire);
 
 		if (key == HEAP_SLOT_EMPTY)
-			return 0;
-		if (key == address) {
-			read_record(s, out);
-			if (bury(map, s, key, HEAP_SLOT_TOMBSTONE))
-				return 1;
-		} else if (key == (address | HEAP_SLOT_RESERVED_BIT)) {
-			if (bury(map, s, key, address | HEAP_SLOT_DEAD_BITS))
-				return 2;
+			return NULL;
+		if (key == address ||
+		    key == (address | HEAP_SLOT_RESERVED_BIT)) {
+			*key_out = key;
+			return s;
 		}
-		i = next_slot(map, i);
+		i = next_slot(i, capacity);
 	}
-	return 0;
+	return NULL;
+}
+
+int heap_map_remove(struct heap_map *map, uintptr_t address,
+		    struct heap_record *out)
+{
+	struct heap_slot *s;
+	uintptr_t key;
+	int result = 0;
+
+	enter(map);
+	s = lookup(map, address, &key);
+	if (s && key == address) {
+		read_record(s, out);
+		if (bury(map, s, key, HEAP_SLOT_TOMBSTONE))
+			result = 1;
+	} else if (s) {
+		if (bury(map, s, key, address | HEAP_SLOT_DEAD_BITS))
+			result = 2;
+	}
+	leave(map);
+	return result;
 }
 
 int heap_map_find(struct heap_map *map, uintptr_t address,
 		  struct heap_record *out)
 {
-	size_t i = home_slot(map, address);
+	struct heap_slot *s;
+	uintptr_t key;
+	int found;
 
-	for (unsigned probe = 0; probe < HEAP_MAP_MAX_PROBE; probe++) {
-		uintptr_t key = atomic_load_explicit(&map->slots[i].key,
-						     memory_order_acquire);
-
-		if (key == HEAP_SLOT_EMPTY)
-			return 0;
-		if (key == address) {
-			read_record(&map->slots[i], out);
-			return 1;
-		}
-		i = next_slot(map, i);
-	}
-	return 0;
+	enter(map);
+	s = lookup(map, address, &key);
+	found = s && key == address;
+	if (found)
+		read_record(s, out);
+	leave(map);
+	return found;
 }
 
 /* Reads one slot consistently; 1 when it held a live record. */
@@ -233,7 +427,8 @@ size_t heap_map_for_each(struct heap_map *map,
 {
 	size_t visited = 0;
 
-	for (size_t i = 0; i < map->capacity; i++) {
+	enter(map);
+	for (size_t i = 0; i < capacity_of(map); i++) {
 		struct heap_record r;
 		uintptr_t address;
 
@@ -242,6 +437,7 @@ size_t heap_map_for_each(struct heap_map *map,
 			visited++;
 		}
 	}
+	leave(map);
 	return visited;
 }
 
@@ -249,5 +445,5 @@ unsigned heap_map_load_percent(const struct heap_map *map)
 {
 	uint64_t live = atomic_load_explicit(&map->live, relaxed);
 
-	return (unsigned)(live * 100 / map->capacity);
+	return (unsigned)(live * 100 / capacity_of(map));
 }

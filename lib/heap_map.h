@@ -1,6 +1,6 @@
 /* heap_map.h - lock-free table of the sampled blocks that are still live.
  *
- * Contract: open addressing with linear probing over a fixed mmap'd array,
+ * Contract: open addressing with linear probing over an mmap'd array,
  * keyed by block address (a multiple of 4).  Insertion is two-phase:
  * reserve() claims an EMPTY or TOMBSTONE slot as reserved for that address
  * (the key holds the address with its low bit set), finalize() publishes
@@ -10,9 +10,19 @@
  * TOMBSTONE and reports it.  Until then the slot stays the reserving
  * thread's own, so no other thread can write its record meanwhile.
  * remove() only reads until it finds its key, so looking up an address
- * that is not tracked writes no shared memory.  Readers (snapshots) see
- * each record whole or not at all: every record carries a birth sequence
- * number that is checked before and after reading it.
+ * that is not tracked writes no slot.  Readers (snapshots) see each record
+ * whole or not at all: every record carries a birth sequence number that
+ * is checked before and after reading it.
+ *
+ * The table starts small, so that a program with few live samples touches
+ * a few pages of it, and is rebuilt twice as large when half full (up to
+ * the capacity given to init), or at the same size when tombstones fill
+ * it.  Operations pass a gate that a rebuild closes: between reserve()
+ * and finalize(), and within every other call, the table cannot move.
+ * Calls wait only while a rebuild copies the live records; a rebuild
+ * waits only briefly for the calls in progress and is otherwise retried
+ * later, so a thread stopped inside a call (or a signal handler that
+ * interrupted one) delays growth but never blocks the program.
  */
 #ifndef SPPROF_HEAP_MAP_H
 #define SPPROF_HEAP_MAP_H
@@ -27,10 +37,14 @@
 #define HEAP_SLOT_TOMBSTONE (~(uintptr_t)0)
 
 #define HEAP_MAP_MAX_PROBE 128
-/* 128K slots hold ~100K live samples (about 50 GiB of live heap at the
- * default rate) in 7 MiB, which sampled addresses touch page by page. */
-#define HEAP_MAP_DEFAULT_CAPACITY (1u << 17)
-/* Inserts beyond this share of live slots are dropped, keeping probes short. */
+/* 1024 slots take 56 KiB, enough for a program with up to 500 live
+ * samples (about 250 MiB of live heap at the default rate). */
+#define HEAP_MAP_INITIAL_CAPACITY (1u << 10)
+/* 4M slots hold ~3M live samples, 1.5 TiB of live heap at the default
+ * rate or 3M live blocks when every block is sampled. */
+#define HEAP_MAP_DEFAULT_MAX_CAPACITY (1u << 22)
+/* At the largest size, inserts beyond this share of live slots are
+ * dropped, keeping probes short. */
 #define HEAP_MAP_MAX_LOAD_PERCENT 80
 
 /* What the profiler records about one sampled block. */
@@ -56,23 +70,36 @@ struct heap_slot {
 };
 
 struct heap_map {
+	/* Written only by a rebuild, while the gate is closed. */
 	struct heap_slot *slots;
-	size_t capacity; /* power of two */
-	unsigned shift;  /* 64 - log2(capacity), for the hash */
+	unsigned shift; /* 64 - log2(capacity), for the hash */
+	_Atomic size_t capacity; /* power of two */
+	size_t max_capacity;     /* 0 until init */
+	/* Calls in progress, plus GATE_CLOSED while a rebuild runs; on the
+	 * same cache line as the counters every insertion updates. */
+	_Atomic uint64_t gate __attribute__((aligned(64)));
 	_Atomic uint64_t live;
+	_Atomic uint64_t used; /* slots not EMPTY: live, reserved, tombstones */
 	_Atomic uint64_t full_drops;
 	_Atomic uint64_t collisions;
 	_Atomic uint64_t death_during_birth;
 	_Atomic uint64_t tombstones_recycled;
 	_Atomic uint64_t max_probe;
+	_Atomic uint64_t rebuilds;
 };
 
-/* capacity must be a power of two; returns 0, or -1 with errno. */
-int heap_map_init(struct heap_map *map, size_t capacity);
+/* max_capacity must be a power of two; returns 0, or -1 with errno. */
+int heap_map_init(struct heap_map *map, size_t max_capacity);
 void heap_map_destroy(struct heap_map *map);
+static inline int heap_map_ready(const struct heap_map *map)
+{
+	return map->max_capacity != 0;
+}
 
 /* Phase 1: a slot index, or -1 when the table is too full (counted) or
- * the address is not a multiple of 4. */
+ * the address is not a multiple of 4.  A slot index must be passed to
+ * heap_map_finalize() by the same thread, soon: the table cannot be
+ * rebuilt until then. */
 long heap_map_reserve(struct heap_map *map, uintptr_t address);
 
 /* Phase 2: 1 when published, 0 when the block died during its birth. */
@@ -95,5 +122,8 @@ size_t heap_map_for_each(struct heap_map *map,
 			 void *ctx);
 
 unsigned heap_map_load_percent(const struct heap_map *map);
+
+/* In a fork() child, where the threads in the middle of a call are gone. */
+void heap_map_after_fork(struct heap_map *map);
 
 #endif /* SPPROF_HEAP_MAP_H */

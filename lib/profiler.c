@@ -182,7 +182,7 @@ int profiler_release(void *block, struct heap_record *record)
 
 	/* Always looked up, whatever the state: the C library's pointer of
 	 * a sampled block is only known from its record. */
-	if (!prof.heap.slots ||
+	if (!heap_map_ready(&prof.heap) ||
 	    heap_map_remove(&prof.heap, (uintptr_t)block, record) != 1)
 		return 0;
 	if (!is_sample(record)) {
@@ -204,7 +204,7 @@ int profiler_release(void *block, struct heap_record *record)
 
 int profiler_find(void *block, struct heap_record *record)
 {
-	return prof.heap.slots &&
+	return heap_map_ready(&prof.heap) &&
 	       heap_map_find(&prof.heap, (uintptr_t)block, record);
 }
 
@@ -397,7 +397,7 @@ MEMPROF_PUBLIC int memprof_get_stats(memprof_stats *out)
 		return fail(EINVAL);
 	memset(out, 0, sizeof(*out));
 	out->sampling_rate = sampler_rate();
-	if (!h->slots)
+	if (!heap_map_ready(h))
 		return 0;
 	out->total_samples = load(&prof.samples);
 	out->freed_samples = load(&prof.freed);
@@ -405,7 +405,7 @@ MEMPROF_PUBLIC int memprof_get_stats(memprof_stats *out)
 	out->unique_stacks = stack_table_count(&prof.stacks);
 	out->stack_table_capacity = stack_table_capacity(&prof.stacks);
 	out->stack_table_drops = load(&prof.stacks.drops);
-	out->heap_map_capacity = h->capacity;
+	out->heap_map_capacity = atomic_load_explicit(&h->capacity, relaxed);
 	out->heap_map_full_drops = load(&h->full_drops);
 	out->heap_map_collisions = load(&h->collisions);
 	out->death_during_birth = load(&h->death_during_birth);
@@ -429,7 +429,7 @@ MEMPROF_PUBLIC int memprof_get_stack(uint32_t stack_id, memprof_stack *out)
 	const struct stack_entry *e;
 	const struct stack_names *names;
 
-	if (!out || !prof.heap.slots)
+	if (!out || !heap_map_ready(&prof.heap))
 		return fail(EINVAL);
 	e = stack_table_get(&prof.stacks, stack_id);
 	if (!e)
@@ -452,7 +452,7 @@ MEMPROF_PUBLIC int memprof_set_frame_walker(memprof_frame_walker walker,
 
 MEMPROF_PUBLIC int memprof_resolve_symbols(void)
 {
-	if (!prof.heap.slots)
+	if (!heap_map_ready(&prof.heap))
 		return misuse(atomic_load(&prof.state));
 	return symbols_resolve(&prof.stacks);
 }
@@ -530,6 +530,7 @@ static void after_fork_in_child(void)
 	int follow = prof.settings.follow_fork;
 
 	sampler_reseed_thread(); /* else parent and child sample alike */
+	heap_map_after_fork(&prof.heap);
 	reset_counters();
 	if (!follow) {
 		atomic_store(&prof.track_allocs, 0);

@@ -81,7 +81,7 @@ void settings_read(struct runtime_config *c)
 
 	c->sampling_rate = MEMPROF_DEFAULT_SAMPLING_RATE;
 	c->stack_table_max = STACK_TABLE_MAX_DEFAULT;
-	c->heap_map_capacity = HEAP_MAP_DEFAULT_CAPACITY;
+	c->heap_map_capacity = HEAP_MAP_DEFAULT_MAX_CAPACITY;
 	c->follow_fork = 1;
 	c->root_pid = 0;
 	if ((v = secure_getenv("SPPROF_SAMPLING_RATE")) &&

@@ -14,7 +14,8 @@
 struct runtime_config {
 	uint64_t sampling_rate;   /* SPPROF_SAMPLING_RATE, bytes */
 	uint32_t stack_table_max; /* SPPROF_STACK_TABLE_MAX, stacks */
-	uint32_t heap_map_capacity; /* SPPROF_HEAP_MAP_CAPACITY, a power of 2 */
+	uint32_t heap_map_capacity; /* SPPROF_HEAP_MAP_CAPACITY: the most slots
+				    * the live-block table grows to, a power of 2 */
 	int follow_fork;          /* SPPROF_FOLLOW_FORK, 0 or 1 */
 	char output[PATH_MAX];    /* SPPROF_OUTPUT pattern; "" = no profile */
 	char manifest[PATH_MAX];  /* SPPROF_MANIFEST; "" = none */

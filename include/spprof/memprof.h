@@ -50,7 +50,7 @@ typedef struct memprof_stats {
 	uint64_t unique_stacks;       /* stacks interned */
 	uint64_t stack_table_capacity;/* current stack table size */
 	uint64_t stack_table_drops;   /* samples whose stack did not fit */
-	uint64_t heap_map_capacity;
+	uint64_t heap_map_capacity;   /* current live-sample table size */
 	uint64_t heap_map_full_drops; /* samples dropped: heap map full */
 	uint64_t heap_map_collisions; /* extra probes on insert */
 	uint64_t death_during_birth;  /* freed before their insert finished */

@@ -76,6 +76,7 @@ START_TEST(rejects_bad_capacity)
 
 	ck_assert_int_eq(heap_map_init(&m, 1000), -1);
 	ck_assert_int_eq(heap_map_init(&m, 0), -1);
+	ck_assert(!heap_map_ready(&m));
 }
 END_TEST
 
@@ -139,6 +140,56 @@ START_TEST(full_table_drops_and_counts)
 }
 END_TEST
 
+START_TEST(grows_from_small_keeping_every_record)
+{
+	struct heap_map m;
+	struct heap_record out;
+	const uintptr_t count = 20000;
+
+	ck_assert_int_eq(heap_map_init(&m, 1 << 16), 0);
+	ck_assert_uint_eq(atomic_load(&m.capacity), HEAP_MAP_INITIAL_CAPACITY);
+	for (uintptr_t a = 1; a <= count; a++)
+		insert(&m, a << 12);
+	ck_assert_uint_eq(atomic_load(&m.capacity), 1 << 16);
+	ck_assert_uint_eq(atomic_load(&m.full_drops), 0);
+	ck_assert_uint_eq(live_records(&m), count);
+	for (uintptr_t a = 1; a <= count; a++) {
+		ck_assert_int_eq(heap_map_find(&m, a << 12, &out), 1);
+		ck_assert_uint_eq(out.size, record_for(a << 12).size);
+	}
+	for (uintptr_t a = 1; a <= count; a += 2)
+		ck_assert_int_eq(heap_map_remove(&m, a << 12, &out), 1);
+	ck_assert_uint_eq(live_records(&m), count / 2);
+	heap_map_destroy(&m);
+}
+END_TEST
+
+/* Inserting and removing ever new addresses leaves tombstones behind; the
+ * table is rebuilt before they fill it, so that a lookup of an address
+ * that is not there still stops at an empty slot at once. */
+START_TEST(tombstones_never_fill_the_table)
+{
+	struct heap_map m;
+	struct heap_record out;
+
+	ck_assert_int_eq(heap_map_init(&m, 1 << 16), 0);
+	for (uintptr_t a = 1; a <= 100000; a++) {
+		insert(&m, a << 12);
+		if (a > 8)
+			ck_assert_int_eq(heap_map_remove(&m, (a - 8) << 12, &out),
+					 1);
+	}
+	ck_assert_uint_eq(atomic_load(&m.capacity), HEAP_MAP_INITIAL_CAPACITY);
+	ck_assert_uint_gt(atomic_load(&m.rebuilds), 0);
+	ck_assert_uint_lt(atomic_load(&m.used) * 4,
+			  HEAP_MAP_INITIAL_CAPACITY * 3);
+	ck_assert_uint_eq(live_records(&m), 8);
+	ck_assert_uint_le(atomic_load(&m.max_probe), 64);
+	ck_assert_int_eq(heap_map_remove(&m, 0x123000, &out), 0);
+	heap_map_destroy(&m);
+}
+END_TEST
+
 START_TEST(lookups_of_untracked_addresses_change_nothing)
 {
 	struct heap_map m;
@@ -155,9 +206,9 @@ END_TEST
 
 #define STRESS_THREADS 4
 #define STRESS_ROUNDS 20000
-#define STRESS_WINDOW 64
 
 static struct heap_map stress_map;
+static uintptr_t stress_window; /* live blocks per writer */
 static _Atomic int writers_done;
 
 static void *stress_writer(void *arg)
@@ -176,9 +227,9 @@ static void *stress_writer(void *arg)
 			ck_assert_int_eq(heap_map_remove(&stress_map, a, &out), 2);
 		ck_assert_int_eq(heap_map_finalize(&stress_map, slot, a, &r),
 				 i % 7 != 0);
-		if (i >= STRESS_WINDOW) {
-			uintptr_t old = a - (STRESS_WINDOW << 12);
-			int expect = (i - STRESS_WINDOW) % 7 != 0;
+		if (i >= stress_window) {
+			uintptr_t old = a - (stress_window << 12);
+			int expect = (i - stress_window) % 7 != 0;
 
 			ck_assert_int_eq(heap_map_remove(&stress_map, old, &out),
 					 expect);
@@ -195,16 +246,19 @@ static void *stress_reader(void *arg)
 	(void)arg;
 	while (atomic_load(&writers_done) < STRESS_THREADS)
 		ck_assert_uint_le(live_records(&stress_map),
-				  STRESS_THREADS * (STRESS_WINDOW + 1));
+				  STRESS_THREADS * (stress_window + 1));
 	return NULL;
 }
 
-START_TEST(concurrent_reserve_finalize_remove)
+/* Writers insert, kill during birth and remove blocks while a reader
+ * scans; with a wide window the table grows under them. */
+static void stress(uintptr_t window)
 {
 	pthread_t writers[STRESS_THREADS], reader;
-	struct heap_record out;
 	size_t left;
 
+	stress_window = window;
+	atomic_store(&writers_done, 0);
 	ck_assert_int_eq(heap_map_init(&stress_map, 1 << 14), 0);
 	pthread_create(&reader, NULL, stress_reader, NULL);
 	for (uintptr_t t = 0; t < STRESS_THREADS; t++)
@@ -213,11 +267,26 @@ START_TEST(concurrent_reserve_finalize_remove)
 		pthread_join(writers[t], NULL);
 	pthread_join(reader, NULL);
 	left = live_records(&stress_map);
-	ck_assert_uint_le(left, STRESS_THREADS * (STRESS_WINDOW + 1));
+	ck_assert_uint_le(left, STRESS_THREADS * (window + 1));
 	ck_assert_uint_eq(left, atomic_load(&stress_map.live));
 	ck_assert_uint_eq(atomic_load(&stress_map.death_during_birth),
 			  STRESS_THREADS * ((STRESS_ROUNDS + 6) / 7));
-	(void)out;
+	ck_assert_uint_eq(atomic_load(&stress_map.full_drops), 0);
+}
+
+START_TEST(concurrent_reserve_finalize_remove)
+{
+	stress(64);
+	ck_assert_uint_eq(atomic_load(&stress_map.capacity),
+			  HEAP_MAP_INITIAL_CAPACITY);
+	heap_map_destroy(&stress_map);
+}
+END_TEST
+
+START_TEST(concurrent_growth)
+{
+	stress(1500);
+	ck_assert_uint_ge(atomic_load(&stress_map.capacity), 8192);
 	heap_map_destroy(&stress_map);
 }
 END_TEST
@@ -233,8 +302,11 @@ Suite *test_suite(void)
 	tcase_add_test(tc, death_during_birth);
 	tcase_add_test(tc, tombstones_are_reused);
 	tcase_add_test(tc, full_table_drops_and_counts);
+	tcase_add_test(tc, grows_from_small_keeping_every_record);
+	tcase_add_test(tc, tombstones_never_fill_the_table);
 	tcase_add_test(tc, lookups_of_untracked_addresses_change_nothing);
 	tcase_add_test(mt, concurrent_reserve_finalize_remove);
+	tcase_add_test(mt, concurrent_growth);
 	tcase_set_timeout(mt, 60);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, mt);
