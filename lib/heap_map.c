@@ -297,6 +297,7 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit(&s->size, r->size, relaxed);
 	atomic_store_explicit(&s->sampling_rate, r->sampling_rate, relaxed);
+	atomic_store_explicit(&s->estimate, r->estimate, relaxed);
 	atomic_store_explicit(&s->timestamp_ns, r->timestamp_ns, relaxed);
 	atomic_store_explicit(&s->stack_id, r->stack_id, relaxed);
 	atomic_store_explicit(&s->thread_id, r->thread_id, relaxed);
@@ -320,6 +321,7 @@ static void read_record(struct heap_slot *s, struct heap_record *out)
 {
 	out->size = atomic_load_explicit(&s->size, relaxed);
 	out->sampling_rate = atomic_load_explicit(&s->sampling_rate, relaxed);
+	out->estimate = atomic_load_explicit(&s->estimate, relaxed);
 	out->timestamp_ns = atomic_load_explicit(&s->timestamp_ns, relaxed);
 	out->stack_id = atomic_load_explicit(&s->stack_id, relaxed);
 	out->thread_id = atomic_load_explicit(&s->thread_id, relaxed);

@@ -37,7 +37,7 @@
 #define HEAP_SLOT_TOMBSTONE (~(uintptr_t)0)
 
 #define HEAP_MAP_MAX_PROBE 128
-/* 1024 slots take 56 KiB, enough for a program with up to 500 live
+/* 1024 slots take 64 KiB, enough for a program with up to 500 live
  * samples (about 250 MiB of live heap at the default rate). */
 #define HEAP_MAP_INITIAL_CAPACITY (1u << 10)
 /* 4M slots hold ~3M live samples, 1.5 TiB of live heap at the default
@@ -51,23 +51,26 @@
 struct heap_record {
 	uint64_t size;
 	uint64_t sampling_rate;
+	uint64_t estimate; /* live bytes this sample stands for */
 	uint64_t timestamp_ns;
 	uint32_t stack_id;
 	uint32_t thread_id;
 	uint32_t offset; /* from the C library's block to the program's */
 };
 
+/* One cache line, so that a probe touches one line. */
 struct heap_slot {
 	_Atomic uintptr_t key; /* EMPTY, TOMBSTONE, address | RESERVED_BIT, or
 				* the address of a live record */
 	_Atomic uint64_t birth_seq;
 	_Atomic uint64_t size;
 	_Atomic uint64_t sampling_rate;
+	_Atomic uint64_t estimate;
 	_Atomic uint64_t timestamp_ns;
 	_Atomic uint32_t stack_id;
 	_Atomic uint32_t thread_id;
 	_Atomic uint32_t offset;
-};
+} __attribute__((aligned(64)));
 
 struct heap_map {
 	/* Written only by a rebuild, while the gate is closed. */

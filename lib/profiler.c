@@ -115,9 +115,9 @@ static uint32_t capture_stack(void)
 }
 
 /* A sampled block's share of the live-heap estimate, in whole bytes. */
-static uint64_t estimate_of(const struct heap_record *r)
+static uint64_t estimate_of(uint64_t size, uint64_t sampling_rate)
 {
-	return (uint64_t)llround(memprof_estimate_bytes(r->size, r->sampling_rate,
+	return (uint64_t)llround(memprof_estimate_bytes(size, sampling_rate,
 							NULL));
 }
 
@@ -128,40 +128,43 @@ static int is_sample(const struct heap_record *r)
 	return r->sampling_rate != 0;
 }
 
-static int publish(long slot, void *block, const struct heap_record *r)
+/* Enters a record in the heap map (and the profile when it is a sample);
+ * 0 when the table has no room for it. */
+static int publish(void *block, const struct heap_record *r)
 {
-	if (!heap_map_finalize(&prof.heap, slot, (uintptr_t)block, r))
+	long slot = heap_map_reserve(&prof.heap, (uintptr_t)block);
+
+	if (slot < 0 || !heap_map_finalize(&prof.heap, slot, (uintptr_t)block, r))
 		return 0;
 	if (!is_sample(r)) {
 		count(&prof.carved_only);
 	} else {
 		count(&prof.samples);
-		atomic_fetch_add_explicit(&prof.live_estimate, estimate_of(r),
+		atomic_fetch_add_explicit(&prof.live_estimate, r->estimate,
 					  relaxed);
 		writer_alloc((uintptr_t)block, r);
 	}
 	return 1;
 }
 
+/* The stack is captured before the block enters the table, so that a
+ * reservation (which holds the table's gate) lasts a few instructions. */
 int profiler_record_alloc(void *block, size_t size, uint32_t offset,
 			  int sample)
 {
 	int saved_errno = enter_runtime();
-	long slot = heap_map_reserve(&prof.heap, (uintptr_t)block);
-	int tracked = 0;
+	uint64_t rate = sample ? sampler_rate() : 0;
+	struct heap_record r = {
+		.size = size,
+		.sampling_rate = rate,
+		.estimate = sample ? estimate_of(size, rate) : 0,
+		.stack_id = sample ? capture_stack() : STACK_ID_NONE,
+		.thread_id = sampler_tls.tid,
+		.timestamp_ns = monotonic_ns(),
+		.offset = offset,
+	};
+	int tracked = publish(block, &r);
 
-	if (slot >= 0) {
-		struct heap_record r = {
-			.size = size,
-			.sampling_rate = sample ? sampler_rate() : 0,
-			.stack_id = sample ? capture_stack() : STACK_ID_NONE,
-			.thread_id = sampler_tls.tid,
-			.timestamp_ns = monotonic_ns(),
-			.offset = offset,
-		};
-
-		tracked = publish(slot, block, &r);
-	}
 	leave_runtime(saved_errno);
 	return tracked;
 }
@@ -169,8 +172,7 @@ int profiler_record_alloc(void *block, size_t size, uint32_t offset,
 int profiler_restore(void *block, const struct heap_record *record)
 {
 	int saved_errno = enter_runtime();
-	long slot = heap_map_reserve(&prof.heap, (uintptr_t)block);
-	int tracked = slot >= 0 && publish(slot, block, record);
+	int tracked = publish(block, record);
 
 	leave_runtime(saved_errno);
 	return tracked;
@@ -190,7 +192,7 @@ int profiler_release(void *block, struct heap_record *record)
 		return 1;
 	}
 	count(&prof.freed);
-	atomic_fetch_sub_explicit(&prof.live_estimate, estimate_of(record),
+	atomic_fetch_sub_explicit(&prof.live_estimate, record->estimate,
 				  relaxed);
 	if (sampler_tls.in_runtime) {
 		count(&prof.skipped_reentrant); /* no event from a nested call */

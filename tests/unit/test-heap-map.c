@@ -14,6 +14,7 @@ static struct heap_record record_for(uintptr_t address)
 	return (struct heap_record){
 		.size = address * 3,
 		.sampling_rate = address ^ 0x5555,
+		.estimate = address * 5,
 		.timestamp_ns = address + 7,
 		.stack_id = (uint32_t)(address >> 4),
 		.thread_id = (uint32_t)(address >> 12),
@@ -36,6 +37,7 @@ static void count_visit(void *ctx, uintptr_t address,
 
 	ck_assert_uint_eq(r->size, expected.size);
 	ck_assert_uint_eq(r->sampling_rate, expected.sampling_rate);
+	ck_assert_uint_eq(r->estimate, expected.estimate);
 	ck_assert_uint_eq(r->timestamp_ns, expected.timestamp_ns);
 	ck_assert_uint_eq(r->stack_id, expected.stack_id);
 	ck_assert_uint_eq(r->thread_id, expected.thread_id);
@@ -67,6 +69,12 @@ START_TEST(insert_remove)
 	ck_assert_uint_eq(live_records(&m), 1);
 	ck_assert_uint_eq(atomic_load(&m.live), 1);
 	heap_map_destroy(&m);
+}
+END_TEST
+
+START_TEST(slots_are_cache_lines)
+{
+	ck_assert_uint_eq(sizeof(struct heap_slot), 64);
 }
 END_TEST
 
@@ -298,6 +306,7 @@ Suite *test_suite(void)
 	TCase *mt = tcase_create("threads");
 
 	tcase_add_test(tc, insert_remove);
+	tcase_add_test(tc, slots_are_cache_lines);
 	tcase_add_test(tc, rejects_bad_capacity);
 	tcase_add_test(tc, death_during_birth);
 	tcase_add_test(tc, tombstones_are_reused);
