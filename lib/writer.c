@@ -416,6 +416,7 @@ static int write_prologue(struct outbuf *o, int complete,
 
 /* ---- events ----------------------------------------------------------- */
 
+/* Appends one field of a definition's payload (see put_definition_start). */
 static void put_varint(uint64_t v)
 {
 	outbuf_commit(&w.out, mlyze_put_varint(outbuf_reserve(&w.out,
@@ -423,18 +424,42 @@ static void put_varint(uint64_t v)
 					       v));
 }
 
-static void put_le(uint64_t v, size_t bytes)
+/* The encoders below write one field at p and return where the next one
+ * goes: an event is encoded straight into the buffer and committed once. */
+static uint8_t *encode_varint(uint8_t *p, uint64_t v)
 {
-	mlyze_put_le(outbuf_reserve(&w.out, bytes), v, bytes);
-	outbuf_commit(&w.out, bytes);
+	return p + mlyze_put_varint(p, v);
+}
+
+static uint8_t *encode_le(uint8_t *p, uint64_t v, size_t bytes)
+{
+	mlyze_put_le(p, v, bytes);
+	return p + bytes;
 }
 
 /* Flushing only between events keeps the streamed file made of whole
- * events, so it can be read while the program runs. */
-static void make_room(void)
+ * events, so it can be read while the program runs; it also means that no
+ * field of the event needs a flush.  Returns where the event goes. */
+static uint8_t *make_room(void)
 {
 	if (w.out.cap - w.out.len < EVENT_ROOM)
 		outbuf_flush(&w.out);
+	return w.out.buf + w.out.len;
+}
+
+/* Encodes an event's type and time delta; returns where its fields go. */
+static uint8_t *encode_event_start(unsigned type, uint64_t delta)
+{
+	uint8_t *p = make_room();
+
+	*p = (uint8_t)type;
+	return encode_varint(p + 1, delta);
+}
+
+/* Commits what was encoded since make_room(), up to end. */
+static void commit_event(const uint8_t *end)
+{
+	outbuf_commit(&w.out, (size_t)(end - (w.out.buf + w.out.len)));
 }
 
 /* Counters written only under the lock need no atomic add; they are
@@ -447,33 +472,34 @@ static void count_locked(_Atomic uint64_t *counter)
 }
 
 /* Starts an event that happened at monotonic time now_ns: its type and
- * the microseconds since the last event. */
-static void put_event_at(unsigned type, uint64_t now_ns)
+ * the microseconds since the last event.  Returns where its fields go;
+ * commit_event() ends it. */
+static uint8_t *put_event_at(unsigned type, uint64_t now_ns)
 {
 	uint64_t now = (now_ns - w.start_mono_ns) / 1000;
 	uint64_t delta = now > w.last_us ? now - w.last_us : 0;
+	uint8_t *p;
 
 	w.last_us += delta;
 	w.last_event_ns = now_ns;
-	make_room();
-	put_le(type, 1);
-	put_varint(delta);
+	p = encode_event_start(type, delta);
 	count_locked(w.out.error ? &w.dropped : &w.events);
+	return p;
+}
+
+static uint8_t *put_event_start(unsigned type)
+{
+	return put_event_at(type, monotonic_ns());
 }
 
 /* Definitions (types 4-6) carry a zero delta: they stand right before
- * the event that needs them, and finalisation removes them. */
-static void put_event_start(unsigned type)
-{
-	put_event_at(type, monotonic_ns());
-}
-
+ * the event that needs them, and finalisation removes them.  Their
+ * payload follows with put_varint() and outbuf_bytes(). */
 static void put_definition_start(unsigned type, uint64_t payload_len)
 {
-	make_room();
-	put_le(type, 1);
-	put_varint(0);
-	put_varint(payload_len);
+	uint8_t *p = encode_event_start(type, 0);
+
+	commit_event(encode_varint(p, payload_len));
 }
 
 static void define_modules(void)
@@ -589,20 +615,20 @@ static void ensure_stack_defined(uint32_t id)
 
 static void put_rate_event(void)
 {
-	put_event_start(MLYZE_EV_RATE);
-	put_varint(mlyze_varint_len(w.rate));
-	put_varint(w.rate);
+	uint8_t *p = put_event_start(MLYZE_EV_RATE);
+
+	p = encode_varint(p, mlyze_varint_len(w.rate));
+	p = encode_varint(p, w.rate);
+	commit_event(p);
 }
 
-/* Creates the streamed file on the first event; 0 when it is ready. */
-static int ensure_file(void)
+/* Creates the streamed file; 0 when it is ready. */
+static int create_file(void)
 {
 	char candidate[PATH_MAX];
 	struct outbuf prologue;
 	int fd = -1, err;
 
-	if (w.fd >= 0)
-		return 0;
 	if (w.create_failed || expand_pattern() < 0)
 		goto fail;
 	for (unsigned k = 0; k < NAME_ATTEMPTS && fd < 0; k++) {
@@ -644,6 +670,12 @@ fail:
 	return -1;
 }
 
+/* The file is created on the first event; later events find it ready. */
+static int ensure_file(void)
+{
+	return w.fd >= 0 ? 0 : create_file();
+}
+
 static void maybe_flush(void)
 {
 	if (w.last_event_ns - w.last_flush_ns >= FLUSH_INTERVAL_NS &&
@@ -676,23 +708,28 @@ static void end_event(void)
 
 void writer_alloc(uintptr_t address, const struct heap_record *r)
 {
+	uint8_t *p;
+
 	if (begin_event() < 0)
 		return;
 	ensure_stack_defined(r->stack_id);
-	put_event_at(MLYZE_EV_ALLOC, r->timestamp_ns);
-	put_le(address, 8);
-	put_varint(r->size);
-	put_varint(r->stack_id);
-	put_le(r->thread_id & 0xffff, 2);
+	p = put_event_at(MLYZE_EV_ALLOC, r->timestamp_ns);
+	p = encode_le(p, address, 8);
+	p = encode_varint(p, r->size);
+	p = encode_varint(p, r->stack_id);
+	p = encode_le(p, r->thread_id & 0xffff, 2);
+	commit_event(p);
 	end_event();
 }
 
 void writer_free(uintptr_t address)
 {
+	uint8_t *p;
+
 	if (begin_event() < 0)
 		return;
-	put_event_start(MLYZE_EV_FREE);
-	put_le(address, 8);
+	p = put_event_start(MLYZE_EV_FREE);
+	commit_event(encode_le(p, address, 8));
 	end_event();
 }
 
@@ -709,16 +746,20 @@ void writer_rate(uint64_t sampling_rate)
 
 void writer_gc(uint64_t objects, uint64_t bytes)
 {
+	uint8_t *p;
+
 	if (begin_event() < 0)
 		return;
-	put_event_start(MLYZE_EV_GC);
-	put_varint(objects);
-	put_varint(bytes);
+	p = put_event_start(MLYZE_EV_GC);
+	p = encode_varint(p, objects);
+	p = encode_varint(p, bytes);
+	commit_event(p);
 	end_event();
 }
 
 int writer_marker(const char *name)
 {
+	uint8_t *p;
 	uint32_t id;
 
 	if (begin_event() < 0)
@@ -730,8 +771,8 @@ int writer_marker(const char *name)
 		return -1;
 	}
 	define_strings();
-	put_event_start(MLYZE_EV_MARKER);
-	put_varint(id);
+	p = put_event_start(MLYZE_EV_MARKER);
+	commit_event(encode_varint(p, id));
 	end_event();
 	return 0;
 }
