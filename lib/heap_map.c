@@ -4,8 +4,9 @@
 #include "heap_map.h"
 
 #include <errno.h>
-#include <sched.h>
+#include <time.h>
 
+#include "clock.h"
 #include "compiler.h"
 #include "rawmem.h"
 #include "spinlock.h"
@@ -13,11 +14,15 @@
 #define relaxed memory_order_relaxed
 
 #define GATE_CLOSED ((uint64_t)1 << 63)
-/* How long a rebuild waits for the calls in progress: a few spins, then
- * yields, as a call in progress lasts a few hundred instructions unless
- * its thread was preempted. */
-#define REBUILD_SPINS 256
-#define REBUILD_YIELDS 64
+/* How long a rebuild waits for the calls in progress (a call lasts a few
+ * hundred instructions unless its thread was preempted or scans the
+ * table), and how many insertions go by before a rebuild that could not
+ * wait is tried again.  A table too full to take more waits longer,
+ * sleeping to let the threads it waits for run, as the insertion is
+ * otherwise lost. */
+#define REBUILD_SPINS 1024
+#define REBUILD_URGENT_WAIT_NS 200000000ull
+#define REBUILD_HOLDOFF 64
 
 /* Birth sequence numbers only need to differ between the records a slot
  * holds over time; each thread numbers its own from a block of 2^32 taken
@@ -56,6 +61,11 @@ static size_t capacity_of(const struct heap_map *map)
 	return atomic_load_explicit(&map->capacity, relaxed);
 }
 
+static size_t max_capacity_of(const struct heap_map *map)
+{
+	return atomic_load_explicit(&map->max_capacity, relaxed);
+}
+
 static void add(_Atomic uint64_t *counter, uint64_t n)
 {
 	atomic_fetch_add_explicit(counter, n, relaxed);
@@ -73,36 +83,91 @@ static void note_probe_length(struct heap_map *map, uint64_t probes)
 
 /* ---- the gate ------------------------------------------------------------- */
 
+/* Lets the thread being waited for run.  A short sleep rather than
+ * sched_yield(): a waiter that yields may be picked again at once, while
+ * the thread it waits for, having run longer, waits for a CPU. */
+static void pause_briefly(void)
+{
+	struct timespec pause = { .tv_nsec = 20000 };
+
+	nanosleep(&pause, NULL);
+}
+
+/* How deep this thread is inside the gate of `map`: a call made inside
+ * another one (a free() in a signal handler, say) must not wait for a
+ * rebuild, which waits for it.  The depth counts only calls already
+ * inside, so a handler that interrupts enter() or leave() at worst waits
+ * for a rebuild to give up.  A thread is inside one map at a time. */
+static INITIAL_EXEC_TLS struct {
+	const struct heap_map *map;
+	unsigned depth;
+} inside;
+
+/* Waits while a rebuild runs: spins, then sleeps. */
 static void enter(struct heap_map *map)
 {
+	unsigned spins = 0;
+
+	if (inside.depth && inside.map == map) {
+		atomic_fetch_add(&map->gate, 1);
+		inside.depth++;
+		return;
+	}
 	while (atomic_fetch_add(&map->gate, 1) & GATE_CLOSED) {
 		atomic_fetch_sub(&map->gate, 1);
-		while (atomic_load_explicit(&map->gate, relaxed) & GATE_CLOSED)
-			cpu_relax();
+		while (atomic_load_explicit(&map->gate, relaxed) & GATE_CLOSED) {
+			if (++spins < SPIN_BEFORE_YIELD)
+				cpu_relax();
+			else
+				pause_briefly();
+		}
 	}
+	inside.map = map;
+	inside.depth++;
 }
 
 static void leave(struct heap_map *map)
 {
+	inside.depth--;
 	atomic_fetch_sub_explicit(&map->gate, 1, memory_order_release);
 }
 
-/* Closes the gate once no call is in progress; 0 when another rebuild
- * runs or the calls in progress did not finish soon. */
-static int close_gate(struct heap_map *map)
+/* One step of a rebuild's wait: 0 when it should give up. */
+static int keep_waiting(unsigned *spins, uint64_t *deadline, int urgent)
 {
-	if (atomic_fetch_or(&map->gate, GATE_CLOSED) & GATE_CLOSED)
-		return 0;
-	for (unsigned wait = 0; wait < REBUILD_SPINS + REBUILD_YIELDS; wait++) {
-		if (atomic_load(&map->gate) == GATE_CLOSED)
-			return 1;
-		if (wait < REBUILD_SPINS)
-			cpu_relax();
-		else
-			sched_yield();
+	if ((*spins)++ < REBUILD_SPINS) {
+		cpu_relax();
+		return 1;
 	}
-	atomic_fetch_and(&map->gate, ~GATE_CLOSED);
-	return 0;
+	if (!urgent)
+		return 0;
+	if (!*deadline)
+		*deadline = monotonic_ns() + REBUILD_URGENT_WAIT_NS;
+	else if (monotonic_ns() > *deadline)
+		return 0;
+	pause_briefly();
+	return 1;
+}
+
+/* Closes the gate once no call is in progress; 0 when the calls in
+ * progress (or another rebuild, unless this one is urgent) did not let
+ * it in time. */
+static int close_gate(struct heap_map *map, int urgent)
+{
+	uint64_t deadline = 0;
+	unsigned spins = 0;
+
+	while (atomic_fetch_or(&map->gate, GATE_CLOSED) & GATE_CLOSED)
+		if (!urgent || !keep_waiting(&spins, &deadline, urgent))
+			return 0;
+	while (atomic_load(&map->gate) != GATE_CLOSED)
+		if (!keep_waiting(&spins, &deadline, urgent)) {
+			atomic_fetch_and(&map->gate, ~GATE_CLOSED);
+			atomic_store_explicit(&map->rebuild_holdoff,
+					      REBUILD_HOLDOFF, relaxed);
+			return 0;
+		}
+	return 1;
 }
 
 static void open_gate(struct heap_map *map)
@@ -139,7 +204,7 @@ int heap_map_init(struct heap_map *map, size_t max_capacity)
 				  .max_capacity = max_capacity };
 	map->slots = map_slots(capacity);
 	if (!map->slots) {
-		map->max_capacity = 0;
+		atomic_store(&map->max_capacity, 0);
 		return -1;
 	}
 	return 0;
@@ -149,7 +214,7 @@ void heap_map_destroy(struct heap_map *map)
 {
 	unmap_slots(map->slots, capacity_of(map));
 	map->slots = NULL;
-	map->max_capacity = 0;
+	atomic_store(&map->max_capacity, 0);
 }
 
 void heap_map_after_fork(struct heap_map *map)
@@ -158,17 +223,19 @@ void heap_map_after_fork(struct heap_map *map)
 }
 
 /* The size the table should be rebuilt at, or 0 when it is fine: twice
- * as large when half of it is live, the same when tombstones leave a
- * quarter of it empty (and a rebuild frees at least an eighth). */
+ * as large when half of it is live, the same when tombstones leave less
+ * than a quarter of it empty (and a rebuild frees at least an eighth) or
+ * none at all. */
 static size_t rebuild_capacity(const struct heap_map *map)
 {
 	size_t capacity = capacity_of(map);
 	uint64_t live = atomic_load_explicit(&map->live, relaxed);
 	uint64_t used = atomic_load_explicit(&map->used, relaxed);
 
-	if (live * 2 >= capacity && capacity < map->max_capacity)
+	if (live * 2 >= capacity && capacity < max_capacity_of(map))
 		return capacity * 2;
-	if (used * 4 >= (uint64_t)capacity * 3 && live * 8 <= capacity * 5)
+	if (used >= capacity ||
+	    (used * 4 >= (uint64_t)capacity * 3 && live * 8 <= capacity * 5))
 		return capacity;
 	return 0;
 }
@@ -195,32 +262,112 @@ static void copy_live(const struct heap_map *map, struct heap_slot *to,
 	}
 }
 
-static void rebuild(struct heap_map *map, size_t capacity)
+/* Where a slot is EMPTY; 0 when every slot is taken (rebuilds that
+ * could not run in time let tombstones fill the table). */
+static int find_empty(const struct heap_map *map, size_t *where)
+{
+	for (size_t i = 0; i < capacity_of(map); i++)
+		if (atomic_load_explicit(&map->slots[i].key, relaxed) ==
+		    HEAP_SLOT_EMPTY) {
+			*where = i;
+			return 1;
+		}
+	return 0;
+}
+
+/* A rebuild at the same size, in place: tombstones become EMPTY, then
+ * each record moves to the first EMPTY slot of its probe sequence.
+ * Slots are visited in order from `start`, which was EMPTY before and so
+ * was crossed by no probe sequence: every slot between a record's home
+ * and its own has been settled when it is visited. */
+static void compact(struct heap_map *map, size_t start)
+{
+	size_t capacity = capacity_of(map);
+	struct heap_slot *slots = map->slots;
+
+	for (size_t i = 0; i < capacity; i++)
+		if (atomic_load_explicit(&slots[i].key, relaxed) ==
+		    HEAP_SLOT_TOMBSTONE)
+			atomic_store_explicit(&slots[i].key, HEAP_SLOT_EMPTY,
+					      relaxed);
+	for (size_t n = 1; n < capacity; n++) {
+		size_t i = (start + n) & (capacity - 1), j;
+		uintptr_t key = atomic_load_explicit(&slots[i].key, relaxed);
+
+		if (key == HEAP_SLOT_EMPTY)
+			continue;
+		for (j = home_slot(key, map->shift);
+		     j != i && atomic_load_explicit(&slots[j].key, relaxed) !=
+				       HEAP_SLOT_EMPTY;
+		     j = next_slot(j, capacity))
+			;
+		if (j != i) {
+			slots[j] = slots[i];
+			atomic_store_explicit(&slots[i].key, HEAP_SLOT_EMPTY,
+					      relaxed);
+		}
+	}
+}
+
+/* Moves the records to a new table of the given size; 0 without memory. */
+static int move_records(struct heap_map *map, size_t capacity)
 {
 	struct heap_slot *old = map->slots, *fresh = map_slots(capacity);
 	size_t old_capacity = capacity_of(map);
 
-	if (!fresh) {
-		map->max_capacity = old_capacity; /* no memory: stop growing */
-		return;
-	}
+	if (!fresh)
+		return 0;
 	copy_live(map, fresh, capacity);
 	map->slots = fresh;
 	map->shift = 64 - log2_of(capacity);
 	atomic_store_explicit(&map->capacity, capacity, relaxed);
+	unmap_slots(old, old_capacity);
+	return 1;
+}
+
+/* Called with the gate closed; opens it. */
+static void rebuild(struct heap_map *map, size_t capacity)
+{
+	size_t start;
+
+	if (capacity == capacity_of(map) && find_empty(map, &start)) {
+		compact(map, start);
+	} else if (!move_records(map, capacity)) {
+		/* no memory: stay at this size */
+		atomic_store_explicit(&map->max_capacity, capacity_of(map),
+				      relaxed);
+		open_gate(map);
+		return;
+	}
 	atomic_store_explicit(&map->used,
 			      atomic_load_explicit(&map->live, relaxed),
 			      relaxed);
 	add(&map->rebuilds, 1);
 	open_gate(map);
-	unmap_slots(old, old_capacity);
 }
 
-static void maybe_rebuild(struct heap_map *map)
+static int table_too_full(const struct heap_map *map)
+{
+	uint64_t live = atomic_load_explicit(&map->live, relaxed);
+
+	return live * 100 >= (uint64_t)capacity_of(map) * HEAP_MAP_MAX_LOAD_PERCENT;
+}
+
+/* Rebuilds the table when it is due.  One that is too full to take an
+ * insertion (or has no EMPTY slot left) is urgent: it waits longer and is
+ * never put off. */
+static void maybe_rebuild(struct heap_map *map, int urgent)
 {
 	size_t capacity = rebuild_capacity(map);
 
-	if (!capacity || !close_gate(map))
+	if (!capacity)
+		return;
+	urgent |= atomic_load_explicit(&map->used, relaxed) >= capacity_of(map);
+	if (!urgent && atomic_load_explicit(&map->rebuild_holdoff, relaxed)) {
+		atomic_fetch_sub_explicit(&map->rebuild_holdoff, 1, relaxed);
+		return;
+	}
+	if (!close_gate(map, urgent))
 		return;
 	capacity = rebuild_capacity(map); /* another thread may have done it */
 	if (capacity)
@@ -230,13 +377,6 @@ static void maybe_rebuild(struct heap_map *map)
 }
 
 /* ---- calls ------------------------------------------------------------------- */
-
-static int table_too_full(struct heap_map *map)
-{
-	uint64_t live = atomic_load_explicit(&map->live, relaxed);
-
-	return live * 100 >= (uint64_t)capacity_of(map) * HEAP_MAP_MAX_LOAD_PERCENT;
-}
 
 /* Claims slot s for address if it is free; 1 when done. */
 static int claim(struct heap_map *map, struct heap_slot *s, uintptr_t address)
@@ -261,10 +401,15 @@ long heap_map_reserve(struct heap_map *map, uintptr_t address)
 
 	if (address & HEAP_SLOT_DEAD_BITS)
 		goto drop;
-	maybe_rebuild(map);
+	maybe_rebuild(map, 0);
 	enter(map);
-	if (table_too_full(map))
-		goto full;
+	if (table_too_full(map)) {
+		leave(map);
+		maybe_rebuild(map, 1);
+		enter(map);
+		if (table_too_full(map))
+			goto full;
+	}
 	i = home_slot(address, map->shift);
 	for (unsigned probe = 0; probe < HEAP_MAP_MAX_PROBE; probe++) {
 		if (claim(map, &map->slots[i], address)) {

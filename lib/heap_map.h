@@ -19,10 +19,11 @@
  * the capacity given to init), or at the same size when tombstones fill
  * it.  Operations pass a gate that a rebuild closes: between reserve()
  * and finalize(), and within every other call, the table cannot move.
- * Calls wait only while a rebuild copies the live records; a rebuild
+ * Calls wait only while a rebuild moves the live records; a rebuild
  * waits only briefly for the calls in progress and is otherwise retried
- * later, so a thread stopped inside a call (or a signal handler that
- * interrupted one) delays growth but never blocks the program.
+ * a few insertions later, so a thread stopped inside a call (or a signal
+ * handler that interrupted one) delays growth but never blocks the
+ * program.
  */
 #ifndef SPPROF_HEAP_MAP_H
 #define SPPROF_HEAP_MAP_H
@@ -77,7 +78,7 @@ struct heap_map {
 	struct heap_slot *slots;
 	unsigned shift; /* 64 - log2(capacity), for the hash */
 	_Atomic size_t capacity; /* power of two */
-	size_t max_capacity;     /* 0 until init */
+	_Atomic size_t max_capacity; /* 0 until init */
 	/* Calls in progress, plus GATE_CLOSED while a rebuild runs; on the
 	 * same cache line as the counters every insertion updates. */
 	_Atomic uint64_t gate __attribute__((aligned(64)));
@@ -89,6 +90,7 @@ struct heap_map {
 	_Atomic uint64_t tombstones_recycled;
 	_Atomic uint64_t max_probe;
 	_Atomic uint64_t rebuilds;
+	_Atomic uint64_t rebuild_holdoff; /* insertions before trying again */
 };
 
 /* max_capacity must be a power of two; returns 0, or -1 with errno. */
@@ -96,7 +98,8 @@ int heap_map_init(struct heap_map *map, size_t max_capacity);
 void heap_map_destroy(struct heap_map *map);
 static inline int heap_map_ready(const struct heap_map *map)
 {
-	return map->max_capacity != 0;
+	return atomic_load_explicit(&map->max_capacity,
+				    memory_order_relaxed) != 0;
 }
 
 /* Phase 1: a slot index, or -1 when the table is too full (counted) or

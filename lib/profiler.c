@@ -48,11 +48,14 @@ static struct {
 	int settings_read;
 	struct heap_map heap;
 	struct stack_table stacks;
-	_Atomic uint64_t samples, freed, skipped_reentrant;
+	/* The counters every sample updates, in one cache line. */
+	_Atomic uint64_t samples __attribute__((aligned(64)));
+	_Atomic uint64_t freed;
 	_Atomic uint64_t live_estimate; /* whole bytes, kept as blocks come and go */
 	_Atomic uint64_t carved_only;   /* heap-map records that are not samples */
-	_Atomic uint64_t native_frames, shallow, truncated;
+	_Atomic uint64_t native_frames, shallow;
 	_Atomic uint32_t min_depth;
+	_Atomic uint64_t truncated, skipped_reentrant;
 } prof = { .min_depth = UINT32_MAX };
 
 static void count(_Atomic uint64_t *counter)
