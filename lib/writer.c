@@ -31,30 +31,32 @@
 /* Larger than any single event (a MODULE event carries one path). */
 #define EVENT_ROOM (PATH_MAX + 1024)
 
+/* What every event reads or writes comes first, in the lock's cache line
+ * and the next, so that threads taking turns pass two lines along. */
 static struct {
 	_Atomic int lock;
 	int enabled;
 	int finalised;
-	int descendant;
-	int create_failed;
 	int fd; /* the streamed file, -1 until the first event */
 	struct outbuf out;
-	struct stack_table *stacks;
+	uint64_t start_mono_ns, last_us, last_flush_ns, last_event_ns;
+	_Atomic uint64_t events, dropped;
 	uint8_t *stack_defined; /* bitmap: stack defined in this file */
 	int none_defined;       /* the empty stack of STACK_ID_NONE */
+	int descendant;
+	int create_failed;
+	struct stack_table *stacks;
 	uint32_t modules_defined;
 	uint32_t strings_defined[2]; /* per string table */
+	uint64_t start_wall_us;
+	uint64_t first_rate, rate;
+	uint64_t events_offset; /* where events start in the streamed file */
+	pid_t pid;              /* the process this writer belongs to */
 	char pattern[PATH_MAX];
 	char manifest[PATH_MAX];
 	char base[PATH_MAX]; /* final name, before any collision suffix */
 	char part[PATH_MAX];
-	uint64_t start_wall_us, start_mono_ns, last_us, last_flush_ns;
-	uint64_t last_event_ns;
-	uint64_t first_rate, rate;
-	uint64_t events_offset; /* where events start in the streamed file */
-	pid_t pid;              /* the process this writer belongs to */
-	_Atomic uint64_t events, dropped;
-} w = { .fd = -1 };
+} w __attribute__((aligned(64))) = { .fd = -1 };
 
 static void lock(void)
 {
