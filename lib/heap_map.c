@@ -61,6 +61,16 @@ static size_t capacity_of(const struct heap_map *map)
 	return atomic_load_explicit(&map->capacity, relaxed);
 }
 
+static struct heap_slot *slots_of(const struct heap_map *map)
+{
+	return atomic_load_explicit(&map->slots, relaxed);
+}
+
+static unsigned shift_of(const struct heap_map *map)
+{
+	return atomic_load_explicit(&map->shift, relaxed);
+}
+
 static size_t max_capacity_of(const struct heap_map *map)
 {
 	return atomic_load_explicit(&map->max_capacity, relaxed);
@@ -115,7 +125,8 @@ static void enter(struct heap_map *map)
 	}
 	while (atomic_fetch_add(&map->gate, 1) & GATE_CLOSED) {
 		atomic_fetch_sub(&map->gate, 1);
-		while (atomic_load_explicit(&map->gate, relaxed) & GATE_CLOSED) {
+		while (atomic_load_explicit(&map->gate, relaxed) &
+		       GATE_CLOSED) {
 			if (++spins < SPIN_BEFORE_YIELD)
 				cpu_relax();
 			else
@@ -202,8 +213,8 @@ int heap_map_init(struct heap_map *map, size_t max_capacity)
 	*map = (struct heap_map){ .shift = 64 - log2_of(capacity),
 				  .capacity = capacity,
 				  .max_capacity = max_capacity };
-	map->slots = map_slots(capacity);
-	if (!map->slots) {
+	atomic_store(&map->slots, map_slots(capacity));
+	if (!slots_of(map)) {
 		atomic_store(&map->max_capacity, 0);
 		return -1;
 	}
@@ -212,8 +223,8 @@ int heap_map_init(struct heap_map *map, size_t max_capacity)
 
 void heap_map_destroy(struct heap_map *map)
 {
-	unmap_slots(map->slots, capacity_of(map));
-	map->slots = NULL;
+	unmap_slots(slots_of(map), capacity_of(map));
+	atomic_store(&map->slots, NULL);
 	atomic_store(&map->max_capacity, 0);
 }
 
@@ -248,14 +259,15 @@ static void copy_live(const struct heap_map *map, struct heap_slot *to,
 	unsigned shift = 64 - log2_of(capacity);
 
 	for (size_t i = 0; i < capacity_of(map); i++) {
-		const struct heap_slot *from = &map->slots[i];
+		const struct heap_slot *from = &slots_of(map)[i];
 		uintptr_t key = atomic_load_explicit(&from->key, relaxed);
 		size_t j;
 
 		if (key == HEAP_SLOT_EMPTY || key == HEAP_SLOT_TOMBSTONE)
 			continue;
 		for (j = home_slot(key, shift);
-		     atomic_load_explicit(&to[j].key, relaxed) != HEAP_SLOT_EMPTY;
+		     atomic_load_explicit(&to[j].key, relaxed) !=
+		     HEAP_SLOT_EMPTY;
 		     j = next_slot(j, capacity))
 			;
 		to[j] = *from;
@@ -267,7 +279,7 @@ static void copy_live(const struct heap_map *map, struct heap_slot *to,
 static int find_empty(const struct heap_map *map, size_t *where)
 {
 	for (size_t i = 0; i < capacity_of(map); i++)
-		if (atomic_load_explicit(&map->slots[i].key, relaxed) ==
+		if (atomic_load_explicit(&slots_of(map)[i].key, relaxed) ==
 		    HEAP_SLOT_EMPTY) {
 			*where = i;
 			return 1;
@@ -283,7 +295,7 @@ static int find_empty(const struct heap_map *map, size_t *where)
 static void compact(struct heap_map *map, size_t start)
 {
 	size_t capacity = capacity_of(map);
-	struct heap_slot *slots = map->slots;
+	struct heap_slot *slots = slots_of(map);
 
 	for (size_t i = 0; i < capacity; i++)
 		if (atomic_load_explicit(&slots[i].key, relaxed) ==
@@ -296,7 +308,7 @@ static void compact(struct heap_map *map, size_t start)
 
 		if (key == HEAP_SLOT_EMPTY)
 			continue;
-		for (j = home_slot(key, map->shift);
+		for (j = home_slot(key, shift_of(map));
 		     j != i && atomic_load_explicit(&slots[j].key, relaxed) !=
 				       HEAP_SLOT_EMPTY;
 		     j = next_slot(j, capacity))
@@ -312,14 +324,14 @@ static void compact(struct heap_map *map, size_t start)
 /* Moves the records to a new table of the given size; 0 without memory. */
 static int move_records(struct heap_map *map, size_t capacity)
 {
-	struct heap_slot *old = map->slots, *fresh = map_slots(capacity);
+	struct heap_slot *old = slots_of(map), *fresh = map_slots(capacity);
 	size_t old_capacity = capacity_of(map);
 
 	if (!fresh)
 		return 0;
 	copy_live(map, fresh, capacity);
-	map->slots = fresh;
-	map->shift = 64 - log2_of(capacity);
+	atomic_store_explicit(&map->slots, fresh, relaxed);
+	atomic_store_explicit(&map->shift, 64 - log2_of(capacity), relaxed);
 	atomic_store_explicit(&map->capacity, capacity, relaxed);
 	unmap_slots(old, old_capacity);
 	return 1;
@@ -350,7 +362,8 @@ static int table_too_full(const struct heap_map *map)
 {
 	uint64_t live = atomic_load_explicit(&map->live, relaxed);
 
-	return live * 100 >= (uint64_t)capacity_of(map) * HEAP_MAP_MAX_LOAD_PERCENT;
+	return live * 100 >=
+	       (uint64_t)capacity_of(map) * HEAP_MAP_MAX_LOAD_PERCENT;
 }
 
 /* Rebuilds the table when it is due.  One that is too full to take an
@@ -395,6 +408,14 @@ static int claim(struct heap_map *map, struct heap_slot *s, uintptr_t address)
 	return 1;
 }
 
+void heap_map_prefetch(const struct heap_map *map, uintptr_t address)
+{
+	size_t home = home_slot(address, shift_of(map));
+
+	__builtin_prefetch(&map->gate, 1);
+	__builtin_prefetch(&slots_of(map)[home], 1);
+}
+
 long heap_map_reserve(struct heap_map *map, uintptr_t address)
 {
 	size_t i;
@@ -410,9 +431,9 @@ long heap_map_reserve(struct heap_map *map, uintptr_t address)
 		if (table_too_full(map))
 			goto full;
 	}
-	i = home_slot(address, map->shift);
+	i = home_slot(address, shift_of(map));
 	for (unsigned probe = 0; probe < HEAP_MAP_MAX_PROBE; probe++) {
-		if (claim(map, &map->slots[i], address)) {
+		if (claim(map, &slots_of(map)[i], address)) {
 			if (probe)
 				add(&map->collisions, probe);
 			note_probe_length(map, probe + 1);
@@ -430,7 +451,7 @@ drop:
 int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 		      const struct heap_record *r)
 {
-	struct heap_slot *s = &map->slots[slot];
+	struct heap_slot *s = &slots_of(map)[slot];
 	uintptr_t expected = address | HEAP_SLOT_RESERVED_BIT;
 	uint64_t seq = next_seq();
 	int published = 1;
@@ -491,10 +512,11 @@ static int bury(struct heap_map *map, struct heap_slot *s, uintptr_t key,
 static struct heap_slot *lookup(struct heap_map *map, uintptr_t address,
 				uintptr_t *key_out)
 {
-	size_t capacity = capacity_of(map), i = home_slot(address, map->shift);
+	size_t capacity = capacity_of(map);
+	size_t i = home_slot(address, shift_of(map));
 
 	for (unsigned probe = 0; probe < HEAP_MAP_MAX_PROBE; probe++) {
-		struct heap_slot *s = &map->slots[i];
+		struct heap_slot *s = &slots_of(map)[i];
 		uintptr_t key = atomic_load_explicit(&s->key,
 						     memory_order_acquire);
 
@@ -579,7 +601,7 @@ size_t heap_map_for_each(struct heap_map *map,
 		struct heap_record r;
 		uintptr_t address;
 
-		if (read_live_slot(&map->slots[i], &address, &r)) {
+		if (read_live_slot(&slots_of(map)[i], &address, &r)) {
 			fn(ctx, address, &r);
 			visited++;
 		}

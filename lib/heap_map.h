@@ -74,9 +74,10 @@ struct heap_slot {
 } __attribute__((aligned(64)));
 
 struct heap_map {
-	/* Written only by a rebuild, while the gate is closed. */
-	struct heap_slot *slots;
-	unsigned shift; /* 64 - log2(capacity), for the hash */
+	/* Written only by a rebuild, while the gate is closed (atomic only
+	 * so that a prefetch may read them from outside). */
+	_Atomic(struct heap_slot *) slots;
+	_Atomic unsigned shift;  /* 64 - log2(capacity), for the hash */
 	_Atomic size_t capacity; /* power of two */
 	_Atomic size_t max_capacity; /* 0 until init */
 	/* Calls in progress, plus GATE_CLOSED while a rebuild runs; on the
@@ -107,6 +108,10 @@ static inline int heap_map_ready(const struct heap_map *map)
  * heap_map_finalize() by the same thread, soon: the table cannot be
  * rebuilt until then. */
 long heap_map_reserve(struct heap_map *map, uintptr_t address);
+
+/* Starts loading what inserting address will touch, so that the caller
+ * can do other work (capture a stack) while it arrives. */
+void heap_map_prefetch(const struct heap_map *map, uintptr_t address);
 
 /* Phase 2: 1 when published, 0 when the block died during its birth. */
 int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,

@@ -137,7 +137,8 @@ static int publish(void *block, const struct heap_record *r)
 {
 	long slot = heap_map_reserve(&prof.heap, (uintptr_t)block);
 
-	if (slot < 0 || !heap_map_finalize(&prof.heap, slot, (uintptr_t)block, r))
+	if (slot < 0 ||
+	    !heap_map_finalize(&prof.heap, slot, (uintptr_t)block, r))
 		return 0;
 	if (!is_sample(r)) {
 		count(&prof.carved_only);
@@ -157,7 +158,13 @@ int profiler_record_alloc(void *block, size_t size, uint32_t offset,
 {
 	int saved_errno = enter_runtime();
 	uint64_t rate = sample ? sampler_rate() : 0;
-	struct heap_record r = {
+	struct heap_record r;
+
+	/* The program's own work has usually evicted these since the last
+	 * sample: let them load while the stack is captured. */
+	heap_map_prefetch(&prof.heap, (uintptr_t)block);
+	__builtin_prefetch(&prof.samples, 1);
+	r = (struct heap_record){
 		.size = size,
 		.sampling_rate = rate,
 		.estimate = sample ? estimate_of(size, rate) : 0,

@@ -798,7 +798,8 @@ static int is_definition(unsigned type)
 }
 
 /* Copies the streamed events after `offset` into o, leaving out the inline
- * definitions that the final metadata replaces. */
+ * definitions that the final metadata replaces.  The events between two
+ * definitions are copied in one piece. */
 static int copy_events(int from, uint64_t offset, struct outbuf *o,
 		       uint8_t *chunk)
 {
@@ -807,17 +808,20 @@ static int copy_events(int from, uint64_t offset, struct outbuf *o,
 
 	while ((got = pread(from, chunk + have, COPY_CHUNK_BYTES - have,
 			    (off_t)offset)) > 0) {
-		size_t pos = 0, len;
+		size_t pos = 0, run = 0, len;
 		unsigned type;
 
 		offset += (uint64_t)got;
 		have += (size_t)got;
 		while (mlyze_event_size(chunk + pos, have - pos, &len,
 					&type) == MLYZE_EVENT_OK) {
-			if (!is_definition(type))
-				outbuf_bytes(o, chunk + pos, len);
+			if (is_definition(type)) {
+				outbuf_bytes(o, chunk + run, pos - run);
+				run = pos + len;
+			}
 			pos += len;
 		}
+		outbuf_bytes(o, chunk + run, pos - run);
 		memmove(chunk, chunk + pos, have - pos);
 		have -= pos;
 	}
