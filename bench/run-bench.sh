@@ -9,14 +9,17 @@
 # peak RSS of the process with no profiler, with the runtime preloaded but
 # dormant, with the runtime recording a profile, and with the peers that
 # are installed (jemalloc's sampling profiler, tcmalloc's heap profiler,
-# heaptrack).  Configurations run in alternating order, round after round;
-# a ratio is the median over the rounds of (time with / time without in
-# the same round), which cancels the slow drifts of a shared machine.  Exhaustive tracers (heaptrack,
-# tcmalloc's HEAPPROFILE) record every call and run on fewer operations,
-# against a baseline of the same size.  Then callgrind counts instructions,
-# the repeatable number.
+# heaptrack).  A ratio is the median over rounds of (time with / time
+# without) within one round.  Single-threaded loads run side by side: each
+# configuration at the same time as its reference, each pinned to its own
+# CPU (swapped every round), so that both see the same moment of a shared
+# machine.  The two-thread load needs both CPUs, so its configurations run
+# one after the other, in alternating order round after round.  Exhaustive
+# tracers (heaptrack, tcmalloc's HEAPPROFILE) record every call and run on
+# fewer operations, against a baseline of the same size.  Then callgrind
+# counts instructions, the repeatable number.
 #
-# Environment: BENCH_ROUNDS (default 7), BENCH_TRACER_ROUNDS (3),
+# Environment: BENCH_ROUNDS (default 11), BENCH_TRACER_ROUNDS (3),
 # BENCH_SCALE (1; multiplies every operation count, 0.1 for a smoke run),
 # BENCH_JEMALLOC, BENCH_TCMALLOC (library paths; found with ldconfig).
 
@@ -36,7 +39,7 @@ for f in "$RUNTIME" "$WORKLOAD" "$BINDIR/bench-run"; do
 	fi
 done
 
-ROUNDS=${BENCH_ROUNDS:-7}
+ROUNDS=${BENCH_ROUNDS:-11}
 TRACER_ROUNDS=${BENCH_TRACER_ROUNDS:-3}
 SCALE=${BENCH_SCALE:-1}
 scaled() { awk -v n="$1" -v s="$SCALE" 'BEGIN { printf "%d", n * s }'; }
@@ -96,8 +99,8 @@ measure() {
 	heaptrack) set -- "$HEAPTRACK" -o "$TMP/heaptrack" "$@" ;;
 	esac
 	echo "== $config: $*" >>"$LOG"
-	"$BINDIR/bench-run" -o "$results" "$@" >>"$LOG" 2>&1 ||
-		fail "$config failed: $*"
+	${PIN:+taskset -c "$PIN"} "$BINDIR/bench-run" -o "$results" "$@" \
+		>>"$LOG" 2>&1 || fail "$config failed: $*"
 	case $config in
 	recording) keep_profile_size "$results" "$TMP"/prof.mlyze ;;
 	jeprof) keep_profile_size "$results" "$TMP"/jeprof.*.heap ;;
@@ -139,6 +142,44 @@ rounds() {
 	done
 }
 
+# side_by_side COUNT KEY CONFIG:REFERENCE... -- WORKLOAD-ARG...: each
+# round runs every configuration at the same time as its reference, each
+# pinned to one of two CPUs, swapped from round to round.  Results go to
+# $TMP/KEY.CONFIG and $TMP/KEY.CONFIG.beside-REFERENCE.
+side_by_side() {
+	local count=$1 key=$2 pairs= pair c ref round=1 first second a b
+	shift 2
+	while [ "$1" != -- ]; do
+		pairs="$pairs $1"
+		shift
+	done
+	shift
+	while [ "$round" -le "$count" ]; do
+		first=$((round % 2))
+		second=$((1 - first))
+		for pair in $pairs; do
+			c=${pair%:*}
+			ref=${pair#*:}
+			(PIN=$first measure "$TMP/$key.$c" "$c" "$@") &
+			a=$!
+			(PIN=$second measure "$TMP/$key.$c.beside-$ref" "$ref" "$@") &
+			b=$!
+			wait "$a"
+			a=$?
+			wait "$b"
+			[ "$a" -eq 0 ] && [ $? -eq 0 ] || exit 1
+		done
+		printf '.' >&2
+		round=$((round + 1))
+	done
+	# the reference's own row shows the runs beside the first pair
+	for pair in $pairs; do
+		ref=${pair#*:}
+		[ -f "$TMP/$key.$ref" ] ||
+			cp "$TMP/$key.${pair%:*}.beside-$ref" "$TMP/$key.$ref"
+	done
+}
+
 # ---- statistics ----------------------------------------------------------------
 
 median() {
@@ -151,11 +192,21 @@ median() {
 # column FILE N: the median of column N.
 column() { awk -v n="$2" '{ print $n }' "$1" | median; }
 
+# reference_runs KEY CONFIG REFERENCE: the reference runs measured beside
+# CONFIG's, else those of the same rounds.
+reference_runs() {
+	if [ -f "$TMP/$1.$2.beside-$3" ]; then
+		echo "$TMP/$1.$2.beside-$3"
+	else
+		echo "$TMP/$1.$3"
+	fi
+}
+
 # paired_ratio KEY CONFIG REFERENCE [COLUMN]: the median over rounds of
 # the ratio of wall times (column 1) or CPU times (3), each run paired with
 # the reference run of the same round.
 paired_ratio() {
-	paste -d ' ' "$TMP/$1.$2" "$TMP/$1.$3" |
+	paste -d ' ' "$TMP/$1.$2" "$(reference_runs "$1" "$2" "$3")" |
 		awk -v c="${4:-1}" '{ print $c / $(c + 3) }' | median
 }
 
@@ -229,16 +280,40 @@ if [ -n "$JEMALLOC" ]; then
 fi
 [ -n "$TCMALLOC" ] && CONFIGS="$CONFIGS tcmalloc"
 
-# run_workload TITLE KEY TARGET OPS WORKLOAD-ARG...: every configuration,
-# then the tracers on fewer operations; prints the section.
+# Side by side needs two CPUs to pin to.
+SIDE_BY_SIDE=
+if [ "$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)" -ge 2 ] &&
+	command -v taskset >/dev/null; then
+	SIDE_BY_SIDE=yes
+fi
+
+# Each configuration and the one its ratio is against.
+PAIRS=
+for c in $CONFIGS; do
+	case $c in
+	glibc) ;;
+	jeprof) PAIRS="$PAIRS jeprof:jemalloc" ;;
+	*) PAIRS="$PAIRS $c:glibc" ;;
+	esac
+done
+
+# run_workload TITLE KEY TARGET METHOD OPS WORKLOAD-ARG...: every
+# configuration (side by side when METHOD is side-by-side and the machine
+# allows it, else alternating), then the tracers on fewer operations;
+# prints the section.
 run_workload() {
-	local title=$1 key=$2 target=$3 ops=$4 ht_ops hp_ops
-	shift 4
+	local title=$1 key=$2 target=$3 method=$4 ops=$5 ht_ops hp_ops
+	shift 5
 	ht_ops=$((ops > HEAPTRACK_DIVISOR ? ops / HEAPTRACK_DIVISOR : 1))
 	hp_ops=$((ops > HEAPPROFILE_DIVISOR ? ops / HEAPPROFILE_DIVISOR : 1))
+	[ -n "$SIDE_BY_SIDE" ] || method=alternating
 	echo
-	echo "$title"
-	rounds "$ROUNDS" "$key" $CONFIGS -- "$@" "$ops"
+	echo "$title ($method)"
+	if [ "$method" = side-by-side ]; then
+		side_by_side "$ROUNDS" "$key" $PAIRS -- "$@" "$ops"
+	else
+		rounds "$ROUNDS" "$key" $CONFIGS -- "$@" "$ops"
+	fi
 	if [ -n "$HEAPTRACK" ]; then
 		rounds "$TRACER_ROUNDS" "$key-ht" glibc heaptrack -- "$@" "$ht_ops"
 	fi
@@ -335,10 +410,12 @@ callgrind_rows() {
 MISSES=0
 echo "spprof-mem overhead benchmark"
 echo "runtime:   $RUNTIME"
-echo "method:    $ROUNDS alternating rounds (tracers $TRACER_ROUNDS); wall s = median wall time of the"
-echo "           whole process; ratio = median over rounds of wall time / wall time of 'against' in the"
-echo "           same round; cpu = the same ratio of CPU time (user + system), which a busy machine"
-echo "           disturbs less; RSS = median peak resident set"
+echo "method:    $ROUNDS rounds (tracers $TRACER_ROUNDS); side by side = each configuration runs at"
+echo "           the same time as the one it is compared against, each pinned to its own CPU;"
+echo "           alternating = one after the other, order reversed every round"
+echo "           wall s = median wall time of the whole process; ratio = median over rounds of"
+echo "           wall time / wall time of 'against' in the same round; cpu = the same ratio of"
+echo "           CPU time (user + system); RSS = median peak resident set"
 echo "peers:     jemalloc  ${JEMALLOC:-not installed}$JEMALLOC_NOTE"
 echo "           tcmalloc  ${TCMALLOC:-not installed}"
 echo "           heaptrack ${HEAPTRACK:-not installed}"
@@ -346,11 +423,11 @@ echo "sampling:  spprof-mem default rate (512 KiB); jemalloc lg_prof_sample:19 (
 echo "           heaptrack and tcmalloc HEAPPROFILE record every call"
 
 run_workload "a) small-object churn: free + malloc of 8-264 B, ring of 1024 live blocks" \
-	churn 1.05 "$CHURN_OPS" churn
+	churn 1.05 side-by-side "$CHURN_OPS" churn
 run_workload "b) mixed sizes 16 B - 64 KiB (1 op in 8 a realloc), ring of 1024 live blocks" \
-	mixed 1.10 "$MIXED_OPS" mixed
+	mixed 1.10 side-by-side "$MIXED_OPS" mixed
 run_workload "c) the same mixed load split over 2 threads" \
-	mixed2 1.10 "$MIXED_OPS" -t 2 mixed
+	mixed2 1.10 alternating "$MIXED_OPS" -t 2 mixed
 
 if [ -n "$VALGRIND" ]; then
 	echo
