@@ -211,13 +211,36 @@ static void *realloc_pooled(char *block, size_t size, struct heap_record *old,
 	return moved;
 }
 
-/* Resizes a C-library block to size + SAMPLED_ALIGNMENT (in place when
- * the C library can; it even remaps large blocks) and carves it again:
- * the keep bytes at offset `from` move to its aligned address, within the
- * same block, so the data is copied at most once more than the C library
- * would.  The result is a sample only when the sampler picked it, but is
- * tracked either way.  NULL (errno set, the old block intact) when the C
- * library cannot resize it. */
+/* The C library serves blocks this large with mmap (its default
+ * threshold), and resizes them with mremap, without copying. */
+#define REMAPPED_SIZE ((size_t)128 * 1024)
+
+/* A C-library block of `padded` bytes holding, at its offset `from`, the
+ * keep bytes of base: base itself resized when that copies nothing (it
+ * already has room, or it is remapped), else a new block, so that the
+ * data is copied once rather than by realloc and again to be carved.
+ * NULL (errno set, base intact) when no memory. */
+static char *resized_base(char *base, size_t *from, size_t keep,
+			  size_t padded)
+{
+	char *fresh;
+
+	if (padded <= real.malloc_usable_size(base) || padded >= REMAPPED_SIZE)
+		return real.realloc(base, padded);
+	fresh = real.malloc(padded);
+	if (!fresh)
+		return NULL;
+	memcpy(carve(fresh), base + *from, keep);
+	*from = (size_t)(carve(fresh) - fresh);
+	real.free(base);
+	return fresh;
+}
+
+/* Resizes a C-library block to size + SAMPLED_ALIGNMENT and carves it
+ * again: the keep bytes at offset `from` end at its aligned address.  The
+ * result is a sample only when the sampler picked it, but is tracked
+ * either way.  NULL (errno set, the old block intact) when the C library
+ * cannot resize it. */
 static void *resize_carved(char *base, size_t from, size_t keep, size_t size,
 			   int sample)
 {
@@ -228,7 +251,7 @@ static void *resize_carved(char *base, size_t from, size_t keep, size_t size,
 		errno = ENOMEM;
 		return NULL;
 	}
-	moved = real.realloc(base, padded);
+	moved = resized_base(base, &from, keep, padded);
 	if (!moved)
 		return NULL;
 	carved = carve(moved);
