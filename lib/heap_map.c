@@ -373,8 +373,8 @@ static void maybe_rebuild(struct heap_map *map, int urgent)
 {
 	size_t capacity = rebuild_capacity(map);
 
-	if (!capacity)
-		return;
+	if (!capacity || inside.depth)
+		return; /* a rebuild would wait for this very thread */
 	urgent |= atomic_load_explicit(&map->used, relaxed) >= capacity_of(map);
 	if (!urgent && atomic_load_explicit(&map->rebuild_holdoff, relaxed)) {
 		atomic_fetch_sub_explicit(&map->rebuild_holdoff, 1, relaxed);
