@@ -220,12 +220,18 @@ static void *realloc_pooled(char *block, size_t size, struct heap_record *old,
  * already has room, or it is remapped), else a new block, so that the
  * data is copied once rather than by realloc and again to be carved.
  * NULL (errno set, base intact) when no memory. */
+static int resizes_without_copy(char *base, size_t padded)
+{
+	return padded <= real.malloc_usable_size(base) ||
+	       padded >= REMAPPED_SIZE;
+}
+
 static char *resized_base(char *base, size_t *from, size_t keep,
 			  size_t padded)
 {
 	char *fresh;
 
-	if (padded <= real.malloc_usable_size(base) || padded >= REMAPPED_SIZE)
+	if (resizes_without_copy(base, padded))
 		return real.realloc(base, padded);
 	fresh = real.malloc(padded);
 	if (!fresh)
@@ -264,10 +270,15 @@ static void *resize_carved(char *base, size_t from, size_t keep, size_t size,
 	return moved;
 }
 
+/* A carved block stays carved when resizing it copies nothing, even when
+ * the new size is no sample: large buffers keep growing in place.  When
+ * its data must move anyway and the sampler did not pick the new size,
+ * it becomes an ordinary block. */
 static void *realloc_carved(char *block, size_t size,
 			    struct heap_record *old, int sample)
 {
 	char *base = block - old->offset;
+	size_t keep = old->size < size ? old->size : size;
 	void *moved;
 
 	profiler_release(block, old);
@@ -275,8 +286,16 @@ static void *realloc_carved(char *block, size_t size,
 		real.free(base);
 		return NULL; /* realloc(p, 0) frees p */
 	}
-	moved = resize_carved(base, old->offset,
-			      old->size < size ? old->size : size, size, sample);
+	if (sample <= 0 && size < REMAPPED_SIZE &&
+	    !resizes_without_copy(base, size + SAMPLED_ALIGNMENT)) {
+		moved = real.malloc(size);
+		if (moved) {
+			memcpy(moved, block, keep);
+			real.free(base);
+		}
+	} else {
+		moved = resize_carved(base, old->offset, keep, size, sample);
+	}
 	if (!moved)
 		profiler_restore(block, old);
 	return moved;
