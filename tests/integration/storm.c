@@ -229,11 +229,13 @@ static void report(const struct runtime_api *api, size_t left_live)
 	if (api->get_stats(&s) < 0)
 		return;
 	printf("storm: %llu samples, %llu frees tracked, %llu live, "
-	       "%llu heap map drops, %llu stacks; %zu storm samples live\n",
+	       "%llu heap map drops, %llu heap map slots, %llu stacks; "
+	       "%zu storm samples live\n",
 	       (unsigned long long)s.total_samples,
 	       (unsigned long long)s.freed_samples,
 	       (unsigned long long)s.live_samples,
 	       (unsigned long long)s.heap_map_full_drops,
+	       (unsigned long long)s.heap_map_capacity,
 	       (unsigned long long)s.unique_stacks, left_live);
 }
 

@@ -15,6 +15,19 @@ test -f "$profile" || fail "no profile $profile"
 test ! -e "$profile.part" || fail "streamed file $profile.part left behind"
 check_profile --complete --unique-live --min-allocs=100000 "$profile"
 
+# Every block sampled: the live-block table grows from its first 1024
+# slots while eight threads use it, and drops nothing.
+grown=$scratch/grown.mlyze
+SPPROF_OUTPUT=$grown SPPROF_SAMPLING_RATE=1
+run_preloaded 90 "$integ_bin/storm" 8 200000 >"$scratch/grown.out"
+cat "$scratch/grown.out"
+drops=$(sed -n 's/.* \([0-9]*\) heap map drops.*/\1/p' "$scratch/grown.out")
+slots=$(sed -n 's/.* \([0-9]*\) heap map slots.*/\1/p' "$scratch/grown.out")
+test "$drops" = 0 && test "$slots" -gt 1024 ||
+	fail "the table ended at ${slots:-?} slots with ${drops:-?} drops"
+check_profile --complete --unique-live --min-allocs=100000 "$grown"
+SPPROF_SAMPLING_RATE=4096
+
 # Killed in the middle of a storm, the process leaves its streamed
 # profile, readable up to its last whole event.
 killed=$scratch/killed.mlyze
