@@ -51,6 +51,12 @@ static struct {
 	uint64_t start_wall_us;
 	uint64_t first_rate, rate;
 	uint64_t events_offset; /* where events start in the streamed file */
+	/* Where the definition events lie in the streamed file, [start, end)
+	 * pairs in the order written: the final file leaves them out, and
+	 * copies the events between them without reading them. */
+	uint64_t *definitions;
+	size_t definition_words, definition_capacity;
+	int definitions_lost; /* no memory to note one: cannot finalise */
 	pid_t pid;              /* the process this writer belongs to */
 	char pattern[PATH_MAX];
 	char manifest[PATH_MAX];
@@ -494,14 +500,43 @@ static uint8_t *put_event_start(unsigned type)
 	return put_event_at(type, monotonic_ns());
 }
 
+/* Notes that bytes [start, end) of the streamed file are a definition. */
+static void note_definition(uint64_t start, uint64_t end)
+{
+	size_t bytes = w.definition_capacity * sizeof(uint64_t);
+	uint64_t *more;
+
+	if (w.definitions_lost)
+		return;
+	if (w.definition_words == w.definition_capacity) {
+		more = rawmem_map(bytes ? 2 * bytes : 4096);
+		if (!more) {
+			w.definitions_lost = 1;
+			return;
+		}
+		if (w.definitions)
+			memcpy(more, w.definitions, bytes);
+		rawmem_unmap(w.definitions, bytes);
+		w.definitions = more;
+		w.definition_capacity = bytes ? 2 * w.definition_capacity
+					      : 4096 / sizeof(uint64_t);
+	}
+	w.definitions[w.definition_words++] = start;
+	w.definitions[w.definition_words++] = end;
+}
+
 /* Definitions (types 4-6) carry a zero delta: they stand right before
  * the event that needs them, and finalisation removes them.  Their
  * payload follows with put_varint() and outbuf_bytes(). */
 static void put_definition_start(unsigned type, uint64_t payload_len)
 {
 	uint8_t *p = encode_event_start(type, 0);
+	uint64_t start = w.out.written + w.out.len;
 
-	commit_event(encode_varint(p, payload_len));
+	p = encode_varint(p, payload_len);
+	note_definition(start, start + (uint64_t)(p - (w.out.buf + w.out.len)) +
+				       payload_len);
+	commit_event(p);
 }
 
 static void define_modules(void)
@@ -791,41 +826,48 @@ uint64_t writer_events_dropped(void)
 
 /* ---- finalisation ------------------------------------------------------ */
 
-static int is_definition(unsigned type)
+/* Copies bytes [offset, end) of the streamed file to the end of `to`:
+ * inside the kernel when it can, else through buffer. */
+static int copy_range(int to, uint64_t offset, uint64_t end, uint8_t *buffer)
 {
-	return type == MLYZE_EV_STACK || type == MLYZE_EV_MODULE ||
-	       type == MLYZE_EV_STRING;
+	int in_kernel = 1;
+
+	while (offset < end) {
+		size_t want = end - offset < COPY_CHUNK_BYTES
+				      ? (size_t)(end - offset)
+				      : COPY_CHUNK_BYTES;
+		off64_t from = (off64_t)offset;
+		ssize_t n = -1;
+		int err;
+
+		if (in_kernel) {
+			n = copy_file_range(w.fd, &from, to, NULL, want, 0);
+			in_kernel = n > 0;
+		}
+		if (n < 0) {
+			n = pread(w.fd, buffer, want, (off_t)offset);
+			if (n > 0 && (err = write_all(to, buffer, (size_t)n)))
+				return err;
+		}
+		if (n <= 0)
+			return n < 0 ? errno : EIO; /* the file got shorter */
+		offset += (uint64_t)n;
+	}
+	return 0;
 }
 
-/* Copies the streamed events after `offset` into o, leaving out the inline
- * definitions that the final metadata replaces.  The events between two
- * definitions are copied in one piece. */
-static int copy_events(int from, uint64_t offset, struct outbuf *o,
-		       uint8_t *chunk)
+/* Copies the streamed events into `to`, leaving out the inline
+ * definitions that the final metadata replaces. */
+static int copy_events(int to, uint8_t *buffer)
 {
-	size_t have = 0;
-	ssize_t got;
+	uint64_t from = w.events_offset;
+	int err = 0;
 
-	while ((got = pread(from, chunk + have, COPY_CHUNK_BYTES - have,
-			    (off_t)offset)) > 0) {
-		size_t pos = 0, run = 0, len;
-		unsigned type;
-
-		offset += (uint64_t)got;
-		have += (size_t)got;
-		while (mlyze_event_size(chunk + pos, have - pos, &len,
-					&type) == MLYZE_EVENT_OK) {
-			if (is_definition(type)) {
-				outbuf_bytes(o, chunk + run, pos - run);
-				run = pos + len;
-			}
-			pos += len;
-		}
-		outbuf_bytes(o, chunk + run, pos - run);
-		memmove(chunk, chunk + pos, have - pos);
-		have -= pos;
+	for (size_t i = 0; i < w.definition_words && !err; i += 2) {
+		err = copy_range(to, from, w.definitions[i], buffer);
+		from = w.definitions[i + 1];
 	}
-	return got < 0 ? errno : o->error;
+	return err ? err : copy_range(to, from, w.out.written, buffer);
 }
 
 /* Gives tmp its final name without ever replacing an existing file. */
@@ -855,13 +897,12 @@ static int publish(const char *tmp, char *final, size_t size)
 static int assemble(const memprof_stats *stats, char *final, size_t size)
 {
 	char tmp[PATH_MAX + 8];
-	uint8_t *chunk = rawmem_map(COPY_CHUNK_BYTES);
 	uint8_t *buffer = rawmem_map(COPY_CHUNK_BYTES);
 	struct outbuf o;
 	int fd, err;
 
 	snprintf(tmp, sizeof(tmp), "%s.final", w.part);
-	if (!chunk || !buffer)
+	if (!buffer || w.definitions_lost)
 		err = ENOMEM;
 	else if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
 			    0666)) < 0)
@@ -870,9 +911,7 @@ static int assemble(const memprof_stats *stats, char *final, size_t size)
 		outbuf_init(&o, fd, buffer, COPY_CHUNK_BYTES);
 		err = write_prologue(&o, 1, stats);
 		if (!err)
-			err = copy_events(w.fd, w.events_offset, &o, chunk);
-		if (!err)
-			err = outbuf_flush(&o);
+			err = copy_events(fd, buffer);
 		if (close(fd) < 0 && !err)
 			err = errno;
 		if (!err)
@@ -880,7 +919,6 @@ static int assemble(const memprof_stats *stats, char *final, size_t size)
 		if (err)
 			unlink(tmp);
 	}
-	rawmem_unmap(chunk, COPY_CHUNK_BYTES);
 	rawmem_unmap(buffer, COPY_CHUNK_BYTES);
 	return err;
 }
@@ -966,6 +1004,7 @@ void writer_postfork_child(int keep_recording)
 	w.modules_defined = 0;
 	w.strings_defined[STRINGS_FILES] = 0;
 	w.strings_defined[STRINGS_FUNCTIONS] = 0;
+	w.definition_words = 0;
 	w.part[0] = '\0';
 	w.create_failed = 0;
 	w.descendant = 1;
