@@ -19,7 +19,9 @@
 # fewer operations, against a baseline of the same size.  Then callgrind
 # counts instructions, the repeatable number.
 #
-# Environment: BENCH_ROUNDS (default 11), BENCH_TRACER_ROUNDS (3),
+# Environment: BENCH_ROUNDS (default 11; twice as many less one for the
+# alternating method, whose pairs are further apart in time and so
+# noisier), BENCH_TRACER_ROUNDS (3),
 # BENCH_SCALE (1; multiplies every operation count, 0.1 for a smoke run),
 # BENCH_JEMALLOC, BENCH_TCMALLOC (library paths; found with ldconfig).
 
@@ -40,6 +42,7 @@ for f in "$RUNTIME" "$WORKLOAD" "$BINDIR/bench-run"; do
 done
 
 ROUNDS=${BENCH_ROUNDS:-11}
+ALTERNATING_ROUNDS=$((2 * ROUNDS - 1))
 TRACER_ROUNDS=${BENCH_TRACER_ROUNDS:-3}
 SCALE=${BENCH_SCALE:-1}
 scaled() { awk -v n="$1" -v s="$SCALE" 'BEGIN { printf "%d", n * s }'; }
@@ -312,7 +315,7 @@ run_workload() {
 	if [ "$method" = side-by-side ]; then
 		side_by_side "$ROUNDS" "$key" $PAIRS -- "$@" "$ops"
 	else
-		rounds "$ROUNDS" "$key" $CONFIGS -- "$@" "$ops"
+		rounds "$ALTERNATING_ROUNDS" "$key" $CONFIGS -- "$@" "$ops"
 	fi
 	if [ -n "$HEAPTRACK" ]; then
 		rounds "$TRACER_ROUNDS" "$key-ht" glibc heaptrack -- "$@" "$ht_ops"
@@ -410,8 +413,9 @@ callgrind_rows() {
 MISSES=0
 echo "spprof-mem overhead benchmark"
 echo "runtime:   $RUNTIME"
-echo "method:    $ROUNDS rounds (tracers $TRACER_ROUNDS); side by side = each configuration runs at"
-echo "           the same time as the one it is compared against, each pinned to its own CPU;"
+echo "method:    $ROUNDS rounds side by side, $ALTERNATING_ROUNDS alternating (tracers $TRACER_ROUNDS);"
+echo "           side by side = each configuration runs at the same time as the one it is"
+echo "           compared against, each pinned to its own CPU;"
 echo "           alternating = one after the other, order reversed every round"
 echo "           wall s = median wall time of the whole process; ratio = median over rounds of"
 echo "           wall time / wall time of 'against' in the same round; cpu = the same ratio of"
