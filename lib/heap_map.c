@@ -251,26 +251,30 @@ static size_t rebuild_capacity(const struct heap_map *map)
 	return 0;
 }
 
+/* Where a rebuild puts the record of key: the first EMPTY slot of its
+ * probe sequence in `slots`, or `stop` if the sequence reaches it first. */
+static size_t settled_slot(const struct heap_slot *slots, size_t capacity,
+			   uintptr_t key, size_t stop)
+{
+	size_t j = home_slot(key, 64 - log2_of(capacity));
+
+	while (j != stop &&
+	       atomic_load_explicit(&slots[j].key, relaxed) != HEAP_SLOT_EMPTY)
+		j = next_slot(j, capacity);
+	return j;
+}
+
 /* Copies the live records into a new table: no call is in progress, so
  * every key is EMPTY, a TOMBSTONE or a live address. */
 static void copy_live(const struct heap_map *map, struct heap_slot *to,
 		      size_t capacity)
 {
-	unsigned shift = 64 - log2_of(capacity);
-
 	for (size_t i = 0; i < capacity_of(map); i++) {
 		const struct heap_slot *from = &slots_of(map)[i];
 		uintptr_t key = atomic_load_explicit(&from->key, relaxed);
-		size_t j;
 
-		if (key == HEAP_SLOT_EMPTY || key == HEAP_SLOT_TOMBSTONE)
-			continue;
-		for (j = home_slot(key, shift);
-		     atomic_load_explicit(&to[j].key, relaxed) !=
-		     HEAP_SLOT_EMPTY;
-		     j = next_slot(j, capacity))
-			;
-		to[j] = *from;
+		if (key != HEAP_SLOT_EMPTY && key != HEAP_SLOT_TOMBSTONE)
+			to[settled_slot(to, capacity, key, capacity)] = *from;
 	}
 }
 
@@ -308,11 +312,7 @@ static void compact(struct heap_map *map, size_t start)
 
 		if (key == HEAP_SLOT_EMPTY)
 			continue;
-		for (j = home_slot(key, shift_of(map));
-		     j != i && atomic_load_explicit(&slots[j].key, relaxed) !=
-				       HEAP_SLOT_EMPTY;
-		     j = next_slot(j, capacity))
-			;
+		j = settled_slot(slots, capacity, key, i);
 		if (j != i) {
 			slots[j] = slots[i];
 			atomic_store_explicit(&slots[i].key, HEAP_SLOT_EMPTY,

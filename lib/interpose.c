@@ -215,17 +215,29 @@ static void *realloc_pooled(char *block, size_t size, struct heap_record *old,
  * threshold), and resizes them with mremap, without copying. */
 #define REMAPPED_SIZE ((size_t)128 * 1024)
 
-/* A C-library block of `padded` bytes holding, at its offset `from`, the
- * keep bytes of base: base itself resized when that copies nothing (it
- * already has room, or it is remapped), else a new block, so that the
- * data is copied once rather than by realloc and again to be carved.
- * NULL (errno set, base intact) when no memory. */
+/* Whether realloc() gives base `padded` bytes without copying: it already
+ * has the room, or it is remapped. */
 static int resizes_without_copy(char *base, size_t padded)
 {
 	return padded <= real.malloc_usable_size(base) ||
 	       padded >= REMAPPED_SIZE;
 }
 
+/* Copies keep bytes of data into fresh, when there is one, and gives the
+ * C library its block old back; returns fresh. */
+static void *move_into(void *fresh, const void *data, size_t keep, void *old)
+{
+	if (fresh) {
+		memcpy(fresh, data, keep);
+		real.free(old);
+	}
+	return fresh;
+}
+
+/* A C-library block of `padded` bytes holding, at its offset `from`, the
+ * keep bytes of base: base itself resized when that copies nothing, else
+ * a new block, so that the data is copied once rather than by realloc and
+ * again to be carved.  NULL (errno set, base intact) when no memory. */
 static char *resized_base(char *base, size_t *from, size_t keep,
 			  size_t padded)
 {
@@ -287,15 +299,10 @@ static void *realloc_carved(char *block, size_t size,
 		return NULL; /* realloc(p, 0) frees p */
 	}
 	if (sample <= 0 && size < REMAPPED_SIZE &&
-	    !resizes_without_copy(base, size + SAMPLED_ALIGNMENT)) {
-		moved = real.malloc(size);
-		if (moved) {
-			memcpy(moved, block, keep);
-			real.free(base);
-		}
-	} else {
+	    !resizes_without_copy(base, size + SAMPLED_ALIGNMENT))
+		moved = move_into(real.malloc(size), block, keep, base);
+	else
 		moved = resize_carved(base, old->offset, keep, size, sample);
-	}
 	if (!moved)
 		profiler_restore(block, old);
 	return moved;
@@ -306,16 +313,10 @@ static void *realloc_into_sample(char *block, size_t size)
 {
 	size_t had = real.malloc_usable_size(block);
 	size_t keep = had < size ? had : size;
-	char *moved;
 
 	if (size > POOL_BLOCK_MAX)
 		return resize_carved(block, 0, keep, size, 1);
-	moved = sampled_alloc(size, 0, 0);
-	if (moved) {
-		memcpy(moved, block, keep);
-		real.free(block);
-	}
-	return moved;
+	return move_into(sampled_alloc(size, 0, 0), block, keep, block);
 }
 
 SLOW_PATH static void *realloc_slow(void *block, size_t size,
