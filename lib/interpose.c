@@ -3,9 +3,9 @@
  * Every entry point first spends the thread's sampling budget (one
  * compare and subtract) and calls the C library directly when no sample
  * falls in the block.  A sampled block gets an address aligned to
- * SAMPLED_ALIGNMENT: a page of the runtime's pool when small, else carved
- * out of a C-library block one alignment larger and recorded with its
- * offset.  free() and realloc() look up only pointers with that alignment
+ * SAMPLED_ALIGNMENT: a run of pages of the runtime's pool when it fits
+ * (see sample_pool.h), else carved out of a C-library block one alignment
+ * larger and recorded with its offset.  free() and realloc() look up only pointers with that alignment
  * (see free_filter.h) and give the C library back its own pointer.  The C
  * library's semantics (errno, overflow checks, realloc(p, 0), alignment
  * errors) are kept by delegating every unsampled call, and by checking
@@ -31,7 +31,7 @@
 
 /* Slow paths stay out of line so that the fast path of each entry point
  * needs no registers saved beyond the frame pointer. */
-#define SLOW_PATH __attribute__((noinline, cold))
+#define SLOW_PATH __attribute__((noinline))
 
 static int is_power_of_two(size_t n)
 {
@@ -54,10 +54,10 @@ static char *carve(char *base)
 			~(SAMPLED_ALIGNMENT - 1));
 }
 
-/* A small sampled block: a page of the pool. */
+/* A sampled block from the pool. */
 static void *pooled_alloc(size_t size, int zero)
 {
-	char *block = pool_alloc();
+	char *block = pool_alloc(size);
 
 	if (!block)
 		return NULL;
@@ -65,11 +65,11 @@ static void *pooled_alloc(size_t size, int zero)
 		memset(block, 0, size);
 	if (profiler_record_alloc(block, size, POOL_OFFSET, 1))
 		return block;
-	pool_free(block);
+	pool_free(block, size);
 	return NULL;
 }
 
-/* A sampled block: a pool page when small; else carved at the first
+/* A sampled block: from the pool when it fits; else carved at the first
  * aligned address inside a C-library block of size + SAMPLED_ALIGNMENT
  * (cheaper than memalign, which reshuffles the heap), or from memalign for
  * larger alignments.  When the tables cannot take it, the caller gets an
@@ -160,7 +160,7 @@ SLOW_PATH static void free_slow(void *block)
 		return; /* bootstrap blocks are static storage, never given back */
 	if (profiler_release(block, &r)) {
 		if (r.offset == POOL_OFFSET) {
-			pool_free(block);
+			pool_free(block, r.size);
 			return;
 		}
 		block = (char *)block - r.offset;
@@ -190,24 +190,39 @@ SLOW_PATH static void *realloc_from_bootstrap(void *block, size_t size)
 	return moved;
 }
 
-/* A pool block moves to a new block (a pool page cannot grow).  It is
+/* The bytes a sampled block offers its program: what malloc_usable_size()
+ * reports, and what realloc() keeps, as the C library does. */
+static size_t usable_bytes(char *block, const struct heap_record *r)
+{
+	if (r->offset == POOL_OFFSET)
+		return pool_run_bytes(r->size);
+	return real.malloc_usable_size(block - r->offset) - r->offset;
+}
+
+/* A pool block keeps its run of pages when the new size needs the same
+ * run, tracked even when the sampler did not pick the new size (as a
+ * carved block resized in place); else it moves to a new block.  It is
  * released first, so the profile never shows both blocks live at once,
  * and put back if no new block can be had. */
 static void *realloc_pooled(char *block, size_t size, struct heap_record *old,
 			    int sample)
 {
+	size_t run = usable_bytes(block, old);
 	void *moved = NULL;
 
 	profiler_release(block, old);
+	if (size && pool_run_bytes(size) == run &&
+	    profiler_record_alloc(block, size, POOL_OFFSET, sample > 0))
+		return block;
 	if (size) {
 		moved = sample > 0 ? sampled_alloc(size, 0, 0) : real.malloc(size);
 		if (!moved) {
 			profiler_restore(block, old);
 			return NULL;
 		}
-		memcpy(moved, block, old->size < size ? old->size : size);
+		memcpy(moved, block, run < size ? run : size);
 	}
-	pool_free(block);
+	pool_free(block, old->size);
 	return moved;
 }
 
@@ -290,7 +305,8 @@ static void *realloc_carved(char *block, size_t size,
 			    struct heap_record *old, int sample)
 {
 	char *base = block - old->offset;
-	size_t keep = old->size < size ? old->size : size;
+	size_t had = usable_bytes(block, old);
+	size_t keep = had < size ? had : size;
 	void *moved;
 
 	profiler_release(block, old);
@@ -433,10 +449,7 @@ MEMPROF_PUBLIC size_t malloc_usable_size(void *block)
 	if (is_bootstrap(block))
 		return bootstrap_usable_size(block);
 	if (free_filter_maybe_sampled(block) && profiler_find(block, &r))
-		return r.offset == POOL_OFFSET
-			       ? SAMPLED_ALIGNMENT
-			       : real.malloc_usable_size((char *)block - r.offset) -
-					 r.offset;
+		return usable_bytes(block, &r);
 	return real.malloc_usable_size(block);
 }
 

@@ -113,3 +113,13 @@ const char *strings_get(enum string_table table, uint32_t id)
 {
 	return id < strings_count(table) ? tables[table].names[id] : NULL;
 }
+
+void strings_prefork(void)
+{
+	spin_lock(&busy);
+}
+
+void strings_postfork(void)
+{
+	spin_unlock(&busy);
+}

@@ -27,4 +27,8 @@ uint32_t strings_intern(enum string_table table, const char *name,
 uint32_t strings_count(enum string_table table);
 const char *strings_get(enum string_table table, uint32_t id);
 
+/* Hold the lock across fork(), so that a child finds it free. */
+void strings_prefork(void);
+void strings_postfork(void);
+
 #endif /* SPPROF_NAMES_H */

@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "modules.h"
 #include "real_alloc.h"
+#include "sample_pool.h"
 #include "sampler.h"
 #include "script_stack.h"
 #include "settings.h"
@@ -517,10 +518,14 @@ MEMPROF_PUBLIC double memprof_estimate_bytes(uint64_t size,
 static void before_fork(void)
 {
 	writer_prefork();
+	strings_prefork();
+	pool_prefork();
 }
 
 static void after_fork_in_parent(void)
 {
+	pool_postfork();
+	strings_postfork();
 	writer_postfork_parent();
 }
 
@@ -541,6 +546,8 @@ static void after_fork_in_child(void)
 {
 	int follow = prof.settings.follow_fork;
 
+	pool_postfork();
+	strings_postfork();
 	sampler_reseed_thread(); /* else parent and child sample alike */
 	heap_map_after_fork(&prof.heap);
 	reset_counters();

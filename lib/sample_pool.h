@@ -1,27 +1,47 @@
-/* sample_pool.h - pages of the runtime's own for small sampled blocks.
+/* sample_pool.h - runs of pages of the runtime's own for sampled blocks.
  *
  * Contract: a sampled block must sit at an aligned address of its own
- * (see free_filter.h).  Small blocks get one page each from this pool
- * instead of a padded block from the C library, which would upset its
- * small-block caches.  pool_alloc() returns a SAMPLED_ALIGNMENT-aligned
- * page with stale contents (or NULL), pool_free() keeps a page for reuse.
- * Pages come from mmap and are never returned to the system; the pool
- * holds at most as many pages as small sampled blocks were ever live at
- * once.  A short spin lock serialises the sampled path only.
+ * (see free_filter.h).  Sampled blocks up to POOL_BLOCK_MAX get a run of
+ * whole pages from this pool instead of a padded block from the C
+ * library.  Padded blocks would change the C library's heap: its caches
+ * for small blocks, and how often it gives memory back to the system,
+ * which in a threaded program makes every other CPU flush its TLB.
+ *
+ * pool_alloc(size) returns a SAMPLED_ALIGNMENT-aligned run of
+ * pool_run_bytes(size) bytes with stale contents, or NULL when the pool is
+ * at its limit (the caller then falls back to the C library).
+ * pool_free(block, size) gives the run back; size must be the one the run
+ * was taken for, or any size with the same pool_run_bytes().  The pool is
+ * one mapping of at most 64 MiB whose pages are never given back to the
+ * system, but are reused lowest first, so the pages it touches stay about
+ * as many as the pool's blocks ever live at once.  A short spin lock
+ * serialises the sampled path only; pool_prefork() and pool_postfork()
+ * hold it across fork() so that a child finds it free.
  */
 #ifndef SPPROF_SAMPLE_POOL_H
 #define SPPROF_SAMPLE_POOL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "free_filter.h"
 
-/* Sampled blocks up to this size come from the pool. */
-#define POOL_BLOCK_MAX 512
+/* Sampled blocks up to this size come from the pool.  Larger ones are
+ * served by the C library with mmap anyway (its default threshold). */
+#define POOL_BLOCK_MAX ((size_t)128 * 1024)
 /* The record offset that marks a pool block (real offsets are smaller). */
 #define POOL_OFFSET UINT32_MAX
 
-void *pool_alloc(void);
-void pool_free(void *page);
+static inline size_t pool_run_bytes(size_t size)
+{
+	size_t page = SAMPLED_ALIGNMENT;
+
+	return size ? (size + page - 1) & ~(page - 1) : page;
+}
+
+void *pool_alloc(size_t size);
+void pool_free(void *block, size_t size);
+void pool_prefork(void);
+void pool_postfork(void);
 
 #endif /* SPPROF_SAMPLE_POOL_H */

@@ -7,6 +7,7 @@ RUNTIME_UNIT_TESTS = \
 	tests/unit/test-heap-map \
 	tests/unit/test-lifecycle \
 	tests/unit/test-prng \
+	tests/unit/test-sample-pool \
 	tests/unit/test-script-stack \
 	tests/unit/test-stack-table \
 	tests/unit/test-writer
@@ -35,6 +36,9 @@ tests_unit_test_lifecycle_LDADD = $(UNIT_LDADD) -lm
 tests_unit_test_prng_SOURCES = tests/unit/test-prng.c tests/unit/suite-main.c
 tests_unit_test_prng_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_prng_LDADD = $(UNIT_LDADD)
+tests_unit_test_sample_pool_SOURCES = tests/unit/test-sample-pool.c tests/unit/suite-main.c
+tests_unit_test_sample_pool_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_sample_pool_LDADD = $(UNIT_LDADD)
 tests_unit_test_script_stack_SOURCES = tests/unit/test-script-stack.c tests/unit/suite-main.c
 tests_unit_test_script_stack_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_script_stack_LDADD = $(UNIT_LDADD)

@@ -306,15 +306,41 @@ static void test_realloc_contents(void)
 	free(p);
 }
 
+/* The bytes malloc_usable_size() offers beyond the size asked for are the
+ * program's: realloc keeps them all, as the C library does. */
+static void test_realloc_keeps_usable_bytes(void)
+{
+	static const size_t sizes[] = { 100, 5000, 70 * KiB, 300 * KiB };
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		unsigned char *p = malloc(sizes[i]), *q;
+		size_t usable = p ? malloc_usable_size(p) : 0;
+
+		CHECK(p && usable >= sizes[i], "malloc(%zu) gave %zu bytes",
+		      sizes[i], usable);
+		if (!p)
+			continue;
+		fill(p, usable, 5);
+		q = realloc(p, 2 * usable);
+		CHECK(q && filled(q, usable, 5),
+		      "realloc of a %zu-byte block lost bytes of its %zu "
+		      "usable ones", sizes[i], usable);
+		free(q ? q : p);
+	}
+}
+
 /* realloc between sampled and unsampled blocks, both ways, growing and
  * shrinking: at rate 1 every block is sampled (a new rate holds at once
- * for the thread that sets it), and stop() keeps new blocks unsampled. */
+ * for the thread that sets it), and stop() keeps new blocks unsampled.
+ * A sampled block resized within the pages it already has stays where it
+ * is (5000 to 6000 and 7000 bytes), sampled again or not. */
 static void test_realloc_transitions(void)
 {
 	static const struct {
 		size_t size;
 		int sampled;
-	} steps[] = { { 5000, 1 },  { 9000, 0 }, { 3000, 0 }, { 20000, 1 },
+	} steps[] = { { 5000, 1 },  { 6000, 0 }, { 7000, 1 }, { 9000, 0 },
+		      { 3000, 0 },  { 20000, 1 },
 		      { 2000, 1 },  { 1000, 0 }, { 100, 1 },  { 70000, 0 },
 		      { 300, 1 },   { 200000, 1 } };
 	memprof_stats stats;
@@ -327,6 +353,7 @@ static void test_realloc_transitions(void)
 	api.set_sampling_rate(1);
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		size_t n = steps[i].size, kept = old < n ? old : n;
+		void *was = p;
 
 		if (steps[i].sampled)
 			api.start();
@@ -339,6 +366,9 @@ static void test_realloc_transitions(void)
 		CHECK(is_sampled((uintptr_t)p) == steps[i].sampled,
 		      "step %zu: block of %zu bytes %s sampled", i, n,
 		      steps[i].sampled ? "not" : "wrongly");
+		CHECK(p == was || (i != 1 && i != 2),
+		      "step %zu: block moved to %zu bytes in its own pages", i,
+		      n);
 		fill(p, n, 4);
 		old = n;
 	}
@@ -473,6 +503,7 @@ int main(int argc, char **argv)
 	test_reallocarray();
 	test_realloc_edges();
 	test_realloc_contents();
+	test_realloc_keeps_usable_bytes();
 	test_realloc_transitions();
 	test_posix_memalign();
 	test_aligned_functions();

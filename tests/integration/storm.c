@@ -8,9 +8,12 @@
  * free and realloc checks, and calloc blocks must be zero, so a runtime
  * that corrupts, loses or hands out a block twice makes the program fail.
  * At the end every block is freed; when the runtime is loaded, no block
- * sampled by a storm thread may remain live.
+ * sampled by a storm thread may remain live.  With FORKS, the main thread
+ * forks that many children while the storm blows; each must run a short
+ * storm of its own and exit within CHILD_SECONDS, which it cannot when it
+ * inherits a lock of the runtime that a storm thread held.
  *
- * Usage: storm [THREADS [OPERATIONS-PER-THREAD]]
+ * Usage: storm [THREADS [OPERATIONS-PER-THREAD [FORKS]]]
  */
 #include "config.h"
 
@@ -20,7 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime-api.h"
@@ -30,6 +36,8 @@
 #define MAILBOX_SLOTS 256
 #define STAMP_KEY 0x5DEECE66DA3B1F27ull
 #define ZERO_CHECK_STRIDE 512
+#define CHILD_OPERATIONS 2000
+#define CHILD_SECONDS 20
 
 struct stamp {
 	uint64_t size;
@@ -206,6 +214,57 @@ static void *storm(void *arg)
 	return NULL;
 }
 
+/* Waits up to CHILD_SECONDS for a child; 1 when it exited with 0. */
+static int child_succeeded(pid_t pid)
+{
+	const struct timespec pause = { 0, 1000000 };
+	int status;
+
+	for (long waited = 0; waited < CHILD_SECONDS * 1000L; waited++) {
+		pid_t done = waitpid(pid, &status, WNOHANG);
+
+		if (done == pid)
+			return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		if (done < 0)
+			return 0;
+		nanosleep(&pause, NULL);
+	}
+	fprintf(stderr, "storm: child %ld still running after %d s\n",
+		(long)pid, CHILD_SECONDS);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return 0;
+}
+
+/* Forks children while the storm threads run; 0 when all of them could
+ * allocate, free and exit. */
+static int fork_during_storm(int forks)
+{
+	for (int i = 0; i < forks; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("storm: fork");
+			return 1;
+		}
+		if (pid == 0) {
+			struct worker w = { .random = STAMP_KEY + (uint64_t)i };
+
+			for (long n = 0; n < CHILD_OPERATIONS; n++)
+				operate(&w);
+			for (size_t n = 0; n < POOL_BLOCKS; n++)
+				release(w.pool[n]);
+			_exit(0);
+		}
+		if (!child_succeeded(pid)) {
+			fprintf(stderr, "storm: child %d of %d failed\n",
+				i + 1, forks);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* Samples still live that a storm thread allocated. */
 static size_t storm_samples_live(const struct runtime_api *api,
 				 const struct worker *workers, int threads)
@@ -244,11 +303,14 @@ int main(int argc, char **argv)
 	static struct worker workers[MAX_THREADS];
 	int threads = argc > 1 ? atoi(argv[1]) : 8;
 	long operations = argc > 2 ? atol(argv[2]) : 1000000;
+	int forks = argc > 3 ? atoi(argv[3]) : 0, failed;
 	struct runtime_api api;
 	size_t left_live = 0;
 
-	if (threads < 1 || threads > MAX_THREADS || operations < 1) {
-		fputs("Usage: storm [THREADS [OPERATIONS-PER-THREAD]]\n",
+	if (threads < 1 || threads > MAX_THREADS || operations < 1 ||
+	    forks < 0) {
+		fputs("Usage: storm [THREADS [OPERATIONS-PER-THREAD "
+		      "[FORKS]]]\n",
 		      stderr);
 		return 2;
 	}
@@ -261,6 +323,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	failed = fork_during_storm(forks);
 	for (int t = 0; t < threads; t++)
 		pthread_join(workers[t].thread, NULL);
 	for (size_t i = 0; i < MAILBOX_SLOTS; i++)
@@ -269,5 +332,5 @@ int main(int argc, char **argv)
 		left_live = storm_samples_live(&api, workers, threads);
 		report(&api, left_live);
 	}
-	return left_live ? 1 : 0;
+	return left_live || failed ? 1 : 0;
 }

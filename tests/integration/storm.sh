@@ -3,7 +3,8 @@
 # blocks (some freed by other threads) under the runtime at a low rate:
 # the program finishes without a crash or a damaged block, no sampled
 # block of the storm stays live, and the profile is finalised and sane;
-# killed, it leaves a streamed profile that can still be read.
+# children forked during a storm run and finish theirs; killed, it leaves
+# a streamed profile that can still be read.
 . "$(dirname "$0")/common.sh"
 
 profile=$scratch/storm.mlyze
@@ -27,6 +28,19 @@ slots=$(sed -n 's/.* \([0-9]*\) heap map slots.*/\1/p' "$scratch/grown.out")
 test "$drops" = 0 && test "$slots" -gt 1024 ||
 	fail "the table ended at ${slots:-?} slots with ${drops:-?} drops"
 check_profile --complete --unique-live --min-allocs=100000 "$grown"
+
+# Every block sampled while the main thread forks 50 children: each must
+# find the runtime's locks free, storm a little, exit and leave its own
+# finished profile.
+forked=$scratch/forked
+mkdir "$forked"
+SPPROF_OUTPUT=$forked/storm.mlyze
+run_preloaded 120 "$integ_bin/storm" 4 300000 50 >/dev/null
+children=$(find "$forked" -name 'storm.*.mlyze' | wc -l)
+test "$children" = 50 || fail "$children of 50 forked children left profiles"
+for child in "$forked"/storm.*.mlyze; do
+	check_profile --complete --min-allocs=100 "$child"
+done
 SPPROF_SAMPLING_RATE=4096
 
 # Killed in the middle of a storm, the process leaves its streamed

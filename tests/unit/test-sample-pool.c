@@ -1,0 +1,153 @@
+/* Unit tests of the pool of pages for sampled blocks.  Check runs each
+ * test in a child process of its own, so each starts with an empty pool. */
+#include "config.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sample_pool.h"
+
+Suite *test_suite(void);
+
+#define PAGE ((size_t)SAMPLED_ALIGNMENT)
+#define MAX_RUN_PAGES (POOL_BLOCK_MAX / PAGE)
+/* What the pool may map: 64 MiB, as sample_pool.c says. */
+#define MAP_LIMIT ((size_t)64 << 20)
+
+static int overlaps(const char *a, size_t a_bytes, const char *b,
+		    size_t b_bytes)
+{
+	return a < b + b_bytes && b < a + a_bytes;
+}
+
+START_TEST(run_sizes_are_whole_pages)
+{
+	ck_assert_uint_eq(pool_run_bytes(0), PAGE);
+	ck_assert_uint_eq(pool_run_bytes(1), PAGE);
+	ck_assert_uint_eq(pool_run_bytes(PAGE), PAGE);
+	ck_assert_uint_eq(pool_run_bytes(PAGE + 1), 2 * PAGE);
+	ck_assert_uint_eq(pool_run_bytes(POOL_BLOCK_MAX), POOL_BLOCK_MAX);
+}
+END_TEST
+
+/* Runs of every length are aligned, usable to their last byte, and never
+ * share a byte while taken. */
+START_TEST(runs_are_aligned_and_apart)
+{
+	enum { TAKEN = 3 * MAX_RUN_PAGES };
+	char *runs[TAKEN];
+	size_t sizes[TAKEN];
+
+	for (size_t i = 0; i < TAKEN; i++) {
+		sizes[i] = (i % MAX_RUN_PAGES) * PAGE + 1 + i;
+		if (sizes[i] > POOL_BLOCK_MAX)
+			sizes[i] = POOL_BLOCK_MAX;
+		runs[i] = pool_alloc(sizes[i]);
+		ck_assert_ptr_nonnull(runs[i]);
+		ck_assert_uint_eq((uintptr_t)runs[i] % PAGE, 0);
+		memset(runs[i], (int)i, pool_run_bytes(sizes[i]));
+	}
+	for (size_t i = 0; i < TAKEN; i++) {
+		size_t bytes = pool_run_bytes(sizes[i]);
+
+		ck_assert_int_eq(runs[i][0], (char)i);
+		ck_assert_int_eq(runs[i][bytes - 1], (char)i);
+		for (size_t j = 0; j < i; j++)
+			ck_assert(!overlaps(runs[i], bytes, runs[j],
+					    pool_run_bytes(sizes[j])));
+	}
+	for (size_t i = 0; i < TAKEN; i++)
+		pool_free(runs[i], sizes[i]);
+}
+END_TEST
+
+/* Free pages are reused lowest first: what stays in use stays packed. */
+START_TEST(lowest_free_pages_are_reused_first)
+{
+	char *a = pool_alloc(3 * PAGE);
+	char *b = pool_alloc(3 * PAGE);
+
+	ck_assert_ptr_eq(b, a + 3 * PAGE);
+	pool_free(b, 3 * PAGE - 10); /* any size of the same run length */
+	pool_free(a, 3 * PAGE);
+	ck_assert_ptr_eq(pool_alloc(2 * PAGE + 1), a);
+	ck_assert_ptr_eq(pool_alloc(3 * PAGE), b);
+}
+END_TEST
+
+/* Runs given back join their free neighbours, and a longer free stretch
+ * serves shorter runs one after the other. */
+START_TEST(free_pages_join_and_split)
+{
+	char *a = pool_alloc(3 * PAGE);
+	char *b = pool_alloc(5 * PAGE);
+	char *c = pool_alloc(PAGE);
+
+	ck_assert_ptr_eq(c, b + 5 * PAGE);
+	pool_free(a, 3 * PAGE);
+	pool_free(b, 5 * PAGE);
+	ck_assert_ptr_eq(pool_alloc(8 * PAGE), a);
+	pool_free(a, 8 * PAGE);
+	ck_assert_ptr_eq(pool_alloc(PAGE), a);
+	ck_assert_ptr_eq(pool_alloc(3 * PAGE), a + PAGE);
+	ck_assert_ptr_eq(pool_alloc(5 * PAGE), c + PAGE); /* 4 left: too few */
+	ck_assert_ptr_eq(pool_alloc(4 * PAGE), a + 4 * PAGE);
+}
+END_TEST
+
+/* Stretches of free pages across the words of the page map are found:
+ * after three pages, runs of 32 pages straddle every 64th page. */
+START_TEST(free_stretches_cross_map_words)
+{
+	char *start = pool_alloc(3 * PAGE);
+
+	ck_assert_ptr_nonnull(start);
+	for (size_t i = 0; i < 8; i++)
+		ck_assert_ptr_eq(pool_alloc(POOL_BLOCK_MAX),
+				 start + 3 * PAGE + i * POOL_BLOCK_MAX);
+}
+END_TEST
+
+START_TEST(oversized_blocks_are_refused)
+{
+	ck_assert_ptr_null(pool_alloc(POOL_BLOCK_MAX + 1));
+	ck_assert_ptr_null(pool_alloc(SIZE_MAX));
+}
+END_TEST
+
+/* The pool stops at its limit, wasting little below it, and serves again
+ * once a run is given back. */
+START_TEST(the_pool_is_bounded)
+{
+	size_t taken = 0;
+	char *run, *last = NULL;
+
+	while ((run = pool_alloc(POOL_BLOCK_MAX))) {
+		taken += POOL_BLOCK_MAX;
+		last = run;
+		ck_assert_uint_le(taken, MAP_LIMIT);
+	}
+	ck_assert_uint_ge(taken, MAP_LIMIT - MAP_LIMIT / 16);
+	ck_assert_ptr_null(pool_alloc(POOL_BLOCK_MAX));
+	pool_free(last, POOL_BLOCK_MAX);
+	ck_assert_ptr_eq(pool_alloc(PAGE), last);
+	ck_assert_ptr_eq(pool_alloc(PAGE), last + PAGE);
+}
+END_TEST
+
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("sample_pool");
+	TCase *tc = tcase_create("sample_pool");
+
+	tcase_add_test(tc, run_sizes_are_whole_pages);
+	tcase_add_test(tc, runs_are_aligned_and_apart);
+	tcase_add_test(tc, lowest_free_pages_are_reused_first);
+	tcase_add_test(tc, free_pages_join_and_split);
+	tcase_add_test(tc, free_stretches_cross_map_words);
+	tcase_add_test(tc, oversized_blocks_are_refused);
+	tcase_add_test(tc, the_pool_is_bounded);
+	suite_add_tcase(s, tc);
+	return s;
+}
