@@ -761,11 +761,13 @@ void writer_alloc(uintptr_t address, const struct heap_record *r)
 
 void writer_free(uintptr_t address)
 {
+	uint64_t now_ns = monotonic_ns(); /* read before the lock: a waiter
+					   * holds it no longer than needed */
 	uint8_t *p;
 
 	if (begin_event() < 0)
 		return;
-	p = put_event_start(MLYZE_EV_FREE);
+	p = put_event_at(MLYZE_EV_FREE, now_ns);
 	commit_event(encode_le(p, address, 8));
 	end_event();
 }
