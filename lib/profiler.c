@@ -19,7 +19,6 @@
 #include "clock.h"
 #include "modules.h"
 #include "real_alloc.h"
-#include "sample_pool.h"
 #include "sampler.h"
 #include "script_stack.h"
 #include "settings.h"
@@ -519,12 +518,10 @@ static void before_fork(void)
 {
 	writer_prefork();
 	strings_prefork();
-	pool_prefork();
 }
 
 static void after_fork_in_parent(void)
 {
-	pool_postfork();
 	strings_postfork();
 	writer_postfork_parent();
 }
@@ -546,7 +543,6 @@ static void after_fork_in_child(void)
 {
 	int follow = prof.settings.follow_fork;
 
-	pool_postfork();
 	strings_postfork();
 	sampler_reseed_thread(); /* else parent and child sample alike */
 	heap_map_after_fork(&prof.heap);

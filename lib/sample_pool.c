@@ -1,11 +1,15 @@
 /* sample_pool.c - runs of pages for sampled blocks (see sample_pool.h).
  *
  * One reservation of POOL_MAX_BYTES, mapped at the first use, and a bitmap
- * of its pages.  A run is the lowest free stretch long enough (first fit),
- * so freed pages join their free neighbours at once and the pages in use
- * stay packed at the low end: the pool's resident memory follows the peak
- * of the sampled blocks live at once.  The bitmap lives apart from the
- * pages, so taking or giving back a run touches none of its memory.
+ * of its pages, kept apart from the pages so that taking or giving back a
+ * run touches none of its memory.  The bitmap is split into zones, and
+ * each thread takes its runs from a zone of its own while there is room
+ * there: two threads then seldom write the same word of the bitmap, and
+ * need no lock between them (a run is claimed by compare-and-swap on the
+ * one or two words that hold its bits).  Within a zone a run is the lowest
+ * free stretch long enough (first fit), so freed pages join their free
+ * neighbours at once and the pages in use stay packed at the zone's low
+ * end: the resident memory follows the peak of the blocks live at once.
  */
 #include "config.h"
 
@@ -13,49 +17,94 @@
 
 #include <stdatomic.h>
 
+#include "compiler.h"
 #include "rawmem.h"
-#include "spinlock.h"
 
 #define PAGE_BYTES SAMPLED_ALIGNMENT
 #define POOL_MAX_BYTES ((size_t)64 << 20)
-#define POOL_PAGES (POOL_MAX_BYTES / PAGE_BYTES)
 #define WORD_BITS 64
-#define MAP_WORDS (POOL_PAGES / WORD_BITS)
+#define ZONES 8
+#define ZONE_WORDS (POOL_MAX_BYTES / PAGE_BYTES / WORD_BITS / ZONES)
+#define ZONE_PAGES (ZONE_WORDS * WORD_BITS)
+#define NO_RUN SIZE_MAX
 
-static _Atomic int busy;
-static char *pages;	  /* the reservation, NULL until first used */
-static int unavailable;	  /* mmap refused it: the pool serves nothing */
-static uint64_t used[MAP_WORDS]; /* bit set: page in use */
-static size_t lowest_free_word;	 /* no free page below this word */
+#define relaxed memory_order_relaxed
 
-/* Sets (in_use 1) or clears the bits of pages [first, first + count). */
-static void mark(size_t first, size_t count, int in_use)
+struct zone {
+	_Atomic uint64_t used[ZONE_WORDS]; /* bit set: page in use */
+	/* A hint: the lowest word that may have a free page.  Kept low by
+	 * every free, so a stale value costs a longer scan, not a lost page. */
+	_Atomic size_t lowest_free_word;
+} __attribute__((aligned(64)));
+
+static _Atomic(char *) pages; /* the reservation, NULL until first used */
+static _Atomic int unavailable; /* mmap refused it: the pool serves nothing */
+static struct zone zones[ZONES];
+static _Atomic unsigned zones_given;
+static INITIAL_EXEC_TLS unsigned char own_zone; /* zone number + 1 */
+
+/* The bits of pages [first, first + count) that fall in word `word`. */
+static uint64_t bits_in_word(size_t first, size_t count, size_t word)
 {
-	while (count) {
-		size_t word = first / WORD_BITS, bit = first % WORD_BITS;
-		size_t n = WORD_BITS - bit < count ? WORD_BITS - bit : count;
-		uint64_t mask = (n == WORD_BITS ? ~(uint64_t)0
-						: (((uint64_t)1 << n) - 1))
-				<< bit;
+	size_t lo = word * WORD_BITS, hi = lo + WORD_BITS;
+	size_t from = first > lo ? first : lo;
+	size_t to = first + count < hi ? first + count : hi;
+	size_t n = to - from;
 
-		if (in_use)
-			used[word] |= mask;
-		else
-			used[word] &= ~mask;
-		first += n;
-		count -= n;
-	}
+	if (from >= to)
+		return 0;
+	return (n == WORD_BITS ? ~(uint64_t)0 : (((uint64_t)1 << n) - 1))
+	       << (from - lo);
 }
 
-/* The first page of the lowest stretch of `count` free pages, or
- * POOL_PAGES when there is none.  Steps over whole stretches of free or
- * used pages at a time, not over single pages. */
-static size_t find_free_pages(size_t count)
+static void release_bits(struct zone *z, size_t word, uint64_t mask)
 {
-	size_t start = 0, found = 0;
+	atomic_fetch_and_explicit(&z->used[word], ~mask,
+				  memory_order_release);
+}
 
-	for (size_t word = lowest_free_word; word < MAP_WORDS; word++) {
-		uint64_t free_bits = ~used[word];
+/* Sets `mask` in a word where all of it is clear; 0 when some of it is
+ * taken. */
+static int claim_bits(struct zone *z, size_t word, uint64_t mask)
+{
+	uint64_t old = atomic_load_explicit(&z->used[word], relaxed);
+
+	do {
+		if (old & mask)
+			return 0;
+	} while (!atomic_compare_exchange_weak_explicit(
+		&z->used[word], &old, old | mask, memory_order_acquire,
+		relaxed));
+	return 1;
+}
+
+/* Claims pages [first, first + count) of a zone (at most two words);
+ * 0, claiming nothing, when another thread took one of them first. */
+static int claim(struct zone *z, size_t first, size_t count)
+{
+	size_t word = first / WORD_BITS, last = (first + count - 1) / WORD_BITS;
+	uint64_t low = bits_in_word(first, count, word);
+
+	if (!claim_bits(z, word, low))
+		return 0;
+	if (last != word &&
+	    !claim_bits(z, last, bits_in_word(first, count, last))) {
+		release_bits(z, word, low);
+		return 0;
+	}
+	return 1;
+}
+
+/* The first page of the lowest stretch of `count` free pages of a zone,
+ * from word `start` on, or NO_RUN.  Steps over whole stretches of free or
+ * used pages at a time, not over single pages. */
+static size_t find_free_pages(struct zone *z, size_t start, size_t count)
+{
+	size_t first = 0, found = 0;
+
+	for (size_t word = start; word < ZONE_WORDS; word++) {
+		uint64_t free_bits =
+			~atomic_load_explicit(&z->used[word], relaxed);
 		unsigned bit = 0;
 
 		while (bit < WORD_BITS) {
@@ -74,64 +123,118 @@ static size_t find_free_pages(size_t count)
 			stretch = ~ahead ? (unsigned)__builtin_ctzll(~ahead)
 					 : WORD_BITS - bit;
 			if (!found)
-				start = word * WORD_BITS + bit;
+				first = word * WORD_BITS + bit;
 			found += stretch;
 			if (found >= count)
-				return start;
+				return first;
 			bit += stretch;
 		}
 	}
-	return POOL_PAGES;
+	return NO_RUN;
 }
 
-static int reserve(void)
+/* Moves the hint of a zone past the full words from `hint` on, unless a
+ * free has moved it meanwhile. */
+static void skip_full_words(struct zone *z, size_t hint)
 {
-	if (!pages && !unavailable) {
-		/* mmap returns page-aligned memory, which SAMPLED_ALIGNMENT
-		 * (one page) needs. */
-		pages = rawmem_map(POOL_MAX_BYTES);
-		unavailable = !pages;
+	size_t word = hint;
+
+	while (word < ZONE_WORDS &&
+	       atomic_load_explicit(&z->used[word], relaxed) == ~(uint64_t)0)
+		word++;
+	if (word != hint)
+		atomic_compare_exchange_strong_explicit(
+			&z->lowest_free_word, &hint, word, relaxed, relaxed);
+}
+
+/* Takes `count` pages of a zone: its lowest free stretch long enough,
+ * looked for again when another thread claims it first.  NO_RUN when the
+ * zone has no such stretch. */
+static size_t take_from_zone(struct zone *z, size_t count)
+{
+	size_t hint = atomic_load_explicit(&z->lowest_free_word, relaxed);
+	size_t first;
+
+	for (;;) {
+		first = find_free_pages(z, hint, count);
+		if (first == NO_RUN && hint) /* the hint may be stale */
+			first = find_free_pages(z, hint = 0, count);
+		if (first == NO_RUN || claim(z, first, count))
+			break;
 	}
-	return pages != NULL;
+	if (first != NO_RUN)
+		skip_full_words(z, hint);
+	return first;
+}
+
+static char *reservation(void)
+{
+	char *p = atomic_load_explicit(&pages, memory_order_acquire);
+	char *expected = NULL;
+
+	if (p || atomic_load_explicit(&unavailable, relaxed))
+		return p;
+	/* mmap returns page-aligned memory, which SAMPLED_ALIGNMENT (one
+	 * page) needs.  Of two threads mapping at once, one keeps its map. */
+	p = rawmem_map(POOL_MAX_BYTES);
+	if (!p) {
+		atomic_store_explicit(&unavailable, 1, relaxed);
+		return NULL;
+	}
+	if (!atomic_compare_exchange_strong_explicit(&pages, &expected, p,
+						     memory_order_acq_rel,
+						     memory_order_acquire)) {
+		rawmem_unmap(p, POOL_MAX_BYTES);
+		p = expected;
+	}
+	return p;
+}
+
+/* This thread's zone: given out in turn as threads first take a run. */
+static unsigned zone_of_this_thread(void)
+{
+	if (!own_zone)
+		own_zone = (unsigned char)(1 +
+			atomic_fetch_add_explicit(&zones_given, 1, relaxed) %
+				ZONES);
+	return own_zone - 1u;
 }
 
 void *pool_alloc(size_t size)
 {
-	size_t count, first = POOL_PAGES;
+	char *base;
+	unsigned zone;
 
-	if (size > POOL_BLOCK_MAX)
+	if (size > POOL_BLOCK_MAX || !(base = reservation()))
 		return NULL;
-	count = pool_run_bytes(size) / PAGE_BYTES;
-	spin_lock(&busy);
-	if (reserve())
-		first = find_free_pages(count);
-	if (first < POOL_PAGES) {
-		mark(first, count, 1);
-		while (lowest_free_word < MAP_WORDS &&
-		       used[lowest_free_word] == ~(uint64_t)0)
-			lowest_free_word++;
+	zone = zone_of_this_thread();
+	for (unsigned i = 0; i < ZONES; i++) {
+		unsigned z = (zone + i) % ZONES;
+		size_t first = take_from_zone(&zones[z],
+					      pool_run_bytes(size) / PAGE_BYTES);
+
+		if (first != NO_RUN)
+			return base + (z * ZONE_PAGES + first) * PAGE_BYTES;
 	}
-	spin_unlock(&busy);
-	return first < POOL_PAGES ? pages + first * PAGE_BYTES : NULL;
+	return NULL;
 }
 
 void pool_free(void *block, size_t size)
 {
-	size_t first = (size_t)((char *)block - pages) / PAGE_BYTES;
+	size_t page = (size_t)((char *)block - atomic_load_explicit(
+						       &pages, relaxed)) /
+		      PAGE_BYTES;
+	size_t count = pool_run_bytes(size) / PAGE_BYTES;
+	struct zone *z = &zones[page / ZONE_PAGES];
+	size_t first = page % ZONE_PAGES, word = first / WORD_BITS;
+	size_t last = (first + count - 1) / WORD_BITS;
+	size_t hint = atomic_load_explicit(&z->lowest_free_word, relaxed);
 
-	spin_lock(&busy);
-	mark(first, pool_run_bytes(size) / PAGE_BYTES, 0);
-	if (first / WORD_BITS < lowest_free_word)
-		lowest_free_word = first / WORD_BITS;
-	spin_unlock(&busy);
-}
-
-void pool_prefork(void)
-{
-	spin_lock(&busy);
-}
-
-void pool_postfork(void)
-{
-	spin_unlock(&busy);
+	release_bits(z, word, bits_in_word(first, count, word));
+	if (last != word)
+		release_bits(z, last, bits_in_word(first, count, last));
+	while (word < hint &&
+	       !atomic_compare_exchange_weak_explicit(
+		       &z->lowest_free_word, &hint, word, relaxed, relaxed))
+		;
 }

@@ -13,10 +13,10 @@
  * pool_free(block, size) gives the run back; size must be the one the run
  * was taken for, or any size with the same pool_run_bytes().  The pool is
  * one mapping of at most 64 MiB whose pages are never given back to the
- * system, but are reused lowest first, so the pages it touches stay about
- * as many as the pool's blocks ever live at once.  A short spin lock
- * serialises the sampled path only; pool_prefork() and pool_postfork()
- * hold it across fork() so that a child finds it free.
+ * system, but are reused lowest first (each thread in a zone of its own
+ * while it has room), so the pages it touches stay about as many as the
+ * pool's blocks ever live at once.  Both calls are lock-free and safe
+ * from any thread, and across fork().
  */
 #ifndef SPPROF_SAMPLE_POOL_H
 #define SPPROF_SAMPLE_POOL_H
@@ -41,7 +41,5 @@ static inline size_t pool_run_bytes(size_t size)
 
 void *pool_alloc(size_t size);
 void pool_free(void *block, size_t size);
-void pool_prefork(void);
-void pool_postfork(void);
 
 #endif /* SPPROF_SAMPLE_POOL_H */

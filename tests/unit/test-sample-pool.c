@@ -3,6 +3,8 @@
 #include "config.h"
 
 #include <check.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -136,6 +138,125 @@ START_TEST(the_pool_is_bounded)
 }
 END_TEST
 
+/* ---- several threads at once ---------------------------------------- */
+
+enum { THREADS = 4, ROUNDS = 20000, HELD = 16, MAILBOX = 8 };
+
+struct held_run {
+	uint64_t *run;
+	size_t size;
+};
+
+static _Atomic(struct held_run *) mailbox[MAILBOX];
+static struct held_run parcels[THREADS][ROUNDS / 64 + 1];
+static _Atomic unsigned overlaps_seen;
+
+/* Every page of a run carries its tag in its first and last words. */
+static void tag_run(uint64_t *run, size_t size, uint64_t tag)
+{
+	size_t words = PAGE / sizeof(uint64_t);
+
+	for (size_t page = 0; page < pool_run_bytes(size) / PAGE; page++) {
+		run[page * words] = tag;
+		run[page * words + words - 1] = tag;
+	}
+}
+
+static int run_tagged(const uint64_t *run, size_t size, uint64_t tag)
+{
+	size_t words = PAGE / sizeof(uint64_t);
+
+	for (size_t page = 0; page < pool_run_bytes(size) / PAGE; page++)
+		if (run[page * words] != tag ||
+		    run[page * words + words - 1] != tag)
+			return 0;
+	return 1;
+}
+
+static void give_back(struct held_run *h)
+{
+	if (!run_tagged(h->run, h->size, (uint64_t)(uintptr_t)h->run))
+		atomic_fetch_add(&overlaps_seen, 1);
+	pool_free(h->run, h->size);
+	h->run = NULL;
+}
+
+/* Takes and gives back runs of random lengths, some through a mailbox so
+ * that another thread gives them back; a run whose tags change while it
+ * is held was handed out twice.  Runs may be refused: the pool is kept
+ * nearly full, so that the threads contend for the same pages. */
+static void *churn_runs(void *arg)
+{
+	uintptr_t thread = (uintptr_t)arg;
+	uint64_t random = (thread + 1) * 0x9E3779B97F4A7C15ull;
+	struct held_run held[HELD] = { { 0 } };
+	size_t swaps = 0;
+
+	for (int round = 0; round < ROUNDS; round++) {
+		struct held_run *h;
+
+		random ^= random << 13;
+		random ^= random >> 7;
+		random ^= random << 17;
+		h = &held[random % HELD];
+		if (h->run)
+			give_back(h);
+		h->size = 1 + (random >> 16) % POOL_BLOCK_MAX;
+		h->run = pool_alloc(h->size);
+		if (!h->run)
+			continue;
+		tag_run(h->run, h->size, (uint64_t)(uintptr_t)h->run);
+		if (round % 64 == 0) {
+			parcels[thread][swaps] = *h;
+			h->run = NULL;
+			h = atomic_exchange(&mailbox[(random >> 8) % MAILBOX],
+					    &parcels[thread][swaps++]);
+			if (h)
+				give_back(h);
+		}
+	}
+	for (int i = 0; i < HELD; i++)
+		if (held[i].run)
+			give_back(&held[i]);
+	return NULL;
+}
+
+START_TEST(threads_never_share_a_page)
+{
+	enum { RUNS = MAP_LIMIT / POOL_BLOCK_MAX, FREE_EVERY = 21 };
+	static void *filler[RUNS];
+	pthread_t threads[THREADS];
+
+	for (size_t i = 0; i < RUNS; i++)
+		ck_assert_ptr_nonnull(filler[i] = pool_alloc(POOL_BLOCK_MAX));
+	for (size_t i = 0; i < RUNS; i += FREE_EVERY) {
+		pool_free(filler[i], POOL_BLOCK_MAX);
+		filler[i] = NULL;
+	}
+	for (uintptr_t t = 0; t < THREADS; t++)
+		ck_assert_int_eq(pthread_create(&threads[t], NULL, churn_runs,
+						(void *)t),
+				 0);
+	for (int t = 0; t < THREADS; t++)
+		pthread_join(threads[t], NULL);
+	for (int i = 0; i < MAILBOX; i++) {
+		struct held_run *h = atomic_exchange(&mailbox[i], NULL);
+
+		if (h)
+			give_back(h);
+	}
+	for (size_t i = 0; i < RUNS; i++)
+		if (filler[i])
+			pool_free(filler[i], POOL_BLOCK_MAX);
+	/* Every page is free again: the whole pool can be taken. */
+	for (size_t taken = 0; taken < MAP_LIMIT; taken += POOL_BLOCK_MAX)
+		ck_assert_ptr_nonnull(pool_alloc(POOL_BLOCK_MAX));
+	ck_assert_msg(atomic_load(&overlaps_seen) == 0,
+		      "%u runs were handed out while another thread held them",
+		      atomic_load(&overlaps_seen));
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("sample_pool");
@@ -148,6 +269,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, free_stretches_cross_map_words);
 	tcase_add_test(tc, oversized_blocks_are_refused);
 	tcase_add_test(tc, the_pool_is_bounded);
+	tcase_add_test(tc, threads_never_share_a_page);
 	suite_add_tcase(s, tc);
 	return s;
 }
