@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,16 +32,20 @@
 /* Larger than any single event (a MODULE event carries one path). */
 #define EVENT_ROOM (PATH_MAX + 1024)
 
-/* What every event reads or writes comes first, in the lock's cache line
- * and the next, so that threads taking turns pass two lines along. */
+/* What every event writes shares the lock's cache line, so that threads
+ * taking turns pass one line along; what every event only reads comes
+ * next, and stays in each CPU's cache. */
 static struct {
 	_Atomic int lock;
-	int enabled;
-	int finalised;
-	int fd; /* the streamed file, -1 until the first event */
-	struct outbuf out;
-	uint64_t start_mono_ns, last_us, last_flush_ns, last_event_ns;
-	_Atomic uint64_t events, dropped;
+	uint8_t enabled;
+	uint8_t finalised;
+	struct outbuf out; /* out.fd: the streamed file, -1 until created */
+	uint64_t last_us;
+	_Atomic uint64_t events;
+	uint64_t start_mono_ns;
+	uint64_t next_flush_ns; /* written once per FLUSH_INTERVAL_NS */
+	uint8_t flush_due;
+	_Atomic uint64_t dropped;
 	uint8_t *stack_defined; /* bitmap: stack defined in this file */
 	int none_defined;       /* the empty stack of STACK_ID_NONE */
 	int descendant;
@@ -62,7 +67,10 @@ static struct {
 	char manifest[PATH_MAX];
 	char base[PATH_MAX]; /* final name, before any collision suffix */
 	char part[PATH_MAX];
-} w __attribute__((aligned(64))) = { .fd = -1 };
+} w __attribute__((aligned(64))) = { .out.fd = -1 };
+
+_Static_assert(offsetof(__typeof__(w), events) + sizeof(w.events) <= 64,
+	       "what every event writes fits in the lock's cache line");
 
 static void lock(void)
 {
@@ -84,7 +92,8 @@ static void reset_clock(void)
 	w.start_wall_us = clock_ns(CLOCK_REALTIME) / 1000;
 	w.start_mono_ns = monotonic_ns();
 	w.last_us = 0;
-	w.last_flush_ns = w.start_mono_ns;
+	w.next_flush_ns = w.start_mono_ns + FLUSH_INTERVAL_NS;
+	w.flush_due = 0;
 }
 
 int writer_configure(const struct runtime_config *s, struct stack_table *t,
@@ -489,7 +498,10 @@ static uint8_t *put_event_at(unsigned type, uint64_t now_ns)
 	uint8_t *p;
 
 	w.last_us += delta;
-	w.last_event_ns = now_ns;
+	if (now_ns >= w.next_flush_ns) {
+		w.flush_due = 1;
+		w.next_flush_ns = now_ns + FLUSH_INTERVAL_NS;
+	}
 	p = encode_event_start(type, delta);
 	count_locked(w.out.error ? &w.dropped : &w.events);
 	return p;
@@ -689,7 +701,6 @@ static int create_file(void)
 		unlink(w.part);
 		goto fail;
 	}
-	w.fd = fd;
 	w.out.fd = fd;
 	w.out.written = prologue.written;
 	w.events_offset = prologue.written;
@@ -710,15 +721,16 @@ fail:
 /* The file is created on the first event; later events find it ready. */
 static int ensure_file(void)
 {
-	return w.fd >= 0 ? 0 : create_file();
+	return w.out.fd >= 0 ? 0 : create_file();
 }
 
+/* Writes out what is buffered once an event came FLUSH_INTERVAL_NS after
+ * the last time, so that a running process's file stays nearly current. */
 static void maybe_flush(void)
 {
-	if (w.last_event_ns - w.last_flush_ns >= FLUSH_INTERVAL_NS &&
-	    w.last_event_ns > w.last_flush_ns) {
+	if (w.flush_due) {
 		outbuf_flush(&w.out);
-		w.last_flush_ns = w.last_event_ns;
+		w.flush_due = 0;
 	}
 }
 
@@ -843,11 +855,11 @@ static int copy_range(int to, uint64_t offset, uint64_t end, uint8_t *buffer)
 		int err;
 
 		if (in_kernel) {
-			n = copy_file_range(w.fd, &from, to, NULL, want, 0);
+			n = copy_file_range(w.out.fd, &from, to, NULL, want, 0);
 			in_kernel = n > 0;
 		}
 		if (n < 0) {
-			n = pread(w.fd, buffer, want, (off_t)offset);
+			n = pread(w.out.fd, buffer, want, (off_t)offset);
 			if (n > 0 && (err = write_all(to, buffer, (size_t)n)))
 				return err;
 		}
@@ -938,7 +950,7 @@ static void finalise_locked(const memprof_stats *stats)
 
 	/* The first process always leaves a profile, even an empty one; a
 	 * descendant that sampled nothing (a shell, a wrapper) leaves none. */
-	if (!w.finalised && (w.fd >= 0 || !w.descendant) && ensure_file() == 0) {
+	if (!w.finalised && (w.out.fd >= 0 || !w.descendant) && ensure_file() == 0) {
 		err = outbuf_flush(&w.out);
 		if (!err)
 			err = assemble(stats, final, sizeof(final));
@@ -950,8 +962,8 @@ static void finalise_locked(const memprof_stats *stats)
 			unlink(w.part);
 			manifest_line("F", w.part, final);
 		}
-		close(w.fd);
-		w.fd = -1;
+		close(w.out.fd);
+		w.out.fd = -1;
 	}
 	w.finalised = 1;
 	pthread_sigmask(SIG_SETMASK, &before, NULL);
@@ -995,9 +1007,9 @@ void writer_postfork_child(int keep_recording)
 		return;
 	/* Drop everything that belongs to the parent's file: its descriptor,
 	 * its buffered events and the record of what it defines. */
-	if (w.fd >= 0)
-		close(w.fd);
-	w.fd = -1;
+	if (w.out.fd >= 0)
+		close(w.out.fd);
+	w.out.fd = -1;
 	w.out.len = 0;
 	w.out.error = 0;
 	w.out.written = 0;
