@@ -329,6 +329,37 @@ static void test_realloc_keeps_usable_bytes(void)
 	}
 }
 
+/* More sampled blocks live at once than the runtime's 64 MiB pool of
+ * pages holds: the ones that do not fit are served otherwise, and all of
+ * them behave like any block (sampled, when all must be). */
+static void test_pool_overflow(void)
+{
+	enum { BLOCKS = 700, SIZE = 100 * 1024 };
+	unsigned char **blocks = calloc(BLOCKS, sizeof(*blocks));
+
+	CHECK(blocks != NULL, "no memory for %d pointers", BLOCKS);
+	if (!blocks)
+		return;
+	for (size_t i = 0; i < BLOCKS; i++) {
+		blocks[i] = malloc(SIZE + i);
+		CHECK(blocks[i] != NULL, "malloc %zu of %d failed", i, BLOCKS);
+		if (!blocks[i])
+			continue;
+		check_sampled(blocks[i], SIZE + i, "pool overflow");
+		blocks[i][0] = (unsigned char)i;
+		blocks[i][SIZE + i - 1] = (unsigned char)~i;
+	}
+	for (size_t i = 0; i < BLOCKS; i++) {
+		if (!blocks[i])
+			continue;
+		CHECK(blocks[i][0] == (unsigned char)i &&
+			      blocks[i][SIZE + i - 1] == (unsigned char)~i,
+		      "block %zu of %d lost its contents", i, BLOCKS);
+		free(blocks[i]);
+	}
+	free(blocks);
+}
+
 /* realloc between sampled and unsampled blocks, both ways, growing and
  * shrinking: at rate 1 every block is sampled (a new rate holds at once
  * for the thread that sets it), and stop() keeps new blocks unsampled.
@@ -505,6 +536,7 @@ int main(int argc, char **argv)
 	test_realloc_contents();
 	test_realloc_keeps_usable_bytes();
 	test_realloc_transitions();
+	test_pool_overflow();
 	test_posix_memalign();
 	test_aligned_functions();
 	if (runtime_active && api.get_stats(&stats) == 0)
