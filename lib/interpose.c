@@ -5,11 +5,11 @@
  * falls in the block.  A sampled block gets an address aligned to
  * SAMPLED_ALIGNMENT: a run of pages of the runtime's pool when it fits
  * (see sample_pool.h), else carved out of a C-library block one alignment
- * larger and recorded with its offset.  free() and realloc() look up only pointers with that alignment
- * (see free_filter.h) and give the C library back its own pointer.  The C
- * library's semantics (errno, overflow checks, realloc(p, 0), alignment
- * errors) are kept by delegating every unsampled call, and by checking
- * the same conditions before sampling.
+ * larger and recorded with its offset.  free() and realloc() look up only
+ * pointers with that alignment (see free_filter.h) and give the C library
+ * back its own pointer.  The C library's semantics (errno, overflow
+ * checks, realloc(p, 0), alignment errors) are kept by delegating every
+ * unsampled call, and by checking the same conditions before sampling.
  */
 #include "config.h"
 
@@ -30,7 +30,9 @@
 #define MIN_ALIGNMENT 16
 
 /* Slow paths stay out of line so that the fast path of each entry point
- * needs no registers saved beyond the frame pointer. */
+ * needs no registers saved beyond the frame pointer.  They are not marked
+ * cold: a sample takes them often enough, and code built for size copies
+ * a block's data byte by byte. */
 #define SLOW_PATH __attribute__((noinline))
 
 static int is_power_of_two(size_t n)

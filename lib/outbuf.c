@@ -7,12 +7,15 @@
 #include <string.h>
 #include <unistd.h>
 
-int write_all(int fd, const void *buf, size_t n)
+/* Writes all of buf at *offset (advancing it), or at the file's position
+ * when offset is NULL, retrying on EINTR and short writes. */
+static int write_fully(int fd, const void *buf, size_t n, uint64_t *offset)
 {
 	const uint8_t *p = buf;
 
 	while (n > 0) {
-		ssize_t w = write(fd, p, n);
+		ssize_t w = offset ? pwrite(fd, p, n, (off_t)*offset)
+				   : write(fd, p, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -20,8 +23,20 @@ int write_all(int fd, const void *buf, size_t n)
 			return w < 0 ? errno : EIO;
 		p += w;
 		n -= (size_t)w;
+		if (offset)
+			*offset += (uint64_t)w;
 	}
 	return 0;
+}
+
+int write_all(int fd, const void *buf, size_t n)
+{
+	return write_fully(fd, buf, n, NULL);
+}
+
+int pwrite_all(int fd, const void *buf, size_t n, uint64_t offset)
+{
+	return write_fully(fd, buf, n, &offset);
 }
 
 void outbuf_init(struct outbuf *o, int fd, uint8_t *buf, size_t cap)

@@ -38,5 +38,7 @@ void outbuf_json_key(struct outbuf *o, const char *key, int first);
 
 /* write(2) all of buf, retrying on EINTR and short writes. */
 int write_all(int fd, const void *buf, size_t n);
+/* The same with pwrite(2), at offset. */
+int pwrite_all(int fd, const void *buf, size_t n, uint64_t offset);
 
 #endif /* SPPROF_OUTBUF_H */

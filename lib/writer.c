@@ -46,6 +46,19 @@ static struct {
 	uint64_t next_flush_ns; /* written once per FLUSH_INTERVAL_NS */
 	uint8_t flush_due;
 	_Atomic uint64_t dropped;
+	/* A full buffer is handed over under the lock and written after it
+	 * is released, while other threads fill the spare one: io_lock is
+	 * held from a hand-over until its write ends. */
+	_Atomic int io_lock;
+	int io_pending; /* handed over, to be written by end_event() */
+	_Atomic int io_error;
+	uint8_t *spare;
+	struct handed_over {
+		int fd;
+		const uint8_t *buf;
+		size_t len;
+		uint64_t offset;
+	} io;
 	uint8_t *stack_defined; /* bitmap: stack defined in this file */
 	int none_defined;       /* the empty stack of STACK_ID_NONE */
 	int descendant;
@@ -102,8 +115,9 @@ int writer_configure(const struct runtime_config *s, struct stack_table *t,
 	size_t bitmap = t->max_entries / 8 + 1;
 	uint8_t *buffer = rawmem_map(SPOOL_BUFFER_BYTES);
 
+	w.spare = rawmem_map(SPOOL_BUFFER_BYTES);
 	w.stack_defined = rawmem_map(bitmap);
-	if (!buffer || !w.stack_defined || strings_init() < 0) {
+	if (!buffer || !w.spare || !w.stack_defined || strings_init() < 0) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -454,13 +468,73 @@ static uint8_t *encode_le(uint8_t *p, uint64_t v, size_t bytes)
 	return p + bytes;
 }
 
+/* Writes the buffer handed over at its place in the file, then lets the
+ * next hand-over in.  A thread cancelled inside pwrite() would keep
+ * io_lock for ever: cancellation waits. */
+static void write_handed_over(void)
+{
+	int err, state;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
+	err = pwrite_all(w.io.fd, w.io.buf, w.io.len, w.io.offset);
+	pthread_setcancelstate(state, NULL);
+	if (err)
+		atomic_store(&w.io_error, err);
+	spin_unlock(&w.io_lock);
+}
+
+/* With the lock held: hands the buffered events over, to be written once
+ * the lock is released (end_event), and goes on in the spare buffer.  The
+ * file is written at explicit offsets, so writes never overtake. */
+static void hand_over_buffer(void)
+{
+	if (w.io_pending) { /* a second hand-over under one lock */
+		w.io_pending = 0;
+		write_handed_over();
+	}
+	if (!w.out.len)
+		return;
+	spin_lock(&w.io_lock); /* the buffer handed over last is written */
+	if (!w.out.error)
+		w.out.error = atomic_load(&w.io_error);
+	if (w.out.error) { /* dropped, as outbuf_flush() drops it */
+		w.out.len = 0;
+		spin_unlock(&w.io_lock);
+		return;
+	}
+	w.io = (struct handed_over){ w.out.fd, w.out.buf, w.out.len,
+				     w.out.written };
+	w.out.written += w.out.len;
+	w.out.buf = w.spare;
+	w.spare = (uint8_t *)w.io.buf;
+	w.out.len = 0;
+	w.io_pending = 1;
+}
+
+/* With the lock held: everything buffered is in the file on return;
+ * returns the first write error. */
+static int flush_locked(void)
+{
+	hand_over_buffer();
+	if (w.io_pending) {
+		w.io_pending = 0;
+		write_handed_over();
+	}
+	spin_lock(&w.io_lock); /* another thread's write has ended */
+	spin_unlock(&w.io_lock);
+	if (!w.out.error)
+		w.out.error = atomic_load(&w.io_error);
+	return w.out.error;
+}
+
 /* Flushing only between events keeps the streamed file made of whole
  * events, so it can be read while the program runs; it also means that no
- * field of the event needs a flush.  Returns where the event goes. */
+ * field of the event needs a flush (EVENT_ROOM holds the largest event, so
+ * the buffer never flushes itself).  Returns where the event goes. */
 static uint8_t *make_room(void)
 {
 	if (w.out.cap - w.out.len < EVENT_ROOM)
-		outbuf_flush(&w.out);
+		hand_over_buffer();
 	return w.out.buf + w.out.len;
 }
 
@@ -729,7 +803,8 @@ static int ensure_file(void)
 static void maybe_flush(void)
 {
 	if (w.flush_due) {
-		outbuf_flush(&w.out);
+		if (!w.io_pending)
+			hand_over_buffer();
 		w.flush_due = 0;
 	}
 }
@@ -751,8 +826,14 @@ static int begin_event(void)
 
 static void end_event(void)
 {
+	int pending;
+
 	maybe_flush();
+	pending = w.io_pending;
+	w.io_pending = 0;
 	unlock();
+	if (pending)
+		write_handed_over();
 }
 
 void writer_alloc(uintptr_t address, const struct heap_record *r)
@@ -773,8 +854,7 @@ void writer_alloc(uintptr_t address, const struct heap_record *r)
 
 void writer_free(uintptr_t address)
 {
-	uint64_t now_ns = monotonic_ns(); /* read before the lock: a waiter
-					   * holds it no longer than needed */
+	uint64_t now_ns = monotonic_ns(); /* before the lock, held the less */
 	uint8_t *p;
 
 	if (begin_event() < 0)
@@ -951,7 +1031,7 @@ static void finalise_locked(const memprof_stats *stats)
 	/* The first process always leaves a profile, even an empty one; a
 	 * descendant that sampled nothing (a shell, a wrapper) leaves none. */
 	if (!w.finalised && (w.out.fd >= 0 || !w.descendant) && ensure_file() == 0) {
-		err = outbuf_flush(&w.out);
+		err = flush_locked();
 		if (!err)
 			err = assemble(stats, final, sizeof(final));
 		if (err) {
@@ -989,16 +1069,22 @@ void writer_finalise_at_exit(const memprof_stats *stats)
 	unlock();
 }
 
+/* No write may be under way at fork(): the child would find io_lock held
+ * by a thread it does not have. */
 void writer_prefork(void)
 {
-	if (w.enabled)
+	if (w.enabled) {
 		lock();
+		spin_lock(&w.io_lock);
+	}
 }
 
 void writer_postfork_parent(void)
 {
-	if (w.enabled)
+	if (w.enabled) {
+		spin_unlock(&w.io_lock);
 		unlock();
+	}
 }
 
 void writer_postfork_child(int keep_recording)
@@ -1013,6 +1099,8 @@ void writer_postfork_child(int keep_recording)
 	w.out.len = 0;
 	w.out.error = 0;
 	w.out.written = 0;
+	atomic_store(&w.io_error, 0);
+	spin_unlock(&w.io_lock);
 	memset(w.stack_defined, 0, w.stacks->max_entries / 8 + 1);
 	w.none_defined = 0;
 	w.modules_defined = 0;

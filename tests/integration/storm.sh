@@ -43,6 +43,23 @@ for child in "$forked"/storm.*.mlyze; do
 done
 SPPROF_SAMPLING_RATE=4096
 
+# A profile the file system refuses past 1 MiB (a file size limit, its
+# signal ignored): the storm still finishes clean, the runtime says why
+# the streamed file it leaves is short, and that file reads up to its last
+# whole event.
+limited=$scratch/limited
+mkdir "$limited"
+SPPROF_OUTPUT=$limited/storm.mlyze
+(
+	ulimit -f 2048 # blocks of 512 bytes
+	trap '' XFSZ
+	run_preloaded 90 "$integ_bin/storm" 4 500000
+) >/dev/null 2>"$limited/stderr" || fail "the storm failed with a file size limit"
+grep -q 'cannot write the profile (File too large)' "$limited/stderr" ||
+	fail "no message about the refused profile: $(cat "$limited/stderr")"
+test ! -e "$limited/storm.mlyze" || fail "a short profile was finalised"
+check_profile --streamed --min-allocs=1000 "$limited/storm.mlyze.part"
+
 # Killed in the middle of a storm, the process leaves its streamed
 # profile, readable up to its last whole event.
 killed=$scratch/killed.mlyze
