@@ -232,12 +232,11 @@ static void *realloc_pooled(char *block, size_t size, struct heap_record *old,
  * threshold), and resizes them with mremap, without copying. */
 #define REMAPPED_SIZE ((size_t)128 * 1024)
 
-/* Whether realloc() gives base `padded` bytes without copying: it already
- * has the room, or it is remapped. */
-static int resizes_without_copy(char *base, size_t padded)
+/* Whether realloc() gives a C-library block of `usable` bytes `padded`
+ * bytes without copying: it already has the room, or it is remapped. */
+static int resizes_without_copy(size_t usable, size_t padded)
 {
-	return padded <= real.malloc_usable_size(base) ||
-	       padded >= REMAPPED_SIZE;
+	return padded <= usable || padded >= REMAPPED_SIZE;
 }
 
 /* Copies keep bytes of data into fresh, when there is one, and gives the
@@ -252,15 +251,16 @@ static void *move_into(void *fresh, const void *data, size_t keep, void *old)
 }
 
 /* A C-library block of `padded` bytes holding, at its offset `from`, the
- * keep bytes of base: base itself resized when that copies nothing, else
- * a new block, so that the data is copied once rather than by realloc and
- * again to be carved.  NULL (errno set, base intact) when no memory. */
-static char *resized_base(char *base, size_t *from, size_t keep,
-			  size_t padded)
+ * keep bytes of base (`usable` bytes): base itself resized when that
+ * copies nothing, else a new block, so that the data is copied once rather
+ * than by realloc and again to be carved.  NULL (errno set, base intact)
+ * when no memory. */
+static char *resized_base(char *base, size_t usable, size_t *from,
+			  size_t keep, size_t padded)
 {
 	char *fresh;
 
-	if (resizes_without_copy(base, padded))
+	if (resizes_without_copy(usable, padded))
 		return real.realloc(base, padded);
 	fresh = real.malloc(padded);
 	if (!fresh)
@@ -276,8 +276,8 @@ static char *resized_base(char *base, size_t *from, size_t keep,
  * result is a sample only when the sampler picked it, but is tracked
  * either way.  NULL (errno set, the old block intact) when the C library
  * cannot resize it. */
-static void *resize_carved(char *base, size_t from, size_t keep, size_t size,
-			   int sample)
+static void *resize_carved(char *base, size_t usable, size_t from,
+			   size_t keep, size_t size, int sample)
 {
 	size_t padded;
 	char *moved, *carved;
@@ -286,7 +286,7 @@ static void *resize_carved(char *base, size_t from, size_t keep, size_t size,
 		errno = ENOMEM;
 		return NULL;
 	}
-	moved = resized_base(base, &from, keep, padded);
+	moved = resized_base(base, usable, &from, keep, padded);
 	if (!moved)
 		return NULL;
 	carved = carve(moved);
@@ -307,7 +307,8 @@ static void *realloc_carved(char *block, size_t size,
 			    struct heap_record *old, int sample)
 {
 	char *base = block - old->offset;
-	size_t had = usable_bytes(block, old);
+	size_t usable = real.malloc_usable_size(base);
+	size_t had = usable - old->offset; /* what usable_bytes() says */
 	size_t keep = had < size ? had : size;
 	void *moved;
 
@@ -317,10 +318,11 @@ static void *realloc_carved(char *block, size_t size,
 		return NULL; /* realloc(p, 0) frees p */
 	}
 	if (sample <= 0 && size < REMAPPED_SIZE &&
-	    !resizes_without_copy(base, size + SAMPLED_ALIGNMENT))
+	    !resizes_without_copy(usable, size + SAMPLED_ALIGNMENT))
 		moved = move_into(real.malloc(size), block, keep, base);
 	else
-		moved = resize_carved(base, old->offset, keep, size, sample);
+		moved = resize_carved(base, usable, old->offset, keep, size,
+				      sample);
 	if (!moved)
 		profiler_restore(block, old);
 	return moved;
@@ -333,7 +335,7 @@ static void *realloc_into_sample(char *block, size_t size)
 	size_t keep = had < size ? had : size;
 
 	if (size > POOL_BLOCK_MAX)
-		return resize_carved(block, 0, keep, size, 1);
+		return resize_carved(block, had, 0, keep, size, 1);
 	return move_into(sampled_alloc(size, 0, 0), block, keep, block);
 }
 

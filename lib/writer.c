@@ -483,20 +483,32 @@ static void write_handed_over(void)
 	spin_unlock(&w.io_lock);
 }
 
+/* With the lock held: writes now a buffer handed over under this lock. */
+static void write_pending_now(void)
+{
+	if (w.io_pending) {
+		w.io_pending = 0;
+		write_handed_over();
+	}
+}
+
+/* A write that failed after the lock was released fails the buffer. */
+static void take_write_error(void)
+{
+	if (!w.out.error)
+		w.out.error = atomic_load(&w.io_error);
+}
+
 /* With the lock held: hands the buffered events over, to be written once
  * the lock is released (end_event), and goes on in the spare buffer.  The
  * file is written at explicit offsets, so writes never overtake. */
 static void hand_over_buffer(void)
 {
-	if (w.io_pending) { /* a second hand-over under one lock */
-		w.io_pending = 0;
-		write_handed_over();
-	}
+	write_pending_now(); /* a second hand-over under one lock */
 	if (!w.out.len)
 		return;
 	spin_lock(&w.io_lock); /* the buffer handed over last is written */
-	if (!w.out.error)
-		w.out.error = atomic_load(&w.io_error);
+	take_write_error();
 	if (w.out.error) { /* dropped, as outbuf_flush() drops it */
 		w.out.len = 0;
 		spin_unlock(&w.io_lock);
@@ -516,14 +528,10 @@ static void hand_over_buffer(void)
 static int flush_locked(void)
 {
 	hand_over_buffer();
-	if (w.io_pending) {
-		w.io_pending = 0;
-		write_handed_over();
-	}
+	write_pending_now();
 	spin_lock(&w.io_lock); /* another thread's write has ended */
 	spin_unlock(&w.io_lock);
-	if (!w.out.error)
-		w.out.error = atomic_load(&w.io_error);
+	take_write_error();
 	return w.out.error;
 }
 
