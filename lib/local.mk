@@ -28,6 +28,9 @@ lib_libspprof_core_la_SOURCES = \
 	lib/names.c lib/names.h \
 	lib/symbols.c lib/symbols.h \
 	lib/unwind.c lib/unwind.h \
+	lib/event_stream.c lib/event_stream.h \
+	lib/profile_files.c lib/profile_files.h \
+	lib/profile_meta.c lib/profile_meta.h \
 	lib/writer.c lib/writer.h
 lib_libspprof_core_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)
 lib_libspprof_core_la_LIBADD = $(RUNTIME_LIBS)
