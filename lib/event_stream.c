@@ -55,6 +55,31 @@ static void unmap_window(struct event_stream *s)
 	s->window_start = s->window_end = 0;
 }
 
+static uint64_t page_round_up(uint64_t n)
+{
+	return (n + PAGE_BYTES - 1) & ~(uint64_t)(PAGE_BYTES - 1);
+}
+
+/* Gives the file disk blocks up to *end, or at least up to need when the
+ * disk has no room for more (*end is lowered then). */
+static int allocate_blocks(struct event_stream *s, int fd, uint64_t *end,
+			   uint64_t need)
+{
+	int err;
+
+	if (*end <= s->allocated)
+		return 0;
+	err = posix_fallocate(fd, (off_t)s->allocated,
+			      (off_t)(*end - s->allocated));
+	if (err == ENOSPC && page_round_up(need) < *end) {
+		*end = page_round_up(need);
+		return allocate_blocks(s, fd, end, need);
+	}
+	if (!err)
+		s->allocated = *end;
+	return err;
+}
+
 /* Maps a new window that starts at the page holding s->end and has room
  * for n more bytes, giving the file disk blocks up to its end first: a
  * store into a mapped hole on a full disk would be a SIGBUS. */
@@ -70,13 +95,9 @@ static int move_window(struct event_stream *s, int fd, size_t n)
 		end = limit;
 	if (end < s->end + n)
 		return EFBIG; /* the size limit is reached: no SIGXFSZ */
-	if (end > s->allocated) {
-		err = posix_fallocate(fd, (off_t)s->allocated,
-				      (off_t)(end - s->allocated));
-		if (err)
-			return err;
-		s->allocated = end;
-	}
+	err = allocate_blocks(s, fd, &end, s->end + n + 1);
+	if (err)
+		return err;
 	window = mmap(NULL, end - start, PROT_READ | PROT_WRITE, MAP_SHARED,
 		      fd, (off_t)start);
 	if (window == MAP_FAILED)

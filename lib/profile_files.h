@@ -12,6 +12,8 @@
  *   P <part>                  streaming started
  *   F <part>\t<final>         published under its final name
  *   X <part>\t<program>       the process image was replaced by an exec
+ *   N <part>                  ... or not: that exec failed, and the
+ *                             process goes on in a new profile
  *   E <part>\t<reason>        recording stopped: the stream could not go on
  *
  * Nothing here allocates; descriptors are open only inside a call.

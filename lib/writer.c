@@ -734,6 +734,8 @@ void writer_exec_failed(void)
 	if (!w.enabled || getpid() != w.pid)
 		return;
 	lock();
+	if (w.created)
+		profile_files_announce(&w.files, 'N', NULL);
 	start_over();
 	unlock();
 }
