@@ -16,7 +16,8 @@ lib_libspprof_core_la_SOURCES = \
 	lib/modules.c lib/modules.h \
 	lib/outbuf.c lib/outbuf.h \
 	lib/prng.c lib/prng.h \
-	lib/profiler.c lib/profiler.h \
+	lib/profiler.c lib/profiler.h lib/profiler_state.h \
+	lib/profiler_events.c lib/profiler_record.c \
 	lib/rawmem.c lib/rawmem.h \
 	lib/real_alloc.c lib/real_alloc.h \
 	lib/sample_pool.c lib/sample_pool.h \
