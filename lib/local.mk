@@ -8,6 +8,7 @@ spprofinclude_HEADERS = include/spprof/memprof.h
 noinst_LTLIBRARIES += lib/libspprof-core.la
 lib_libspprof_core_la_SOURCES = \
 	lib/clock.h \
+	lib/code_map.c lib/code_map.h \
 	lib/compiler.h \
 	lib/frames.h \
 	lib/free_filter.h \

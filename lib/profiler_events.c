@@ -15,6 +15,7 @@
 
 #include <spprof/memprof.h>
 
+#include "code_map.h"
 #include "names.h"
 #include "profiler_state.h"
 #include "real_alloc.h"
@@ -51,6 +52,7 @@ static void after_fork_in_child(void)
 	int follow = prof.settings.follow_fork;
 
 	strings_postfork();
+	code_map_after_fork();
 	sampler_reseed_thread(); /* else parent and child sample alike */
 	heap_map_after_fork(&prof.heap);
 	reset_counters();

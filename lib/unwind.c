@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "code_map.h"
 #include "sampler.h"
 
 #if defined(__x86_64__) || defined(__aarch64__)
@@ -84,6 +85,19 @@ static int own_code(uintptr_t pc)
 	return pc >= runtime_text_lo && pc < runtime_text_hi;
 }
 
+/* A caller built without frame pointers leaves the register holding
+ * anything, so a "frame" may hold any value where the return address
+ * should be: only an address in known code is one.  Values no code can
+ * have (beyond user space, or on the stack) are told apart without a
+ * lookup. */
+static int return_address(uintptr_t pc, uintptr_t fp, uintptr_t stack_top)
+{
+	if (pc < 0x1000 || pc > USER_ADDRESS_MAX ||
+	    (pc >= fp && pc < stack_top))
+		return 0;
+	return code_map_holds_return(pc);
+}
+
 uint32_t unwind_capture(uintptr_t *frames, uint32_t max, int *truncated)
 {
 	struct sampler_thread *t = &sampler_tls;
@@ -98,9 +112,9 @@ uint32_t unwind_capture(uintptr_t *frames, uint32_t max, int *truncated)
 		const uintptr_t *frame = (const uintptr_t *)fp;
 		uintptr_t next = frame[0], pc = frame[1];
 
-		if (pc < 0x1000)
-			break;
 		if (!own_code(pc)) {
+			if (!return_address(pc, fp, t->stack_top))
+				break;
 			if (depth == max) {
 				*truncated = 1;
 				break;

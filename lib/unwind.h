@@ -4,8 +4,10 @@
  * of the allocation hook, leaf first, skipping the runtime's own frames.
  * It reads only the current thread's stack, between the caller's frame and
  * the top of the stack, and stops at the first frame pointer that is not
- * plausible (outside that range, misaligned, not increasing), so a caller
- * built without frame pointers truncates the stack instead of crashing.
+ * plausible (outside that range, misaligned, not increasing) or at the
+ * first return address that lies in no loaded object's code (see
+ * code_map.h), so a caller built without frame pointers truncates the
+ * stack instead of crashing or recording stray values.
  * It never allocates; finding the stack top of a new thread does, once,
  * and must therefore run under the runtime's re-entrancy guard.
  */

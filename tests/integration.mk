@@ -52,7 +52,8 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/storm.sh \
 	tests/integration/fork-exec.sh \
 	tests/integration/edge-cases.sh \
-	tests/integration/static.sh
+	tests/integration/static.sh \
+	tests/integration/stray-frames.sh
 TESTS += $(integ_drivers)
 EXTRA_DIST += $(integ_drivers) tests/integration/common.sh
 AM_TESTS_ENVIRONMENT += abs_top_builddir='$(abs_top_builddir)'; \
