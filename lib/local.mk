@@ -30,9 +30,11 @@ lib_libspprof_core_la_SOURCES = \
 	lib/names.c lib/names.h \
 	lib/symbols.c lib/symbols.h \
 	lib/unwind.c lib/unwind.h \
+	lib/unwind_tables.c lib/unwind_tables.h \
 	lib/writer.c lib/writer.h
-lib_libspprof_core_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)
-lib_libspprof_core_la_LIBADD = $(RUNTIME_LIBS)
+lib_libspprof_core_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS) \
+	$(LIBUNWIND_CFLAGS)
+lib_libspprof_core_la_LIBADD = $(RUNTIME_LIBS) $(LIBUNWIND_LIBS)
 
 # Link-time optimisation (where configure found it) lets a sample's path
 # through profiler, heap map, stack table and writer be compiled as one

@@ -240,6 +240,8 @@ MEMPROF_PUBLIC int memprof_get_stats(memprof_stats *out)
 	out->native_frames = load(&prof.native_frames);
 	out->shallow_stacks = load(&prof.shallow);
 	out->truncated_stacks = load(&prof.truncated);
+	out->fp_stacks = load(&prof.fp_stacks);
+	out->dwarf_stacks = load(&prof.dwarf_stacks);
 	out->min_native_depth = min_depth == UINT32_MAX ? 0 : min_depth;
 	out->heap_map_load_percent = heap_map_load_percent(h);
 	out->estimated_live_bytes = (double)load(&prof.live_estimate);

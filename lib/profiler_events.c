@@ -44,6 +44,8 @@ static void reset_counters(void)
 	atomic_store(&prof.native_frames, 0);
 	atomic_store(&prof.shallow, 0);
 	atomic_store(&prof.truncated, 0);
+	atomic_store(&prof.fp_stacks, 0);
+	atomic_store(&prof.dwarf_stacks, 0);
 	atomic_store(&prof.min_depth, UINT32_MAX);
 }
 
@@ -145,8 +147,8 @@ void profiler_load(void)
 
 	real_alloc_init();
 	sampler_init_entropy();
-	unwind_init();
 	profiler_read_settings_once();
+	unwind_init(prof.settings.unwind);
 	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 	if (prof.settings.output[0]) {
 		start_recording();

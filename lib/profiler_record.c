@@ -51,14 +51,13 @@ static void note_stack_health(uint32_t depth, uint32_t merged, int truncated)
 static uint32_t capture_stack(void)
 {
 	uintptr_t frames[MEMPROF_MAX_STACK_DEPTH];
-	int truncated;
-	uint32_t depth = unwind_capture(frames, MEMPROF_MAX_STACK_DEPTH,
-					&truncated);
-
-	uint32_t merged = script_stack_merge(frames, depth,
+	struct unwind_result r = unwind_capture(frames,
+						MEMPROF_MAX_STACK_DEPTH);
+	uint32_t merged = script_stack_merge(frames, r.depth,
 					     MEMPROF_MAX_STACK_DEPTH);
 
-	note_stack_health(depth, merged, truncated);
+	count(r.method == UNWIND_DWARF ? &prof.dwarf_stacks : &prof.fp_stacks);
+	note_stack_health(r.depth, merged, r.truncated);
 	return stack_table_intern(&prof.stacks, frames, merged);
 }
 

@@ -35,6 +35,7 @@ struct profiler_state {
 	_Atomic uint64_t native_frames, shallow;
 	_Atomic uint32_t min_depth;
 	_Atomic uint64_t truncated, skipped_reentrant;
+	_Atomic uint64_t fp_stacks, dwarf_stacks; /* by the method that took them */
 };
 
 extern struct profiler_state prof;
