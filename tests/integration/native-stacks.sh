@@ -91,6 +91,17 @@ expect_counts callers-fp auto 'fp_stacks=9?? dwarf_stacks=[1-9]'
 expect_counts callers-fp fp 'fp_stacks=1??? dwarf_stacks=0'
 expect_counts callers dwarf 'fp_stacks=0 dwarf_stacks=1???'
 unset SPPROF_OUTPUT SPPROF_SAMPLING_RATE SPPROF_UNWIND
+# memprof-wrap --unwind forces a method.
+for unwind in fp dwarf; do
+	timeout 60 "$wrap" -q -r 64K --unwind=$unwind \
+		-o "$scratch/wrap-$unwind.mlyze" -- "$integ_bin/callers-fp" \
+		methods >"$scratch/counts" || fail "memprof-wrap --unwind=$unwind"
+	case $unwind:$(cat "$scratch/counts") in
+	fp:fp_stacks=1???\ dwarf_stacks=0) ;;
+	dwarf:fp_stacks=0\ dwarf_stacks=1???) ;;
+	*) fail "memprof-wrap --unwind=$unwind: $(cat "$scratch/counts")" ;;
+	esac
+done
 
 # numpy under Debian's python3, both built without frame pointers.
 python=/usr/bin/python3
