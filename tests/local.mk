@@ -11,6 +11,7 @@ RUNTIME_UNIT_TESTS = \
 	tests/unit/test-sample-pool \
 	tests/unit/test-script-stack \
 	tests/unit/test-stack-table \
+	tests/unit/test-unwind \
 	tests/unit/test-writer
 check_PROGRAMS += $(RUNTIME_UNIT_TESTS)
 TESTS += $(RUNTIME_UNIT_TESTS)
@@ -58,6 +59,9 @@ tests_unit_test_script_stack_LDADD = $(UNIT_LDADD)
 tests_unit_test_stack_table_SOURCES = tests/unit/test-stack-table.c tests/unit/suite-main.c
 tests_unit_test_stack_table_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_stack_table_LDADD = $(UNIT_LDADD)
+tests_unit_test_unwind_SOURCES = tests/unit/test-unwind.c tests/unit/suite-main.c
+tests_unit_test_unwind_CFLAGS = $(UNIT_CFLAGS) -pthread
+tests_unit_test_unwind_LDADD = $(UNIT_LDADD)
 tests_unit_test_writer_SOURCES = tests/unit/test-writer.c tests/unit/suite-main.c
 tests_unit_test_writer_CFLAGS = $(UNIT_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_test_writer_LDADD = $(UNIT_LDADD) $(JANSSON_LIBS)
