@@ -4,6 +4,7 @@
 
 #include "code_map.h"
 
+#include <dlfcn.h>
 #include <link.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -43,27 +44,29 @@ static struct {
 	unsigned long long adds, subs;
 } map;
 
-/* The first published range that ends at or after address, if it starts
- * before it.  A torn read gives a wrong answer, never a wild access: the
- * indices stay inside the array. */
+/* Whether a published range holds a byte of (start, end]: the first one
+ * that ends at or after start + 1 must start before end.  A torn read
+ * gives a wrong answer, never a wild access: the indices stay inside the
+ * array. */
 static int search(const struct published_range *r, uint32_t n,
-		  uintptr_t address)
+		  uintptr_t start, uintptr_t end)
 {
 	uint32_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (atomic_load_explicit(&r[mid].end, relaxed) < address)
+		if (atomic_load_explicit(&r[mid].end, relaxed) <= start)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < n && atomic_load_explicit(&r[lo].start, relaxed) < address;
+	return lo < n && atomic_load_explicit(&r[lo].start, relaxed) < end;
 }
 
-/* 1 and *found set when the array was read whole (no rebuild ran). */
-static int lookup(uintptr_t address, int *found)
+/* 1 and *found set when the array was read whole (no rebuild ran):
+ * whether it holds a byte of (start, end]. */
+static int lookup(uintptr_t start, uintptr_t end, int *found)
 {
 	struct tables *t = atomic_load_explicit(&map.tables,
 						memory_order_acquire);
@@ -77,17 +80,17 @@ static int lookup(uintptr_t address, int *found)
 	}
 	if (seq & 1)
 		return 0;
-	*found = search(t->published, n < CODE_RANGES_MAX ? n : 0, address);
+	*found = search(t->published, n < CODE_RANGES_MAX ? n : 0, start, end);
 	atomic_thread_fence(memory_order_acquire);
 	return atomic_load_explicit(&map.sequence, relaxed) == seq;
 }
 
-static int holds(uintptr_t address)
+static int holds(uintptr_t start, uintptr_t end)
 {
 	int found;
 
 	for (int i = 0; i < LOOKUP_ATTEMPTS; i++) {
-		if (lookup(address, &found))
+		if (lookup(start, end, &found))
 			return found;
 		cpu_relax();
 	}
@@ -198,9 +201,31 @@ static int rebuild_if_changed(void)
 	return t && !s.unchanged;
 }
 
+/* Whether an address the array lacks may lie in an object loaded since
+ * it was built.  Stray values are common (every walk through code built
+ * without frame pointers may end on one): where the C library can tell
+ * without a lock that the address is in no object, or in one whose code
+ * the array has, the dynamic linker's lock is not taken. */
+static int maybe_new_code(uintptr_t address)
+{
+#ifdef HAVE__DL_FIND_OBJECT
+	struct dl_find_object object;
+
+	if (_dl_find_object((void *)address, &object) != 0)
+		return 0;
+	return !holds((uintptr_t)object.dlfo_map_start,
+		      (uintptr_t)object.dlfo_map_end);
+#else
+	(void)address;
+	return 1;
+#endif
+}
+
 int code_map_holds_return(uintptr_t address)
 {
-	return holds(address) || (rebuild_if_changed() && holds(address));
+	return holds(address - 1, address) ||
+	       (maybe_new_code(address) && rebuild_if_changed() &&
+		holds(address - 1, address));
 }
 
 void code_map_after_fork(void)

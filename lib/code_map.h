@@ -13,11 +13,13 @@
  * path, whether objects were loaded or unloaded since the array was built
  * (the dynamic linker's counters, read through dl_iterate_phdr, which
  * takes the linker's lock but never waits for the runtime) and rebuild the
- * array if so (an unloaded object's code is thus forgotten at the next
- * miss; until then only a stray value could point there).  One thread
- * rebuilds at a time; another thread's lookup of
- * an address that is not yet in the array meanwhile answers no.  Never
- * allocates: the array is mapped on first use.
+ * array if so.  Where the C library has _dl_find_object, an address in no
+ * loaded object, or in one whose code the array already has, is turned
+ * down without that lock.  An unloaded object's code stays in the array
+ * until the next rebuild; only a stray value could point there meanwhile.
+ * One thread rebuilds at a time; another thread's lookup of an address
+ * that is not yet in the array meanwhile answers no.  Never allocates: the
+ * array is mapped on first use.
  */
 #ifndef SPPROF_CODE_MAP_H
 #define SPPROF_CODE_MAP_H
