@@ -15,6 +15,7 @@ stacks() {
 		return line
 	}
 	/^ *"site": / { if (stack != "") print stack; stack = frame($0); next }
+	/^ *"callers": \[\],?$/ { next }
 	/^ *"callers": \[/ { callers = 1; next }
 	callers && /^ *\]/ { callers = 0; next }
 	callers { stack = stack "\t" frame($0) }
