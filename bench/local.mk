@@ -5,19 +5,24 @@
 ## is built by `make` or `make check`.
 
 # No other component builds programs on demand, so the list starts here.
-EXTRA_PROGRAMS = bench/workload bench/bench-run
+EXTRA_PROGRAMS = bench/workload bench/workload-nofp bench/bench-run
 bench_workload_SOURCES = bench/workload.c bench/cli.c bench/cli.h
 bench_workload_CFLAGS = $(AM_CFLAGS) -O2 -pthread
 bench_workload_LDFLAGS = -pthread
+# The same load built as distributions build programs: no frame pointers.
+bench_workload_nofp_SOURCES = $(bench_workload_SOURCES)
+bench_workload_nofp_CFLAGS = $(AM_CFLAGS) -O2 -pthread -fomit-frame-pointer
+bench_workload_nofp_LDFLAGS = -pthread
 bench_bench_run_SOURCES = bench/bench-run.c bench/cli.c bench/cli.h
-CLEANFILES += bench/workload$(EXEEXT) bench/bench-run$(EXEEXT)
+CLEANFILES += bench/workload$(EXEEXT) bench/workload-nofp$(EXEEXT) \
+	bench/bench-run$(EXEEXT)
 EXTRA_DIST += bench/run-bench.sh
 
 BENCH_RUNTIME = $(abs_top_builddir)/lib/.libs/libspprof-alloc.so.0
 
 .PHONY: bench
-bench: bench/workload$(EXEEXT) bench/bench-run$(EXEEXT) \
-		lib/libspprof-alloc.la
+bench: bench/workload$(EXEEXT) bench/workload-nofp$(EXEEXT) \
+		bench/bench-run$(EXEEXT) lib/libspprof-alloc.la
 	$(SHELL) $(srcdir)/bench/run-bench.sh $(BENCH_RUNTIME) \
 		$(abs_top_builddir)/bench
 

@@ -17,7 +17,8 @@
 # one after the other, in alternating order round after round.  Exhaustive
 # tracers (heaptrack, tcmalloc's HEAPPROFILE) record every call and run on
 # fewer operations, against a baseline of the same size.  Then callgrind
-# counts instructions, the repeatable number.
+# counts instructions, the repeatable number, also those of one stack
+# capture by each unwinding method.
 #
 # Environment: BENCH_ROUNDS (default 11; twice as many less one for the
 # alternating method, whose pairs are further apart in time and so
@@ -34,7 +35,9 @@ fi
 RUNTIME=$1
 BINDIR=$2
 WORKLOAD=$BINDIR/workload
-for f in "$RUNTIME" "$WORKLOAD" "$BINDIR/bench-run"; do
+WORKLOAD_FP=$WORKLOAD
+WORKLOAD_NOFP=$BINDIR/workload-nofp
+for f in "$RUNTIME" "$WORKLOAD" "$WORKLOAD_NOFP" "$BINDIR/bench-run"; do
 	if [ ! -f "$f" ]; then
 		echo "run-bench.sh: $f: no such file (run make bench)" >&2
 		exit 2
@@ -408,6 +411,46 @@ callgrind_rows() {
 	done
 }
 
+# capture_cost WORKLOAD UNWIND: instructions of one stack capture (the
+# runtime's capture_stack, callees included), averaged over its calls.
+capture_cost() {
+	"$BINDIR/bench-run" -o "$TMP/callgrind.times" "LD_PRELOAD=$RUNTIME" \
+		"SPPROF_OUTPUT=$TMP/prof.mlyze" SPPROF_SAMPLING_RATE=65536 \
+		"SPPROF_UNWIND=$2" "$VALGRIND" --tool=callgrind \
+		"--callgrind-out-file=$TMP/cg.capture" "$1" mixed \
+		"$CALLGRIND_MIXED_OPS" >>"$LOG" 2>&1 ||
+		fail "callgrind run failed: $1 with SPPROF_UNWIND=$2"
+	rm -f "$TMP/prof.mlyze"
+	# Names are given once, as "(id) name", then "(id)" alone; the
+	# line after a calls= line holds the call's inclusive cost.
+	awk -v wanted=capture_stack '/^c?fn=\(/ {
+		id = $0
+		sub(/^c?fn=\(/, "", id)
+		sub(/\).*/, "", id)
+		name = $0
+		if (sub(/^c?fn=\([0-9]+\) /, "", name))
+			names[id] = name
+		if (/^cfn=/)
+			target = names[id] == wanted
+		next
+	}
+	/^calls=/ {
+		if (target) {
+			split($0, part, /[= ]/)
+			calls += part[2]
+			take = 1
+		}
+		next
+	}
+	take { cost += $2; take = 0; target = 0 }
+	END { printf "%.0f", calls ? cost / calls : 0 }' "$TMP/cg.capture"
+}
+
+capture_row() {
+	printf '  %-34s %8s %8s %8s\n' "$1" "$(capture_cost "$2" fp)" \
+		"$(capture_cost "$2" dwarf)" "$(capture_cost "$2" auto)"
+}
+
 # ---- the report ----------------------------------------------------------------------
 
 MISSES=0
@@ -432,6 +475,10 @@ run_workload "b) mixed sizes 16 B - 64 KiB (1 op in 8 a realloc), ring of 1024 l
 	mixed 1.10 side-by-side "$MIXED_OPS" mixed
 run_workload "c) the same mixed load split over 2 threads" \
 	mixed2 1.10 alternating "$MIXED_OPS" -t 2 mixed
+WORKLOAD=$WORKLOAD_NOFP
+run_workload "d) the mixed load built without frame pointers (stacks from unwind tables)" \
+	mixednofp 1.10 side-by-side "$MIXED_OPS" mixed
+WORKLOAD=$WORKLOAD_FP
 
 if [ -n "$VALGRIND" ]; then
 	echo
@@ -442,6 +489,13 @@ if [ -n "$VALGRIND" ]; then
 	callgrind_rows mixed "$CALLGRIND_MIXED_OPS" mixed
 	echo "  (+Ir/op: extra instructions per operation; own/op: instructions in the"
 	echo "   runtime's own code per operation, fixed start-up and exit costs included)"
+	echo
+	echo "stack capture, Ir per sample (mixed load, $(human_ops "$CALLGRIND_MIXED_OPS") ops, one sample per 64 KiB)"
+	printf '  %-34s %8s %8s %8s\n' workload fp dwarf auto
+	capture_row "built with frame pointers" "$WORKLOAD_FP"
+	capture_row "built without frame pointers" "$WORKLOAD_NOFP"
+	echo "  (inclusive instructions of one stack capture: walk, checks, interning;"
+	echo "   fp and dwarf force a method, auto is the default)"
 else
 	echo
 	echo "callgrind: valgrind not installed, skipped"

@@ -8,6 +8,7 @@ spprofinclude_HEADERS = include/spprof/memprof.h
 noinst_LTLIBRARIES += lib/libspprof-core.la
 lib_libspprof_core_la_SOURCES = \
 	lib/clock.h \
+	lib/code_map.c lib/code_map.h \
 	lib/compiler.h \
 	lib/frames.h \
 	lib/free_filter.h \
@@ -16,7 +17,8 @@ lib_libspprof_core_la_SOURCES = \
 	lib/modules.c lib/modules.h \
 	lib/outbuf.c lib/outbuf.h \
 	lib/prng.c lib/prng.h \
-	lib/profiler.c lib/profiler.h \
+	lib/profiler.c lib/profiler.h lib/profiler_state.h \
+	lib/profiler_events.c lib/profiler_record.c \
 	lib/rawmem.c lib/rawmem.h \
 	lib/real_alloc.c lib/real_alloc.h \
 	lib/sample_pool.c lib/sample_pool.h \
@@ -31,9 +33,11 @@ lib_libspprof_core_la_SOURCES = \
 	lib/event_stream.c lib/event_stream.h \
 	lib/profile_files.c lib/profile_files.h \
 	lib/profile_meta.c lib/profile_meta.h \
+	lib/unwind_tables.c lib/unwind_tables.h \
 	lib/writer.c lib/writer.h
-lib_libspprof_core_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)
-lib_libspprof_core_la_LIBADD = $(RUNTIME_LIBS)
+lib_libspprof_core_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS) \
+	$(LIBUNWIND_CFLAGS)
+lib_libspprof_core_la_LIBADD = $(RUNTIME_LIBS) $(LIBUNWIND_LIBS)
 
 # Link-time optimisation (where configure found it) lets a sample's path
 # through profiler, heap map, stack table and writer be compiled as one

@@ -74,6 +74,19 @@ static void copy_setting(const char *name, char *dest, size_t size)
 	strcpy(dest, v);
 }
 
+static enum unwind_method parse_unwind(const char *text)
+{
+	if (!strcmp(text, "fp"))
+		return UNWIND_FP;
+	if (!strcmp(text, "dwarf"))
+		return UNWIND_DWARF;
+	if (strcmp(text, "auto"))
+		runtime_message("SPPROF_UNWIND=%s is not fp, dwarf or auto; "
+				"using auto",
+				text);
+	return UNWIND_AUTO;
+}
+
 void settings_read(struct runtime_config *c)
 {
 	const char *v;
@@ -84,6 +97,7 @@ void settings_read(struct runtime_config *c)
 	c->heap_map_capacity = HEAP_MAP_DEFAULT_MAX_CAPACITY;
 	c->follow_fork = 1;
 	c->root_pid = 0;
+	c->unwind = UNWIND_AUTO;
 	if ((v = secure_getenv("SPPROF_SAMPLING_RATE")) &&
 	    parse_count("SPPROF_SAMPLING_RATE", v, 1ull << 40, &n) == 0)
 		c->sampling_rate = n;
@@ -106,6 +120,8 @@ void settings_read(struct runtime_config *c)
 	if ((v = secure_getenv("SPPROF_ROOT_PID")) &&
 	    parse_count("SPPROF_ROOT_PID", v, 1u << 30, &n) == 0)
 		c->root_pid = (long)n;
+	if ((v = secure_getenv("SPPROF_UNWIND")))
+		c->unwind = parse_unwind(v);
 	copy_setting("SPPROF_OUTPUT", c->output, sizeof(c->output));
 	copy_setting("SPPROF_MANIFEST", c->manifest, sizeof(c->manifest));
 	copy_setting("SPPROF_PYTHON_WALKER", c->python_walker,

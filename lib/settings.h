@@ -11,6 +11,13 @@
 #include <limits.h>
 #include <stdint.h>
 
+/* How native stacks are walked (SPPROF_UNWIND; see unwind.h). */
+enum unwind_method {
+	UNWIND_AUTO,  /* frame pointers where they hold, else unwind tables */
+	UNWIND_FP,    /* frame pointers only */
+	UNWIND_DWARF, /* the binaries' unwind tables (.eh_frame) only */
+};
+
 struct runtime_config {
 	uint64_t sampling_rate;   /* SPPROF_SAMPLING_RATE, bytes */
 	uint32_t stack_table_max; /* SPPROF_STACK_TABLE_MAX, stacks */
@@ -21,6 +28,7 @@ struct runtime_config {
 	char manifest[PATH_MAX];  /* SPPROF_MANIFEST; "" = none */
 	char python_walker[PATH_MAX]; /* SPPROF_PYTHON_WALKER; "" = none */
 	long root_pid;            /* SPPROF_ROOT_PID; 0 = this is the root */
+	enum unwind_method unwind; /* SPPROF_UNWIND: auto, fp or dwarf */
 };
 
 void settings_read(struct runtime_config *settings);

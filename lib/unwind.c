@@ -1,15 +1,22 @@
-/* unwind.c - frame-pointer stack walking (see unwind.h). */
+/* unwind.c - native call stacks by frame pointers or unwind tables, and
+ * the choice between them (see unwind.h). */
 #include "config.h"
 
 #include "unwind.h"
 
 #include <dlfcn.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <stdlib.h>
 #include <link.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "code_map.h"
+#include "compiler.h"
 #include "sampler.h"
+#include "unwind_tables.h"
 
 #if defined(__x86_64__) || defined(__aarch64__)
 #define USER_ADDRESS_MAX 0x0000FFFFFFFFFFFFull
@@ -19,7 +26,27 @@
 
 extern void *__libc_stack_end; /* glibc: the main thread's initial sp */
 
+/* Frames the unwind tables see beyond a thread's outermost frame record:
+ * the C library's thread or program entry. */
+#define ANCHOR_OUTER_MAX 2
+
 static uintptr_t runtime_text_lo, runtime_text_hi;
+static uintptr_t libc_text_lo, libc_text_hi;
+static enum unwind_method method;
+static int have_tables;
+static _Atomic int told_incomplete;
+
+/* Where a sound frame-pointer walk of this thread ends: the outermost
+ * frame record (main's, or the thread function's), its return address
+ * into the C library, and the frames above it that only the unwind tables
+ * see.  Learnt from the first stack on which both methods agree. */
+struct anchor {
+	uintptr_t fp, pc;
+	uint32_t outer;
+	uintptr_t outer_frames[ANCHOR_OUTER_MAX];
+};
+
+static INITIAL_EXEC_TLS struct anchor anchor;
 
 struct code_range {
 	uintptr_t address, lo, hi;
@@ -56,10 +83,20 @@ int code_range_of(const void *code, uintptr_t *lo, uintptr_t *hi)
 	return 0;
 }
 
-void unwind_init(void)
+void unwind_init(enum unwind_method asked)
 {
 	code_range_of((const void *)(uintptr_t)&unwind_init, &runtime_text_lo,
 		      &runtime_text_hi);
+	/* abort() is the C library's own, whoever interposes malloc. */
+	code_range_of((const void *)(uintptr_t)&abort, &libc_text_lo,
+		      &libc_text_hi);
+	have_tables = unwind_tables_init();
+	method = asked;
+	if (asked == UNWIND_DWARF && !have_tables) {
+		runtime_message("SPPROF_UNWIND=dwarf: built without libunwind; "
+				"walking frame pointers");
+		method = UNWIND_FP;
+	}
 }
 
 static uintptr_t thread_stack_top(void)
@@ -84,32 +121,206 @@ static int own_code(uintptr_t pc)
 	return pc >= runtime_text_lo && pc < runtime_text_hi;
 }
 
-uint32_t unwind_capture(uintptr_t *frames, uint32_t max, int *truncated)
+static int in_libc(uintptr_t pc)
+{
+	return pc >= libc_text_lo && pc < libc_text_hi;
+}
+
+/* A caller built without frame pointers leaves the register holding
+ * anything, so a "frame" may hold any value where the return address
+ * should be: only an address in known code is one.  Values no code can
+ * have (beyond user space, or on the stack) are told apart without a
+ * lookup. */
+static int return_address(uintptr_t pc, uintptr_t fp, uintptr_t stack_top)
+{
+	if (pc < 0x1000 || pc > USER_ADDRESS_MAX ||
+	    (pc >= fp && pc < stack_top))
+		return 0;
+	return code_map_holds_return(pc);
+}
+
+/* The kernel enters a signal handler with a sigreturn trampoline (the C
+ * library's, or the vDSO's) as return address; the interrupted function's
+ * own frame is then in no frame record, and only the unwind tables find
+ * it.  The trampoline is known by its code, read only when it cannot
+ * cross into another page. */
+#if defined(__x86_64__)
+static const uint8_t sigreturn_code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00,
+					  0x00, 0x0f, 0x05 }; /* mov $15, %rax; syscall */
+#elif defined(__aarch64__)
+static const uint8_t sigreturn_code[] = { 0x68, 0x11, 0x80, 0xd2, 0x01, 0x00,
+					  0x00, 0xd4 }; /* mov x8, #139; svc #0 */
+#endif
+
+static int signal_return(uintptr_t pc)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+	uintptr_t last = pc + sizeof(sigreturn_code) - 1;
+
+	return (last & ~(uintptr_t)4095) == (pc & ~(uintptr_t)4095) &&
+	       !memcmp((const void *)pc, sigreturn_code,
+		       sizeof(sigreturn_code));
+#else
+	(void)pc;
+	return 0;
+#endif
+}
+
+static uintptr_t current_stack_top(void)
 {
 	struct sampler_thread *t = &sampler_tls;
-	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
-	uint32_t depth = 0;
 
 	if (!t->stack_top)
 		t->stack_top = thread_stack_top();
-	*truncated = 0;
-	while (fp >= 0x1000 && fp <= USER_ADDRESS_MAX && !(fp & 7) &&
-	       fp + 2 * sizeof(uintptr_t) <= t->stack_top) {
+	return t->stack_top;
+}
+
+struct fp_walk {
+	uint32_t depth;
+	int truncated;
+	int broken;       /* stopped at a stray value or a signal frame */
+	uintptr_t last_fp; /* frame record of frames[depth - 1] */
+};
+
+static int plausible_frame(uintptr_t fp, uintptr_t stack_top)
+{
+	return fp >= 0x1000 && fp <= USER_ADDRESS_MAX && !(fp & 7) &&
+	       fp + 2 * sizeof(uintptr_t) <= stack_top;
+}
+
+static struct fp_walk walk_frame_pointers(uintptr_t *frames, uint32_t max)
+{
+	uintptr_t top = current_stack_top();
+	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+	struct fp_walk w = { 0 };
+
+	while (plausible_frame(fp, top)) {
 		const uintptr_t *frame = (const uintptr_t *)fp;
 		uintptr_t next = frame[0], pc = frame[1];
 
-		if (pc < 0x1000)
-			break;
 		if (!own_code(pc)) {
-			if (depth == max) {
-				*truncated = 1;
+			if (!return_address(pc, fp, top) || signal_return(pc)) {
+				w.broken = 1;
 				break;
 			}
-			frames[depth++] = pc;
+			if (w.depth == max) {
+				w.truncated = 1;
+				break;
+			}
+			frames[w.depth++] = pc;
+			w.last_fp = fp;
+			if (fp == anchor.fp)
+				break;
 		}
 		if (next <= fp)
 			break;
 		fp = next;
 	}
+	return w;
+}
+
+static int reached_anchor(const uintptr_t *frames, const struct fp_walk *w)
+{
+	return w->depth && w->last_fp == anchor.fp &&
+	       frames[w->depth - 1] == anchor.pc;
+}
+
+/* The unwind tables' stack, without the runtime's own frames, in
+ * frames[0..UNWIND_TABLES_MAX_DEPTH); at most max kept. */
+static uint32_t walk_tables(uintptr_t *frames, uint32_t max, int *truncated)
+{
+	uint32_t n = unwind_tables_capture(frames, UNWIND_TABLES_MAX_DEPTH);
+	uint32_t depth = 0;
+
+	*truncated = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (own_code(frames[i]))
+			continue;
+		if (depth == max) {
+			*truncated = 1;
+			break;
+		}
+		frames[depth++] = frames[i];
+	}
 	return depth;
+}
+
+/* A walk that ended by itself in the C library's entry code, with at
+ * most ANCHOR_OUTER_MAX frames beyond it in the tables' stack and every
+ * frame before alike, found this thread's outermost frame record.  (Code
+ * without frame pointers calling the C library calling malloc ends a walk
+ * in the C library too, but leaves more frames beyond it.) */
+static void learn_anchor(const uintptr_t *fp_frames, const struct fp_walk *w,
+			 const uintptr_t *frames, uint32_t depth)
+{
+	uint32_t outer = depth - w->depth;
+
+	if (anchor.fp || w->broken || w->truncated || !w->depth ||
+	    depth < w->depth || outer > ANCHOR_OUTER_MAX ||
+	    !in_libc(fp_frames[w->depth - 1]) ||
+	    memcmp(fp_frames, frames, w->depth * sizeof(*frames)))
+		return;
+	memcpy(anchor.outer_frames, frames + w->depth,
+	       outer * sizeof(*frames));
+	anchor.outer = outer;
+	anchor.pc = fp_frames[w->depth - 1];
+	anchor.fp = w->last_fp;
+}
+
+/* Replaces the frame-pointer walk in frames (if any: w) by the tables'
+ * stack, and learns from the two. */
+static struct unwind_result from_tables(uintptr_t *frames, uint32_t max,
+					const struct fp_walk *w)
+{
+	uintptr_t tables[UNWIND_TABLES_MAX_DEPTH];
+	struct unwind_result r = { .method = UNWIND_DWARF };
+
+	r.depth = walk_tables(tables, max, &r.truncated);
+	if (w && !r.truncated)
+		learn_anchor(frames, w, tables, r.depth);
+	memcpy(frames, tables, r.depth * sizeof(*frames));
+	return r;
+}
+
+static uint32_t append_outer_frames(uintptr_t *frames, uint32_t depth,
+				    uint32_t max, int *truncated)
+{
+	for (uint32_t i = 0; i < anchor.outer; i++) {
+		if (depth == max) {
+			*truncated = 1;
+			break;
+		}
+		frames[depth++] = anchor.outer_frames[i];
+	}
+	return depth;
+}
+
+static void tell_incomplete_once(void)
+{
+	if (!atomic_exchange(&told_incomplete, 1))
+		runtime_message("stacks through code built without frame "
+				"pointers are cut short: this runtime was "
+				"built without libunwind");
+}
+
+struct unwind_result unwind_capture(uintptr_t *frames, uint32_t max)
+{
+	struct fp_walk w;
+	struct unwind_result r = { .method = UNWIND_FP };
+
+	if (method == UNWIND_DWARF)
+		return from_tables(frames, max, NULL);
+	w = walk_frame_pointers(frames, max);
+	r.depth = w.depth;
+	r.truncated = w.truncated;
+	if (reached_anchor(frames, &w)) {
+		r.depth = append_outer_frames(frames, w.depth, max,
+					      &r.truncated);
+	} else if (method == UNWIND_AUTO) {
+		if (have_tables)
+			return from_tables(frames, max, &w);
+		if (w.broken)
+			tell_incomplete_once();
+	}
+	return r;
 }

@@ -1,28 +1,52 @@
-/* unwind.h - native call stacks by frame-pointer walking.
+/* unwind.h - native call stacks.
  *
  * Contract: unwind_capture() records the return addresses of the callers
- * of the allocation hook, leaf first, skipping the runtime's own frames.
- * It reads only the current thread's stack, between the caller's frame and
- * the top of the stack, and stops at the first frame pointer that is not
- * plausible (outside that range, misaligned, not increasing), so a caller
- * built without frame pointers truncates the stack instead of crashing.
- * It never allocates; finding the stack top of a new thread does, once,
- * and must therefore run under the runtime's re-entrancy guard.
+ * of the allocation hook, leaf first, skipping the runtime's own frames,
+ * by one of two methods:
+ *
+ *  - the frame-pointer walk (cheap) reads only the current thread's stack,
+ *    between the caller's frame and the top of the stack, and stops at the
+ *    first frame pointer that is not plausible (outside that range,
+ *    misaligned, not increasing) and at the first return address that lies
+ *    in no loaded object's code (see code_map.h), so a caller built without
+ *    frame pointers truncates the stack instead of crashing or recording
+ *    stray values;
+ *  - the unwind tables (the binaries' .eh_frame, read by libunwind when
+ *    the runtime was built with it) also see through code built without
+ *    frame pointers and through signal frames.
+ *
+ * UNWIND_AUTO walks frame pointers and keeps the result only when the walk
+ * reached this thread's outermost frame record, as both methods agreed on
+ * it the first time; otherwise it takes the stack from the unwind tables.
+ * A frame-pointer walk cannot see a frame that code built without frame
+ * pointers skipped while leaving the register alone: UNWIND_DWARF is
+ * exact there.  Neither allocates; finding the stack top of a new thread,
+ * and libunwind's first use on a thread, may, once, and must therefore run
+ * under the runtime's re-entrancy guard.
  */
 #ifndef SPPROF_UNWIND_H
 #define SPPROF_UNWIND_H
 
 #include <stdint.h>
 
-/* Records the address range of the runtime's own code (call once). */
-void unwind_init(void);
+#include "settings.h"
+
+/* Records the address range of the runtime's own code and the method
+ * asked for (call once, at load); says once on stderr when the unwind
+ * tables were asked for but the runtime was built without them. */
+void unwind_init(enum unwind_method method);
 
 /* The executable segment of the module containing `code`: 0 and
  * [*lo, *hi) set, or -1 when no loaded module contains it. */
 int code_range_of(const void *code, uintptr_t *lo, uintptr_t *hi);
 
-/* Fills frames[0..max) and returns the depth; *truncated is set when the
- * walk stopped at max rather than at the outermost frame. */
-uint32_t unwind_capture(uintptr_t *frames, uint32_t max, int *truncated);
+struct unwind_result {
+	uint32_t depth;
+	int truncated;             /* stopped at max, not at the outermost frame */
+	enum unwind_method method; /* UNWIND_FP or UNWIND_DWARF */
+};
+
+/* Fills frames[0..max) with the stack (max <= MEMPROF_MAX_STACK_DEPTH). */
+struct unwind_result unwind_capture(uintptr_t *frames, uint32_t max);
 
 #endif /* SPPROF_UNWIND_H */

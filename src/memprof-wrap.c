@@ -156,6 +156,8 @@ static void configure_runtime(const char *runtime, const char *pattern,
 	}
 	if (options->python_allocators != NULL)
 		set_variable("PYTHONMALLOC", options->python_allocators);
+	if (options->unwind != NULL)
+		set_variable("SPPROF_UNWIND", options->unwind);
 	/* Set by the runtime in the first process it profiles; one inherited
 	 * from an outer profiled process would misname every profile. */
 	unsetenv("SPPROF_ROOT_PID");

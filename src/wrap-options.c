@@ -10,7 +10,11 @@
 #include <string.h>
 #include <strings.h>
 
-enum { OPTION_NO_FOLLOW_FORK = 256, OPTION_PYTHON_ALLOCATORS };
+enum {
+	OPTION_NO_FOLLOW_FORK = 256,
+	OPTION_PYTHON_ALLOCATORS,
+	OPTION_UNWIND,
+};
 
 static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -18,6 +22,7 @@ static const struct option long_options[] = {
 	{ "no-follow-fork", no_argument, NULL, OPTION_NO_FOLLOW_FORK },
 	{ "python-allocators", required_argument, NULL,
 	  OPTION_PYTHON_ALLOCATORS },
+	{ "unwind", required_argument, NULL, OPTION_UNWIND },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -44,6 +49,12 @@ static void print_help(void)
 	       "                        with malloc too, so that they are sampled\n"
 	       "                        (slower); pymalloc: from its own arenas,\n"
 	       "                        unseen (default: as the environment says)\n"
+	       "      --unwind=auto|fp|dwarf\n"
+	       "                        how native stacks are walked: fp by frame\n"
+	       "                        pointers (cheapest, cut short by code built\n"
+	       "                        without them), dwarf by the binaries' unwind\n"
+	       "                        tables, auto frame pointers where they hold\n"
+	       "                        (default: as the environment says, else auto)\n"
 	       "  -q, --quiet           do not list the profiles written\n"
 	       "  -h, --help            display this help and exit\n"
 	       "  -V, --version         output version information and exit\n"
@@ -90,6 +101,15 @@ static int apply_option(int option, struct wrap_options *options)
 		}
 		wrap_error("invalid Python allocators '%s': use malloc or "
 			   "pymalloc", optarg);
+		return usage_error();
+	case OPTION_UNWIND:
+		if (strcmp(optarg, "auto") == 0 || strcmp(optarg, "fp") == 0 ||
+		    strcmp(optarg, "dwarf") == 0) {
+			options->unwind = optarg;
+			return WRAP_RUN;
+		}
+		wrap_error("invalid unwinding method '%s': use auto, fp or "
+			   "dwarf", optarg);
 		return usage_error();
 	case 'q':
 		options->quiet = true;

@@ -20,6 +20,9 @@ struct wrap_options {
 	/* --python-allocators: PYTHONMALLOC for COMMAND ("malloc" or
 	 * "pymalloc"); NULL leaves the environment as it is. */
 	const char *python_allocators;
+	/* --unwind: SPPROF_UNWIND for COMMAND ("auto", "fp" or "dwarf");
+	 * NULL leaves the environment as it is. */
+	const char *unwind;
 	char **command;      /* COMMAND and its arguments, NULL-terminated */
 };
 

@@ -55,8 +55,49 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/storm.sh \
 	tests/integration/fork-exec.sh \
 	tests/integration/edge-cases.sh \
-	tests/integration/static.sh
+	tests/integration/static.sh \
+	tests/integration/stray-frames.sh \
+	tests/integration/native-stacks.sh
 TESTS += $(integ_drivers)
-EXTRA_DIST += $(integ_drivers) tests/integration/common.sh
+EXTRA_DIST += $(integ_drivers) tests/integration/common.sh \
+	tests/integration/stacks.sh
 AM_TESTS_ENVIRONMENT += abs_top_builddir='$(abs_top_builddir)'; \
 	export abs_top_builddir;
+
+## Caller chains through code built as distributions build it: -O2 and no
+## frame pointers (these flags replace AM_CFLAGS, which asks for frame
+## pointers); callers-fp is the same program with frame pointers.
+DISTRIBUTION_CFLAGS = -O2 -g -fomit-frame-pointer
+callers_sources = tests/integration/callers.c tests/integration/callers.h \
+	$(integ_api_sources)
+check_LTLIBRARIES += tests/integration/libcallers-lib.la \
+	tests/integration/libcallers-plugin.la
+tests_integration_libcallers_lib_la_SOURCES = \
+	tests/integration/callers-lib.c tests/integration/callers.h
+tests_integration_libcallers_lib_la_CFLAGS = $(DISTRIBUTION_CFLAGS)
+tests_integration_libcallers_lib_la_LDFLAGS = -rpath $(abs_builddir)/tests/integration
+tests_integration_libcallers_plugin_la_SOURCES = \
+	tests/integration/callers-plugin.c tests/integration/callers.h
+tests_integration_libcallers_plugin_la_CFLAGS = $(DISTRIBUTION_CFLAGS)
+tests_integration_libcallers_plugin_la_LDFLAGS = -module -avoid-version \
+	-shared -rpath $(abs_builddir)/tests/integration
+
+check_PROGRAMS += tests/integration/callers tests/integration/callers-fp \
+	tests/integration/callers-cxx
+tests_integration_callers_SOURCES = $(callers_sources)
+tests_integration_callers_CPPFLAGS = $(AM_CPPFLAGS) -DRUNTIME_API_BY_DLSYM \
+	-DCALLERS_PLUGIN='"$(abs_builddir)/tests/integration/.libs/libcallers-plugin.so"'
+tests_integration_callers_CFLAGS = $(DISTRIBUTION_CFLAGS) -pthread
+# -no-install: a program, not libtool's wrapper script, so that only the
+# program runs under the runtime.
+tests_integration_callers_LDFLAGS = -pthread -no-install
+tests_integration_callers_LDADD = tests/integration/libcallers-lib.la \
+	$(RUNTIME_LIBS)
+tests_integration_callers_fp_SOURCES = $(callers_sources)
+tests_integration_callers_fp_CPPFLAGS = $(tests_integration_callers_CPPFLAGS)
+tests_integration_callers_fp_CFLAGS = -O2 -g -fno-omit-frame-pointer -pthread
+tests_integration_callers_fp_LDFLAGS = $(tests_integration_callers_LDFLAGS)
+tests_integration_callers_fp_LDADD = $(tests_integration_callers_LDADD)
+tests_integration_callers_cxx_SOURCES = tests/integration/callers-cxx.cc \
+	tests/integration/callers.h
+tests_integration_callers_cxx_CXXFLAGS = -std=gnu++17 $(DISTRIBUTION_CFLAGS)

@@ -2,6 +2,7 @@
 
 if HAVE_CHECK
 RUNTIME_UNIT_TESTS = \
+	tests/unit/test-code-map \
 	tests/unit/test-codec \
 	tests/unit/test-free-filter \
 	tests/unit/test-heap-map \
@@ -10,6 +11,7 @@ RUNTIME_UNIT_TESTS = \
 	tests/unit/test-sample-pool \
 	tests/unit/test-script-stack \
 	tests/unit/test-stack-table \
+	tests/unit/test-unwind \
 	tests/unit/test-writer
 check_PROGRAMS += $(RUNTIME_UNIT_TESTS)
 TESTS += $(RUNTIME_UNIT_TESTS)
@@ -21,6 +23,18 @@ AM_TESTS_ENVIRONMENT += CK_TIMEOUT_MULTIPLIER=10; export CK_TIMEOUT_MULTIPLIER;
 UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 UNIT_LDADD = lib/libspprof-core.la $(CHECK_LIBS)
 
+tests_unit_test_code_map_SOURCES = tests/unit/test-code-map.c \
+	tests/unit/suite-main.c
+tests_unit_test_code_map_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCODE_MAP_PLUGIN='"$(abs_builddir)/tests/unit/.libs/libcode-map-plugin.so"'
+tests_unit_test_code_map_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_code_map_LDADD = $(UNIT_LDADD) $(RUNTIME_LIBS)
+## Loaded and unloaded by test-code-map; -rpath makes libtool build it
+## shared.
+check_LTLIBRARIES += tests/unit/libcode-map-plugin.la
+tests_unit_libcode_map_plugin_la_SOURCES = tests/unit/code-map-plugin.c
+tests_unit_libcode_map_plugin_la_LDFLAGS = -module -avoid-version \
+	-shared -rpath $(abs_builddir)/tests/unit
 tests_unit_test_codec_SOURCES = tests/unit/test-codec.c tests/unit/suite-main.c
 tests_unit_test_codec_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_codec_LDADD = $(UNIT_LDADD)
@@ -45,6 +59,9 @@ tests_unit_test_script_stack_LDADD = $(UNIT_LDADD)
 tests_unit_test_stack_table_SOURCES = tests/unit/test-stack-table.c tests/unit/suite-main.c
 tests_unit_test_stack_table_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_stack_table_LDADD = $(UNIT_LDADD)
+tests_unit_test_unwind_SOURCES = tests/unit/test-unwind.c tests/unit/suite-main.c
+tests_unit_test_unwind_CFLAGS = $(UNIT_CFLAGS) -pthread
+tests_unit_test_unwind_LDADD = $(UNIT_LDADD)
 tests_unit_test_writer_SOURCES = tests/unit/test-writer.c tests/unit/suite-main.c
 tests_unit_test_writer_CFLAGS = $(UNIT_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_test_writer_LDADD = $(UNIT_LDADD) $(JANSSON_LIBS)

@@ -64,6 +64,8 @@ typedef struct memprof_stats {
 	uint64_t native_frames;       /* frames in those stacks */
 	uint64_t shallow_stacks;      /* stacks of fewer than 3 frames */
 	uint64_t truncated_stacks;    /* stacks cut at MEMPROF_MAX_STACK_DEPTH */
+	uint64_t fp_stacks;           /* stacks walked by frame pointers */
+	uint64_t dwarf_stacks;        /* stacks read from unwind tables */
 	uint32_t min_native_depth;
 	uint32_t heap_map_load_percent;
 	double estimated_live_bytes;  /* unbiased estimate of the live heap */

@@ -1,0 +1,243 @@
+/* code_map.c - the executable segments of the loaded objects (see
+ * code_map.h). */
+#include "config.h"
+
+#include "code_map.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "rawmem.h"
+#include "spinlock.h"
+
+#define CODE_RANGES_MAX 8192
+/* A lookup that keeps meeting a rebuild gives up rather than wait. */
+#define LOOKUP_ATTEMPTS 64
+
+#define relaxed memory_order_relaxed
+
+struct code_range {
+	uintptr_t start, end;
+};
+
+/* The published array is read while a rebuild may rewrite it (a sequence
+ * lock: readers retry when the sequence moved), so its words are atomic. */
+struct published_range {
+	_Atomic uintptr_t start, end;
+};
+
+struct tables {
+	struct published_range published[CODE_RANGES_MAX];
+	struct code_range scratch[CODE_RANGES_MAX]; /* the rebuild's own */
+};
+
+static struct {
+	_Atomic(struct tables *) tables;
+	_Atomic uint32_t sequence; /* odd while the array is rewritten */
+	_Atomic uint32_t count;
+	_Atomic int rebuilding;
+	/* The dynamic linker's counters of loads and unloads when the array
+	 * was built (only the rebuilding thread touches them). */
+	int built;
+	unsigned long long adds, subs;
+} map;
+
+/* Whether a published range holds a byte of (start, end]: the first one
+ * that ends at or after start + 1 must start before end.  A torn read
+ * gives a wrong answer, never a wild access: the indices stay inside the
+ * array. */
+static int search(const struct published_range *r, uint32_t n,
+		  uintptr_t start, uintptr_t end)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (atomic_load_explicit(&r[mid].end, relaxed) <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && atomic_load_explicit(&r[lo].start, relaxed) < end;
+}
+
+/* 1 and *found set when the array was read whole (no rebuild ran):
+ * whether it holds a byte of (start, end]. */
+static int lookup(uintptr_t start, uintptr_t end, int *found)
+{
+	struct tables *t = atomic_load_explicit(&map.tables,
+						memory_order_acquire);
+	uint32_t seq = atomic_load_explicit(&map.sequence,
+					    memory_order_acquire);
+	uint32_t n = atomic_load_explicit(&map.count, relaxed);
+
+	if (!t) {
+		*found = 0;
+		return 1;
+	}
+	if (seq & 1)
+		return 0;
+	*found = search(t->published, n < CODE_RANGES_MAX ? n : 0, start, end);
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(&map.sequence, relaxed) == seq;
+}
+
+static int holds(uintptr_t start, uintptr_t end)
+{
+	int found;
+
+	for (int i = 0; i < LOOKUP_ATTEMPTS; i++) {
+		if (lookup(start, end, &found))
+			return found;
+		cpu_relax();
+	}
+	return 0;
+}
+
+struct scan {
+	struct code_range *ranges;
+	uint32_t count;
+	int first, unchanged;
+};
+
+static int collect(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct scan *s = data;
+
+	if (s->first) {
+		s->first = 0;
+		/* The counters exist since glibc 2.4; without them every miss
+		 * rebuilds. */
+		if (size >= offsetof(struct dl_phdr_info, dlpi_subs) +
+				    sizeof(info->dlpi_subs)) {
+			s->unchanged = map.built && info->dlpi_adds == map.adds &&
+				       info->dlpi_subs == map.subs;
+			map.adds = info->dlpi_adds;
+			map.subs = info->dlpi_subs;
+		}
+		if (s->unchanged)
+			return 1;
+	}
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
+		    s->count == CODE_RANGES_MAX)
+			continue;
+		s->ranges[s->count++] =
+			(struct code_range){ start, start + ph->p_memsz };
+	}
+	return 0;
+}
+
+/* Shell sort by start address: no allocation, and quick enough for the
+ * few thousand segments of the largest programs. */
+static void sort_ranges(struct code_range *r, uint32_t n)
+{
+	for (uint32_t gap = n / 2; gap > 0; gap /= 2) {
+		for (uint32_t i = gap; i < n; i++) {
+			struct code_range moving = r[i];
+			uint32_t j = i;
+
+			for (; j >= gap && r[j - gap].start > moving.start;
+			     j -= gap)
+				r[j] = r[j - gap];
+			r[j] = moving;
+		}
+	}
+}
+
+static void publish(struct tables *t, uint32_t n)
+{
+	uint32_t seq = atomic_load_explicit(&map.sequence, relaxed);
+
+	atomic_store_explicit(&map.sequence, seq + 1, relaxed);
+	atomic_thread_fence(memory_order_release);
+	for (uint32_t i = 0; i < n; i++) {
+		atomic_store_explicit(&t->published[i].start,
+				      t->scratch[i].start, relaxed);
+		atomic_store_explicit(&t->published[i].end, t->scratch[i].end,
+				      relaxed);
+	}
+	atomic_store_explicit(&map.count, n, relaxed);
+	atomic_store_explicit(&map.sequence, seq + 2, memory_order_release);
+}
+
+static struct tables *tables_mapped(void)
+{
+	struct tables *t = atomic_load_explicit(&map.tables, relaxed);
+
+	if (!t) {
+		t = rawmem_map(sizeof(*t));
+		atomic_store_explicit(&map.tables, t, memory_order_release);
+	}
+	return t;
+}
+
+/* 1 when the loaded objects changed since the last build and the array
+ * now shows them. */
+static int rebuild_if_changed(void)
+{
+	struct tables *t;
+	struct scan s = { .first = 1 };
+
+	if (!spin_trylock(&map.rebuilding))
+		return 0;
+	t = tables_mapped();
+	if (t) {
+		s.ranges = t->scratch;
+		dl_iterate_phdr(collect, &s);
+		if (!s.unchanged) {
+			sort_ranges(s.ranges, s.count);
+			publish(t, s.count);
+			map.built = 1;
+		}
+	}
+	spin_unlock(&map.rebuilding);
+	return t && !s.unchanged;
+}
+
+/* Whether an address the array lacks may lie in an object loaded since
+ * it was built.  Stray values are common (every walk through code built
+ * without frame pointers may end on one): where the C library can tell
+ * without a lock that the address is in no object, or in one whose code
+ * the array has, the dynamic linker's lock is not taken. */
+static int maybe_new_code(uintptr_t address)
+{
+#ifdef HAVE__DL_FIND_OBJECT
+	struct dl_find_object object;
+
+	if (_dl_find_object((void *)address, &object) != 0)
+		return 0;
+	return !holds((uintptr_t)object.dlfo_map_start,
+		      (uintptr_t)object.dlfo_map_end);
+#else
+	(void)address;
+	return 1;
+#endif
+}
+
+int code_map_holds_return(uintptr_t address)
+{
+	return holds(address - 1, address) ||
+	       (maybe_new_code(address) && rebuild_if_changed() &&
+		holds(address - 1, address));
+}
+
+void code_map_after_fork(void)
+{
+	uint32_t seq = atomic_load_explicit(&map.sequence, relaxed);
+
+	if (!atomic_load_explicit(&map.rebuilding, relaxed))
+		return;
+	if (seq & 1) { /* the parent's rebuild stopped half-way */
+		atomic_store_explicit(&map.count, 0, relaxed);
+		atomic_store_explicit(&map.sequence, seq + 1, relaxed);
+	}
+	map.built = 0;
+	atomic_store_explicit(&map.rebuilding, 0, relaxed);
+}

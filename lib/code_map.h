@@ -1,0 +1,35 @@
+/* code_map.h - where the machine code of the loaded objects lies.
+ *
+ * Contract: code_map_holds_return() tells whether an address can be a
+ * return address: whether it lies in an executable PT_LOAD segment of an
+ * object loaded in this process (past the segment's first byte, up to and
+ * including its end, since a call may be a segment's last instruction).
+ * The stack walk records only such addresses, so a stray value found
+ * where a return address should be ends the walk instead of entering the
+ * profile.
+ *
+ * The common case is a lock-free binary search in a sorted array of the
+ * segments.  An address not found there makes the caller check, on a cold
+ * path, whether objects were loaded or unloaded since the array was built
+ * (the dynamic linker's counters, read through dl_iterate_phdr, which
+ * takes the linker's lock but never waits for the runtime) and rebuild the
+ * array if so.  Where the C library has _dl_find_object, an address in no
+ * loaded object, or in one whose code the array already has, is turned
+ * down without that lock.  An unloaded object's code stays in the array
+ * until the next rebuild; only a stray value could point there meanwhile.
+ * One thread rebuilds at a time; another thread's lookup of an address
+ * that is not yet in the array meanwhile answers no.  Never allocates: the
+ * array is mapped on first use.
+ */
+#ifndef SPPROF_CODE_MAP_H
+#define SPPROF_CODE_MAP_H
+
+#include <stdint.h>
+
+int code_map_holds_return(uintptr_t address);
+
+/* In a child after fork(): a rebuild that another thread of the parent
+ * had under way is abandoned, and the next miss rebuilds. */
+void code_map_after_fork(void);
+
+#endif /* SPPROF_CODE_MAP_H */

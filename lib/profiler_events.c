@@ -1,0 +1,201 @@
+/* profiler_events.c - what the runtime does when its library loads, the
+ * process forks, executes another program or exits (see profiler.h). */
+#include "config.h"
+
+#include "profiler.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <spprof/memprof.h>
+
+#include "code_map.h"
+#include "names.h"
+#include "profiler_state.h"
+#include "real_alloc.h"
+#include "unwind.h"
+#include "writer.h"
+
+static void before_fork(void)
+{
+	writer_prefork();
+	strings_prefork();
+}
+
+static void after_fork_in_parent(void)
+{
+	strings_postfork();
+	writer_postfork_parent();
+}
+
+/* A child's profile starts empty; so do the counters its stats report
+ * (the heap map and stack table, and their counters, are inherited). */
+static void reset_counters(void)
+{
+	atomic_store(&prof.samples, 0);
+	atomic_store(&prof.freed, 0);
+	atomic_store(&prof.skipped_reentrant, 0);
+	atomic_store(&prof.native_frames, 0);
+	atomic_store(&prof.shallow, 0);
+	atomic_store(&prof.truncated, 0);
+	atomic_store(&prof.fp_stacks, 0);
+	atomic_store(&prof.dwarf_stacks, 0);
+	atomic_store(&prof.min_depth, UINT32_MAX);
+}
+
+static void after_fork_in_child(void)
+{
+	int follow = prof.settings.follow_fork;
+
+	strings_postfork();
+	code_map_after_fork();
+	sampler_reseed_thread(); /* else parent and child sample alike */
+	heap_map_after_fork(&prof.heap);
+	reset_counters();
+	if (!follow) {
+		atomic_store(&prof.track_allocs, 0);
+		atomic_store(&prof.track_frees, 0);
+	}
+	writer_postfork_child(follow);
+}
+
+/* Drops our entry from LD_PRELOAD and our settings from the environment,
+ * so that programs this one executes run without the profiler. */
+static void stop_following_children(void)
+{
+	const char *preload = getenv("LD_PRELOAD");
+	char kept[PATH_MAX * 4];
+	size_t n = 0;
+
+	unsetenv("SPPROF_OUTPUT");
+	unsetenv("SPPROF_MANIFEST");
+	if (!preload || strlen(preload) >= sizeof(kept))
+		return;
+	for (const char *p = preload; *p;) {
+		size_t len = strcspn(p, ": ");
+		const char *slash = memrchr(p, '/', len);
+		const char *base = slash ? slash + 1 : p;
+
+		if (strncmp(base, "libspprof-alloc", 15) != 0) {
+			if (n)
+				kept[n++] = ':';
+			memcpy(kept + n, p, len);
+			n += len;
+		}
+		p += len;
+		p += strspn(p, ": ");
+	}
+	kept[n] = '\0';
+	if (n)
+		setenv("LD_PRELOAD", kept, 1);
+	else
+		unsetenv("LD_PRELOAD");
+}
+
+static void start_recording(void)
+{
+	struct runtime_config *s = &prof.settings;
+	int descendant = s->root_pid && s->root_pid != getpid();
+	char pid[16];
+
+	if (!s->root_pid) {
+		snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+		setenv("SPPROF_ROOT_PID", pid, 1);
+	}
+	if (!s->follow_fork)
+		stop_following_children();
+	if (memprof_init(s->sampling_rate) < 0 ||
+	    writer_configure(s, &prof.stacks, s->sampling_rate, descendant) <
+		    0 ||
+	    memprof_start() < 0)
+		runtime_message("cannot start profiling: %s", error_text(errno));
+}
+
+/* A Python process started by memprof-wrap gets its frame walker from the
+ * language binding named by SPPROF_PYTHON_WALKER, without any change to
+ * the program; other programs never load it. */
+static void attach_python_walker(void)
+{
+	const char *plugin = prof.settings.python_walker;
+	int (*attach)(void);
+	void *handle;
+
+	if (!plugin[0] || !dlsym(RTLD_DEFAULT, "Py_IsInitialized"))
+		return;
+	handle = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
+	if (!handle) {
+		runtime_message("cannot load the Python frame walker: %s",
+				dlerror());
+		return;
+	}
+	*(void **)&attach = dlsym(handle, "memprof_python_attach");
+	if (!attach || attach() < 0)
+		runtime_message("%s: cannot attach the Python frame walker; "
+				"stacks keep native frames only",
+				plugin);
+}
+
+void profiler_load(void)
+{
+	int saved_errno = enter_runtime();
+
+	real_alloc_init();
+	sampler_init_entropy();
+	profiler_read_settings_once();
+	unwind_init(prof.settings.unwind);
+	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+	if (prof.settings.output[0]) {
+		start_recording();
+		attach_python_walker();
+	}
+	leave_runtime(saved_errno);
+}
+
+void profiler_exit_now(void)
+{
+	memprof_stats stats;
+	int saved_errno;
+
+	if (!writer_enabled())
+		return;
+	saved_errno = enter_runtime();
+	memprof_get_stats(&stats);
+	writer_finalise_at_exit(&stats);
+	leave_runtime(saved_errno);
+}
+
+void profiler_before_exec(const char *program)
+{
+	memprof_stats stats;
+	int saved_errno;
+
+	if (!writer_enabled())
+		return;
+	saved_errno = enter_runtime();
+	memprof_get_stats(&stats);
+	writer_before_exec(&stats, program);
+	leave_runtime(saved_errno);
+}
+
+void profiler_exec_failed(void)
+{
+	int saved_errno;
+
+	if (!writer_enabled())
+		return;
+	saved_errno = enter_runtime();
+	writer_exec_failed();
+	leave_runtime(saved_errno);
+}
+
+void profiler_unload(void)
+{
+	if (writer_enabled())
+		memprof_shutdown();
+}

@@ -1,0 +1,157 @@
+/* profiler_record.c - the path of every sampled and released block: the
+ * stack capture, the heap-map record, the profile event and the counters
+ * they update (see profiler.h). */
+#include "config.h"
+
+#include "profiler.h"
+
+#include <math.h>
+#include <stdatomic.h>
+
+#include <spprof/memprof.h>
+
+#include "clock.h"
+#include "profiler_state.h"
+#include "script_stack.h"
+#include "unwind.h"
+#include "writer.h"
+
+#define relaxed memory_order_relaxed
+#define SHALLOW_STACK_DEPTH 3
+
+static void count(_Atomic uint64_t *counter)
+{
+	atomic_fetch_add_explicit(counter, 1, relaxed);
+}
+
+int profiler_wants_sample(void)
+{
+	return atomic_load_explicit(&prof.track_allocs, relaxed) &&
+	       !sampler_tls.in_runtime;
+}
+
+/* depth: native frames captured; merged: frames once script frames are
+ * in.  A stack counts as shallow (callers lost to missing frame pointers)
+ * only when script frames do not make up for it. */
+static void note_stack_health(uint32_t depth, uint32_t merged, int truncated)
+{
+	uint32_t min = atomic_load_explicit(&prof.min_depth, relaxed);
+
+	atomic_fetch_add_explicit(&prof.native_frames, depth, relaxed);
+	if (merged < SHALLOW_STACK_DEPTH)
+		count(&prof.shallow);
+	if (truncated)
+		count(&prof.truncated);
+	while (depth < min &&
+	       !atomic_compare_exchange_weak_explicit(&prof.min_depth, &min,
+						      depth, relaxed, relaxed))
+		;
+}
+
+static uint32_t capture_stack(void)
+{
+	uintptr_t frames[MEMPROF_MAX_STACK_DEPTH];
+	struct unwind_result r = unwind_capture(frames,
+						MEMPROF_MAX_STACK_DEPTH);
+	uint32_t merged = script_stack_merge(frames, r.depth,
+					     MEMPROF_MAX_STACK_DEPTH);
+
+	count(r.method == UNWIND_DWARF ? &prof.dwarf_stacks : &prof.fp_stacks);
+	note_stack_health(r.depth, merged, r.truncated);
+	return stack_table_intern(&prof.stacks, frames, merged);
+}
+
+/* A sampled block's share of the live-heap estimate, in whole bytes. */
+static uint64_t estimate_of(uint64_t size, uint64_t sampling_rate)
+{
+	return (uint64_t)llround(memprof_estimate_bytes(size, sampling_rate,
+							NULL));
+}
+/* Enters a record in the heap map (and the profile when it is a sample);
+ * 0 when the table has no room for it. */
+static int publish(void *block, const struct heap_record *r)
+{
+	long slot = heap_map_reserve(&prof.heap, (uintptr_t)block);
+
+	if (slot < 0 ||
+	    !heap_map_finalize(&prof.heap, slot, (uintptr_t)block, r))
+		return 0;
+	if (!is_sample(r)) {
+		count(&prof.carved_only);
+	} else {
+		count(&prof.samples);
+		atomic_fetch_add_explicit(&prof.live_estimate, r->estimate,
+					  relaxed);
+		writer_alloc((uintptr_t)block, r);
+	}
+	return 1;
+}
+
+/* The stack is captured before the block enters the table, so that a
+ * reservation (which holds the table's gate) lasts a few instructions. */
+int profiler_record_alloc(void *block, size_t size, uint32_t offset,
+			  int sample)
+{
+	int saved_errno = enter_runtime();
+	uint64_t rate = sample ? sampler_rate() : 0;
+	struct heap_record r;
+
+	/* The program's own work has usually evicted these since the last
+	 * sample: let them load while the stack is captured. */
+	heap_map_prefetch(&prof.heap, (uintptr_t)block);
+	__builtin_prefetch(&prof.samples, 1);
+	r = (struct heap_record){
+		.size = size,
+		.sampling_rate = rate,
+		.estimate = sample ? estimate_of(size, rate) : 0,
+		.stack_id = sample ? capture_stack() : STACK_ID_NONE,
+		.thread_id = sampler_tls.tid,
+		.timestamp_ns = monotonic_ns(),
+		.offset = offset,
+	};
+	int tracked = publish(block, &r);
+
+	leave_runtime(saved_errno);
+	return tracked;
+}
+
+int profiler_restore(void *block, const struct heap_record *record)
+{
+	int saved_errno = enter_runtime();
+	int tracked = publish(block, record);
+
+	leave_runtime(saved_errno);
+	return tracked;
+}
+
+int profiler_release(void *block, struct heap_record *record)
+{
+	int saved_errno;
+
+	/* Always looked up, whatever the state: the C library's pointer of
+	 * a sampled block is only known from its record. */
+	if (!heap_map_ready(&prof.heap) ||
+	    heap_map_remove(&prof.heap, (uintptr_t)block, record) != 1)
+		return 0;
+	if (!is_sample(record)) {
+		atomic_fetch_sub_explicit(&prof.carved_only, 1, relaxed);
+		return 1;
+	}
+	count(&prof.freed);
+	atomic_fetch_sub_explicit(&prof.live_estimate, record->estimate,
+				  relaxed);
+	if (sampler_tls.in_runtime) {
+		count(&prof.skipped_reentrant); /* no event from a nested call */
+	} else if (atomic_load_explicit(&prof.track_frees, relaxed)) {
+		saved_errno = enter_runtime();
+		writer_free((uintptr_t)block);
+		leave_runtime(saved_errno);
+	}
+	return 1;
+}
+
+int profiler_find(void *block, struct heap_record *record)
+{
+	return heap_map_ready(&prof.heap) &&
+	       heap_map_find(&prof.heap, (uintptr_t)block, record);
+}

@@ -1,0 +1,100 @@
+/* Unit tests of the unwinder inside an allocation hook: reading a stack
+ * from the unwind tables never calls malloc, neither on a thread's first
+ * use nor later (this program replaces malloc to see it), and finds the
+ * callers. */
+#include "config.h"
+
+#include <check.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <spprof/memprof.h>
+
+#include "unwind.h"
+
+Suite *test_suite(void);
+
+void *__libc_malloc(size_t size);
+void *__libc_calloc(size_t n, size_t size);
+void *__libc_realloc(void *block, size_t size);
+void __libc_free(void *block);
+
+static _Atomic int watching;
+static _Atomic int calls_while_watching;
+
+static void note_call(void)
+{
+	if (atomic_load(&watching))
+		atomic_fetch_add(&calls_while_watching, 1);
+}
+
+void *malloc(size_t size)
+{
+	note_call();
+	return __libc_malloc(size);
+}
+
+void *calloc(size_t n, size_t size)
+{
+	note_call();
+	return __libc_calloc(n, size);
+}
+
+void *realloc(void *block, size_t size)
+{
+	note_call();
+	return __libc_realloc(block, size);
+}
+
+void free(void *block)
+{
+	note_call();
+	__libc_free(block);
+}
+
+/* Reads this thread's stack three times (the first fills libunwind's
+ * caches for the thread) with every call to the allocator watched. */
+static void *capture_watched(void *depth_out)
+{
+	uintptr_t frames[MEMPROF_MAX_STACK_DEPTH];
+	struct unwind_result r = { 0 };
+
+	for (int i = 0; i < 3; i++) {
+		atomic_store(&watching, 1);
+		r = unwind_capture(frames, MEMPROF_MAX_STACK_DEPTH);
+		atomic_store(&watching, 0);
+	}
+	*(uint32_t *)depth_out = r.depth;
+	ck_assert_int_eq(r.method, UNWIND_DWARF);
+	return NULL;
+}
+
+START_TEST(unwind_tables_never_allocate)
+{
+	pthread_t thread;
+	uint32_t main_depth = 0, thread_depth = 0;
+
+	unwind_init(UNWIND_DWARF);
+	capture_watched(&main_depth);
+	ck_assert_int_eq(pthread_create(&thread, NULL, capture_watched,
+					&thread_depth), 0);
+	ck_assert_int_eq(pthread_join(thread, NULL), 0);
+	ck_assert_int_eq(atomic_load(&calls_while_watching), 0);
+	/* This program is linked with the runtime's code, whose frames are
+	 * left out: what remains is the C library's entry code. */
+	ck_assert_uint_gt(main_depth, 0);
+	ck_assert_uint_gt(thread_depth, 0);
+}
+END_TEST
+
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("unwind");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, unwind_tables_never_allocate);
+	suite_add_tcase(s, tc);
+	return s;
+}
