@@ -13,6 +13,8 @@
 
 void bytes_append(struct bytes *b, const void *data, size_t length)
 {
+	if (length == 0)
+		return; /* data may be NULL: an empty buffer */
 	if (b->length + length > b->capacity) {
 		size_t capacity = b->capacity ? b->capacity : 4096;
 
