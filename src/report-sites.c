@@ -191,8 +191,10 @@ void sites_sort(struct site_table *table, enum sort_key key, enum moment at)
 {
 	sorting = key;
 	sorting_at = at;
-	qsort(table->sites, table->count, sizeof(*table->sites),
-	      compare_sites);
+	/* qsort wants a valid array even for no element. */
+	if (table->count > 1)
+		qsort(table->sites, table->count, sizeof(*table->sites),
+		      compare_sites);
 	/* Indexes moved: the hash index no longer applies. */
 	u64map_free(&table->by_hash);
 }
