@@ -227,6 +227,7 @@ static void summarise(struct gathered *g, const char *file,
 	p->rate_changed = h->rate_changed;
 	p->complete = info->complete;
 	p->truncated = mlyze_truncated(r);
+	p->damaged_stacks = info->damaged_stacks;
 	p->events = h->events;
 	p->peak_time_s = (double)(h->peak_time_us - info->start_time_us) / 1e6;
 	p->peak = h->total.live[AT_PEAK];

@@ -468,8 +468,90 @@ START_TEST(errors_name_the_offset_and_the_problem)
 		     "stack 0 0 native:5\n",
 		     "test.mlyze: offset 283: stack 0 redefined with different "
 		     "content");
-	expect_error("header\nmetadata {}\nevent 4 0 0502\n",
-		     "test.mlyze: offset 258: STACK payload too short (2 bytes)");
+	expect_error("header\nmetadata {}\nevent 4 0 80\n",
+		     "test.mlyze: offset 258: STACK payload too short (1 bytes)");
+}
+END_TEST
+
+/* Reads every event to the end; returns the ALLOC events. */
+static int count_allocs_to_end(mlyze_reader *r)
+{
+	struct mlyze_event ev;
+	int rc, allocs = 0;
+
+	while ((rc = mlyze_next(r, &ev)) > 0)
+		allocs += ev.type == MLYZE_EVENT_ALLOC;
+	ck_assert_msg(rc == 0, "%s", mlyze_error(r));
+	return allocs;
+}
+
+START_TEST(a_damaged_stack_in_the_metadata_damages_that_stack_only)
+{
+	mlyze_reader *r = open_script(
+		"header\n"
+		"metadata {\"sampling_rate\": 8, \"files\": {\"0\": \"a.py\"}, "
+		"\"functions\": {\"0\": \"f\"}, \"stack_traces\": {"
+		"\"0\": [{\"file_id\": 0, \"func_id\": 0, \"line\": 1}], "
+		"\"1\": [{\"address\": 5}, {\"file_id\": 1048575, "
+		"\"func_id\": 1047552, \"line\": 1}], "
+		"\"2\": [{\"module_id\": 4, \"offset\": 0}], \"3\": 7}}\n"
+		"alloc 0 0x10 8 1 1\n"
+		"alloc 0 0x20 8 0 1\n");
+	const struct mlyze_stack *damaged = mlyze_find_stack(r, 1);
+	struct mlyze_event ev;
+
+	ck_assert_int_eq(mlyze_status(r), MLYZE_OK);
+	ck_assert_uint_eq(mlyze_info(r)->damaged_stacks, 3);
+	ck_assert_int_eq(damaged->damaged, 1);
+	ck_assert_uint_eq(damaged->depth, 0);
+	ck_assert_int_eq(mlyze_find_stack(r, 0)->damaged, 0);
+	ck_assert_uint_eq(mlyze_find_stack(r, 0)->depth, 1);
+	ck_assert_int_eq(warning_count, 0);
+	next_ok(r, &ev, MLYZE_EVENT_ALLOC);
+	ck_assert_ptr_eq(ev.alloc.stack, damaged);
+	next_ok(r, &ev, MLYZE_EVENT_ALLOC);
+	expect_end(r);
+	ck_assert_int_eq(warning_count, 1);
+	ck_assert_str_eq(last_warning,
+			 "test.mlyze: 3 damaged stacks read without frames, "
+			 "their samples unattributed (the first: offset 256: "
+			 "stack 1 references undefined file 1048575)");
+	close_reader(r);
+}
+END_TEST
+
+START_TEST(a_damaged_stack_in_the_stream_damages_that_stack_only)
+{
+	mlyze_reader *r = open_script(
+		"header\n"
+		"metadata {\"complete\": false, \"sampling_rate\": 8}\n"
+		"stack 0 1 native:5 python:1048575:1047552:1\n"
+		"stack 0 1 native:5 python:1048575:1047552:1\n"
+		"event 4 0 020207\n"
+		"stack 0 3 native:6\n"
+		"alloc 0 0x10 8 1 1\n"
+		"alloc 0 0x20 8 2 1\n"
+		"alloc 0 0x30 8 3 1\n");
+	struct mlyze_event ev;
+
+	next_ok(r, &ev, MLYZE_EVENT_STACK);
+	ck_assert_int_eq(ev.stack.stack->damaged, 1);
+	next_ok(r, &ev, MLYZE_EVENT_STACK);
+	ck_assert_ptr_eq(ev.stack.stack, mlyze_find_stack(r, 1));
+	next_ok(r, &ev, MLYZE_EVENT_STACK);
+	ck_assert_int_eq(ev.stack.stack->damaged, 1);
+	next_ok(r, &ev, MLYZE_EVENT_STACK);
+	ck_assert_int_eq(ev.stack.stack->damaged, 0);
+	ck_assert_int_eq(count_allocs_to_end(r), 3);
+	ck_assert_uint_eq(mlyze_info(r)->damaged_stacks, 2);
+	ck_assert_int_eq(warning_count, 2);
+	ck_assert_ptr_nonnull(strstr(last_warning, "2 damaged stacks"));
+	close_reader(r);
+	/* A stack defined whole cannot be redefined damaged. */
+	expect_error("header\nmetadata {\"stack_traces\": {\"0\": []}}\n"
+		     "stack 0 0 python:9:9:1\n",
+		     "test.mlyze: offset 283: stack 0 redefined with different "
+		     "content");
 }
 END_TEST
 
@@ -570,6 +652,8 @@ int main(void)
 	tcase_add_test(t, a_definition_larger_than_the_buffer_is_refused);
 	tcase_add_test(t, sparse_and_dense_ids_are_found);
 	tcase_add_test(t, weights);
+	tcase_add_test(t, a_damaged_stack_in_the_metadata_damages_that_stack_only);
+	tcase_add_test(t, a_damaged_stack_in_the_stream_damages_that_stack_only);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
