@@ -4,9 +4,10 @@
  * Reads each profile in turn (libmlyze), replays its events into estimates
  * per stack (report-heap.c), names sites offline (report-frames.c), merges
  * them by name across profiles (report-sites.c) and prints the top sites
- * (report-text.c or report-json.c).  Exit status: 0 ok, 1 failure (a file
- * that cannot be read, output that cannot be written), 2 bad usage or a
- * profile that breaks the format.
+ * (report-text.c or report-json.c).  A profile that cannot be read is
+ * named on stderr and left out of the report of the others.  Exit status:
+ * 0 ok, 1 failure (a profile left out, output that cannot be written), 2
+ * bad usage, or no profile could be read and one breaks the format.
  */
 #include "config.h"
 
@@ -76,7 +77,8 @@ static void usage(FILE *out)
 	      "  -h, --help              show this help and exit\n"
 	      "  -V, --version           show the version and exit\n"
 	      "\n"
-	      "Exit status: 0 ok, 1 failure, 2 bad usage or a malformed profile.\n",
+	      "Exit status: 0 ok, 1 failure (a profile left out...), 2 bad usage or\n"
+	      "no readable profile and a malformed one.\n",
 	      out);
 }
 
@@ -184,6 +186,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 struct gathered {
 	struct progress progress;
 	struct messages warnings, notes;
+	struct messages unread; /* files left out */
 	struct mlyze_stats stats; /* of all profiles */
 	struct profile_summary *profiles;
 	size_t profile_count;
@@ -247,6 +250,20 @@ static void add_stats(struct mlyze_stats *total, const struct mlyze_stats *s)
 	total->truncated_stacks += s->truncated_stacks;
 }
 
+/* "1 of 3 profiles could not be read and is left out: b.mlyze." */
+static char *unread_note(const struct messages *files, size_t total)
+{
+	struct strbuf sb = { 0 };
+
+	sb_printf(&sb, "%zu of %zu profiles could not be read and %s left "
+		  "out:", files->count, total,
+		  files->count == 1 ? "is" : "are");
+	for (size_t i = 0; i < files->count; i++)
+		sb_printf(&sb, "%s %s", i ? "," : "", files->items[i]);
+	sb_add(&sb, ".");
+	return sb_take(&sb);
+}
+
 /* Caveats of all the profiles together, in plain words. */
 static void note_caveats(struct gathered *g)
 {
@@ -268,6 +285,10 @@ static void note_caveats(struct gathered *g)
 			"The runtime dropped %" PRIu64 " samples because its "
 			"tables were full; the estimates are too low.",
 			dropped));
+	if (g->unread.count)
+		add_message(&g->notes, unread_note(&g->unread,
+						   g->unread.count +
+							   g->profile_count));
 	if (s->events_dropped)
 		add_message(&g->notes, xasprintf(
 			"%" PRIu64 " events could not be written; the "
@@ -290,12 +311,15 @@ static void warn_replaced(struct gathered *g, const char *file,
 	free(message);
 }
 
-/* Read one profile into the sites; exits on a bad or unreadable file. */
-static void read_profile(struct gathered *g, const char *file,
-			 struct frame_namer *namer, struct site_table *sites)
+/* Read one profile into the sites.  A profile that cannot be read is
+ * named on stderr and left out; returns its status. */
+static enum mlyze_status read_profile(struct gathered *g, const char *file,
+				      struct frame_namer *namer,
+				      struct site_table *sites)
 {
 	struct mlyze_options ro = { .warn = warn, .warn_ctx = g };
 	mlyze_reader *r = mlyze_open(file, &ro);
+	enum mlyze_status status;
 	struct heap_replay replay;
 	int rc = -1;
 
@@ -305,9 +329,12 @@ static void read_profile(struct gathered *g, const char *file,
 	if (mlyze_status(r) == MLYZE_OK)
 		rc = heap_replay(r, &replay, progress_tick, &g->progress);
 	progress_done(&g->progress);
+	status = mlyze_status(r);
 	if (rc < 0) {
 		fprintf(stderr, "memprof-report: %s\n", mlyze_error(r));
-		exit(mlyze_status(r) == MLYZE_BAD_FILE ? 2 : 1);
+		add_message(&g->unread, xstrdup(file));
+		mlyze_close(r);
+		return status;
 	}
 	summarise(g, file, r, &replay);
 	add_stats(&g->stats, &mlyze_info(r)->stats);
@@ -315,6 +342,22 @@ static void read_profile(struct gathered *g, const char *file,
 	sites_add_profile(sites, namer, r, &replay);
 	heap_replay_free(&replay);
 	mlyze_close(r);
+	return MLYZE_OK;
+}
+
+/* Read every profile that can be read.  Returns the exit status: 0 when
+ * all could, else 1, or 2 when none could and one broke the format. */
+static int read_profiles(struct gathered *g, char **files, int count,
+			 struct frame_namer *namer, struct site_table *sites)
+{
+	bool malformed = false;
+
+	for (int i = 0; i < count; i++)
+		malformed |= read_profile(g, files[i], namer, sites) ==
+			     MLYZE_BAD_FILE;
+	if (g->unread.count == 0)
+		return 0;
+	return g->profile_count == 0 && malformed ? 2 : 1;
 }
 
 static void free_gathered(struct gathered *g)
@@ -330,6 +373,7 @@ static void free_gathered(struct gathered *g)
 	free(g->profiles);
 	free_messages(&g->warnings);
 	free_messages(&g->notes);
+	free_messages(&g->unread);
 }
 
 static bool colour_wanted(void)
@@ -352,12 +396,13 @@ int main(int argc, char **argv)
 		.warn_ctx = &g,
 	};
 	struct report report;
-	int rc = 0;
+	int written = 0, rc;
 
 	namer = frame_namer_new(&so);
 	sites_init(&sites, o.grouping);
-	for (int i = first; i < argc; i++)
-		read_profile(&g, argv[i], namer, &sites);
+	rc = read_profiles(&g, argv + first, argc - first, namer, &sites);
+	if (g.profile_count == 0)
+		exit(rc);
 	note_caveats(&g);
 	sites_sort(&sites, o.sort, o.at);
 	report = (struct report){
@@ -374,10 +419,10 @@ int main(int argc, char **argv)
 		.warning_count = g.warnings.count,
 	};
 	if (o.json)
-		rc = view_json(stdout, &report);
+		written = view_json(stdout, &report);
 	else
 		view_text(stdout, &report, colour_wanted());
-	if (rc < 0 || fflush(stdout) != 0 || ferror(stdout)) {
+	if (written < 0 || fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "memprof-report: write error: %s\n",
 			strerror(errno));
 		rc = 1;
