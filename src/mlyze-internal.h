@@ -56,6 +56,9 @@ struct mlyze_reader {
 	bool at_eof;               /* read() has returned 0 */
 	bool finished;
 	bool truncated;
+	/* File offset of a non-zero byte seen ahead: zero bytes before it are
+	 * not the unwritten tail of a streamed file. */
+	uint64_t nonzero_at;
 	uint64_t skip_left; /* payload bytes of an unknown event to discard */
 	uint64_t skip_event_offset;
 	char skip_event_name[16];

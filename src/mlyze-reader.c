@@ -727,6 +727,75 @@ static int decode_event(struct mlyze_reader *r, struct mlyze_event *ev,
 	return 1;
 }
 
+/* ---- the unwritten tail of a streamed file ---- */
+
+#define LOOKAHEAD_CHUNK 4096
+
+static const uint8_t *first_nonzero(const uint8_t *p, const uint8_t *end)
+{
+	while (p < end && *p == 0)
+		p++;
+	return p < end ? p : NULL;
+}
+
+/* Whether the file holds nothing but zero bytes after what is buffered,
+ * read ahead without moving the descriptor: 1 yes, 0 no (or the
+ * descriptor cannot seek: then nobody can tell), -1 error. */
+static int zeros_to_end(struct mlyze_reader *r)
+{
+	uint8_t chunk[LOOKAHEAD_CHUNK];
+	off_t start = lseek(r->fd, 0, SEEK_CUR), at = start;
+	const uint8_t *p;
+	ssize_t n;
+
+	if (start < 0)
+		return 0;
+	for (;;) {
+		n = pread(r->fd, chunk, sizeof(chunk), at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return reader_fail_system(r, "read");
+		if (n == 0)
+			return 1;
+		p = first_nonzero(chunk, chunk + n);
+		if (p) {
+			r->nonzero_at = offset_of(r, r->end) +
+					(uint64_t)(at - start) +
+					(uint64_t)(p - chunk);
+			return 0;
+		}
+		at += n;
+	}
+}
+
+/* At an event boundary: 1 when every byte from here to the end of the
+ * file is zero, space a streaming writer reserved and never wrote (a real
+ * ALLOC, type 0, has a non-zero address); 0 otherwise; -1 error. */
+static int at_unwritten_tail(struct mlyze_reader *r)
+{
+	size_t scanned = 0;
+	const uint8_t *p;
+
+	if (*r->next != 0 || r->info.complete != 0 ||
+	    offset_of(r, r->next) < r->nonzero_at)
+		return 0;
+	for (;;) {
+		p = first_nonzero(r->next + scanned, r->end);
+		if (p) {
+			r->nonzero_at = offset_of(r, p);
+			return 0;
+		}
+		if (r->at_eof)
+			return 1;
+		scanned = (size_t)(r->end - r->next);
+		if (scanned == r->capacity)
+			return zeros_to_end(r);
+		if (reader_refill(r) < 0)
+			return -1;
+	}
+}
+
 /* One warning for all the damaged stacks, when the stream ends. */
 static void report_damage(struct mlyze_reader *r)
 {
@@ -762,11 +831,15 @@ MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
 				return -1;
 			continue;
 		}
-		if (r->next == r->end) {
+		int rc = r->next == r->end ? 1 : at_unwritten_tail(r);
+
+		if (rc < 0)
+			return -1;
+		if (rc > 0) {
 			r->finished = true;
 			continue;
 		}
-		int rc = decode_event(r, ev, &needed);
+		rc = decode_event(r, ev, &needed);
 
 		if (rc != 0)
 			return rc;

@@ -6,7 +6,9 @@
  * of mlyze(5) is checked; the first violation stops the reader with a
  * message of the form "FILE: offset N: problem" (a damaged stack does not,
  * see below).  A file that ends inside an event (a killed process) is read
- * up to its last whole event, with a warning.
+ * up to its last whole event, with a warning; a streamed file that ends in
+ * zero bytes from an event on (space reserved but never written) is read
+ * up to them, without one.
  *
  *     mlyze_reader *r = mlyze_open("trace.mlyze", NULL);
  *     struct mlyze_event ev;
@@ -201,7 +203,9 @@ enum mlyze_status {
 MLYZE_PUBLIC mlyze_reader *mlyze_open(const char *path,
 				      const struct mlyze_options *options);
 /* The same on an open descriptor, read from its current position; `name`
- * is used in messages.  The descriptor is not closed. */
+ * is used in messages.  The descriptor is not closed.  On one that cannot
+ * seek (a pipe), only an unwritten tail that fits in the buffer is known
+ * as one (see mlyze(5)). */
 MLYZE_PUBLIC mlyze_reader *mlyze_open_fd(int fd, const char *name,
 					 const struct mlyze_options *options);
 MLYZE_PUBLIC void mlyze_close(mlyze_reader *reader);

@@ -555,6 +555,61 @@ START_TEST(a_damaged_stack_in_the_stream_damages_that_stack_only)
 }
 END_TEST
 
+#define STREAMED_METADATA                                                    \
+	"header\n"                                                           \
+	"metadata {\"complete\": false, \"sampling_rate\": 8, "              \
+	"\"stack_traces\": {\"1\": []}}\n"                                   \
+	"alloc 0 0x10 8 1 1\n"
+
+START_TEST(the_unwritten_tail_of_a_streamed_file_ends_it)
+{
+	/* Tails shorter and longer than the buffer, read through a small
+	 * and the default buffer. */
+	static const char *const tails[] = { "zeros 1\n", "zeros 100\n",
+					     "zeros 9000\n", "zeros 70000\n" };
+
+	for (size_t i = 0; i < 4; i++) {
+		char script[512];
+
+		snprintf(script, sizeof(script), "%s%s", STREAMED_METADATA,
+			 tails[i]);
+		for (size_t buffer = 0; buffer <= 256; buffer += 256) {
+			mlyze_reader *r = open_script_buffered(script, buffer);
+
+			ck_assert_int_eq(count_allocs_to_end(r), 1);
+			ck_assert_int_eq(mlyze_truncated(r), 0);
+			ck_assert_int_eq(warning_count, 1); /* not finalised */
+			close_reader(r);
+		}
+	}
+}
+END_TEST
+
+START_TEST(zero_bytes_followed_by_data_are_read_as_events)
+{
+	/* Zero events at address 0 of stack 0, which is not defined. */
+	for (size_t buffer = 0; buffer <= 256; buffer += 256) {
+		char expected[128];
+		mlyze_reader *r = open_script_buffered(
+			STREAMED_METADATA "zeros 9000\nbytes 01\n", buffer);
+		struct mlyze_event ev;
+
+		snprintf(expected, sizeof(expected),
+			 "test.mlyze: offset %u: ALLOC references undefined "
+			 "stack 0", 256 + mlyze_info(r)->metadata_length + 14);
+		next_ok(r, &ev, MLYZE_EVENT_ALLOC);
+		ck_assert_int_eq(mlyze_next(r, &ev), -1);
+		ck_assert_str_eq(mlyze_error(r), expected);
+		close_reader(r);
+	}
+	/* A finalised file has no unwritten tail. */
+	expect_error("header\nmetadata {\"complete\": true, "
+		     "\"stack_traces\": {\"1\": []}}\nzeros 100\n",
+		     "test.mlyze: offset 301: ALLOC references undefined "
+		     "stack 0");
+}
+END_TEST
+
 START_TEST(sparse_and_dense_ids_are_found)
 {
 	static const uint64_t ids[] = { 100, 5, 65, 4294967295u, 0, 1000000 };
@@ -654,6 +709,8 @@ int main(void)
 	tcase_add_test(t, weights);
 	tcase_add_test(t, a_damaged_stack_in_the_metadata_damages_that_stack_only);
 	tcase_add_test(t, a_damaged_stack_in_the_stream_damages_that_stack_only);
+	tcase_add_test(t, the_unwritten_tail_of_a_streamed_file_ends_it);
+	tcase_add_test(t, zero_bytes_followed_by_data_are_read_as_events);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
