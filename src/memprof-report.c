@@ -210,6 +210,14 @@ static char **copy_command_line(const struct mlyze_info *info)
 	return argv;
 }
 
+/* The program that replaced the process by exec, or NULL. */
+static char *replaced_by(const struct mlyze_info *info)
+{
+	if (!info->ended_by || strcmp(info->ended_by, "exec") != 0)
+		return NULL;
+	return xstrdup(info->exec_program ? info->exec_program : "?");
+}
+
 static void summarise(struct gathered *g, const char *file,
 		      const mlyze_reader *r, const struct heap_replay *h)
 {
@@ -230,6 +238,7 @@ static void summarise(struct gathered *g, const char *file,
 	p->rate_changed = h->rate_changed;
 	p->complete = info->complete;
 	p->truncated = mlyze_truncated(r);
+	p->exec_program = replaced_by(info);
 	p->damaged_stacks = info->damaged_stacks;
 	p->events = h->events;
 	p->peak_time_s = (double)(h->peak_time_us - info->start_time_us) / 1e6;
@@ -368,6 +377,7 @@ static void free_gathered(struct gathered *g)
 		for (char **arg = p->command_line; *arg; arg++)
 			free(*arg);
 		free(p->command_line);
+		free(p->exec_program);
 		free(p->file);
 	}
 	free(g->profiles);

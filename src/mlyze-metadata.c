@@ -392,9 +392,12 @@ static int read_scalars(struct mlyze_reader *r, json_t *root)
 		field_of(r, "", root, "producer"),
 		field_of(r, "", root, "hostname"),
 		field_of(r, "", root, "executable"),
+		field_of(r, "", root, "ended_by"),
+		field_of(r, "", root, "exec_program"),
 	};
 	const char **string_targets[] = { &info->producer, &info->hostname,
-					  &info->executable };
+					  &info->executable, &info->ended_by,
+					  &info->exec_program };
 	struct field numbers[] = {
 		field_of(r, "", root, "pid"),
 		field_of(r, "", root, "ppid"),

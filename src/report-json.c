@@ -117,6 +117,8 @@ static json_t *profile_json(const struct profile_summary *p)
 	set(o, "complete", p->complete < 0 ? json_null()
 					   : json_boolean(p->complete));
 	set(o, "truncated", json_boolean(p->truncated));
+	set(o, "exec_program",
+	    p->exec_program ? text(p->exec_program) : json_null());
 	set(o, "damaged_stacks", json_integer((json_int_t)p->damaged_stacks));
 	set(o, "events", json_integer((json_int_t)p->events));
 	peak = moment_json(&p->peak);

@@ -177,6 +177,10 @@ struct mlyze_info {
 	uint64_t max_stack_depth;
 	int has_stats;
 	struct mlyze_stats stats;
+	/* How the process ended, in finalised files: "exit", or "exec" when
+	 * exec_program replaced it; NULL when not stated. */
+	const char *ended_by;
+	const char *exec_program;
 	/* Stacks defined so far whose definition was damaged; grows while
 	 * the stream defines more. */
 	uint64_t damaged_stacks;

@@ -610,6 +610,24 @@ START_TEST(zero_bytes_followed_by_data_are_read_as_events)
 }
 END_TEST
 
+START_TEST(how_the_process_ended_is_exposed)
+{
+	mlyze_reader *r = open_script(
+		"header\n"
+		"metadata {\"ended_by\": \"exec\", "
+		"\"exec_program\": \"/usr/bin/env\"}\n");
+
+	ck_assert_str_eq(mlyze_info(r)->ended_by, "exec");
+	ck_assert_str_eq(mlyze_info(r)->exec_program, "/usr/bin/env");
+	expect_end(r);
+	close_reader(r);
+	r = open_script("header\nmetadata {\"ended_by\": \"exit\"}\n");
+	ck_assert_str_eq(mlyze_info(r)->ended_by, "exit");
+	ck_assert_ptr_null(mlyze_info(r)->exec_program);
+	close_reader(r);
+}
+END_TEST
+
 START_TEST(sparse_and_dense_ids_are_found)
 {
 	static const uint64_t ids[] = { 100, 5, 65, 4294967295u, 0, 1000000 };
@@ -711,6 +729,7 @@ int main(void)
 	tcase_add_test(t, a_damaged_stack_in_the_stream_damages_that_stack_only);
 	tcase_add_test(t, the_unwritten_tail_of_a_streamed_file_ends_it);
 	tcase_add_test(t, zero_bytes_followed_by_data_are_read_as_events);
+	tcase_add_test(t, how_the_process_ended_is_exposed);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
