@@ -77,8 +77,8 @@ static void usage(FILE *out)
 	      "  -h, --help              show this help and exit\n"
 	      "  -V, --version           show the version and exit\n"
 	      "\n"
-	      "Exit status: 0 ok, 1 failure (a profile left out...), 2 bad usage or\n"
-	      "no readable profile and a malformed one.\n",
+	      "Exit status: 0 ok; 1 a profile left out, or output failed; 2 bad\n"
+	      "usage, or no profile could be read and one is malformed.\n",
 	      out);
 }
 
