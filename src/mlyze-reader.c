@@ -731,11 +731,14 @@ static int decode_event(struct mlyze_reader *r, struct mlyze_event *ev,
 
 #define LOOKAHEAD_CHUNK 4096
 
-static const uint8_t *first_nonzero(const uint8_t *p, const uint8_t *end)
+/* The last non-zero byte in [p, end), or NULL.  The last: no event
+ * boundary before it starts the tail, so one look serves every event of
+ * the buffer. */
+static const uint8_t *last_nonzero(const uint8_t *p, const uint8_t *end)
 {
-	while (p < end && *p == 0)
-		p++;
-	return p < end ? p : NULL;
+	while (end > p && end[-1] == 0)
+		end--;
+	return end > p ? end - 1 : NULL;
 }
 
 /* Whether the file holds nothing but zero bytes after what is buffered,
@@ -758,7 +761,7 @@ static int zeros_to_end(struct mlyze_reader *r)
 			return reader_fail_system(r, "read");
 		if (n == 0)
 			return 1;
-		p = first_nonzero(chunk, chunk + n);
+		p = last_nonzero(chunk, chunk + n);
 		if (p) {
 			r->nonzero_at = offset_of(r, r->end) +
 					(uint64_t)(at - start) +
@@ -781,7 +784,7 @@ static int at_unwritten_tail(struct mlyze_reader *r)
 	    offset_of(r, r->next) < r->nonzero_at)
 		return 0;
 	for (;;) {
-		p = first_nonzero(r->next + scanned, r->end);
+		p = last_nonzero(r->next + scanned, r->end);
 		if (p) {
 			r->nonzero_at = offset_of(r, p);
 			return 0;
