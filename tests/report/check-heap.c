@@ -1,4 +1,4 @@
-/* check-heap - unit tests of the heap replay (src/report-heap.c).
+/* check-heap - unit tests of the heap replay (src/report/report-heap.c).
  *
  * Random event streams (ALLOCs, FREEs of live and unknown addresses, ALLOCs
  * over live blocks, rate changes) are replayed twice: by heap_replay, and

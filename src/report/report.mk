@@ -1,0 +1,23 @@
+## memprof-report: estimates per allocation site from .mlyze profiles.
+
+bin_PROGRAMS += src/memprof-report
+src_memprof_report_SOURCES = \
+	src/report/memprof-report.c \
+	src/report/report-frames.c src/report/report-frames.h \
+	src/report/report-heap.c src/report/report-heap.h \
+	src/report/report-json.c \
+	src/report/report-progress.c src/report/report-progress.h \
+	src/report/report-sites.c src/report/report-sites.h \
+	src/report/report-text.c \
+	src/report/report-util.c src/report/report-util.h \
+	src/report/report-view.h \
+	src/mlyze/u64map.c src/mlyze/u64map.h
+# u64map.h from libmlyze's folder, symbolizer.h from the symbolizer's.
+src_memprof_report_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/src/mlyze -I$(top_srcdir)/src/symbolizer
+src_memprof_report_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+src_memprof_report_LDADD = src/mlyze/libmlyze.la \
+	src/symbolizer/libsymbolizer.la $(JANSSON_LIBS) -lm
+
+dist_man_MANS += man/memprof-report.1
+EXTRA_DIST += bench/report-bench.sh
