@@ -23,7 +23,9 @@
  * waits only briefly for the calls in progress and is otherwise retried
  * a few insertions later, so a thread stopped inside a call (or a signal
  * handler that interrupted one) delays growth but never blocks the
- * program.
+ * program.  A thread holds its signals while it closes the gate and
+ * rebuilds, so that a handler calling in (a free() in it) never waits for
+ * the rebuild it interrupted.
  */
 #ifndef SPPROF_HEAP_MAP_H
 #define SPPROF_HEAP_MAP_H

@@ -48,8 +48,16 @@ tests_integration_edge_cases_cxx_CXXFLAGS = -std=gnu++17 -Wall -Wextra \
 	-fno-omit-frame-pointer
 tests_integration_edge_cases_cxx_LDADD = $(RUNTIME_LIBS)
 
+check_PROGRAMS += tests/integration/handler-allocs
+tests_integration_handler_allocs_SOURCES = \
+	tests/integration/handler-allocs.c $(integ_api_sources)
+tests_integration_handler_allocs_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DRUNTIME_API_BY_DLSYM
+tests_integration_handler_allocs_LDADD = $(RUNTIME_LIBS)
+
 integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/storm.sh \
+	tests/integration/handler-allocs.sh \
 	tests/integration/fork-exec.sh \
 	tests/integration/edge-cases.sh \
 	tests/integration/static.sh

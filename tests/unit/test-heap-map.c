@@ -3,7 +3,11 @@
 
 #include <check.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "heap_map.h"
 
@@ -246,6 +250,79 @@ START_TEST(lookups_of_untracked_addresses_change_nothing)
 }
 END_TEST
 
+/* ---- a signal handler that uses the table while its thread rebuilds it */
+
+/* The table takes its memory from mmap(), which resolves to this one in
+ * this program: it can raise a signal at the moment a rebuild asks for a
+ * larger table, as one may arrive then in any program. */
+static volatile sig_atomic_t signal_in_next_mmap;
+
+void *mmap(void *addr, size_t length, int prot, int flags, int fd,
+	   off_t offset)
+{
+	if (signal_in_next_mmap) {
+		signal_in_next_mmap = 0;
+		raise(SIGUSR1);
+	}
+	return (void *)syscall(SYS_mmap, addr, length, prot, flags, fd, offset);
+}
+
+#define HANDLER_FREES 0x1000
+#define HANDLER_FINDS 0x2000
+#define HANDLER_ALLOCATES 0x7777000
+
+static struct heap_map handler_map;
+static struct {
+	volatile sig_atomic_t ran;
+	int removed, found, inserted;
+	struct heap_record freed;
+} handler_saw;
+
+/* What a handler that frees one sampled block, reallocs another and
+ * mallocs a third asks of the table. */
+static void use_the_table(int sig)
+{
+	struct heap_record r = record_for(HANDLER_ALLOCATES), found;
+	long slot = heap_map_reserve(&handler_map, HANDLER_ALLOCATES);
+
+	(void)sig;
+	handler_saw.inserted =
+		slot >= 0 &&
+		heap_map_finalize(&handler_map, slot, HANDLER_ALLOCATES, &r);
+	handler_saw.removed =
+		heap_map_remove(&handler_map, HANDLER_FREES, &handler_saw.freed);
+	handler_saw.found = heap_map_find(&handler_map, HANDLER_FINDS, &found);
+	handler_saw.ran = 1;
+}
+
+/* The handler runs once this thread's rebuild has finished (it cannot
+ * run inside it: the rebuild holds the gate that every call waits at),
+ * and finds the table whole. */
+START_TEST(signal_handler_during_its_threads_rebuild)
+{
+	struct sigaction use = { .sa_handler = use_the_table };
+	struct heap_record out;
+	const uintptr_t count = HEAP_MAP_INITIAL_CAPACITY;
+
+	ck_assert_int_eq(sigaction(SIGUSR1, &use, NULL), 0);
+	ck_assert_int_eq(heap_map_init(&handler_map, 1 << 12), 0);
+	signal_in_next_mmap = 1;
+	for (uintptr_t a = 1; a <= count; a++)
+		insert(&handler_map, a << 12);
+	ck_assert(handler_saw.ran);
+	ck_assert_uint_gt(atomic_load(&handler_map.capacity),
+			  HEAP_MAP_INITIAL_CAPACITY);
+	ck_assert_int_eq(handler_saw.inserted, 1);
+	ck_assert_int_eq(handler_saw.removed, 1);
+	ck_assert_uint_eq(handler_saw.freed.size, record_for(HANDLER_FREES).size);
+	ck_assert_int_eq(handler_saw.found, 1);
+	ck_assert_uint_eq(live_records(&handler_map), count);
+	ck_assert_int_eq(heap_map_find(&handler_map, HANDLER_ALLOCATES, &out), 1);
+	ck_assert_int_eq(heap_map_find(&handler_map, HANDLER_FREES, &out), 0);
+	heap_map_destroy(&handler_map);
+}
+END_TEST
+
 #define STRESS_THREADS 4
 #define STRESS_ROUNDS 20000
 
@@ -362,6 +439,7 @@ Suite *test_suite(void)
 {
 	Suite *s = suite_create("heap_map");
 	TCase *tc = tcase_create("single thread");
+	TCase *sig = tcase_create("signals");
 	TCase *mt = tcase_create("threads");
 
 	tcase_add_test(tc, insert_remove);
@@ -374,10 +452,13 @@ Suite *test_suite(void)
 	tcase_add_test(tc, tombstones_never_fill_the_table);
 	tcase_add_test(tc, rebuilds_a_table_without_empty_slots);
 	tcase_add_test(tc, lookups_of_untracked_addresses_change_nothing);
+	tcase_add_test(sig, signal_handler_during_its_threads_rebuild);
 	tcase_add_test(mt, concurrent_reserve_finalize_remove);
 	tcase_add_test(mt, concurrent_growth);
 	tcase_set_timeout(mt, 60);
+	tcase_set_timeout(sig, 2); /* a handler that waits for its thread hangs */
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, sig);
 	suite_add_tcase(s, mt);
 	return s;
 }
