@@ -206,7 +206,7 @@ int heap_map_init(struct heap_map *map, size_t max_capacity)
 				  ? max_capacity
 				  : HEAP_MAP_INITIAL_CAPACITY;
 
-	*map = (struct heap_map){ 0 };
+	*map = (struct heap_map){ .slots = NULL };
 	if (max_capacity < 2 || (max_capacity & (max_capacity - 1))) {
 		errno = EINVAL;
 		return -1;
