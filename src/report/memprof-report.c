@@ -2,9 +2,11 @@
  * profiles.
  *
  * Reads each profile in turn (libmlyze), replays its events into estimates
- * per stack (report-heap.c), names sites offline (report-frames.c), merges
- * them by name across profiles (report-sites.c) and prints the top sites
- * (report-text.c or report-json.c).  A profile that cannot be read is
+ * per stack (report-heap.c), symbolizes the stacks offline and merges them
+ * across profiles (report-stacks.c), groups them into sites
+ * (report-sites.c) and writes the view asked for (report-views.c: text for
+ * people, JSON, folded stacks, speedscope, pprof, HTML).  A profile that
+ * cannot be read is
  * named on stderr and left out of the report of the others.  Exit status:
  * 0 ok, 1 failure (a profile left out, output that cannot be written), 2
  * bad usage, or no profile could be read and one breaks the format.
@@ -36,7 +38,10 @@ struct options {
 	enum grouping grouping;
 	enum sort_key sort;
 	enum moment at;
-	bool json;
+	bool cumulative;
+	bool all;
+	const struct view *view; /* NULL: chosen by the output's name */
+	const char *output;      /* NULL: standard output */
 	const char **debug_dirs;
 	size_t debug_dir_count;
 	const char *sysroot;
@@ -67,11 +72,20 @@ static void usage(FILE *out)
 	      "Show which allocation sites hold the most heap memory in .mlyze\n"
 	      "profiles (several profiles are merged by symbol).\n"
 	      "\n"
+	      "  -f, --format=FORMAT     text (default), json, folded, speedscope,\n"
+	      "                          pprof or html (see memprof-report(1))\n"
+	      "  -o, --output=FILE       write to FILE; without --format, its suffix\n"
+	      "                          chooses (.json, .folded, .speedscope.json,\n"
+	      "                          .pb.gz, .html)\n"
+	      "  -j, --json              the same as --format=json\n"
 	      "  -n, --top=N             show the N largest sites (default 20; 0: all)\n"
 	      "  -g, --group-by=WHAT     function (default), line or stack\n"
-	      "  -s, --sort=KEY          live (default), allocated or count\n"
+	      "  -c, --cumulative        rank functions by what everything they call\n"
+	      "                          holds\n"
+	      "  -s, --sort=KEY          live (default), allocated or count; also the\n"
+	      "                          measure of folded stacks\n"
 	      "  -a, --at=WHEN           peak (default) or end: when to count live bytes\n"
-	      "  -j, --json              print JSON for programs (see memprof-report(1))\n"
+	      "      --all               also list sites with nothing live\n"
 	      "      --debug-dir=DIR     also look for debug files in DIR (repeatable)\n"
 	      "      --sysroot=DIR       find the profiled modules under DIR\n"
 	      "  -h, --help              show this help and exit\n"
@@ -106,6 +120,16 @@ static int choose(const char *option, const char *value,
 	exit(2);
 }
 
+static const struct view *choose_view(const char *value)
+{
+	const char *names[16];
+	int count = 0;
+
+	for (size_t i = 0; i < view_count() && count < 16; i++)
+		names[count++] = view_at(i)->name;
+	return view_at((size_t)choose("--format", value, names, count));
+}
+
 static size_t parse_top(const char *value)
 {
 	char *end;
@@ -120,13 +144,17 @@ static size_t parse_top(const char *value)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_DEBUG_DIR = 256, OPT_SYSROOT };
+	enum { OPT_DEBUG_DIR = 256, OPT_SYSROOT, OPT_ALL };
 	static const struct option long_options[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "group-by", required_argument, NULL, 'g' },
+		{ "cumulative", no_argument, NULL, 'c' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "at", required_argument, NULL, 'a' },
-		{ "json", no_argument, NULL, 'j' },
+		{ "all", no_argument, NULL, OPT_ALL },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "help", no_argument, NULL, 'h' },
@@ -135,9 +163,24 @@ static int parse_options(int argc, char **argv, struct options *o)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "n:g:s:a:jhV", long_options,
+	while ((c = getopt_long(argc, argv, "f:o:jn:g:cs:a:hV", long_options,
 				NULL)) != -1) {
 		switch (c) {
+		case 'f':
+			o->view = choose_view(optarg);
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'j':
+			o->view = view_named("json");
+			break;
+		case 'c':
+			o->cumulative = true;
+			break;
+		case OPT_ALL:
+			o->all = true;
+			break;
 		case 'n':
 			o->top = parse_top(optarg);
 			break;
@@ -152,9 +195,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'a':
 			o->at = (enum moment)choose("--at", optarg,
 						    moment_names, MOMENTS);
-			break;
-		case 'j':
-			o->json = true;
 			break;
 		case OPT_DEBUG_DIR:
 			o->debug_dirs = xrealloc(o->debug_dirs,
@@ -179,6 +219,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind == argc)
 		usage_error("%s", "no profile given");
+	if (o->cumulative && o->grouping == GROUP_BY_STACK)
+		usage_error("%s", "--cumulative groups by function or line, "
+				  "not by stack");
+	if (!o->view && o->output)
+		o->view = view_for_file(o->output);
+	if (!o->view)
+		o->view = view_named("text");
 	return optind;
 }
 
@@ -190,6 +237,9 @@ struct gathered {
 	struct mlyze_stats stats; /* of all profiles */
 	struct profile_summary *profiles;
 	size_t profile_count;
+	struct frame_namer *namer;
+	struct stack_table stacks; /* of all profiles */
+	size_t snapshots;          /* wanted by the view */
 };
 
 static void warn(void *ctx, const char *message)
@@ -218,6 +268,27 @@ static char *replaced_by(const struct mlyze_info *info)
 	return xstrdup(info->exec_program ? info->exec_program : "?");
 }
 
+/* The replay's series move to the summary; the stacks of its snapshots
+ * become the report's (`stack_map`, see stacks_add_profile). */
+static void take_series(struct profile_summary *p, struct heap_replay *h,
+			const size_t *stack_map)
+{
+	p->timeline = h->timeline;
+	p->timeline_count = h->timeline_count;
+	p->marks = h->events_kept;
+	p->mark_count = h->events_kept_count;
+	p->snapshots = h->snapshots;
+	p->snapshot_count = h->snapshot_count;
+	for (size_t i = 0; i < p->snapshot_count; i++)
+		for (size_t k = 0; k < p->snapshots[i].count; k++)
+			p->snapshots[i].stacks[k] =
+				stack_map[p->snapshots[i].stacks[k]];
+	h->timeline = NULL;
+	h->events_kept = NULL;
+	h->snapshots = NULL;
+	h->timeline_count = h->events_kept_count = h->snapshot_count = 0;
+}
+
 static void summarise(struct gathered *g, const char *file,
 		      const mlyze_reader *r, const struct heap_replay *h)
 {
@@ -228,8 +299,10 @@ static void summarise(struct gathered *g, const char *file,
 	g->profiles = xrealloc(g->profiles, g->profile_count + 1,
 			       sizeof(*g->profiles));
 	p = &g->profiles[g->profile_count++];
+	memset(p, 0, sizeof(*p));
 	p->file = xstrdup(file);
 	p->pid = info->pid;
+	p->start_time_us = info->start_time_us;
 	p->command_line = copy_command_line(info);
 	p->duration_s = end > info->start_time_us
 				? (double)(end - info->start_time_us) / 1e6
@@ -320,23 +393,25 @@ static void warn_replaced(struct gathered *g, const char *file,
 	free(message);
 }
 
-/* Read one profile into the sites.  A profile that cannot be read is
+/* Read one profile into the stacks.  A profile that cannot be read is
  * named on stderr and left out; returns its status. */
-static enum mlyze_status read_profile(struct gathered *g, const char *file,
-				      struct frame_namer *namer,
-				      struct site_table *sites)
+static enum mlyze_status read_profile(struct gathered *g, const char *file)
 {
 	struct mlyze_options ro = { .warn = warn, .warn_ctx = g };
+	struct replay_options options = { .tick = progress_tick,
+					  .tick_ctx = &g->progress,
+					  .snapshots = g->snapshots };
 	mlyze_reader *r = mlyze_open(file, &ro);
 	enum mlyze_status status;
 	struct heap_replay replay;
+	size_t *stack_map;
 	int rc = -1;
 
 	if (!r)
 		out_of_memory();
 	progress_start(&g->progress, file);
 	if (mlyze_status(r) == MLYZE_OK)
-		rc = heap_replay(r, &replay, progress_tick, &g->progress);
+		rc = heap_replay(r, &replay, &options);
 	progress_done(&g->progress);
 	status = mlyze_status(r);
 	if (rc < 0) {
@@ -348,7 +423,9 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file,
 	summarise(g, file, r, &replay);
 	add_stats(&g->stats, &mlyze_info(r)->stats);
 	warn_replaced(g, file, &replay);
-	sites_add_profile(sites, namer, r, &replay);
+	stack_map = stacks_add_profile(&g->stacks, g->namer, r, &replay);
+	take_series(&g->profiles[g->profile_count - 1], &replay, stack_map);
+	free(stack_map);
 	heap_replay_free(&replay);
 	mlyze_close(r);
 	return MLYZE_OK;
@@ -356,17 +433,28 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file,
 
 /* Read every profile that can be read.  Returns the exit status: 0 when
  * all could, else 1, or 2 when none could and one broke the format. */
-static int read_profiles(struct gathered *g, char **files, int count,
-			 struct frame_namer *namer, struct site_table *sites)
+static int read_profiles(struct gathered *g, char **files, int count)
 {
 	bool malformed = false;
 
 	for (int i = 0; i < count; i++)
-		malformed |= read_profile(g, files[i], namer, sites) ==
-			     MLYZE_BAD_FILE;
+		malformed |= read_profile(g, files[i]) == MLYZE_BAD_FILE;
 	if (g->unread.count == 0)
 		return 0;
 	return g->profile_count == 0 && malformed ? 2 : 1;
+}
+
+static void free_series(struct profile_summary *p)
+{
+	struct heap_replay series = {
+		.timeline = p->timeline,
+		.events_kept = p->marks,
+		.events_kept_count = p->mark_count,
+		.snapshots = p->snapshots,
+		.snapshot_count = p->snapshot_count,
+	};
+
+	heap_replay_free(&series);
 }
 
 static void free_gathered(struct gathered *g)
@@ -379,16 +467,55 @@ static void free_gathered(struct gathered *g)
 		free(p->command_line);
 		free(p->exec_program);
 		free(p->file);
+		free_series(p);
 	}
 	free(g->profiles);
+	stacks_free(&g->stacks);
+	frame_namer_free(g->namer);
 	free_messages(&g->warnings);
 	free_messages(&g->notes);
 	free_messages(&g->unread);
 }
 
-static bool colour_wanted(void)
+/* The sites a table shows: without --all, a table of live bytes leaves
+ * out the sites with nothing live at its moment (sorted last). */
+static size_t shown_sites(const struct site_table *sites,
+			  const struct options *o)
 {
-	return isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+	size_t n = sites->count;
+
+	if (o->all || o->sort != SORT_BY_LIVE)
+		return n;
+	while (n > 0 && sites->sites[n - 1].heap.live[o->at].samples == 0)
+		n--;
+	return n;
+}
+
+/* Write the view to -o FILE or standard output; returns 0 or 1. */
+static int write_view(const struct options *o, const struct report *report)
+{
+	FILE *out = o->output ? fopen(o->output, "w") : stdout;
+	const char *name = o->output ? o->output : "standard output";
+	int failed;
+
+	if (!out) {
+		fprintf(stderr, "memprof-report: %s: %s\n", o->output,
+			strerror(errno));
+		return 1;
+	}
+	failed = o->view->write(out, report) < 0;
+	failed |= fflush(out) != 0 || ferror(out);
+	if (o->output)
+		failed |= fclose(out) != 0;
+	if (failed)
+		fprintf(stderr, "memprof-report: %s: write error: %s\n", name,
+			strerror(errno));
+	return failed;
+}
+
+static bool colour_wanted(const struct options *o)
+{
+	return !o->output && isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
 }
 
 int main(int argc, char **argv)
@@ -396,7 +523,6 @@ int main(int argc, char **argv)
 	struct options o = { .top = DEFAULT_TOP };
 	struct gathered g = { 0 };
 	struct site_table sites;
-	struct frame_namer *namer;
 	int first = parse_options(argc, argv, &o);
 	struct symbolizer_options so = {
 		.sysroot = o.sysroot,
@@ -406,39 +532,36 @@ int main(int argc, char **argv)
 		.warn_ctx = &g,
 	};
 	struct report report;
-	int written = 0, rc;
+	int rc;
 
-	namer = frame_namer_new(&so);
-	sites_init(&sites, o.grouping);
-	rc = read_profiles(&g, argv + first, argc - first, namer, &sites);
+	g.namer = frame_namer_new(&so);
+	g.snapshots = o.view->snapshots;
+	stacks_init(&g.stacks);
+	rc = read_profiles(&g, argv + first, argc - first);
 	if (g.profile_count == 0)
 		exit(rc);
 	note_caveats(&g);
+	sites_build(&sites, &g.stacks, o.grouping, o.cumulative);
 	sites_sort(&sites, o.sort, o.at);
 	report = (struct report){
 		.profiles = g.profiles,
 		.profile_count = g.profile_count,
+		.stacks = &g.stacks,
 		.sites = &sites,
+		.shown_sites = shown_sites(&sites, &o),
 		.top = o.top,
 		.grouping = o.grouping,
 		.sort = o.sort,
 		.at = o.at,
+		.colour = colour_wanted(&o),
 		.notes = g.notes.items,
 		.note_count = g.notes.count,
 		.warnings = g.warnings.items,
 		.warning_count = g.warnings.count,
 	};
-	if (o.json)
-		written = view_json(stdout, &report);
-	else
-		view_text(stdout, &report, colour_wanted());
-	if (written < 0 || fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "memprof-report: write error: %s\n",
-			strerror(errno));
+	if (write_view(&o, &report) != 0)
 		rc = 1;
-	}
 	sites_free(&sites);
-	frame_namer_free(namer);
 	free_gathered(&g);
 	free(o.debug_dirs);
 	return rc;

@@ -1,4 +1,5 @@
-/* report-frames.c - how memprof-report names a frame (see report-frames.h). */
+/* report-frames.c - what memprof-report knows of a frame (see
+ * report-frames.h). */
 #include "config.h"
 
 #include "report-frames.h"
@@ -56,9 +57,9 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-static bool in_runtime(const struct mlyze_module *module)
+static bool in_runtime(const char *module_path)
 {
-	return strncmp(base_name(module->path), "libspprof-alloc", 15) == 0;
+	return strncmp(base_name(module_path), "libspprof-alloc", 15) == 0;
 }
 
 struct frame_namer *frame_namer_new(const struct symbolizer_options *options)
@@ -79,78 +80,140 @@ void frame_namer_free(struct frame_namer *namer)
 	free(namer);
 }
 
+static char *copy_or_null(const char *text)
+{
+	return text ? xstrdup(text) : NULL;
+}
+
+static void resolve_native(struct frame_namer *namer,
+			   const struct mlyze_frame *frame,
+			   struct report_frame *out)
+{
+	const struct mlyze_module *module = frame->module;
+	struct symbol_info symbol = { 0 };
+
+	symbolizer_lookup(namer->symbolizer, module->path, module->build_id,
+			  frame->offset, 1, &symbol);
+	out->function = copy_or_null(symbol.function);
+	if (symbol.function && symbol.file && symbol.line) {
+		out->file = xstrdup(symbol.file);
+		out->line = symbol.line;
+	}
+	out->allocator = in_runtime(module->path) ||
+			 (symbol.function &&
+			  is_allocator_function(symbol.function));
+}
+
+void frame_resolve(struct frame_namer *namer, const struct mlyze_frame *frame,
+		   size_t module_index, struct report_frame *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->address = frame->offset;
+	switch (frame->form) {
+	case MLYZE_FORM_PYTHON:
+		out->kind = FRAME_PYTHON;
+		out->function = xstrdup(frame->function->text);
+		out->file = xstrdup(frame->file->text);
+		out->line = frame->line;
+		break;
+	case MLYZE_FORM_MODULE:
+		out->kind = FRAME_NATIVE;
+		out->module = module_index;
+		resolve_native(namer, frame, out);
+		break;
+	default:
+		out->kind = FRAME_ADDRESS;
+		break;
+	}
+}
+
+void report_frame_free(struct report_frame *frame)
+{
+	free(frame->function);
+	free(frame->file);
+	frame->function = frame->file = NULL;
+}
+
+bool frame_is_named(const struct report_frame *frame)
+{
+	return frame->function != NULL;
+}
+
+/* "libfoo.so+0x1234" or "0x1234": a frame without a function. */
+static char *address_name(const struct report_frame *frame,
+			  const struct report_module *modules)
+{
+	if (frame->kind == FRAME_NATIVE)
+		return xasprintf("%s+0x%" PRIx64,
+				 base_name(modules[frame->module].path),
+				 frame->address);
+	return xasprintf("0x%" PRIx64, frame->address);
+}
+
+/* "function (file:line)" */
+static char *located_name(const struct report_frame *frame)
+{
+	return xasprintf("%s (%s:%" PRIu64 ")", frame->function, frame->file,
+			 frame->line);
+}
+
+char *frame_display_name(const struct report_frame *frame,
+			 const struct report_module *modules)
+{
+	if (!frame->function)
+		return address_name(frame, modules);
+	if (frame->kind == FRAME_PYTHON)
+		return located_name(frame);
+	return xstrdup(frame->function);
+}
+
 static void set_label(struct frame_label *label, char *key, char *text)
 {
 	label->key = key;
 	label->text = text ? text : xstrdup(key);
 }
 
-static void python_label(const struct mlyze_frame *frame,
+static void python_label(const struct report_frame *frame,
 			 enum grouping grouping, struct frame_label *label)
 {
-	const char *function = frame->function->text, *file = frame->file->text;
-
-	if (grouping == GROUP_BY_LINE) {
-		set_label(label, xasprintf("%s:%" PRIu64, file, frame->line),
+	if (grouping == GROUP_BY_LINE)
+		set_label(label, xasprintf("%s:%" PRIu64, frame->file,
+					   frame->line),
 			  NULL);
-		return;
-	}
-	char *text = xasprintf("%s (%s:%" PRIu64 ")", function, file,
-			       frame->line);
-
 	/* By function, lines of one function are one site. */
-	if (grouping == GROUP_BY_FUNCTION)
-		set_label(label, xasprintf("%s (%s)", function, file), text);
+	else if (grouping == GROUP_BY_FUNCTION)
+		set_label(label, xasprintf("%s (%s)", frame->function,
+					   frame->file),
+			  located_name(frame));
 	else
-		set_label(label, text, NULL);
+		set_label(label, located_name(frame), NULL);
 }
 
-static void native_label(struct frame_namer *namer,
-			 const struct mlyze_frame *frame,
+static void native_label(const struct report_frame *frame,
 			 enum grouping grouping, struct frame_label *label)
 {
-	const struct mlyze_module *module = frame->module;
-	struct symbol_info symbol = { 0 };
-	bool located;
+	bool located = frame->file != NULL;
 
-	symbolizer_lookup(namer->symbolizer, module->path, module->build_id,
-			  frame->offset, 1, &symbol);
-	label->allocator = in_runtime(module) ||
-			   (symbol.function &&
-			    is_allocator_function(symbol.function));
-	if (!symbol.function) {
-		set_label(label, xasprintf("%s+0x%" PRIx64, base_name(module->path),
-					   frame->offset),
-			  NULL);
-		return;
-	}
-	located = symbol.file && symbol.line;
 	if (grouping == GROUP_BY_LINE && located)
-		set_label(label, xasprintf("%s:%u", symbol.file, symbol.line),
+		set_label(label, xasprintf("%s:%" PRIu64, frame->file,
+					   frame->line),
 			  NULL);
 	else if (grouping == GROUP_BY_STACK && located)
-		set_label(label, xasprintf("%s (%s:%u)", symbol.function,
-					   symbol.file, symbol.line),
-			  NULL);
+		set_label(label, located_name(frame), NULL);
 	else
-		set_label(label, xstrdup(symbol.function), NULL);
+		set_label(label, xstrdup(frame->function), NULL);
 }
 
-void frame_label(struct frame_namer *namer, const struct mlyze_frame *frame,
-		 enum grouping grouping, struct frame_label *label)
+void frame_label(const struct report_frame *frame,
+		 const struct report_module *modules, enum grouping grouping,
+		 struct frame_label *label)
 {
-	label->allocator = false;
-	switch (frame->form) {
-	case MLYZE_FORM_PYTHON:
+	if (!frame->function)
+		set_label(label, address_name(frame, modules), NULL);
+	else if (frame->kind == FRAME_PYTHON)
 		python_label(frame, grouping, label);
-		break;
-	case MLYZE_FORM_MODULE:
-		native_label(namer, frame, grouping, label);
-		break;
-	default:
-		set_label(label, xasprintf("0x%" PRIx64, frame->offset), NULL);
-		break;
-	}
+	else
+		native_label(frame, grouping, label);
 }
 
 void frame_label_free(struct frame_label *label)

@@ -8,6 +8,11 @@
  * other stack holds the same value as at the last peak.  A stack enters
  * the list at most once per event that changes it, so the copies cost no
  * more than the events, however often the peak moves.
+ *
+ * The series of the live heap over time and the snapshots of every stack
+ * are kept at a fixed stride of time; when either is full, every other
+ * entry goes and the stride doubles, so their size stays bounded however
+ * long the profile runs, and their entries stay evenly spaced.
  */
 #include "config.h"
 
@@ -21,6 +26,10 @@
 #include <string.h>
 
 #define TICK_EVENTS 65536u
+/* Points of the live heap over time, at most (then thinned to half). */
+#define TIMELINE_POINTS 1024
+/* The stride of the series when the duration of the profile is unknown. */
+#define DEFAULT_STRIDE_US 1000
 
 const char *const moment_names[MOMENTS] = { "peak", "end" };
 
@@ -49,8 +58,14 @@ struct replay_state {
 	size_t *changed;       /* the stacks changed since the last peak */
 	size_t changed_count;
 	double live_bytes;     /* all stacks together, now */
+	double live_variance;
 	uint64_t live_samples;
 	double peak_bytes;
+	struct heap_point peak;
+	size_t events_capacity;
+	uint64_t point_stride_us, next_point_us;
+	size_t snapshots_wanted;
+	uint64_t snapshot_stride_us, next_snapshot_us;
 };
 
 void estimate_add(struct estimate *into, const struct estimate *from)
@@ -169,6 +184,15 @@ static void mark_changed(struct replay_state *st, size_t stack)
 	}
 }
 
+static struct heap_point live_now(const struct replay_state *st,
+				  uint64_t time_us)
+{
+	return (struct heap_point){ .time_us = time_us,
+				    .bytes = st->live_bytes,
+				    .bytes_variance = st->live_variance,
+				    .samples = st->live_samples };
+}
+
 /* The heap is larger than ever: the changed stacks hold their peak now. */
 static void record_peak(struct replay_state *st, uint64_t time_us)
 {
@@ -181,6 +205,7 @@ static void record_peak(struct replay_state *st, uint64_t time_us)
 	st->changed_count = 0;
 	st->peak_bytes = st->live_bytes;
 	st->h->peak_time_us = time_us;
+	st->peak = live_now(st, time_us);
 }
 
 /* A live block is freed (or replaced). */
@@ -191,7 +216,12 @@ static void release_block(struct replay_state *st, struct u64map_value block)
 
 	block_weight(&st->blocks, block, &w);
 	remove_weight(&st->now[stack].live, &w);
-	st->live_bytes = --st->live_samples ? st->live_bytes - w.bytes : 0;
+	if (--st->live_samples) {
+		st->live_bytes -= w.bytes;
+		st->live_variance -= w.bytes_variance;
+	} else {
+		st->live_bytes = st->live_variance = 0;
+	}
 	mark_changed(st, stack);
 	st->blocks.vacant[st->blocks.vacant_count++] =
 		(uint32_t)(block.b & UINT32_MAX);
@@ -221,10 +251,155 @@ static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 		out_of_memory();
 	add_weight(&st->now[stack].live, &w);
 	st->live_bytes += w.bytes;
+	st->live_variance += w.bytes_variance;
 	st->live_samples++;
 	mark_changed(st, stack);
 	if (st->live_bytes > st->peak_bytes)
 		record_peak(st, ev->time_us);
+}
+
+static void keep_event(struct replay_state *st, const struct mlyze_event *ev)
+{
+	struct heap_replay *h = st->h;
+	struct heap_event *kept;
+
+	h->events_kept = xgrow(h->events_kept, &st->events_capacity,
+			       h->events_kept_count + 1,
+			       sizeof(*h->events_kept));
+	kept = &h->events_kept[h->events_kept_count++];
+	memset(kept, 0, sizeof(*kept));
+	kept->live = live_now(st, ev->time_us);
+	if (ev->type == MLYZE_EVENT_MARKER) {
+		kept->kind = HEAP_EVENT_MARKER;
+		kept->name = xstrdup(ev->marker.name ? ev->marker.name->text
+						     : "?");
+	} else {
+		kept->kind = HEAP_EVENT_GC;
+		kept->gc_objects = ev->gc.objects;
+		kept->gc_bytes = ev->gc.bytes;
+	}
+}
+
+static void add_point(struct heap_replay *h, struct heap_point point)
+{
+	h->timeline = xrealloc(h->timeline, h->timeline_count + 1,
+			       sizeof(*h->timeline));
+	h->timeline[h->timeline_count++] = point;
+}
+
+/* Keep every other point of the series (the first one among them). */
+static void thin_timeline(struct heap_replay *h)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < h->timeline_count; i += 2)
+		h->timeline[kept++] = h->timeline[i];
+	h->timeline_count = kept;
+}
+
+static void take_snapshot(struct replay_state *st, uint64_t time_us)
+{
+	struct heap_replay *h = st->h;
+	struct heap_snapshot *snap;
+	size_t n = 0;
+
+	h->snapshots = xrealloc(h->snapshots, h->snapshot_count + 1,
+				sizeof(*h->snapshots));
+	snap = &h->snapshots[h->snapshot_count++];
+	snap->live = live_now(st, time_us);
+	snap->stacks = xcalloc(st->live_samples, sizeof(*snap->stacks));
+	snap->bytes = xcalloc(st->live_samples, sizeof(*snap->bytes));
+	for (size_t i = 0; i < h->stack_count && n < st->live_samples; i++) {
+		if (st->now[i].live.samples == 0)
+			continue;
+		snap->stacks[n] = i;
+		snap->bytes[n++] = st->now[i].live.bytes;
+	}
+	snap->count = n;
+}
+
+static void free_snapshot(struct heap_snapshot *snap)
+{
+	free(snap->stacks);
+	free(snap->bytes);
+}
+
+static void thin_snapshots(struct heap_replay *h)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < h->snapshot_count; i++) {
+		if (i % 2)
+			free_snapshot(&h->snapshots[i]);
+		else
+			h->snapshots[kept++] = h->snapshots[i];
+	}
+	h->snapshot_count = kept;
+}
+
+/* The series and the snapshots, at their strides. */
+static void follow_time(struct replay_state *st, uint64_t time_us)
+{
+	struct heap_replay *h = st->h;
+
+	if (time_us >= st->next_point_us) {
+		if (h->timeline_count == TIMELINE_POINTS) {
+			thin_timeline(h);
+			st->point_stride_us *= 2;
+		}
+		add_point(h, live_now(st, time_us));
+		st->next_point_us = time_us + st->point_stride_us;
+	}
+	if (st->snapshots_wanted && time_us >= st->next_snapshot_us) {
+		if (h->snapshot_count == st->snapshots_wanted) {
+			thin_snapshots(h);
+			st->snapshot_stride_us *= 2;
+		}
+		take_snapshot(st, time_us);
+		st->next_snapshot_us = time_us + st->snapshot_stride_us;
+	}
+}
+
+/* The first strides: even over the profile when its end is known. */
+static void start_time_series(struct replay_state *st, const mlyze_reader *r,
+			      const struct replay_options *options)
+{
+	const struct mlyze_info *info = mlyze_info(r);
+	uint64_t duration = info->end_time_us > info->start_time_us
+				    ? info->end_time_us - info->start_time_us
+				    : 0;
+
+	st->point_stride_us = duration / TIMELINE_POINTS;
+	if (st->point_stride_us == 0)
+		st->point_stride_us = DEFAULT_STRIDE_US;
+	st->snapshots_wanted = options ? options->snapshots : 0;
+	if (st->snapshots_wanted) {
+		st->snapshot_stride_us = duration / st->snapshots_wanted;
+		if (st->snapshot_stride_us == 0)
+			st->snapshot_stride_us = DEFAULT_STRIDE_US;
+	}
+	st->peak.time_us = info->start_time_us;
+	add_point(st->h, st->peak);
+	st->next_point_us = info->start_time_us + st->point_stride_us;
+	st->next_snapshot_us = info->start_time_us;
+}
+
+/* The peak joins the series in its place, so that a chart shows it. */
+static void add_peak_point(struct replay_state *st)
+{
+	struct heap_replay *h = st->h;
+	size_t at = h->timeline_count;
+
+	while (at > 0 && h->timeline[at - 1].time_us > st->peak.time_us)
+		at--;
+	if (at > 0 && h->timeline[at - 1].time_us == st->peak.time_us) {
+		h->timeline[at - 1] = st->peak;
+		return;
+	}
+	add_point(h, st->peak);
+	memmove(&h->timeline[at + 1], &h->timeline[at],
+		(h->timeline_count - 1 - at) * sizeof(*h->timeline));
+	h->timeline[at] = st->peak;
 }
 
 static void replay_event(struct replay_state *st, const struct mlyze_event *ev,
@@ -243,6 +418,10 @@ static void replay_event(struct replay_state *st, const struct mlyze_event *ev,
 		break;
 	case MLYZE_EVENT_RATE:
 		st->h->rate_changed |= ev->rate.sampling_rate != first_rate;
+		break;
+	case MLYZE_EVENT_MARKER:
+	case MLYZE_EVENT_GC:
+		keep_event(st, ev);
 		break;
 	default:
 		break;
@@ -265,6 +444,9 @@ static void finish(struct replay_state *st)
 		h->by_stack[i].allocated = st->now[i].allocated;
 		heap_estimates_add(&h->total, &h->by_stack[i]);
 	}
+	if (h->timeline[h->timeline_count - 1].time_us < h->last_time_us)
+		add_point(h, live_now(st, h->last_time_us));
+	add_peak_point(st);
 }
 
 static void free_state(struct replay_state *st)
@@ -276,8 +458,8 @@ static void free_state(struct replay_state *st)
 	free(st->changed);
 }
 
-int heap_replay(mlyze_reader *r, struct heap_replay *h, replay_tick *tick,
-		void *tick_ctx)
+int heap_replay(mlyze_reader *r, struct heap_replay *h,
+		const struct replay_options *options)
 {
 	struct replay_state st = { .h = h };
 	struct mlyze_event ev;
@@ -287,11 +469,13 @@ int heap_replay(mlyze_reader *r, struct heap_replay *h, replay_tick *tick,
 	memset(h, 0, sizeof(*h));
 	u64map_init(&st.blocks.by_address);
 	h->last_time_us = h->peak_time_us = mlyze_info(r)->start_time_us;
+	start_time_series(&st, r, options);
 	while ((rc = mlyze_next(r, &ev)) > 0) {
 		replay_event(&st, &ev, first_rate);
 		h->last_time_us = ev.time_us;
-		if (++h->events % TICK_EVENTS == 0 && tick)
-			tick(tick_ctx, r);
+		follow_time(&st, ev.time_us);
+		if (++h->events % TICK_EVENTS == 0 && options && options->tick)
+			options->tick(options->tick_ctx, r);
 	}
 	if (rc == 0)
 		finish(&st);
@@ -301,6 +485,13 @@ int heap_replay(mlyze_reader *r, struct heap_replay *h, replay_tick *tick,
 
 void heap_replay_free(struct heap_replay *h)
 {
+	for (size_t i = 0; i < h->events_kept_count; i++)
+		free(h->events_kept[i].name);
+	for (size_t i = 0; i < h->snapshot_count; i++)
+		free_snapshot(&h->snapshots[i]);
+	free(h->events_kept);
+	free(h->snapshots);
+	free(h->timeline);
 	free(h->by_stack);
 	memset(h, 0, sizeof(*h));
 }

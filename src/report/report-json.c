@@ -101,7 +101,40 @@ static void moment_members(json_t *o, const struct heap_estimates *heap)
 		set(o, moment_names[m], moment_json(&heap->live[m]));
 }
 
-static json_t *profile_json(const struct profile_summary *p)
+/* A marker or garbage collection and the live heap at its moment. */
+static json_t *mark_json(const struct report *r, const struct heap_event *m)
+{
+	json_t *o = json_object();
+
+	set(o, "time_s", json_real(report_seconds(r, m->live.time_us)));
+	if (m->kind == HEAP_EVENT_MARKER) {
+		set(o, "kind", json_string("marker"));
+		set(o, "name", text(m->name));
+	} else {
+		set(o, "kind", json_string("gc"));
+		set(o, "gc_objects", json_integer((json_int_t)m->gc_objects));
+		set(o, "gc_bytes", json_integer((json_int_t)m->gc_bytes));
+	}
+	set(o, "live_bytes", whole(m->live.bytes));
+	set(o, "live_bytes_ci95", whole(interval95(m->live.bytes_variance)));
+	set(o, "live_samples", json_integer((json_int_t)m->live.samples));
+	return o;
+}
+
+static json_t *marks_json(const struct report *r,
+			  const struct profile_summary *p)
+{
+	json_t *array = json_array();
+
+	for (size_t i = 0; array && i < p->mark_count; i++)
+		if (json_array_append_new(array,
+					  mark_json(r, &p->marks[i])) < 0)
+			out_of_memory();
+	return array;
+}
+
+static json_t *profile_json(const struct report *r,
+			    const struct profile_summary *p)
 {
 	json_t *o = json_object(), *peak;
 
@@ -125,6 +158,7 @@ static json_t *profile_json(const struct profile_summary *p)
 	set(peak, "time_s", json_real(p->peak_time_s));
 	set(o, moment_names[AT_PEAK], peak);
 	set(o, moment_names[AT_END], moment_json(&p->end));
+	set(o, "marks", marks_json(r, p));
 	return o;
 }
 
@@ -144,7 +178,9 @@ static json_t *site_json(const struct report *r, const struct site *s)
 			 &s->heap.allocated);
 	set(o, "samples", json_integer((json_int_t)s->heap.allocated.samples));
 	set(o, "low_samples",
-	    json_boolean(site_samples(s, r->sort, r->at) < FEW_SAMPLES));
+	    json_boolean(site_measure(s, r->sort, r->at)->samples <
+			 FEW_SAMPLES));
+	set(o, "rough", json_boolean(site_rough(s, r->sort, r->at)));
 	moment_members(o, &s->heap);
 	return o;
 }
@@ -161,7 +197,7 @@ int view_json(FILE *out, const struct report *r)
 		out_of_memory();
 	for (size_t i = 0; i < r->profile_count; i++)
 		if (json_array_append_new(profiles,
-					  profile_json(&r->profiles[i])) < 0)
+					  profile_json(r, &r->profiles[i])) < 0)
 			out_of_memory();
 	for (size_t i = 0; i < rows; i++)
 		if (json_array_append_new(sites,
@@ -169,6 +205,7 @@ int view_json(FILE *out, const struct report *r)
 			out_of_memory();
 	set(root, "profiles", profiles);
 	set(root, "group_by", json_string(grouping_names[r->grouping]));
+	set(root, "cumulative", json_boolean(r->sites->cumulative));
 	set(root, "sort", json_string(sort_names[r->sort]));
 	set(root, "at", json_string(moment_names[r->at]));
 	set(root, "samples", json_integer((json_int_t)heap->allocated.samples));

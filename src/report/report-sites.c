@@ -7,18 +7,166 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NO_STACK "[no stack]"
-/* A stack the profile could not define (see mlyze_stack.damaged): its
- * samples still count, here, so that the totals stay right. */
-#define DAMAGED_STACK "[unattributed: damaged stack]"
-
 const char *const sort_names[3] = { "live", "allocated", "count" };
 
-void sites_init(struct site_table *table, enum grouping grouping)
+/* The site of `key`, created with `text` when new. */
+static struct site *find_site(struct site_table *table, const char *key,
+			      const char *text)
+{
+	bool added;
+	size_t i = text_index_intern(&table->keys, key, &added);
+	struct site *s;
+
+	if (!added) {
+		s = &table->sites[i];
+		/* Different texts under one key: show the key. */
+		if (strcmp(s->text, text) != 0 && strcmp(s->text, s->key) != 0) {
+			free(s->text);
+			s->text = xstrdup(s->key);
+		}
+		return s;
+	}
+	table->sites = xgrow(table->sites, &table->capacity, i + 1,
+			     sizeof(*table->sites));
+	s = &table->sites[i];
+	memset(s, 0, sizeof(*s));
+	s->key = xstrdup(key);
+	s->text = xstrdup(text);
+	table->count = i + 1;
+	return s;
+}
+
+/* The innermost named frame that is not an allocator (by stack, the
+ * innermost that is not an allocator, so that the stack shows every
+ * frame); else the innermost that is not an allocator; else (nothing but
+ * allocators) the outermost, the best there is. */
+static size_t site_frame(const struct site_table *table,
+			 const struct stack_table *stacks,
+			 const struct report_stack *stack)
+{
+	size_t first = stack_first_shown(stacks, stack);
+
+	for (size_t i = first; i < stack->depth; i++) {
+		const struct report_frame *f = &stacks->frames[stack->frames[i]];
+
+		if (!f->allocator && (frame_is_named(f) ||
+				      table->grouping == GROUP_BY_STACK))
+			return i;
+	}
+	if (stacks->frames[stack->frames[first]].allocator)
+		return stack->depth - 1;
+	return first;
+}
+
+static void label(const struct site_table *table,
+		  const struct stack_table *stacks,
+		  const struct report_stack *stack, size_t i,
+		  struct frame_label *out)
+{
+	frame_label(&stacks->frames[stack->frames[i]], stacks->modules,
+		    table->grouping, out);
+}
+
+/* By stack: the site's frame and every caller make the key. */
+static struct site *whole_stack_site(struct site_table *table,
+				     const struct stack_table *stacks,
+				     const struct report_stack *stack,
+				     size_t site)
+{
+	size_t n = stack->depth - site;
+	struct frame_label *labels = xcalloc(n, sizeof(*labels));
+	struct strbuf key = { 0 };
+	struct site *s;
+
+	for (size_t i = 0; i < n; i++) {
+		label(table, stacks, stack, site + i, &labels[i]);
+		sb_printf(&key, "%s%s", i ? "\n" : "", labels[i].text);
+	}
+	s = find_site(table, key.text, labels[0].text);
+	if (!s->callers && n > 1) {
+		s->caller_count = n - 1;
+		s->callers = xcalloc(s->caller_count, sizeof(char *));
+		for (size_t i = 0; i < s->caller_count; i++)
+			s->callers[i] = xstrdup(labels[1 + i].text);
+	}
+	for (size_t i = 0; i < n; i++)
+		frame_label_free(&labels[i]);
+	free(labels);
+	free(key.text);
+	return s;
+}
+
+static struct site *one_frame_site(struct site_table *table,
+				   const struct stack_table *stacks,
+				   const struct report_stack *stack, size_t i)
+{
+	struct frame_label l;
+	struct site *s;
+
+	label(table, stacks, stack, i, &l);
+	s = find_site(table, l.key, l.text);
+	frame_label_free(&l);
+	return s;
+}
+
+/* Every function from the site out holds what the stack holds, once
+ * however often it recurs. */
+static void add_cumulative(struct site_table *table,
+			   const struct stack_table *stacks,
+			   const struct report_stack *stack, size_t site)
+{
+	size_t *seen = xcalloc(stack->depth, sizeof(*seen));
+	size_t seen_count = 0;
+
+	for (size_t i = site; i < stack->depth; i++) {
+		size_t index = (size_t)(one_frame_site(table, stacks, stack, i) -
+					table->sites);
+		bool again = false;
+
+		for (size_t k = 0; k < seen_count; k++)
+			again |= seen[k] == index;
+		if (!again) {
+			seen[seen_count++] = index;
+			heap_estimates_add(&table->sites[index].heap,
+					   &stack->heap);
+		}
+	}
+	free(seen);
+}
+
+static void add_stack(struct site_table *table,
+		      const struct stack_table *stacks,
+		      const struct report_stack *stack)
+{
+	const char *placeholder = stack_placeholder(stack);
+	size_t site;
+	struct site *s;
+
+	if (placeholder) {
+		s = find_site(table, placeholder, placeholder);
+	} else {
+		site = site_frame(table, stacks, stack);
+		if (table->cumulative) {
+			add_cumulative(table, stacks, stack, site);
+			return;
+		}
+		s = table->grouping == GROUP_BY_STACK
+			    ? whole_stack_site(table, stacks, stack, site)
+			    : one_frame_site(table, stacks, stack, site);
+	}
+	heap_estimates_add(&s->heap, &stack->heap);
+}
+
+void sites_build(struct site_table *table, const struct stack_table *stacks,
+		 enum grouping grouping, bool cumulative)
 {
 	memset(table, 0, sizeof(*table));
 	table->grouping = grouping;
-	u64map_init(&table->by_hash);
+	table->cumulative = cumulative;
+	text_index_init(&table->keys);
+	for (size_t i = 0; i < stacks->stack_count; i++)
+		add_stack(table, stacks, &stacks->stacks[i]);
+	table->heap = stacks->heap;
 }
 
 void sites_free(struct site_table *table)
@@ -33,148 +181,33 @@ void sites_free(struct site_table *table)
 		free(s->callers);
 	}
 	free(table->sites);
-	u64map_free(&table->by_hash);
-	sites_init(table, table->grouping);
+	text_index_free(&table->keys);
+	memset(table, 0, sizeof(*table));
 }
 
-/* FNV-1a */
-static uint64_t hash_text(const char *text)
+const struct estimate *site_measure(const struct site *site,
+				    enum sort_key key, enum moment at)
 {
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
-
-	for (; *text; text++)
-		h = (h ^ (unsigned char)*text) * UINT64_C(0x100000001b3);
-	return h;
+	return key == SORT_BY_LIVE ? &site->heap.live[at]
+				   : &site->heap.allocated;
 }
 
-/* The site of `key`, created with `text` when new.  Keys whose hashes
- * collide move on to the next hash in a fixed sequence. */
-static struct site *find_site(struct site_table *table, const char *key,
-			      const char *text)
+bool site_rough(const struct site *site, enum sort_key key, enum moment at)
 {
-	uint64_t h = hash_text(key);
-	const struct u64map_value *index;
-	struct site *s;
+	const struct estimate *e = site_measure(site, key, at);
+	double value = key == SORT_BY_COUNT ? e->count : e->bytes;
+	double variance = key == SORT_BY_COUNT ? e->count_variance
+					       : e->bytes_variance;
 
-	while ((index = u64map_get(&table->by_hash, h))) {
-		s = &table->sites[index->a];
-		if (strcmp(s->key, key) == 0) {
-			/* Different texts under one key: show the key. */
-			if (strcmp(s->text, text) != 0 &&
-			    strcmp(s->text, s->key) != 0) {
-				free(s->text);
-				s->text = xstrdup(s->key);
-			}
-			return s;
-		}
-		h = h * UINT64_C(0x9e3779b97f4a7c15) + 1;
-	}
-	if (table->count == table->capacity) {
-		table->capacity = table->capacity ? table->capacity * 2 : 256;
-		table->sites = xrealloc(table->sites, table->capacity,
-					sizeof(*table->sites));
-	}
-	if (u64map_put(&table->by_hash, h,
-		       (struct u64map_value){ .a = table->count }) < 0)
-		out_of_memory();
-	s = &table->sites[table->count++];
-	memset(s, 0, sizeof(*s));
-	s->key = xstrdup(key);
-	s->text = xstrdup(text);
-	return s;
-}
-
-/* Label frames from the leaf until the first that is not an allocator
- * (or all of them, when grouping by stack); returns the site's index. */
-static size_t label_frames(struct frame_namer *namer,
-			   const struct mlyze_stack *stack,
-			   enum grouping grouping, struct frame_label *labels)
-{
-	size_t site = stack->depth;
-
-	for (size_t i = 0; i < stack->depth; i++) {
-		if (site < stack->depth && grouping != GROUP_BY_STACK)
-			break;
-		frame_label(namer, &stack->frames[i], grouping, &labels[i]);
-		if (site == stack->depth && !labels[i].allocator)
-			site = i;
-	}
-	/* Nothing but allocators: the outermost one is the best we have. */
-	return site == stack->depth ? stack->depth - 1 : site;
-}
-
-static struct site *site_of_stack(struct site_table *table,
-				  struct frame_namer *namer,
-				  const struct mlyze_stack *stack)
-{
-	struct frame_label *labels;
-	struct strbuf key = { 0 };
-	struct site *s;
-	size_t site;
-
-	if (stack->damaged)
-		return find_site(table, DAMAGED_STACK, DAMAGED_STACK);
-	if (stack->depth == 0)
-		return find_site(table, NO_STACK, NO_STACK);
-	labels = xcalloc(stack->depth, sizeof(*labels));
-	site = label_frames(namer, stack, table->grouping, labels);
-	if (table->grouping != GROUP_BY_STACK) {
-		s = find_site(table, labels[site].key, labels[site].text);
-	} else {
-		for (size_t i = site; i < stack->depth; i++)
-			sb_printf(&key, "%s%s", i > site ? "\n" : "",
-				  labels[i].text);
-		s = find_site(table, key.text, labels[site].text);
-		if (!s->callers && stack->depth > site + 1) {
-			s->caller_count = stack->depth - site - 1;
-			s->callers = xcalloc(s->caller_count, sizeof(char *));
-			for (size_t i = 0; i < s->caller_count; i++)
-				s->callers[i] = xstrdup(labels[site + 1 + i].text);
-		}
-		free(key.text);
-	}
-	for (size_t i = 0; i < stack->depth; i++)
-		frame_label_free(&labels[i]);
-	free(labels);
-	return s;
-}
-
-void sites_add_profile(struct site_table *table, struct frame_namer *namer,
-		       const mlyze_reader *reader,
-		       const struct heap_replay *replay)
-{
-	size_t n = mlyze_stack_count(reader);
-
-	for (size_t i = 0; i < n && i < replay->stack_count; i++) {
-		const struct heap_estimates *e = &replay->by_stack[i];
-		struct site *s;
-
-		if (e->allocated.samples == 0)
-			continue;
-		s = site_of_stack(table, namer, mlyze_stack_at(reader, i));
-		heap_estimates_add(&s->heap, e);
-	}
-	heap_estimates_add(&table->heap, &replay->total);
+	return value > 0 && interval95(variance) > ROUGH_INTERVAL * value;
 }
 
 static double sort_value(const struct site *s, enum sort_key key,
 			 enum moment at)
 {
-	switch (key) {
-	case SORT_BY_ALLOCATED:
-		return s->heap.allocated.bytes;
-	case SORT_BY_COUNT:
-		return s->heap.allocated.count;
-	default:
-		return s->heap.live[at].bytes;
-	}
-}
+	const struct estimate *e = site_measure(s, key, at);
 
-uint64_t site_samples(const struct site *site, enum sort_key key,
-		      enum moment at)
-{
-	return key == SORT_BY_LIVE ? site->heap.live[at].samples
-				   : site->heap.allocated.samples;
+	return key == SORT_BY_COUNT ? e->count : e->bytes;
 }
 
 /* qsort has no context argument */
@@ -200,6 +233,6 @@ void sites_sort(struct site_table *table, enum sort_key key, enum moment at)
 	if (table->count > 1)
 		qsort(table->sites, table->count, sizeof(*table->sites),
 		      compare_sites);
-	/* Indexes moved: the hash index no longer applies. */
-	u64map_free(&table->by_hash);
+	/* Indexes moved: the key index no longer applies. */
+	text_index_free(&table->keys);
 }

@@ -1,19 +1,25 @@
 /* report-sites.h - allocation sites: stacks grouped by what they name.
  *
- * Contract: attributes the estimates of every stack of a profile to its
- * site (the first frame that is not an allocator, named for the grouping)
- * and merges sites by name, so that profiles of different processes (other
- * addresses, same code) add up.  Also keeps the totals of all sites.
+ * Contract: attributes the estimates of every stack of the report to its
+ * site, named for the grouping, and merges sites by name.  The site of a
+ * stack is its innermost frame that has a name and is not an allocator (a
+ * frame in a stripped library, known only by its address, names a site
+ * only when no named frame calls it); by stack, every frame past the
+ * allocators is shown.  Cumulatively, every function of a
+ * stack is a site, and holds what everything it calls holds.  Also keeps
+ * the totals of all stacks.
  */
 #ifndef SPPROF_REPORT_SITES_H
 #define SPPROF_REPORT_SITES_H
 
-#include "report-frames.h"
-#include "report-heap.h"
-#include "u64map.h"
+#include "report-index.h"
+#include "report-stacks.h"
 
-/* Fewer samples than this make a rough estimate. */
+/* Fewer samples than this make a site "low_samples" in JSON. */
 #define FEW_SAMPLES 10
+/* An estimate whose 95 % interval is wider than this fraction of it, on
+ * either side, is rough. */
+#define ROUGH_INTERVAL 0.5
 
 enum sort_key {
 	SORT_BY_LIVE,      /* estimated live bytes */
@@ -34,23 +40,24 @@ struct site {
 
 struct site_table {
 	enum grouping grouping;
-	struct u64map by_hash; /* hash of the key -> index in sites */
+	bool cumulative;
+	struct text_index keys; /* key -> index in sites, until sorted */
 	struct site *sites;
 	size_t count, capacity;
-	struct heap_estimates heap; /* all sites */
+	struct heap_estimates heap; /* all stacks */
 };
 
-void sites_init(struct site_table *table, enum grouping grouping);
+/* The sites of every stack of `stacks`. */
+void sites_build(struct site_table *table, const struct stack_table *stacks,
+		 enum grouping grouping, bool cumulative);
 void sites_free(struct site_table *table);
-/* Add the estimates of one replayed profile (its reader still open). */
-void sites_add_profile(struct site_table *table, struct frame_namer *namer,
-		       const mlyze_reader *reader,
-		       const struct heap_replay *replay);
 /* Order sites from the largest to the smallest by `key`, live bytes
- * counted at moment `at`; no profile can be added afterwards. */
+ * counted at moment `at`. */
 void sites_sort(struct site_table *table, enum sort_key key, enum moment at);
-/* The samples behind a site's estimate for `key` (at moment `at`). */
-uint64_t site_samples(const struct site *site, enum sort_key key,
-		      enum moment at);
+/* The estimate a site is ranked by for `key` (at moment `at`). */
+const struct estimate *site_measure(const struct site *site,
+				    enum sort_key key, enum moment at);
+/* Whether that estimate is rough (see ROUGH_INTERVAL). */
+bool site_rough(const struct site *site, enum sort_key key, enum moment at);
 
 #endif /* SPPROF_REPORT_SITES_H */

@@ -44,6 +44,9 @@ static const char *const moment_phrases[MOMENTS] = {
 	[AT_END] = " at the end",
 };
 
+/* Lines of markers and garbage collections, at most. */
+#define MARKS_SHOWN 50
+
 struct style {
 	const char *bold, *warn, *reset;
 };
@@ -290,7 +293,7 @@ static void row_cells(const struct report *r, const struct site *s,
 	else
 		snprintf(cells[COL_SHARE], 32, "-");
 	snprintf(cells[COL_SAMPLES], 32, "%" PRIu64,
-		 site_samples(s, r->sort, r->at));
+		 site_measure(s, r->sort, r->at)->samples);
 	format_count(cells[COL_ALLOCS], s->heap.allocated.count);
 	format_size(cells[COL_ALLOCATED], s->heap.allocated.bytes);
 }
@@ -329,7 +332,7 @@ static void sites_table(FILE *out, const struct style *st,
 	fprintf(out, "SITE%s\n", st->reset);
 	for (size_t i = 0; i < rows; i++) {
 		const struct site *s = &r->sites->sites[i];
-		bool rough = site_samples(s, r->sort, r->at) < FEW_SAMPLES;
+		bool rough = site_rough(s, r->sort, r->at);
 		int indent = 1;
 
 		*any_rough |= rough;
@@ -346,12 +349,100 @@ static void sites_table(FILE *out, const struct style *st,
 	free(cells);
 }
 
-void view_text(FILE *out, const struct report *r, bool colour)
+/* "     1.250 s  live 10.0 MiB ± 1.2 KiB   marker warmup-done" */
+static void mark_line(FILE *out, const struct report *r,
+		      const struct profile_summary *p,
+		      const struct heap_event *mark)
+{
+	char *live = estimate_text(&(struct estimate){
+		.bytes = mark->live.bytes,
+		.bytes_variance = mark->live.bytes_variance });
+	char *what, collected[32];
+
+	if (mark->kind == HEAP_EVENT_MARKER) {
+		what = xasprintf("marker %s", mark->name);
+	} else {
+		format_size(collected, (double)mark->gc_bytes);
+		what = xasprintf("GC collected %" PRIu64 " objects, %s",
+				 mark->gc_objects, collected);
+	}
+	fprintf(out, "  %8.3f s  live %-22s  %s", report_seconds(r,
+		mark->live.time_us), live, what);
+	if (r->profile_count > 1)
+		fprintf(out, "  (%s)", p->file);
+	fputc('\n', out);
+	free(what);
+	free(live);
+}
+
+/* An empty report says why and what to do. */
+static void nothing_sampled(FILE *out, const struct report *r)
+{
+	char rate[32];
+	uint64_t highest = 0;
+
+	for (size_t i = 0; i < r->profile_count; i++)
+		if (r->profiles[i].sampling_rate > highest)
+			highest = r->profiles[i].sampling_rate;
+	fputs("No allocation was sampled", out);
+	if (highest) {
+		format_size(rate, (double)highest);
+		fprintf(out, ": with one sample per %s allocated on average, "
+			     "the program allocated too little to be seen.\n"
+			     "Profile it again at a lower rate, e.g. "
+			     "memprof-wrap -r 4K (or SPPROF_SAMPLING_RATE=4096).\n",
+			rate);
+	} else {
+		fputs(".\n", out);
+	}
+}
+
+/* "1 site with nothing live at the peak is left out (--all shows it)." */
+static void left_out_note(FILE *out, const struct style *st,
+			  const struct report *r)
+{
+	size_t n = r->sites->count - r->shown_sites;
+
+	if (n)
+		fprintf(out, "%s  %zu site%s with nothing live%s %s left out "
+			     "(--all lists %s).%s\n",
+			st->warn, n, n == 1 ? "" : "s", moment_phrases[r->at],
+			n == 1 ? "is" : "are", n == 1 ? "it" : "them",
+			st->reset);
+}
+
+/* Markers and garbage collections, with the live heap at their moment;
+ * the first MARKS_SHOWN (JSON has them all). */
+static void marks_block(FILE *out, const struct style *st,
+			const struct report *r)
+{
+	size_t shown = 0, total = 0;
+
+	for (size_t i = 0; i < r->profile_count; i++)
+		total += r->profiles[i].mark_count;
+	if (total == 0)
+		return;
+	fprintf(out, "%sMarkers and garbage collections%s\n", st->bold,
+		st->reset);
+	for (size_t i = 0; i < r->profile_count; i++) {
+		const struct profile_summary *p = &r->profiles[i];
+
+		for (size_t k = 0; k < p->mark_count && shown < MARKS_SHOWN;
+		     k++, shown++)
+			mark_line(out, r, p, &p->marks[k]);
+	}
+	if (total > shown)
+		fprintf(out, "  ... and %zu more (--format=json lists them "
+			     "all)\n", total - shown);
+	fputc('\n', out);
+}
+
+int view_text(FILE *out, const struct report *r)
 {
 	static const struct style plain = { "", "", "" };
 	static const struct style coloured = { "\033[1m", "\033[33m",
 					       "\033[0m" };
-	const struct style *st = colour ? &coloured : &plain;
+	const struct style *st = r->colour ? &coloured : &plain;
 	size_t rows = report_rows(r);
 	bool any_rough = false;
 
@@ -361,23 +452,28 @@ void view_text(FILE *out, const struct report *r, bool colour)
 		profiles_table(out, st, r);
 	totals_block(out, st, r);
 	fputc('\n', out);
+	marks_block(out, st, r);
 	if (r->sites->count == 0) {
-		fputs("No allocation was sampled.\n", out);
+		nothing_sampled(out, r);
 	} else {
 		fprintf(out,
-			"%sTop %zu of %zu sites by %s%s, grouped by %s%s\n",
-			st->bold, rows, r->sites->count, sort_phrases[r->sort],
+			"%sTop %zu of %zu sites by %s%s, %sgrouped by %s%s\n",
+			st->bold, rows, r->shown_sites, sort_phrases[r->sort],
 			r->sort == SORT_BY_LIVE ? moment_phrases[r->at] : "",
+			r->sites->cumulative ? "cumulative, " : "",
 			grouping_names[r->grouping], st->reset);
 		sites_table(out, st, r, &any_rough);
 	}
-	if (!any_rough && r->note_count == 0)
-		return;
+	if (!any_rough && r->note_count == 0 &&
+	    r->sites->count == r->shown_sites)
+		return 0;
 	fprintf(out, "\n%sNotes%s\n", st->bold, st->reset);
 	if (any_rough)
-		fprintf(out, "%s  ~ marks sites with fewer than %d samples: "
-			     "their estimates are rough.%s\n",
-			st->warn, FEW_SAMPLES, st->reset);
+		fprintf(out, "%s  ~ marks rough estimates: their 95 %% interval "
+			     "is wider than ±%.0f %% of them.%s\n",
+			st->warn, 100 * ROUGH_INTERVAL, st->reset);
+	left_out_note(out, st, r);
 	for (size_t i = 0; i < r->note_count; i++)
 		fprintf(out, "%s  %s%s\n", st->warn, r->notes[i], st->reset);
+	return 0;
 }

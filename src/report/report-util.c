@@ -52,6 +52,18 @@ void *xrealloc(void *p, size_t count, size_t size)
 	return checked(realloc(p, bytes ? bytes : 1));
 }
 
+void *xgrow(void *array, size_t *capacity, size_t needed, size_t size)
+{
+	size_t n = *capacity ? *capacity : 16;
+
+	if (needed <= *capacity)
+		return array;
+	while (n < needed)
+		n *= 2;
+	*capacity = n;
+	return xrealloc(array, n, size);
+}
+
 char *xstrdup(const char *text)
 {
 	return checked(strdup(text));

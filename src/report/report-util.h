@@ -19,6 +19,9 @@ void *xmalloc(size_t size);
 void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *p, size_t count, size_t size);
 char *xstrdup(const char *text);
+/* `array` with room for at least `needed` items of `size` bytes, its
+ * *capacity doubled as often as it takes. */
+void *xgrow(void *array, size_t *capacity, size_t needed, size_t size);
 char *xasprintf(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
 struct strbuf {

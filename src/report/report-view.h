@@ -1,9 +1,11 @@
-/* report-view.h - what a report says, and the views that print it.
+/* report-view.h - what a report says, and the views that write it.
  *
  * Contract: struct report is everything a view needs, gathered by
- * memprof-report from the profiles after their readers are closed; the
- * views only format it (report-text.c for people, report-json.c for
- * programs) and never read profiles themselves.
+ * memprof-report from the profiles after their readers are closed: the
+ * symbolized stacks, the sites they make, and each profile's heap over
+ * time.  The views only format it, one file each (report-text.c,
+ * report-json.c, ...), and never read profiles themselves.  The table of
+ * views (report-views.c) is the one place that lists them.
  */
 #ifndef SPPROF_REPORT_VIEW_H
 #define SPPROF_REPORT_VIEW_H
@@ -11,12 +13,15 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "report-heap.h"
 #include "report-sites.h"
+#include "report-stacks.h"
 
 struct profile_summary {
 	char *file;
 	uint64_t pid;          /* 0 when unknown */
 	char **command_line;   /* NULL-terminated; empty when unknown */
+	uint64_t start_time_us;
 	double duration_s;
 	uint64_t sampling_rate; /* at the start; 0 when unknown */
 	bool rate_changed;
@@ -27,16 +32,28 @@ struct profile_summary {
 	uint64_t events;
 	double peak_time_s; /* since the start */
 	struct estimate peak, end; /* live heap of the profile */
+	/* The live heap over time, markers and garbage collections, and
+	 * moments at which the live bytes of every stack are known (their
+	 * stacks are indexes in the report's stacks). */
+	struct heap_point *timeline;
+	size_t timeline_count;
+	struct heap_event *marks;
+	size_t mark_count;
+	struct heap_snapshot *snapshots;
+	size_t snapshot_count;
 };
 
 struct report {
 	struct profile_summary *profiles;
 	size_t profile_count;
+	const struct stack_table *stacks;
 	const struct site_table *sites; /* sorted */
-	size_t top;                     /* rows to show; 0: all */
+	size_t shown_sites; /* the sites a table may show (see --all) */
+	size_t top;         /* rows to show; 0: all */
 	enum grouping grouping;
-	enum sort_key sort;
-	enum moment at; /* when the live bytes of the sites are counted */
+	enum sort_key sort; /* also the measure of the flame graphs */
+	enum moment at;     /* when the live bytes of the sites are counted */
+	bool colour;        /* the text view may use colour */
 	char **notes; /* caveats in plain words, for people and programs */
 	size_t note_count;
 	char **warnings; /* the warnings printed on stderr */
@@ -46,13 +63,40 @@ struct report {
 /* Rows the report shows. */
 static inline size_t report_rows(const struct report *report)
 {
-	size_t n = report->sites->count;
+	size_t n = report->shown_sites;
 
 	return report->top && report->top < n ? report->top : n;
 }
 
-void view_text(FILE *out, const struct report *report, bool colour);
-/* Returns 0, or -1 when the JSON could not be written. */
+/* Seconds since the start of the first profile. */
+double report_seconds(const struct report *report, uint64_t time_us);
+
+/* What one stack holds by the report's measure: live bytes at the chosen
+ * moment, bytes allocated or allocations, rounded to a whole number. */
+double stack_measure(const struct report *report,
+		     const struct report_stack *stack);
+
+struct view {
+	const char *name;   /* of --format */
+	const char *suffix; /* of an -o FILE that chooses it; NULL: none */
+	/* Returns 0, or -1 when the output could not be written. */
+	int (*write)(FILE *out, const struct report *report);
+	size_t snapshots;   /* moments of every stack the view shows */
+};
+
+/* The view of --format NAME, or NULL. */
+const struct view *view_named(const char *name);
+/* The view whose suffix ends `path` (the longest such), or NULL. */
+const struct view *view_for_file(const char *path);
+/* Every view, in the order of the table. */
+size_t view_count(void);
+const struct view *view_at(size_t index);
+
+int view_text(FILE *out, const struct report *report);
 int view_json(FILE *out, const struct report *report);
+int view_folded(FILE *out, const struct report *report);
+int view_speedscope(FILE *out, const struct report *report);
+int view_pprof(FILE *out, const struct report *report);
+int view_html(FILE *out, const struct report *report);
 
 #endif /* SPPROF_REPORT_VIEW_H */

@@ -5,12 +5,14 @@ src_memprof_report_SOURCES = \
 	src/report/memprof-report.c \
 	src/report/report-frames.c src/report/report-frames.h \
 	src/report/report-heap.c src/report/report-heap.h \
+	src/report/report-index.c src/report/report-index.h \
 	src/report/report-json.c \
 	src/report/report-progress.c src/report/report-progress.h \
 	src/report/report-sites.c src/report/report-sites.h \
+	src/report/report-stacks.c src/report/report-stacks.h \
 	src/report/report-text.c \
 	src/report/report-util.c src/report/report-util.h \
-	src/report/report-view.h \
+	src/report/report-view.h src/report/report-views.c \
 	src/mlyze/u64map.c src/mlyze/u64map.h
 # u64map.h from libmlyze's folder, symbolizer.h from the symbolizer's.
 src_memprof_report_CPPFLAGS = $(AM_CPPFLAGS) \
