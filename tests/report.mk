@@ -32,6 +32,7 @@ check_PROGRAMS += tests/report/alloc-program
 tests_report_alloc_program_SOURCES = tests/report/alloc-program.c
 
 REPORT_SHELL_TESTS = \
+	tests/report/exports.sh \
 	tests/report/golden.sh \
 	tests/report/malformed.sh \
 	tests/report/mutations.sh \
@@ -39,6 +40,7 @@ REPORT_SHELL_TESTS = \
 TESTS += $(REPORT_SHELL_TESTS)
 EXTRA_DIST += $(REPORT_SHELL_TESTS) \
 	tests/report/common.sh \
+	tests/report/exports \
 	tests/report/runtime \
 	tests/report/fuzz-reader.c \
 	tests/report/golden \

@@ -163,7 +163,7 @@ char *frame_display_name(const struct report_frame *frame,
 	if (!frame->function)
 		return address_name(frame, modules);
 	if (frame->kind == FRAME_PYTHON)
-		return located_name(frame);
+		return xasprintf("%s (%s)", frame->function, frame->file);
 	return xstrdup(frame->function);
 }
 

@@ -76,9 +76,10 @@ void frame_label(const struct report_frame *frame,
 		 struct frame_label *label);
 void frame_label_free(struct frame_label *label);
 
-/* "build_index", "render (/srv/app.py:30)" for Python, "libfoo.so+0x1234"
+/* "build_index", "render (/srv/app.py)" for Python, "libfoo.so+0x1234"
  * when the function is unknown, "0x1234" outside every module: the name a
- * flame graph shows.  Belongs to the caller. */
+ * flame graph shows, one per function (the lines of a function are one
+ * box).  Belongs to the caller. */
 char *frame_display_name(const struct report_frame *frame,
 			 const struct report_module *modules);
 /* Whether the frame has a name of code (a function), not only an address. */

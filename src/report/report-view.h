@@ -71,10 +71,30 @@ static inline size_t report_rows(const struct report *report)
 /* Seconds since the start of the first profile. */
 double report_seconds(const struct report *report, uint64_t time_us);
 
-/* What one stack holds by the report's measure: live bytes at the chosen
- * moment, bytes allocated or allocations, rounded to a whole number. */
+/* What a flame graph weighs stacks by. */
+enum measure {
+	MEASURE_LIVE_AT_PEAK,
+	MEASURE_LIVE_AT_END,
+	MEASURE_ALLOCATED,   /* bytes */
+	MEASURE_ALLOCATIONS, /* count */
+	MEASURES
+};
+
+/* "Live bytes at the peak", ... by enum measure. */
+extern const char *const measure_titles[MEASURES];
+
+/* The measure of the report: --sort, and --at for live bytes. */
+enum measure report_measure(const struct report *report);
+/* What one stack holds by a measure, rounded to a whole number. */
+double stack_value(const struct report_stack *stack, enum measure measure);
+/* The same by the report's measure. */
 double stack_measure(const struct report *report,
 		     const struct report_stack *stack);
+
+/* The display name of every frame of the report's stacks, by index (see
+ * frame_display_name). */
+char **report_frame_names(const struct report *report);
+void report_frame_names_free(const struct report *report, char **names);
 
 struct view {
 	const char *name;   /* of --format */

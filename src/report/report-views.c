@@ -7,11 +7,15 @@
 #include "report-view.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct view views[] = {
 	{ "text", NULL, view_text, 0 },
 	{ "json", ".json", view_json, 0 },
+	{ "folded", ".folded", view_folded, 0 },
+	{ "speedscope", ".speedscope.json", view_speedscope, 0 },
+	{ "pprof", ".pb.gz", view_pprof, 0 },
 };
 
 #define VIEW_COUNT (sizeof(views) / sizeof(views[0]))
@@ -62,17 +66,59 @@ double report_seconds(const struct report *report, uint64_t time_us)
 	return time_us > start ? (double)(time_us - start) / 1e6 : 0.0;
 }
 
-double stack_measure(const struct report *report,
-		     const struct report_stack *stack)
+const char *const measure_titles[MEASURES] = {
+	"Live bytes at the peak", "Live bytes at the end", "Bytes allocated",
+	"Allocations",
+};
+
+enum measure report_measure(const struct report *report)
+{
+	switch (report->sort) {
+	case SORT_BY_ALLOCATED:
+		return MEASURE_ALLOCATED;
+	case SORT_BY_COUNT:
+		return MEASURE_ALLOCATIONS;
+	default:
+		return report->at == AT_PEAK ? MEASURE_LIVE_AT_PEAK
+					     : MEASURE_LIVE_AT_END;
+	}
+}
+
+double stack_value(const struct report_stack *stack, enum measure measure)
 {
 	const struct heap_estimates *h = &stack->heap;
 
-	switch (report->sort) {
-	case SORT_BY_ALLOCATED:
+	switch (measure) {
+	case MEASURE_LIVE_AT_PEAK:
+		return round(h->live[AT_PEAK].bytes);
+	case MEASURE_LIVE_AT_END:
+		return round(h->live[AT_END].bytes);
+	case MEASURE_ALLOCATED:
 		return round(h->allocated.bytes);
-	case SORT_BY_COUNT:
-		return round(h->allocated.count);
 	default:
-		return round(h->live[report->at].bytes);
+		return round(h->allocated.count);
 	}
+}
+
+double stack_measure(const struct report *report,
+		     const struct report_stack *stack)
+{
+	return stack_value(stack, report_measure(report));
+}
+
+char **report_frame_names(const struct report *report)
+{
+	const struct stack_table *t = report->stacks;
+	char **names = xcalloc(t->frame_count, sizeof(*names));
+
+	for (size_t i = 0; i < t->frame_count; i++)
+		names[i] = frame_display_name(&t->frames[i], t->modules);
+	return names;
+}
+
+void report_frame_names_free(const struct report *report, char **names)
+{
+	for (size_t i = 0; i < report->stacks->frame_count; i++)
+		free(names[i]);
+	free(names);
 }

@@ -3,12 +3,17 @@
 bin_PROGRAMS += src/memprof-report
 src_memprof_report_SOURCES = \
 	src/report/memprof-report.c \
+	src/report/report-folded.c \
 	src/report/report-frames.c src/report/report-frames.h \
 	src/report/report-heap.c src/report/report-heap.h \
 	src/report/report-index.c src/report/report-index.h \
+	src/report/report-jansson.c src/report/report-jansson.h \
 	src/report/report-json.c \
+	src/report/report-pprof.c \
 	src/report/report-progress.c src/report/report-progress.h \
+	src/report/report-protobuf.c src/report/report-protobuf.h \
 	src/report/report-sites.c src/report/report-sites.h \
+	src/report/report-speedscope.c \
 	src/report/report-stacks.c src/report/report-stacks.h \
 	src/report/report-text.c \
 	src/report/report-util.c src/report/report-util.h \
@@ -17,9 +22,9 @@ src_memprof_report_SOURCES = \
 # u64map.h from libmlyze's folder, symbolizer.h from the symbolizer's.
 src_memprof_report_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/src/mlyze -I$(top_srcdir)/src/symbolizer
-src_memprof_report_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+src_memprof_report_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(ZLIB_CFLAGS)
 src_memprof_report_LDADD = src/mlyze/libmlyze.la \
-	src/symbolizer/libsymbolizer.la $(JANSSON_LIBS) -lm
+	src/symbolizer/libsymbolizer.la $(JANSSON_LIBS) $(ZLIB_LIBS) -lm
 
 dist_man_MANS += man/memprof-report.1
 EXTRA_DIST += bench/report-bench.sh
