@@ -219,7 +219,7 @@ static int write_gzip(FILE *out, const struct pb *pb)
 	int rc;
 
 	/* 15 bits of window, +16 for a gzip header and trailer. */
-	if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		out_of_memory();
 	z.next_in = pb->data;

@@ -35,6 +35,9 @@ struct stack_table {
 	size_t stack_count, stack_capacity;
 	struct heap_estimates heap; /* all stacks */
 	struct text_index module_keys, frame_keys, stack_keys;
+	/* Native frames by module index (high 16 bits) and address: most
+	 * frames are found here without building a text key. */
+	struct u64map native_frames;
 };
 
 void stacks_init(struct stack_table *table);
