@@ -34,6 +34,7 @@ tests_report_alloc_program_SOURCES = tests/report/alloc-program.c
 REPORT_SHELL_TESTS = \
 	tests/report/exports.sh \
 	tests/report/golden.sh \
+	tests/report/html.sh \
 	tests/report/malformed.sh \
 	tests/report/mutations.sh \
 	tests/report/runtime.sh

@@ -30,19 +30,16 @@ static void add_name(struct strbuf *sb, const char *name)
 }
 
 /* "root;caller;site" */
-static char *folded_stack(const struct stack_table *t,
-			  const struct report_stack *s, char **names)
+static char *folded_stack(const struct report *r, const struct flame_frames *ff,
+			  const struct report_stack *s, size_t *ids)
 {
 	struct strbuf sb = { 0 };
-	const char *placeholder = stack_placeholder(s);
-	size_t first = stack_first_shown(t, s);
+	size_t n = flame_stack(r, ff, s, ids);
 
-	if (placeholder)
-		add_name(&sb, placeholder);
-	for (size_t k = s->depth; k-- > first;) {
-		add_name(&sb, names[s->frames[k]]);
-		if (k > first)
+	for (size_t k = 0; k < n; k++) {
+		if (k)
 			sb_add(&sb, ";");
+		add_name(&sb, ff->names[ids[k]]);
 	}
 	return sb_take(&sb);
 }
@@ -50,10 +47,12 @@ static char *folded_stack(const struct stack_table *t,
 int view_folded(FILE *out, const struct report *r)
 {
 	const struct stack_table *t = r->stacks;
-	char **names = report_frame_names(r);
 	double *values = xcalloc(t->stack_count, sizeof(*values));
+	size_t *ids = NULL, capacity = 0;
+	struct flame_frames ff;
 	struct text_index lines;
 
+	flame_frames_build(r, &ff);
 	text_index_init(&lines);
 	for (size_t i = 0; i < t->stack_count; i++) {
 		double value = stack_measure(r, &t->stacks[i]);
@@ -62,14 +61,17 @@ int view_folded(FILE *out, const struct report *r)
 
 		if (!(value > 0))
 			continue;
-		line = folded_stack(t, &t->stacks[i], names);
+		ids = xgrow(ids, &capacity, t->stacks[i].depth + 1,
+			    sizeof(*ids));
+		line = folded_stack(r, &ff, &t->stacks[i], ids);
 		values[text_index_intern(&lines, line, &added)] += value;
 		free(line);
 	}
 	for (size_t i = 0; i < lines.count; i++)
 		fprintf(out, "%s %.0f\n", lines.texts[i], values[i]);
 	text_index_free(&lines);
+	flame_frames_free(&ff);
 	free(values);
-	report_frame_names_free(r, names);
+	free(ids);
 	return ferror(out) ? -1 : 0;
 }

@@ -309,11 +309,18 @@ static void take_snapshot(struct replay_state *st, uint64_t time_us)
 	snap->live = live_now(st, time_us);
 	snap->stacks = xcalloc(st->live_samples, sizeof(*snap->stacks));
 	snap->bytes = xcalloc(st->live_samples, sizeof(*snap->bytes));
+	snap->bytes_variance = xcalloc(st->live_samples,
+				       sizeof(*snap->bytes_variance));
+	snap->samples = xcalloc(st->live_samples, sizeof(*snap->samples));
 	for (size_t i = 0; i < h->stack_count && n < st->live_samples; i++) {
-		if (st->now[i].live.samples == 0)
+		const struct estimate *live = &st->now[i].live;
+
+		if (live->samples == 0)
 			continue;
 		snap->stacks[n] = i;
-		snap->bytes[n++] = st->now[i].live.bytes;
+		snap->bytes[n] = live->bytes;
+		snap->bytes_variance[n] = live->bytes_variance;
+		snap->samples[n++] = live->samples;
 	}
 	snap->count = n;
 }
@@ -322,6 +329,8 @@ static void free_snapshot(struct heap_snapshot *snap)
 {
 	free(snap->stacks);
 	free(snap->bytes);
+	free(snap->bytes_variance);
+	free(snap->samples);
 }
 
 static void thin_snapshots(struct heap_replay *h)

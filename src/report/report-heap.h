@@ -73,7 +73,8 @@ struct heap_snapshot {
 	struct heap_point live; /* of the whole profile */
 	size_t count;
 	size_t *stacks;         /* by mlyze_stack.index */
-	double *bytes;
+	double *bytes, *bytes_variance;
+	uint64_t *samples;
 };
 
 struct heap_replay {

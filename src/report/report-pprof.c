@@ -51,7 +51,6 @@ struct encoder {
 	const struct report *r;
 	struct pb out, sub, line;
 	struct text_index strings, functions;
-	char **names; /* display names of the frames */
 };
 
 static int64_t string_id(struct encoder *e, const char *text)
@@ -172,12 +171,13 @@ static void locations(struct encoder *e)
 	for (size_t i = 0; i < t->frame_count; i++) {
 		const struct report_frame *f = &t->frames[i];
 		bool native = f->kind == FRAME_NATIVE;
+		char *name = frame_display_name(f, t->modules);
 
 		location(e, i + 1, native ? f->module + 1 : 0,
 			 native ? f->address + t->modules[f->module].load_bias
 				: f->kind == FRAME_ADDRESS ? f->address : 0,
-			 f->function ? f->function : e->names[i], f->file,
-			 f->line);
+			 f->function ? f->function : name, f->file, f->line);
+		free(name);
 	}
 	for (int damaged = 0; damaged < 2; damaged++) {
 		struct report_stack none = { .damaged = damaged };
@@ -244,7 +244,6 @@ int view_pprof(FILE *out, const struct report *r)
 	text_index_init(&e.strings);
 	text_index_init(&e.functions);
 	string_id(&e, ""); /* string 0 is the empty string */
-	e.names = report_frame_names(r);
 	header(&e);
 	mappings(&e);
 	locations(&e);
@@ -253,7 +252,6 @@ int view_pprof(FILE *out, const struct report *r)
 	for (size_t i = 0; i < e.strings.count; i++)
 		pb_string(&e.out, PROFILE_STRING_TABLE, e.strings.texts[i]);
 	rc = write_gzip(out, &e.out);
-	report_frame_names_free(r, e.names);
 	text_index_free(&e.strings);
 	text_index_free(&e.functions);
 	pb_free(&e.out);

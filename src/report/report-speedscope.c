@@ -10,7 +10,6 @@
  */
 #include "config.h"
 
-#include "report-index.h"
 #include "report-jansson.h"
 #include "report-util.h"
 #include "report-view.h"
@@ -20,65 +19,40 @@
 
 #define SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
 
-/* The shared frames, one per name; *by_frame maps the report's frames. */
-static json_t *shared_frames(const struct report *r, size_t **by_frame)
+static json_t *shared_frames(const struct flame_frames *ff)
 {
-	const struct stack_table *t = r->stacks;
-	char **names = report_frame_names(r);
 	json_t *frames = json_array();
-	struct text_index index;
 
-	text_index_init(&index);
-	*by_frame = xcalloc(t->frame_count + 2, sizeof(**by_frame));
-	for (size_t i = 0; i < t->frame_count; i++) {
-		bool added;
-		json_t *frame;
-
-		(*by_frame)[i] = text_index_intern(&index, names[i], &added);
-		if (!added)
-			continue;
-		frame = json_object();
-		set(frame, "name", text(names[i]));
-		if (t->frames[i].file)
-			set(frame, "file", text(t->frames[i].file));
-		append(frames, frame);
-	}
-	/* The stacks without frames get theirs after the others. */
-	for (int damaged = 0; damaged < 2; damaged++) {
-		struct report_stack none = { .damaged = damaged };
+	for (size_t i = 0; i < ff->count; i++) {
 		json_t *frame = json_object();
 
-		set(frame, "name", json_string(stack_placeholder(&none)));
-		(*by_frame)[t->frame_count + (size_t)damaged] =
-			json_array_size(frames);
+		set(frame, "name", text(ff->names[i]));
+		if (ff->files[i])
+			set(frame, "file", text(ff->files[i]));
 		append(frames, frame);
 	}
-	text_index_free(&index);
-	report_frame_names_free(r, names);
 	return frames;
 }
 
 /* A stack from the root to the site. */
-static json_t *sample(const struct stack_table *t,
-		      const struct report_stack *s, const size_t *by_frame)
+static json_t *sample(const struct report *r, const struct flame_frames *ff,
+		      const struct report_stack *s, size_t *ids)
 {
 	json_t *frames = json_array();
-	size_t first = stack_first_shown(t, s);
+	size_t n = flame_stack(r, ff, s, ids);
 
-	if (stack_placeholder(s))
-		append(frames, json_integer((json_int_t)by_frame[
-			t->frame_count + (s->damaged ? 1 : 0)]));
-	for (size_t k = s->depth; k-- > first;)
-		append(frames, json_integer((json_int_t)by_frame[s->frames[k]]));
+	for (size_t k = 0; k < n; k++)
+		append(frames, json_integer((json_int_t)ids[k]));
 	return frames;
 }
 
 static json_t *profile(const struct report *r, enum measure m,
-		       const size_t *by_frame)
+		       const struct flame_frames *ff)
 {
 	const struct stack_table *t = r->stacks;
 	json_t *p = json_object(), *samples = json_array(),
 	       *weights = json_array();
+	size_t *ids = NULL, capacity = 0;
 	double total = 0;
 
 	for (size_t i = 0; i < t->stack_count; i++) {
@@ -86,10 +60,13 @@ static json_t *profile(const struct report *r, enum measure m,
 
 		if (!(value > 0))
 			continue;
-		append(samples, sample(t, &t->stacks[i], by_frame));
+		ids = xgrow(ids, &capacity, t->stacks[i].depth + 1,
+			    sizeof(*ids));
+		append(samples, sample(r, ff, &t->stacks[i], ids));
 		append(weights, whole(value));
 		total += value;
 	}
+	free(ids);
 	set(p, "type", json_string("sampled"));
 	set(p, "name", json_string(measure_titles[m]));
 	set(p, "unit", json_string(m == MEASURE_ALLOCATIONS ? "none" : "bytes"));
@@ -104,14 +81,15 @@ int view_speedscope(FILE *out, const struct report *r)
 {
 	json_t *root = json_object(), *shared = json_object(),
 	       *profiles = json_array();
-	size_t *by_frame;
+	struct flame_frames ff;
 	int rc;
 
+	flame_frames_build(r, &ff);
 	set(root, "$schema", json_string(SPEEDSCOPE_SCHEMA));
-	set(shared, "frames", shared_frames(r, &by_frame));
+	set(shared, "frames", shared_frames(&ff));
 	set(root, "shared", shared);
 	for (int m = 0; m < MEASURES; m++)
-		append(profiles, profile(r, (enum measure)m, by_frame));
+		append(profiles, profile(r, (enum measure)m, &ff));
 	set(root, "profiles", profiles);
 	set(root, "name", text(r->profile_count == 1 ? r->profiles[0].file
 						      : "memprof-report"));
@@ -120,7 +98,7 @@ int view_speedscope(FILE *out, const struct report *r)
 	rc = json_dumpf(root, out, JSON_COMPACT | JSON_PRESERVE_ORDER |
 					   JSON_REAL_PRECISION(17));
 	json_decref(root);
-	free(by_frame);
+	flame_frames_free(&ff);
 	if (rc == 0 && fputc('\n', out) == EOF)
 		rc = -1;
 	return rc;

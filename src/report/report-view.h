@@ -91,10 +91,24 @@ double stack_value(const struct report_stack *stack, enum measure measure);
 double stack_measure(const struct report *report,
 		     const struct report_stack *stack);
 
-/* The display name of every frame of the report's stacks, by index (see
- * frame_display_name). */
-char **report_frame_names(const struct report *report);
-void report_frame_names_free(const struct report *report, char **names);
+/* The frames of a flame graph: one per display name, so that the lines
+ * of a function make one box, and one for each kind of stack without
+ * frames. */
+struct flame_frames {
+	char **names;       /* by flame frame */
+	const char **files; /* by flame frame; NULL when unknown */
+	enum frame_kind *kinds;
+	size_t count;
+	size_t *by_frame;   /* the report's frame -> flame frame */
+	size_t no_stack, damaged_stack;
+};
+
+void flame_frames_build(const struct report *report, struct flame_frames *ff);
+void flame_frames_free(struct flame_frames *ff);
+/* A stack as flame frames from the root to the site, in `ids` (room for
+ * depth + 1); returns how many. */
+size_t flame_stack(const struct report *report, const struct flame_frames *ff,
+		   const struct report_stack *stack, size_t *ids);
 
 struct view {
 	const char *name;   /* of --format */

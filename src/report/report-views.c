@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include "report-index.h"
 #include "report-util.h"
 #include "report-view.h"
 
@@ -16,6 +17,8 @@ static const struct view views[] = {
 	{ "folded", ".folded", view_folded, 0 },
 	{ "speedscope", ".speedscope.json", view_speedscope, 0 },
 	{ "pprof", ".pb.gz", view_pprof, 0 },
+	/* The page shows every stack at up to 24 moments of the chart. */
+	{ "html", ".html", view_html, 24 },
 };
 
 #define VIEW_COUNT (sizeof(views) / sizeof(views[0]))
@@ -106,19 +109,77 @@ double stack_measure(const struct report *report,
 	return stack_value(stack, report_measure(report));
 }
 
-char **report_frame_names(const struct report *report)
+/* A new flame frame named `name` (taken over). */
+static size_t add_flame_frame(struct flame_frames *ff, size_t *capacity,
+			      char *name, const char *file,
+			      enum frame_kind kind)
 {
-	const struct stack_table *t = report->stacks;
-	char **names = xcalloc(t->frame_count, sizeof(*names));
+	size_t i = ff->count++;
 
-	for (size_t i = 0; i < t->frame_count; i++)
-		names[i] = frame_display_name(&t->frames[i], t->modules);
-	return names;
+	if (ff->count > *capacity) {
+		*capacity = ff->count * 2;
+		ff->names = xrealloc(ff->names, *capacity, sizeof(*ff->names));
+		ff->files = xrealloc(ff->files, *capacity, sizeof(*ff->files));
+		ff->kinds = xrealloc(ff->kinds, *capacity, sizeof(*ff->kinds));
+	}
+	ff->names[i] = name;
+	ff->files[i] = file;
+	ff->kinds[i] = kind;
+	return i;
 }
 
-void report_frame_names_free(const struct report *report, char **names)
+void flame_frames_build(const struct report *report, struct flame_frames *ff)
 {
-	for (size_t i = 0; i < report->stacks->frame_count; i++)
-		free(names[i]);
-	free(names);
+	const struct stack_table *t = report->stacks;
+	struct text_index seen;
+	size_t capacity = 0;
+	struct report_stack none = { 0 }, damaged = { .damaged = true };
+
+	memset(ff, 0, sizeof(*ff));
+	text_index_init(&seen);
+	ff->by_frame = xcalloc(t->frame_count, sizeof(*ff->by_frame));
+	for (size_t i = 0; i < t->frame_count; i++) {
+		const struct report_frame *f = &t->frames[i];
+		char *name = frame_display_name(f, t->modules);
+		bool added;
+		size_t k = text_index_intern(&seen, name, &added);
+
+		if (added)
+			add_flame_frame(ff, &capacity, name, f->file,
+					f->function ? f->kind : FRAME_ADDRESS);
+		else
+			free(name);
+		ff->by_frame[i] = k;
+	}
+	ff->no_stack = add_flame_frame(ff, &capacity,
+				       xstrdup(stack_placeholder(&none)), NULL,
+				       FRAME_ADDRESS);
+	ff->damaged_stack = add_flame_frame(
+		ff, &capacity, xstrdup(stack_placeholder(&damaged)), NULL,
+		FRAME_ADDRESS);
+	text_index_free(&seen);
+}
+
+void flame_frames_free(struct flame_frames *ff)
+{
+	for (size_t i = 0; i < ff->count; i++)
+		free(ff->names[i]);
+	free(ff->names);
+	free(ff->files);
+	free(ff->kinds);
+	free(ff->by_frame);
+	memset(ff, 0, sizeof(*ff));
+}
+
+size_t flame_stack(const struct report *report, const struct flame_frames *ff,
+		   const struct report_stack *stack, size_t *ids)
+{
+	const struct stack_table *t = report->stacks;
+	size_t n = 0, first = stack_first_shown(t, stack);
+
+	if (stack_placeholder(stack))
+		ids[n++] = stack->damaged ? ff->damaged_stack : ff->no_stack;
+	for (size_t k = stack->depth; k-- > first;)
+		ids[n++] = ff->by_frame[stack->frames[k]];
+	return n;
 }

@@ -19,7 +19,7 @@ cd "$scratch" || exit 99
 
 # -o FILE by suffix: the same bytes as --format.
 for pair in json:out.json folded:out.folded speedscope:out.speedscope.json \
-	    pprof:out.pb.gz text:out.txt; do
+	    pprof:out.pb.gz html:out.html text:out.txt; do
 	format=${pair%%:*} file=${pair#*:}
 	"$report" -o "$file" tree.mlyze 2>/dev/null &&
 		"$report" --format="$format" tree.mlyze >expected 2>/dev/null &&
