@@ -25,6 +25,17 @@ tests_report_check_heap_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/src/report -I$(top_srcdir)/src/mlyze
 tests_report_check_heap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_report_check_heap_LDADD = src/mlyze/libmlyze.la $(CHECK_LIBS) -lm
+
+check_PROGRAMS += tests/report/check-protobuf
+TESTS += tests/report/check-protobuf
+tests_report_check_protobuf_SOURCES = tests/report/check-protobuf.c \
+	tests/unit/suite-main.c \
+	src/report/report-protobuf.c src/report/report-protobuf.h \
+	src/report/report-util.c src/report/report-util.h
+tests_report_check_protobuf_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/src/report
+tests_report_check_protobuf_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_report_check_protobuf_LDADD = $(CHECK_LIBS) -lm
 endif
 
 # A program with a known heap, profiled by the runtime in runtime.sh.
