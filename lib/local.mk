@@ -11,6 +11,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/code_map.c lib/code_map.h \
 	lib/compiler.h \
 	lib/frames.h \
+	lib/frame_pointers.c lib/frame_pointers.h \
 	lib/free_filter.h \
 	lib/heap_map.c lib/heap_map.h \
 	lib/mlyze-codec.h \

@@ -131,12 +131,13 @@ static int in_libc(uintptr_t pc)
  * should be: only an address in known code is one.  Values no code can
  * have (beyond user space, or on the stack) are told apart without a
  * lookup. */
-static int return_address(uintptr_t pc, uintptr_t fp, uintptr_t stack_top)
+static enum code_kind return_address(uintptr_t pc, uintptr_t fp,
+				     uintptr_t stack_top)
 {
 	if (pc < 0x1000 || pc > USER_ADDRESS_MAX ||
 	    (pc >= fp && pc < stack_top))
-		return 0;
-	return code_map_holds_return(pc);
+		return NOT_CODE;
+	return code_map_return_kind(pc);
 }
 
 /* The kernel enters a signal handler with a sigreturn trampoline (the C
@@ -179,6 +180,7 @@ struct fp_walk {
 	uint32_t depth;
 	int truncated;
 	int broken;       /* stopped at a stray value or a signal frame */
+	int gap;          /* stopped in code that keeps no frame pointer */
 	uintptr_t last_fp; /* frame record of frames[depth - 1] */
 };
 
@@ -188,7 +190,12 @@ static int plausible_frame(uintptr_t fp, uintptr_t stack_top)
 	       fp + 2 * sizeof(uintptr_t) <= stack_top;
 }
 
-static struct fp_walk walk_frame_pointers(uintptr_t *frames, uint32_t max)
+/* Walks frame records from here up.  A return address into code without
+ * frame pointers is recorded, but the frame record that follows may be
+ * its caller's caller's (the function kept the register as it found it),
+ * so with stop_at_gap the walk ends there. */
+static struct fp_walk walk_frame_pointers(uintptr_t *frames, uint32_t max,
+					  int stop_at_gap)
 {
 	uintptr_t top = current_stack_top();
 	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
@@ -197,9 +204,11 @@ static struct fp_walk walk_frame_pointers(uintptr_t *frames, uint32_t max)
 	while (plausible_frame(fp, top)) {
 		const uintptr_t *frame = (const uintptr_t *)fp;
 		uintptr_t next = frame[0], pc = frame[1];
+		enum code_kind kind;
 
 		if (!own_code(pc)) {
-			if (!return_address(pc, fp, top) || signal_return(pc)) {
+			kind = return_address(pc, fp, top);
+			if (kind == NOT_CODE || signal_return(pc)) {
 				w.broken = 1;
 				break;
 			}
@@ -211,6 +220,10 @@ static struct fp_walk walk_frame_pointers(uintptr_t *frames, uint32_t max)
 			w.last_fp = fp;
 			if (fp == anchor.fp)
 				break;
+			if (kind == CODE_WITHOUT_FRAME_POINTERS && stop_at_gap) {
+				w.gap = 1;
+				break;
+			}
 		}
 		if (next <= fp)
 			break;
@@ -245,11 +258,11 @@ static uint32_t walk_tables(uintptr_t *frames, uint32_t max, int *truncated)
 	return depth;
 }
 
-/* A walk that ended by itself in the C library's entry code, with at
- * most ANCHOR_OUTER_MAX frames beyond it in the tables' stack and every
- * frame before alike, found this thread's outermost frame record.  (Code
- * without frame pointers calling the C library calling malloc ends a walk
- * in the C library too, but leaves more frames beyond it.) */
+/* A walk that ended in the C library's entry code, with at most
+ * ANCHOR_OUTER_MAX frames beyond it in the tables' stack and every frame
+ * before alike, found this thread's outermost frame record.  (A call into
+ * the C library that calls malloc ends a walk in the C library too, but
+ * leaves more frames beyond it.) */
 static void learn_anchor(const uintptr_t *fp_frames, const struct fp_walk *w,
 			 const uintptr_t *frames, uint32_t depth)
 {
@@ -310,7 +323,7 @@ struct unwind_result unwind_capture(uintptr_t *frames, uint32_t max)
 
 	if (method == UNWIND_DWARF)
 		return from_tables(frames, max, NULL);
-	w = walk_frame_pointers(frames, max);
+	w = walk_frame_pointers(frames, max, method == UNWIND_AUTO && have_tables);
 	r.depth = w.depth;
 	r.truncated = w.truncated;
 	if (reached_anchor(frames, &w)) {

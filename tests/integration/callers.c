@@ -49,13 +49,25 @@ static void keep(void *block)
 	kept[n_kept++ % 8] = block;
 }
 
+KEEP_FRAME static void method_site(void)
+{
+	void *volatile block = malloc(SITE_BYTES);
+
+	free(block);
+}
+
 KEEP_FRAME static void library_site(void)
 {
 	keep(malloc(SITE_BYTES));
 }
 
+/* Allocations through code with frame pointers first, after which the
+ * frame-pointer walk can be trusted up to the thread's outermost frame;
+ * then through a library without: the walk must not skip its callers. */
 KEEP_FRAME static void run_library(void)
 {
+	for (int i = 0; i < 16; i++)
+		method_site();
 	library_outer(library_site);
 	AFTER_CALL();
 }
@@ -154,13 +166,6 @@ static void run_dlopen_race(void)
 		dlclose(load_plugin());
 	for (int i = 0; i < RACE_THREADS; i++)
 		pthread_join(threads[i], NULL);
-}
-
-KEEP_FRAME static void method_site(void)
-{
-	void *volatile block = malloc(SITE_BYTES);
-
-	free(block);
 }
 
 KEEP_FRAME static void method_caller(void)
