@@ -24,6 +24,19 @@
 #define MLYZE_OFF_START_US 8u
 #define MLYZE_OFF_METADATA_LEN 16u
 
+/* A streamed file is written into space reserved ahead of the stream, so
+ * the file of a process that was killed ends in zero bytes it never
+ * reached.  No event is all zeros (an ALLOC's address is never 0): when
+ * everything from an event boundary to the end is zero, the stream ends
+ * there. */
+static inline int mlyze_is_unwritten_tail(const uint8_t *in, size_t avail)
+{
+	for (size_t i = 0; i < avail; i++)
+		if (in[i])
+			return 0;
+	return avail > 0;
+}
+
 /* Event types.  Types below MLYZE_EV_FIRST_SIZED have the fixed layouts of
  * the original format; every type from MLYZE_EV_FIRST_SIZED on carries a
  * varint payload length right after its time delta, so readers can skip

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* Writes all of buf at *offset (advancing it), or at the file's position
@@ -29,6 +30,15 @@ static int write_fully(int fd, const void *buf, size_t n, uint64_t *offset)
 	return 0;
 }
 
+uint64_t file_size_limit(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_FSIZE, &r) < 0 || r.rlim_cur == RLIM_INFINITY)
+		return UINT64_MAX;
+	return (uint64_t)r.rlim_cur;
+}
+
 int write_all(int fd, const void *buf, size_t n)
 {
 	return write_fully(fd, buf, n, NULL);
@@ -47,7 +57,9 @@ void outbuf_init(struct outbuf *o, int fd, uint8_t *buf, size_t cap)
 int outbuf_flush(struct outbuf *o)
 {
 	if (o->len && !o->error)
-		o->error = write_all(o->fd, o->buf, o->len);
+		o->error = o->written + o->len > file_size_limit()
+				   ? EFBIG
+				   : write_all(o->fd, o->buf, o->len);
 	if (!o->error)
 		o->written += o->len;
 	o->len = 0;

@@ -4,7 +4,9 @@
  * with write(2) when it fills or on outbuf_flush(); nothing allocates, so
  * the profile writer can use it inside the allocation hooks.  The first
  * write error is kept in `error` (an errno value) and later output is
- * dropped, so callers check once at the end.
+ * dropped, so callers check once at the end.  A flush that would make
+ * the file (written from offset 0) larger than file_size_limit() fails
+ * with EFBIG instead.
  */
 #ifndef SPPROF_OUTBUF_H
 #define SPPROF_OUTBUF_H
@@ -35,6 +37,11 @@ void outbuf_uint(struct outbuf *o, uint64_t v);
 void outbuf_json_string(struct outbuf *o, const char *s);
 /* `"key":` preceded by a comma unless first. */
 void outbuf_json_key(struct outbuf *o, const char *key, int first);
+
+/* The largest size a file of this process may have (RLIMIT_FSIZE), or
+ * UINT64_MAX.  Writing past it would raise SIGXFSZ in the program, so the
+ * runtime checks it before every write that extends a file. */
+uint64_t file_size_limit(void);
 
 /* write(2) all of buf, retrying on EINTR and short writes. */
 int write_all(int fd, const void *buf, size_t n);

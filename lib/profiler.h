@@ -48,4 +48,9 @@ void profiler_unload(void);
 /* Called from _exit(), which runs no exit handlers: finish the profile. */
 void profiler_exit_now(void);
 
+/* Called around an exec: finish the profile of the image about to be
+ * replaced by program, and start over if the exec failed. */
+void profiler_before_exec(const char *program);
+void profiler_exec_failed(void);
+
 #endif /* SPPROF_PROFILER_H */

@@ -170,6 +170,30 @@ void profiler_exit_now(void)
 	leave_runtime(saved_errno);
 }
 
+void profiler_before_exec(const char *program)
+{
+	memprof_stats stats;
+	int saved_errno;
+
+	if (!writer_enabled())
+		return;
+	saved_errno = enter_runtime();
+	memprof_get_stats(&stats);
+	writer_before_exec(&stats, program);
+	leave_runtime(saved_errno);
+}
+
+void profiler_exec_failed(void)
+{
+	int saved_errno;
+
+	if (!writer_enabled())
+		return;
+	saved_errno = enter_runtime();
+	writer_exec_failed();
+	leave_runtime(saved_errno);
+}
+
 void profiler_unload(void)
 {
 	if (writer_enabled())

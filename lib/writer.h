@@ -1,17 +1,19 @@
 /* writer.h - streams the .mlyze profile of this process.
  *
- * Contract: events are appended, under a short spin lock, to a buffer that
- * is written to "<name>.part" whenever it fills and at least once a second,
- * so memory stays bounded however long the run and a killed process still
- * leaves a readable profile.  The streamed file is itself a valid .mlyze
- * file: stacks, modules and names are defined inline (event types 4-6)
- * before their first use.  writer_finalise() assembles the final file
- * (header, complete JSON metadata, events) under a temporary name, links it
- * to its final name - never over an existing file - and removes the
- * streamed one.  The file is created lazily, at the first event, so a
- * forked child that only execs leaves nothing behind; at exit the first
- * process of a tree writes its profile even when empty, descendants only
- * when they recorded something.
+ * Contract: events are appended, under a short spin lock, to the crash-
+ * safe stream of "<name>.part" (event_stream.h): once written, an event
+ * survives any end of the process, and memory stays bounded however long
+ * the run.  The streamed file is itself a valid .mlyze file: stacks,
+ * modules and names are defined inline (event types 4-6) before their
+ * first use.  writer_finalise() assembles the final file (header, complete
+ * JSON metadata, events) under a temporary name, links it to its final
+ * name - never over an existing file - and removes the streamed one
+ * (profile_files.h names them).  The file is created lazily, at the first
+ * event, so a forked child that only execs leaves nothing behind; at exit
+ * the first process of a tree writes its profile even when empty,
+ * descendants only when they recorded something.  When the stream cannot
+ * go on (disk full, file size limit, file removed), recording stops with
+ * one message and the program carries on.
  *
  * All entry points may run inside the allocation hooks, under the
  * runtime's re-entrancy guard.
@@ -48,6 +50,12 @@ void writer_finalise_at_exit(const memprof_stats *stats);
 
 uint64_t writer_events_written(void);
 uint64_t writer_events_dropped(void);
+
+/* exec: the profile of the image being replaced is finished, marked as
+ * replaced by program; when the exec fails, the next event starts a new
+ * profile.  Nothing happens in a vfork() child. */
+void writer_before_exec(const memprof_stats *stats, const char *program);
+void writer_exec_failed(void);
 
 /* fork(2) handlers: the child never writes into its parent's file. */
 void writer_prefork(void);

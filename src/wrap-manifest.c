@@ -54,7 +54,10 @@ void wrap_manifest_remove(struct wrap_manifest *manifest)
 /* One profile: the file it streams to, and its final name once written. */
 struct profile {
 	char *part;
-	char *final; /* NULL until finalised */
+	char *final;        /* NULL until finalised */
+	char *exec_program; /* the image was replaced by exec of this */
+	char *stopped;      /* why recording stopped early, or NULL */
+	bool exec_failed;   /* ... but that exec failed */
 };
 
 struct profile_list {
@@ -75,8 +78,22 @@ static struct profile *find_or_add(struct profile_list *list, const char *part)
 		exit(1);
 	}
 	list->items = grown;
-	grown[list->count] = (struct profile){ wrap_format("%s", part), NULL };
+	grown[list->count] = (struct profile){ .part = wrap_format("%s", part) };
 	return &grown[list->count++];
+}
+
+/* Records what a line "KIND part<TAB>detail" says of a profile. */
+static void set_detail(struct profile *profile, char kind, const char *detail)
+{
+	char **field = kind == 'F'   ? &profile->final
+		       : kind == 'X' ? &profile->exec_program
+		       : kind == 'E' ? &profile->stopped
+				     : NULL;
+
+	if (field != NULL) {
+		free(*field);
+		*field = wrap_format("%s", detail);
+	}
 }
 
 /* Lines come whole from single appends; a line without its newline is the
@@ -95,13 +112,12 @@ static void read_manifest(FILE *stream, struct profile_list *list)
 		line[length - 1] = '\0';
 		if (line[0] == 'P') {
 			find_or_add(list, line + 2);
-		} else if (line[0] == 'F' && (tab = strchr(line, '\t'))) {
-			struct profile *profile;
-
+		} else if (line[0] == 'N') {
+			find_or_add(list, line + 2)->exec_failed = true;
+		} else if ((tab = strchr(line, '\t')) != NULL) {
 			*tab = '\0';
-			profile = find_or_add(list, line + 2);
-			free(profile->final);
-			profile->final = wrap_format("%s", tab + 1);
+			set_detail(find_or_add(list, line + 2), line[0],
+				   tab + 1);
 		}
 	}
 	free(line);
@@ -149,15 +165,27 @@ static char *shown_path(const char *path, const char *cwd)
 	return quoted;
 }
 
-/* What to say after the command that reads PROFILE. */
-static const char *profile_note(const struct profile *profile,
-				bool descendants_running)
+/* What to say after the command that reads PROFILE (newly allocated). */
+static char *profile_note(const struct profile *profile,
+			  bool descendants_running)
 {
+	if (profile->final != NULL && profile->exec_program != NULL)
+		return wrap_format(profile->exec_failed
+					   ? "   # ended at an exec of %s that "
+					     "failed; the process went on in "
+					     "a new profile"
+					   : "   # replaced by exec of %s",
+				   profile->exec_program);
 	if (profile->final != NULL)
-		return "";
+		return wrap_format("%s", "");
+	if (profile->stopped != NULL)
+		return wrap_format("   # partial: recording stopped (%s)",
+				   profile->stopped);
 	if (descendants_running)
-		return "   # not finalised: its process still runs or was killed";
-	return "   # partial: its process ended before finalising";
+		return wrap_format("%s", "   # not finalised: its process "
+					 "still runs or was killed");
+	return wrap_format("%s", "   # partial: its process ended before "
+				 "finalising");
 }
 
 static void print_profile(const struct profile *profile, const char *cwd,
@@ -165,9 +193,10 @@ static void print_profile(const struct profile *profile, const char *cwd,
 {
 	char *shown = shown_path(profile->final != NULL ? profile->final
 				 : profile->part, cwd);
+	char *note = profile_note(profile, descendants_running);
 
-	fprintf(stderr, "  %s %s%s\n", REPORT_COMMAND, shown,
-		profile_note(profile, descendants_running));
+	fprintf(stderr, "  %s %s%s\n", REPORT_COMMAND, shown, note);
+	free(note);
 	free(shown);
 }
 
@@ -213,6 +242,8 @@ void wrap_manifest_report(const struct wrap_manifest *manifest, bool quiet,
 	for (size_t i = 0; i < list.count; i++) {
 		free(list.items[i].part);
 		free(list.items[i].final);
+		free(list.items[i].exec_program);
+		free(list.items[i].stopped);
 	}
 	if (!quiet && descendants_running)
 		wrap_error("some processes started by the command still run; "

@@ -3,7 +3,9 @@
  * Contract: wrap_manifest_create() makes a private directory holding an
  * empty manifest, whose path goes to the runtime in SPPROF_MANIFEST.  Each
  * profiled process appends "P <part path>\n" when it starts streaming and
- * "F <part path>\t<final path>\n" once it has finalised.
+ * "F <part path>\t<final path>\n" once it has finalised; "X <part>\t<program>"
+ * when an exec replaced its image ("N <part>" when that exec failed), "E <part>\t<reason>" when recording
+ * stopped early (lib/profile_files.h).
  * wrap_manifest_report() reads it and lists on stderr every profile with
  * the memprof-report command that reads it, marking those never finalised;
  * wrap_manifest_remove() deletes the manifest and its directory.

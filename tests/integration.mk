@@ -48,7 +48,10 @@ tests_integration_edge_cases_cxx_CXXFLAGS = -std=gnu++17 -Wall -Wextra \
 	-fno-omit-frame-pointer
 tests_integration_edge_cases_cxx_LDADD = $(RUNTIME_LIBS)
 
+check_PROGRAMS += tests/integration/undisturbed
+
 integ_drivers = tests/integration/accuracy.sh \
+	tests/integration/undisturbed.sh \
 	tests/integration/storm.sh \
 	tests/integration/fork-exec.sh \
 	tests/integration/edge-cases.sh \

@@ -309,6 +309,9 @@ static void read_events(struct profile *p, const struct expectations *x,
 			p->data + offset, p->size - offset, &len, &type);
 		struct cursor c = { p->data + offset + 1, 0 };
 
+		if (!p->complete &&
+		    mlyze_is_unwritten_tail(p->data + offset, p->size - offset))
+			return;
 		if (st == MLYZE_EVENT_TRUNCATED && !p->complete) {
 			printf("%s: streamed file ends inside an event at "
 			       "offset %zu\n",

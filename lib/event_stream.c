@@ -1,0 +1,177 @@
+/* event_stream.c - the crash-safe event stream (see event_stream.h). */
+#include "config.h"
+
+#include <limits.h>
+
+#include "event_stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "outbuf.h"
+
+#define PAGE_BYTES 4096u
+
+static int set_absolute_path(struct event_stream *s, const char *path)
+{
+	char cwd[PATH_MAX];
+	int n;
+
+	if (path[0] == '/')
+		n = snprintf(s->path, sizeof(s->path), "%s", path);
+	else if (!getcwd(cwd, sizeof(cwd)))
+		return errno;
+	else
+		n = snprintf(s->path, sizeof(s->path), "%s/%s", cwd, path);
+	return n < 0 || (size_t)n >= sizeof(s->path) ? ENAMETOOLONG : 0;
+}
+
+int stream_reopen(const struct event_stream *s)
+{
+	struct stat st;
+	int fd = open(s->path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || st.st_dev != s->device ||
+	    st.st_ino != s->inode) {
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
+	return fd;
+}
+
+static void unmap_window(struct event_stream *s)
+{
+	if (s->window)
+		munmap(s->window, s->window_end - s->window_start);
+	s->window = NULL;
+	s->window_start = s->window_end = 0;
+}
+
+static uint64_t page_round_up(uint64_t n)
+{
+	return (n + PAGE_BYTES - 1) & ~(uint64_t)(PAGE_BYTES - 1);
+}
+
+/* Gives the file disk blocks up to *end, or at least up to need when the
+ * disk has no room for more (*end is lowered then). */
+static int allocate_blocks(struct event_stream *s, int fd, uint64_t *end,
+			   uint64_t need)
+{
+	int err;
+
+	if (*end <= s->allocated)
+		return 0;
+	err = posix_fallocate(fd, (off_t)s->allocated,
+			      (off_t)(*end - s->allocated));
+	if (err == ENOSPC && page_round_up(need) < *end) {
+		*end = page_round_up(need);
+		return allocate_blocks(s, fd, end, need);
+	}
+	if (!err)
+		s->allocated = *end;
+	return err;
+}
+
+/* Maps a new window that starts at the page holding s->end and has room
+ * for n more bytes, giving the file disk blocks up to its end first: a
+ * store into a mapped hole on a full disk would be a SIGBUS. */
+static int move_window(struct event_stream *s, int fd, size_t n)
+{
+	uint64_t start = s->end & ~(uint64_t)(PAGE_BYTES - 1);
+	uint64_t end = start + STREAM_WINDOW_BYTES;
+	uint64_t limit = file_size_limit();
+	void *window;
+	int err;
+
+	if (end > limit)
+		end = limit;
+	if (end < s->end + n)
+		return EFBIG; /* the size limit is reached: no SIGXFSZ */
+	err = allocate_blocks(s, fd, &end, s->end + n + 1);
+	if (err)
+		return err;
+	window = mmap(NULL, end - start, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      fd, (off_t)start);
+	if (window == MAP_FAILED)
+		return errno;
+	madvise(window, end - start, MADV_DONTFORK);
+	unmap_window(s);
+	s->window = window;
+	s->window_start = start;
+	s->window_end = end;
+	return 0;
+}
+
+int stream_open(struct event_stream *s, int fd, const char *path,
+		uint64_t start)
+{
+	struct stat st;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	err = set_absolute_path(s, path);
+	if (!err && fstat(fd, &st) < 0)
+		err = errno;
+	if (!err) {
+		s->device = st.st_dev;
+		s->inode = st.st_ino;
+		s->allocated = (uint64_t)st.st_size;
+		s->end = start;
+		err = move_window(s, fd, 0);
+	}
+	s->error = err;
+	return err;
+}
+
+static void slide(struct event_stream *s, size_t n)
+{
+	int fd = stream_reopen(s);
+
+	if (fd < 0) {
+		s->error = errno;
+		return;
+	}
+	s->error = move_window(s, fd, n);
+	close(fd);
+}
+
+uint8_t *stream_room(struct event_stream *s, size_t n)
+{
+	if (!s->error && s->end + n > s->window_end)
+		slide(s, n);
+	if (s->error)
+		return NULL;
+	return s->window + (s->end - s->window_start);
+}
+
+void stream_commit(struct event_stream *s, const uint8_t *end)
+{
+	s->end = s->window_start + (uint64_t)(end - s->window);
+}
+
+int stream_close(struct event_stream *s)
+{
+	int fd, err = s->error;
+
+	unmap_window(s);
+	fd = stream_reopen(s);
+	if (fd < 0)
+		return err ? err : errno;
+	if (ftruncate(fd, (off_t)s->end) < 0 && !err)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+void stream_forget(struct event_stream *s)
+{
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,69 @@
+/* event_stream.h - the crash-safe event stream of a .part file.
+ *
+ * Contract: events are written straight into a shared mapping of the
+ * streamed file, a window of STREAM_WINDOW_BYTES that slides along it, so
+ * an event is in the kernel's page cache the moment it is written: a
+ * process killed at any point (SIGKILL, the OOM killer) leaves every
+ * event written so far in the file.  The disk blocks under the window are
+ * allocated before it is mapped, so a full disk ends the stream with an
+ * error instead of a SIGBUS in the program.  The file is extended a window
+ * at a time; what the stream has not reached yet reads as zero bytes,
+ * which mlyze(5) defines as the unwritten tail of a streamed file.
+ *
+ * The stream holds no file descriptor while the program runs: the file is
+ * opened by its absolute path only for the moment of moving the window,
+ * and must then still be the same file (device and inode), so a program
+ * that closes every descriptor, or removes or replaces the file, never
+ * has its own files written into.  The file never grows past the
+ * process's RLIMIT_FSIZE, so no SIGXFSZ is ever raised in the program.
+ * The mapping is not inherited by fork() children.
+ *
+ * Nothing here allocates or takes a lock; the caller serialises access.
+ */
+#ifndef SPPROF_EVENT_STREAM_H
+#define SPPROF_EVENT_STREAM_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define STREAM_WINDOW_BYTES (1u << 20)
+
+/* What every event writes comes first, what it reads next. */
+struct event_stream {
+	uint64_t end;          /* where the next event goes */
+	int error;             /* errno value that ended the stream, or 0 */
+	uint8_t *window;       /* file offset window_start is at window[0] */
+	uint64_t window_start, window_end;
+	uint64_t allocated;    /* bytes of the file backed by disk blocks */
+	dev_t device;          /* the file's identity, checked at each open */
+	ino_t inode;
+	char path[PATH_MAX];   /* absolute path of the file */
+};
+
+/* Starts streaming into the file open on fd, named path (relative to the
+ * current directory or absolute), whose first `start` bytes are written
+ * already.  The caller closes fd afterwards.  0, or an errno value. */
+int stream_open(struct event_stream *s, int fd, const char *path,
+		uint64_t start);
+
+/* Where n (<= STREAM_WINDOW_BYTES / 2) contiguous bytes may be written at
+ * the stream's end, or NULL once the stream has failed (s->error).  The
+ * bytes count once stream_commit() is told where they end. */
+uint8_t *stream_room(struct event_stream *s, size_t n);
+void stream_commit(struct event_stream *s, const uint8_t *end);
+
+/* The file opened again for reading and writing (for the final copy and
+ * for trimming): a descriptor, or -1 with errno set (ESTALE when the path
+ * now names another file). */
+int stream_reopen(const struct event_stream *s);
+
+/* Ends the stream: the window is unmapped and the file cut to the events
+ * written.  Returns s->error, or the error of cutting the file. */
+int stream_close(struct event_stream *s);
+
+/* In a fork() child, which has no mapping: forgets the parent's stream. */
+void stream_forget(struct event_stream *s);
+
+#endif /* SPPROF_EVENT_STREAM_H */

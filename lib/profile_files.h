@@ -1,0 +1,48 @@
+/* profile_files.h - where a profile is written: names and the manifest.
+ *
+ * Contract: a profile streams to "<name>.part" and is published under
+ * <name>, the SPPROF_OUTPUT pattern with %p expanded to the process id (a
+ * descendant's name gets its pid even when the pattern has none, so that
+ * the processes of one tree never share a name).  A name that is taken,
+ * by a finished profile or a streamed one, is never reused or replaced:
+ * "name.1.mlyze", "name.2.mlyze"... are tried instead.  Each step is
+ * announced in the manifest memprof-wrap reads (SPPROF_MANIFEST), one
+ * whole line per append:
+ *
+ *   P <part>                  streaming started
+ *   F <part>\t<final>         published under its final name
+ *   X <part>\t<program>       the process image was replaced by an exec
+ *   N <part>                  ... or not: that exec failed, and the
+ *                             process goes on in a new profile
+ *   E <part>\t<reason>        recording stopped: the stream could not go on
+ *
+ * Nothing here allocates; descriptors are open only inside a call.
+ */
+#ifndef SPPROF_PROFILE_FILES_H
+#define SPPROF_PROFILE_FILES_H
+
+#include <limits.h>
+#include <stddef.h>
+
+struct profile_files {
+	char pattern[PATH_MAX];  /* SPPROF_OUTPUT */
+	char manifest[PATH_MAX]; /* SPPROF_MANIFEST, or "" */
+	char base[PATH_MAX];     /* final name, before any collision suffix */
+	char part[PATH_MAX];     /* the streamed file, "" until created */
+	int descendant;
+};
+
+/* Creates a new, empty "<name>.part" (read-write, close-on-exec) and
+ * returns its descriptor, or -1 with errno set. */
+int profile_files_create_part(struct profile_files *f);
+
+/* Renames tmp to the first free final name, copied into final; never
+ * replaces an existing file.  0 or an errno value. */
+int profile_files_publish(const struct profile_files *f, const char *tmp,
+			  char *final, size_t size);
+
+/* Appends "<kind> <part>[\t<detail>]" to the manifest, if there is one. */
+void profile_files_announce(const struct profile_files *f, char kind,
+			    const char *detail);
+
+#endif /* SPPROF_PROFILE_FILES_H */

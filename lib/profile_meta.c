@@ -1,0 +1,265 @@
+/* profile_meta.c - header and JSON metadata (see profile_meta.h). */
+#include "config.h"
+
+#include "profile_meta.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "frames.h"
+#include "mlyze-codec.h"
+#include "modules.h"
+#include "names.h"
+
+#define CMDLINE_MAX (64u * 1024)
+
+static void json_uint_member(struct outbuf *o, const char *key, uint64_t v)
+{
+	outbuf_json_key(o, key, 0);
+	outbuf_uint(o, v);
+}
+
+static void json_string_member(struct outbuf *o, const char *key,
+			       const char *v)
+{
+	outbuf_json_key(o, key, 0);
+	outbuf_json_string(o, v);
+}
+
+static void write_command_line(struct outbuf *o)
+{
+	static char cmdline[CMDLINE_MAX + 1];
+	ssize_t n = 0, r;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	while (fd >= 0 && n < (ssize_t)CMDLINE_MAX &&
+	       (r = read(fd, cmdline + n, CMDLINE_MAX - (size_t)n)) > 0)
+		n += r;
+	if (fd >= 0)
+		close(fd);
+	cmdline[n] = '\0';
+	outbuf_json_key(o, "command_line", 0);
+	outbuf_str(o, "[");
+	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(cmdline + i) + 1) {
+		if (i)
+			outbuf_str(o, ",");
+		outbuf_json_string(o, cmdline + i);
+	}
+	outbuf_str(o, "]");
+}
+
+/* The members every profile starts its metadata with (no closing brace). */
+static void write_identity(struct outbuf *o, const struct profile_meta *m,
+			   int complete)
+{
+	char text[PATH_MAX];
+	ssize_t n;
+
+	outbuf_str(o, "{");
+	outbuf_json_key(o, "producer", 1);
+	outbuf_json_string(o, PACKAGE_NAME " " PACKAGE_VERSION);
+	outbuf_json_key(o, "complete", 0);
+	outbuf_str(o, complete ? "true" : "false");
+	json_uint_member(o, "pid", (uint64_t)getpid());
+	json_uint_member(o, "ppid", (uint64_t)getppid());
+	if (gethostname(text, sizeof(text) - 1) == 0) {
+		text[sizeof(text) - 1] = '\0';
+		json_string_member(o, "hostname", text);
+	}
+	n = readlink("/proc/self/exe", text, sizeof(text) - 1);
+	if (n > 0) {
+		text[n] = '\0';
+		json_string_member(o, "executable", text);
+	}
+	write_command_line(o);
+	json_uint_member(o, "sampling_rate", m->sampling_rate);
+	json_uint_member(o, "start_time_us", m->start_wall_us);
+	json_uint_member(o, "max_stack_depth", MEMPROF_MAX_STACK_DEPTH);
+}
+
+static void write_frame_json(struct outbuf *o, uintptr_t pc)
+{
+	long m = modules_find(pc);
+
+	if (frame_is_script(pc)) {
+		outbuf_str(o, "{\"file_id\":");
+		outbuf_uint(o, script_frame_file(pc));
+		outbuf_str(o, ",\"func_id\":");
+		outbuf_uint(o, script_frame_function(pc));
+		outbuf_str(o, ",\"line\":");
+		outbuf_uint(o, script_frame_line(pc));
+	} else if (m < 0) {
+		outbuf_str(o, "{\"address\":");
+		outbuf_uint(o, pc);
+	} else {
+		outbuf_str(o, "{\"module_id\":");
+		outbuf_uint(o, (uint64_t)m);
+		outbuf_str(o, ",\"offset\":");
+		outbuf_uint(o, pc - modules_get((uint32_t)m)->load_bias);
+	}
+	outbuf_str(o, "}");
+}
+
+static int stack_is_defined(const struct profile_meta *m, uint32_t id)
+{
+	return (m->stack_defined[id / 8] >> (id % 8)) & 1;
+}
+
+static void write_stacks_json(struct outbuf *o, const struct profile_meta *m)
+{
+	uint32_t count = stack_table_count(m->stacks);
+	int first = 1;
+
+	outbuf_json_key(o, "stack_traces", 0);
+	outbuf_str(o, "{");
+	if (m->none_defined) {
+		outbuf_str(o, "\"4294967295\":[]");
+		first = 0;
+	}
+	for (uint32_t id = 0; id < count; id++) {
+		const struct stack_entry *e = stack_table_get(m->stacks, id);
+		char key[16];
+
+		if (!e || !stack_is_defined(m, id))
+			continue;
+		snprintf(key, sizeof(key), "%u", id);
+		outbuf_json_key(o, key, first);
+		first = 0;
+		outbuf_str(o, "[");
+		for (uint32_t i = 0; i < e->depth; i++) {
+			if (i)
+				outbuf_str(o, ",");
+			write_frame_json(o, e->frames[i]);
+		}
+		outbuf_str(o, "]");
+	}
+	outbuf_str(o, "}");
+}
+
+static void write_hex(struct outbuf *o, const uint8_t *bytes, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		char pair[2] = { digits[bytes[i] >> 4], digits[bytes[i] & 15] };
+
+		outbuf_bytes(o, pair, 2);
+	}
+}
+
+static void write_modules_json(struct outbuf *o)
+{
+	uint32_t count = modules_count();
+
+	outbuf_json_key(o, "modules", 0);
+	outbuf_str(o, "{");
+	for (uint32_t id = 0; id < count; id++) {
+		const struct module *m = modules_get(id);
+		char key[16];
+
+		snprintf(key, sizeof(key), "%u", id);
+		outbuf_json_key(o, key, id == 0);
+		outbuf_str(o, "{\"path\":");
+		outbuf_json_string(o, m->path);
+		json_uint_member(o, "start", m->start);
+		json_uint_member(o, "end", m->end);
+		json_uint_member(o, "load_bias", m->load_bias);
+		if (m->build_id_len) {
+			outbuf_str(o, ",\"build_id\":\"");
+			write_hex(o, m->build_id, m->build_id_len);
+			outbuf_str(o, "\"");
+		}
+		outbuf_str(o, "}");
+	}
+	outbuf_str(o, "}");
+}
+
+static void write_strings_json(struct outbuf *o, const char *name,
+			       enum string_table table)
+{
+	uint32_t count = strings_count(table);
+
+	outbuf_json_key(o, name, 0);
+	outbuf_str(o, "{");
+	for (uint32_t id = 0; id < count; id++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "%u", id);
+		outbuf_json_key(o, key, id == 0);
+		outbuf_json_string(o, strings_get(table, id));
+	}
+	outbuf_str(o, "}");
+}
+
+static void write_stats_json(struct outbuf *o, const memprof_stats *s)
+{
+	outbuf_json_key(o, "stats", 0);
+	outbuf_str(o, "{\"samples\":");
+	outbuf_uint(o, s->total_samples);
+	json_uint_member(o, "frees_tracked", s->freed_samples);
+	json_uint_member(o, "heap_map_full_drops", s->heap_map_full_drops);
+	json_uint_member(o, "stack_table_drops", s->stack_table_drops);
+	json_uint_member(o, "death_during_birth", s->death_during_birth);
+	json_uint_member(o, "native_stacks", s->native_stacks);
+	json_uint_member(o, "native_frames", s->native_frames);
+	json_uint_member(o, "shallow_stacks", s->shallow_stacks);
+	json_uint_member(o, "truncated_stacks", s->truncated_stacks);
+	json_uint_member(o, "events_written", s->events_written);
+	json_uint_member(o, "events_dropped", s->events_dropped);
+	outbuf_str(o, "}");
+}
+
+static void write_header(uint8_t header[MLYZE_HEADER_SIZE],
+			 uint64_t start_wall_us, uint32_t meta_len)
+{
+	memset(header, 0, MLYZE_HEADER_SIZE);
+	memcpy(header + MLYZE_OFF_MAGIC, MLYZE_MAGIC, 4);
+	mlyze_put_le(header + MLYZE_OFF_VERSION, MLYZE_VERSION, 4);
+	mlyze_put_le(header + MLYZE_OFF_START_US, start_wall_us, 8);
+	mlyze_put_le(header + MLYZE_OFF_METADATA_LEN, meta_len, 4);
+}
+
+/* How the process ended: by exit, or replaced by an exec. */
+static void write_ending(struct outbuf *o, const struct profile_meta *m)
+{
+	json_string_member(o, "ended_by", m->exec_program ? "exec" : "exit");
+	if (m->exec_program)
+		json_string_member(o, "exec_program", m->exec_program);
+}
+
+int meta_write_prologue(struct outbuf *o, const struct profile_meta *m,
+			int complete)
+{
+	uint8_t header[MLYZE_HEADER_SIZE];
+	uint64_t meta_start, meta_len;
+
+	write_header(header, m->start_wall_us, 0);
+	outbuf_bytes(o, header, sizeof(header));
+	meta_start = o->written + o->len;
+	write_identity(o, m, complete);
+	if (complete) {
+		json_uint_member(o, "end_time_us",
+				 clock_ns(CLOCK_REALTIME) / 1000);
+		write_ending(o, m);
+		write_stacks_json(o, m);
+		write_modules_json(o);
+		write_strings_json(o, "files", STRINGS_FILES);
+		write_strings_json(o, "functions", STRINGS_FUNCTIONS);
+		write_stats_json(o, m->stats);
+	}
+	outbuf_str(o, "}");
+	meta_len = o->written + o->len - meta_start;
+	if (outbuf_flush(o))
+		return o->error;
+	if (meta_len > UINT32_MAX)
+		return EFBIG;
+	write_header(header, m->start_wall_us, (uint32_t)meta_len);
+	if (pwrite(o->fd, header, sizeof(header), 0) != sizeof(header))
+		return errno ? errno : EIO;
+	return 0;
+}

@@ -1,0 +1,105 @@
+#!/bin/sh
+# undisturbed.sh - the profiled program notices nothing, and nothing the
+# runtime recorded is lost: descriptors, file size limits, a full disk, a
+# removed directory, exec, and SIGKILL (see undisturbed.c).
+. "$(dirname "$0")/common.sh"
+
+prog=$integ_bin/undisturbed
+report=$abs_top_builddir/src/memprof-report
+export SPPROF_SAMPLING_RATE=1
+
+# same_as_bare NAME ARGS... - runs the program bare and under the runtime
+# (profile pattern in $SPPROF_OUTPUT), each in a directory of its own, and
+# requires the same exit status and standard output.
+same_as_bare() {
+	name=$1
+	shift
+	mkdir -p "$scratch/$name.bare" "$scratch/$name"
+	(cd "$scratch/$name.bare" && SPPROF_OUTPUT= "$prog" "$@" >stdout)
+	bare_status=$?
+	(cd "$scratch/$name" &&
+		timeout 120 env LD_PRELOAD="$runtime_so" "$prog" "$@" \
+			>stdout 2>stderr)
+	status=$?
+	[ "$status" = "$bare_status" ] ||
+		fail "$name: exit status $status under the runtime, $bare_status bare"
+	cmp -s "$scratch/$name.bare/stdout" "$scratch/$name/stdout" ||
+		fail "$name: output differs: $(diff "$scratch/$name.bare/stdout" \
+			"$scratch/$name/stdout")"
+}
+
+# Descriptors: the program's first open() gets 3, it sees no descriptor
+# of ours, and after it closes all of them the profile is still complete
+# and its own file holds only its own data.
+export SPPROF_OUTPUT=$scratch/fds/fds.mlyze
+same_as_bare fds fds
+grep -qx 'first open: 3' "$scratch/fds/stdout" ||
+	fail "fds: $(head -1 "$scratch/fds/stdout")"
+check_profile --complete --min-allocs=200000 "$SPPROF_OUTPUT"
+
+# A file size limit (in blocks of 512 bytes) far below the profile's size:
+# no SIGXFSZ, one message, and the streamed file holds what fitted.
+export SPPROF_OUTPUT=$scratch/limit/limit.mlyze
+(ulimit -f 16 && same_as_bare limit churn 100000) || exit 1
+[ "$(grep -c 'libspprof-alloc: cannot write the profile' \
+	"$scratch/limit/stderr")" = 1 ] ||
+	fail "limit: expected one message, got: $(cat "$scratch/limit/stderr")"
+check_profile --streamed --min-allocs=50 "$SPPROF_OUTPUT.part"
+
+# The directory of the profile is removed while the program runs.
+mkdir -p "$scratch/vanish/out" "$scratch/vanish.bare/out"
+export SPPROF_OUTPUT=$scratch/vanish/out/vanish.mlyze
+same_as_bare vanish vanish out 100000
+test ! -e "$scratch/vanish/out" || fail "vanish: the directory came back"
+
+# A full disk, where this test may mount a small file system.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	mkdir -p "$scratch/full.mnt"
+	export SPPROF_OUTPUT=$scratch/full.mnt/full.mlyze
+	unshare -m sh -ec "
+		mount -t tmpfs -o size=256k none '$scratch/full.mnt'
+		cd '$scratch' && mkdir -p full.bare full
+		(cd full.bare && '$prog' churn 100000 >stdout)
+		(cd full && env LD_PRELOAD='$runtime_so' '$prog' churn 100000 \
+			>stdout 2>stderr)
+		cmp full.bare/stdout full/stdout
+		grep -q 'cannot write the profile.*No space left' full/stderr
+		'$integ_bin/mlyze-check' --streamed --min-allocs=100 \
+			'$scratch/full.mnt/full.mlyze.part' >/dev/null" ||
+		fail "full disk: $(cat "$scratch/full/stderr" 2>/dev/null)"
+else
+	echo "full disk: skipped (needs root and mount namespaces)"
+fi
+
+# exec: the replaced image leaves a finished profile with what it held,
+# marked as replaced; the new image writes its own.
+export SPPROF_OUTPUT=$scratch/exec/exec.%p.mlyze
+same_as_bare exec exec echo replaced
+set -- "$scratch"/exec/exec.*.mlyze
+[ $# = 2 ] || fail "exec: expected two profiles, got: $*"
+first=$(ls "$scratch"/exec/exec.[0-9]*.mlyze | grep -v '\.[0-9]*\.[0-9]*\.mlyze$')
+check_profile --complete --size=1048576 --min-allocs=8 "$first"
+grep -aq '"ended_by":"exec","exec_program":"echo"' "$first" ||
+	fail "exec: $first is not marked as replaced by exec of echo"
+
+# SIGKILL: everything recorded before the kill is in the streamed file.
+mkdir -p "$scratch/kill"
+SPPROF_OUTPUT=$scratch/kill/kill.mlyze LD_PRELOAD="$runtime_so" \
+	"$prog" hold 48 >"$scratch/kill/stdout" &
+pid=$!
+tries=0
+until grep -q ready "$scratch/kill/stdout"; do
+	tries=$((tries + 1))
+	[ $tries -lt 600 ] || { kill -9 $pid; fail "kill: never ready"; }
+	sleep 0.1
+done
+kill -9 $pid
+wait $pid
+check_profile --streamed --size=1048576 --min-allocs=48 \
+	"$scratch/kill/kill.mlyze.part"
+live=$("$report" --json --at end "$scratch/kill/kill.mlyze.part" |
+	sed -n '/"end": {/{n;s/[^0-9]//gp;q}')
+[ "${live:-0}" -ge $((48 << 20)) ] ||
+	fail "kill: the report shows ${live:-no} live bytes, not 48 MiB"
+
+pass
