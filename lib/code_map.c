@@ -22,12 +22,13 @@
 struct code_range {
 	uintptr_t start, end;
 	enum code_kind kind;
+	uintptr_t eh_frame_hdr; /* the object's, or 0 */
 };
 
 /* The published array is read while a rebuild may rewrite it (a sequence
  * lock: readers retry when the sequence moved), so its words are atomic. */
 struct published_range {
-	_Atomic uintptr_t start, end;
+	_Atomic uintptr_t start, end, eh_frame_hdr;
 	_Atomic int kind;
 };
 
@@ -47,12 +48,13 @@ static struct {
 	unsigned long long adds, subs;
 } map;
 
-/* The kind of the published range that overlaps (start, end], if any:
- * the first one that ends after start, when it starts before end.  A torn
+/* The published range that overlaps (start, end], if any: the first one
+ * that ends after start, when it starts before end; NULL if none.  A torn
  * read gives a wrong answer, never a wild access: the indices stay inside
  * the array. */
-static enum code_kind search(const struct published_range *r, uint32_t n,
-			     uintptr_t start, uintptr_t end)
+static const struct published_range *
+search(const struct published_range *r, uint32_t n, uintptr_t start,
+       uintptr_t end)
 {
 	uint32_t lo = 0, hi = n;
 
@@ -65,41 +67,47 @@ static enum code_kind search(const struct published_range *r, uint32_t n,
 			hi = mid;
 	}
 	if (lo < n && atomic_load_explicit(&r[lo].start, relaxed) < end)
-		return (enum code_kind)atomic_load_explicit(&r[lo].kind, relaxed);
-	return NOT_CODE;
+		return &r[lo];
+	return NULL;
 }
 
-/* 1 and *found set when the array was read whole (no rebuild ran): the
- * kind of the range holding a byte of (start, end]. */
-static int lookup(uintptr_t start, uintptr_t end, enum code_kind *found)
+/* 1 and *found set when the array was read whole (no rebuild ran): what
+ * the array says of the range holding a byte of (start, end]. */
+static int lookup(uintptr_t start, uintptr_t end, struct code_info *found)
 {
+	const struct published_range *r;
 	struct tables *t = atomic_load_explicit(&map.tables,
 						memory_order_acquire);
 	uint32_t seq = atomic_load_explicit(&map.sequence,
 					    memory_order_acquire);
 	uint32_t n = atomic_load_explicit(&map.count, relaxed);
 
-	if (!t) {
-		*found = NOT_CODE;
+	*found = (struct code_info){ NOT_CODE, 0 };
+	if (!t)
 		return 1;
-	}
 	if (seq & 1)
 		return 0;
-	*found = search(t->published, n < CODE_RANGES_MAX ? n : 0, start, end);
+	r = search(t->published, n < CODE_RANGES_MAX ? n : 0, start, end);
+	if (r) {
+		found->kind = (enum code_kind)atomic_load_explicit(&r->kind,
+								  relaxed);
+		found->eh_frame_hdr =
+			atomic_load_explicit(&r->eh_frame_hdr, relaxed);
+	}
 	atomic_thread_fence(memory_order_acquire);
 	return atomic_load_explicit(&map.sequence, relaxed) == seq;
 }
 
-static enum code_kind kind_of(uintptr_t start, uintptr_t end)
+static struct code_info info_of(uintptr_t start, uintptr_t end)
 {
-	enum code_kind found;
+	struct code_info found;
 
 	for (int i = 0; i < LOOKUP_ATTEMPTS; i++) {
 		if (lookup(start, end, &found))
 			return found;
 		cpu_relax();
 	}
-	return NOT_CODE;
+	return (struct code_info){ NOT_CODE, 0 };
 }
 
 struct scan {
@@ -112,6 +120,7 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct scan *s = data;
 	enum code_kind kind;
+	uintptr_t eh_frame_hdr = 0;
 
 	if (s->first) {
 		s->first = 0;
@@ -131,13 +140,19 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
 						 : CODE_WITHOUT_FRAME_POINTERS;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_GNU_EH_FRAME)
+			eh_frame_hdr = info->dlpi_addr + ph->p_vaddr;
+	}
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
 
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
 		    s->count == CODE_RANGES_MAX)
 			continue;
 		s->ranges[s->count++] = (struct code_range){
-			start, start + ph->p_memsz, kind
+			start, start + ph->p_memsz, kind, eh_frame_hdr
 		};
 	}
 	return 0;
@@ -173,6 +188,8 @@ static void publish(struct tables *t, uint32_t n)
 				      relaxed);
 		atomic_store_explicit(&t->published[i].kind,
 				      (int)t->scratch[i].kind, relaxed);
+		atomic_store_explicit(&t->published[i].eh_frame_hdr,
+				      t->scratch[i].eh_frame_hdr, relaxed);
 	}
 	atomic_store_explicit(&map.count, n, relaxed);
 	atomic_store_explicit(&map.sequence, seq + 2, memory_order_release);
@@ -224,22 +241,32 @@ static int maybe_new_code(uintptr_t address)
 
 	if (_dl_find_object((void *)address, &object) != 0)
 		return 0;
-	return kind_of((uintptr_t)object.dlfo_map_start,
-		       (uintptr_t)object.dlfo_map_end) == NOT_CODE;
+	return info_of((uintptr_t)object.dlfo_map_start,
+		       (uintptr_t)object.dlfo_map_end).kind == NOT_CODE;
 #else
 	(void)address;
 	return 1;
 #endif
 }
 
+struct code_info code_map_lookup(uintptr_t address)
+{
+	struct code_info info = info_of(address - 1, address);
+
+	if (info.kind == NOT_CODE && maybe_new_code(address) &&
+	    rebuild_if_changed())
+		info = info_of(address - 1, address);
+	return info;
+}
+
+uint32_t code_map_generation(void)
+{
+	return atomic_load_explicit(&map.sequence, memory_order_acquire) / 2;
+}
+
 enum code_kind code_map_return_kind(uintptr_t address)
 {
-	enum code_kind kind = kind_of(address - 1, address);
-
-	if (kind == NOT_CODE && maybe_new_code(address) &&
-	    rebuild_if_changed())
-		kind = kind_of(address - 1, address);
-	return kind;
+	return code_map_lookup(address).kind;
 }
 
 void code_map_after_fork(void)

@@ -38,6 +38,18 @@ enum code_kind {
 /* What a return address points into; NOT_CODE when it cannot be one. */
 enum code_kind code_map_return_kind(uintptr_t address);
 
+struct code_info {
+	enum code_kind kind;
+	uintptr_t eh_frame_hdr; /* the object's .eh_frame_hdr, or 0 */
+};
+
+/* The same, with where the object's unwind tables are. */
+struct code_info code_map_lookup(uintptr_t address);
+
+/* Changes whenever the array is rebuilt: what was learnt of an address
+ * under another generation may be of an object since unloaded. */
+uint32_t code_map_generation(void);
+
 /* In a child after fork(): a rebuild that another thread of the parent
  * had under way is abandoned, and the next miss rebuilds. */
 void code_map_after_fork(void);

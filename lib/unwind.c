@@ -93,8 +93,8 @@ void unwind_init(enum unwind_method asked)
 	have_tables = unwind_tables_init();
 	method = asked;
 	if (asked == UNWIND_DWARF && !have_tables) {
-		runtime_message("SPPROF_UNWIND=dwarf: built without libunwind; "
-				"walking frame pointers");
+		runtime_message("SPPROF_UNWIND=dwarf: no unwind table reader "
+				"on this architecture; walking frame pointers");
 		method = UNWIND_FP;
 	}
 }
@@ -140,33 +140,6 @@ static enum code_kind return_address(uintptr_t pc, uintptr_t fp,
 	return code_map_return_kind(pc);
 }
 
-/* The kernel enters a signal handler with a sigreturn trampoline (the C
- * library's, or the vDSO's) as return address; the interrupted function's
- * own frame is then in no frame record, and only the unwind tables find
- * it.  The trampoline is known by its code, read only when it cannot
- * cross into another page. */
-#if defined(__x86_64__)
-static const uint8_t sigreturn_code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00,
-					  0x00, 0x0f, 0x05 }; /* mov $15, %rax; syscall */
-#elif defined(__aarch64__)
-static const uint8_t sigreturn_code[] = { 0x68, 0x11, 0x80, 0xd2, 0x01, 0x00,
-					  0x00, 0xd4 }; /* mov x8, #139; svc #0 */
-#endif
-
-static int signal_return(uintptr_t pc)
-{
-#if defined(__x86_64__) || defined(__aarch64__)
-	uintptr_t last = pc + sizeof(sigreturn_code) - 1;
-
-	return (last & ~(uintptr_t)4095) == (pc & ~(uintptr_t)4095) &&
-	       !memcmp((const void *)pc, sigreturn_code,
-		       sizeof(sigreturn_code));
-#else
-	(void)pc;
-	return 0;
-#endif
-}
-
 static uintptr_t current_stack_top(void)
 {
 	struct sampler_thread *t = &sampler_tls;
@@ -208,7 +181,7 @@ static struct fp_walk walk_frame_pointers(uintptr_t *frames, uint32_t max,
 
 		if (!own_code(pc)) {
 			kind = return_address(pc, fp, top);
-			if (kind == NOT_CODE || signal_return(pc)) {
+			if (kind == NOT_CODE || is_signal_trampoline(pc)) {
 				w.broken = 1;
 				break;
 			}
@@ -242,10 +215,10 @@ static int reached_anchor(const uintptr_t *frames, const struct fp_walk *w)
  * frames[0..UNWIND_TABLES_MAX_DEPTH); at most max kept. */
 static uint32_t walk_tables(uintptr_t *frames, uint32_t max, int *truncated)
 {
-	uint32_t n = unwind_tables_capture(frames, UNWIND_TABLES_MAX_DEPTH);
+	uint32_t n = unwind_tables_capture(frames, UNWIND_TABLES_MAX_DEPTH,
+					   current_stack_top(), truncated);
 	uint32_t depth = 0;
 
-	*truncated = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (own_code(frames[i]))
 			continue;
@@ -312,8 +285,8 @@ static void tell_incomplete_once(void)
 {
 	if (!atomic_exchange(&told_incomplete, 1))
 		runtime_message("stacks through code built without frame "
-				"pointers are cut short: this runtime was "
-				"built without libunwind");
+				"pointers are cut short: this runtime cannot "
+				"read unwind tables on this architecture");
 }
 
 struct unwind_result unwind_capture(uintptr_t *frames, uint32_t max)

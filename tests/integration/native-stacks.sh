@@ -26,7 +26,7 @@ profile() {
 if ! SPPROF_OUTPUT=$scratch/probe.mlyze SPPROF_UNWIND=dwarf \
 	LD_PRELOAD="$runtime_so" "$integ_bin/callers" methods 2>&1 |
 	grep -q 'dwarf_stacks=[1-9]'; then
-	echo "SKIP: $test_name: the runtime was built without libunwind"
+	echo "SKIP: $test_name: no unwind table reader on this architecture"
 	exit 77
 fi
 
