@@ -8,7 +8,7 @@
  * library's own functions are looked up once, at load time, so that a
  * child forked from a threaded program never calls dlsym() before it
  * execs.  The execl* forms gather their arguments and take the path of
- * the matching execv* form.
+ * execve() or execvpe().
  */
 #include "config.h"
 
@@ -104,71 +104,64 @@ MEMPROF_PUBLIC int fexecve(int fd, char *const argv[], char *const envp[])
 }
 
 /* How many arguments an execl* call has, the first included. */
-static size_t count_arguments(va_list *ap)
+static size_t count_arguments(va_list ap)
 {
+	va_list copy;
 	size_t n = 1;
 
-	while (va_arg(*ap, const char *) != NULL)
+	va_copy(copy, ap);
+	while (va_arg(copy, const char *) != NULL)
 		n++;
+	va_end(copy);
 	return n;
 }
 
-/* Fills argv[0..n] with first, the n - 1 arguments after it and the
- * NULL that ends them; *ap is then at what follows (execle's envp). */
-static void fill_arguments(char **argv, size_t n, const char *first,
-			   va_list *ap)
+/* Runs exec(name, argv, envp) with the arguments of an execl* call:
+ * first, then those in ap up to the NULL that ends them, and after that
+ * NULL the environment when with_envp (execle), else the process's. */
+static int exec_listed(execve_fn exec, const char *name, const char *first,
+		       va_list ap, int with_envp)
 {
+	size_t n = count_arguments(ap);
+	char *argv[n + 1];
+	char **envp;
+
 	argv[0] = (char *)first;
 	for (size_t i = 1; i <= n; i++)
-		argv[i] = va_arg(*ap, char *);
+		argv[i] = va_arg(ap, char *);
+	envp = with_envp ? va_arg(ap, char **) : environ;
+	return exec(name, argv, envp);
 }
 
 MEMPROF_PUBLIC int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	size_t n;
+	int r;
 
 	va_start(ap, arg);
-	n = count_arguments(&ap);
+	r = exec_listed(execve, path, arg, ap, 0);
 	va_end(ap);
-	char *argv[n + 1];
-
-	va_start(ap, arg);
-	fill_arguments(argv, n, arg, &ap);
-	va_end(ap);
-	return execv(path, argv);
+	return r;
 }
 
 MEMPROF_PUBLIC int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
-	size_t n;
+	int r;
 
 	va_start(ap, arg);
-	n = count_arguments(&ap);
+	r = exec_listed(execvpe, file, arg, ap, 0);
 	va_end(ap);
-	char *argv[n + 1];
-
-	va_start(ap, arg);
-	fill_arguments(argv, n, arg, &ap);
-	va_end(ap);
-	return execvp(file, argv);
+	return r;
 }
 
 MEMPROF_PUBLIC int execle(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	char **envp;
-	size_t n;
+	int r;
 
 	va_start(ap, arg);
-	n = count_arguments(&ap);
+	r = exec_listed(execve, path, arg, ap, 1);
 	va_end(ap);
-	char *argv[n + 1];
-
-	va_start(ap, arg);
-	fill_arguments(argv, n, arg, &ap);
-	envp = va_arg(ap, char **);
-	va_end(ap);
-	return execve(path, argv, envp);
+	return r;
 }

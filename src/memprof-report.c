@@ -4,9 +4,10 @@
  * Reads each profile in turn (libmlyze), replays its events into estimates
  * per stack (report-heap.c), names sites offline (report-frames.c), merges
  * them by name across profiles (report-sites.c) and prints the top sites
- * (report-text.c or report-json.c).  Exit status: 0 ok, 1 failure (a file
- * that cannot be read, output that cannot be written), 2 bad usage or a
- * profile that breaks the format.
+ * (report-text.c or report-json.c).  A profile that cannot be read is
+ * named on stderr and left out of the report of the others.  Exit status:
+ * 0 ok, 1 failure (a profile left out, output that cannot be written), 2
+ * bad usage, or no profile could be read and one breaks the format.
  */
 #include "config.h"
 
@@ -76,7 +77,8 @@ static void usage(FILE *out)
 	      "  -h, --help              show this help and exit\n"
 	      "  -V, --version           show the version and exit\n"
 	      "\n"
-	      "Exit status: 0 ok, 1 failure, 2 bad usage or a malformed profile.\n",
+	      "Exit status: 0 ok; 1 a profile left out, or output failed; 2 bad\n"
+	      "usage, or no profile could be read and one is malformed.\n",
 	      out);
 }
 
@@ -184,6 +186,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 struct gathered {
 	struct progress progress;
 	struct messages warnings, notes;
+	struct messages unread; /* files left out */
 	struct mlyze_stats stats; /* of all profiles */
 	struct profile_summary *profiles;
 	size_t profile_count;
@@ -207,6 +210,14 @@ static char **copy_command_line(const struct mlyze_info *info)
 	return argv;
 }
 
+/* The program that replaced the process by exec, or NULL. */
+static char *replaced_by(const struct mlyze_info *info)
+{
+	if (!info->ended_by || strcmp(info->ended_by, "exec") != 0)
+		return NULL;
+	return xstrdup(info->exec_program ? info->exec_program : "?");
+}
+
 static void summarise(struct gathered *g, const char *file,
 		      const mlyze_reader *r, const struct heap_replay *h)
 {
@@ -227,6 +238,8 @@ static void summarise(struct gathered *g, const char *file,
 	p->rate_changed = h->rate_changed;
 	p->complete = info->complete;
 	p->truncated = mlyze_truncated(r);
+	p->exec_program = replaced_by(info);
+	p->damaged_stacks = info->damaged_stacks;
 	p->events = h->events;
 	p->peak_time_s = (double)(h->peak_time_us - info->start_time_us) / 1e6;
 	p->peak = h->total.live[AT_PEAK];
@@ -244,6 +257,20 @@ static void add_stats(struct mlyze_stats *total, const struct mlyze_stats *s)
 	total->native_frames += s->native_frames;
 	total->shallow_stacks += s->shallow_stacks;
 	total->truncated_stacks += s->truncated_stacks;
+}
+
+/* "1 of 3 profiles could not be read and is left out: b.mlyze." */
+static char *unread_note(const struct messages *files, size_t total)
+{
+	struct strbuf sb = { 0 };
+
+	sb_printf(&sb, "%zu of %zu profiles could not be read and %s left "
+		  "out:", files->count, total,
+		  files->count == 1 ? "is" : "are");
+	for (size_t i = 0; i < files->count; i++)
+		sb_printf(&sb, "%s %s", i ? "," : "", files->items[i]);
+	sb_add(&sb, ".");
+	return sb_take(&sb);
 }
 
 /* Caveats of all the profiles together, in plain words. */
@@ -267,6 +294,10 @@ static void note_caveats(struct gathered *g)
 			"The runtime dropped %" PRIu64 " samples because its "
 			"tables were full; the estimates are too low.",
 			dropped));
+	if (g->unread.count)
+		add_message(&g->notes, unread_note(&g->unread,
+						   g->unread.count +
+							   g->profile_count));
 	if (s->events_dropped)
 		add_message(&g->notes, xasprintf(
 			"%" PRIu64 " events could not be written; the "
@@ -289,12 +320,15 @@ static void warn_replaced(struct gathered *g, const char *file,
 	free(message);
 }
 
-/* Read one profile into the sites; exits on a bad or unreadable file. */
-static void read_profile(struct gathered *g, const char *file,
-			 struct frame_namer *namer, struct site_table *sites)
+/* Read one profile into the sites.  A profile that cannot be read is
+ * named on stderr and left out; returns its status. */
+static enum mlyze_status read_profile(struct gathered *g, const char *file,
+				      struct frame_namer *namer,
+				      struct site_table *sites)
 {
 	struct mlyze_options ro = { .warn = warn, .warn_ctx = g };
 	mlyze_reader *r = mlyze_open(file, &ro);
+	enum mlyze_status status;
 	struct heap_replay replay;
 	int rc = -1;
 
@@ -304,9 +338,12 @@ static void read_profile(struct gathered *g, const char *file,
 	if (mlyze_status(r) == MLYZE_OK)
 		rc = heap_replay(r, &replay, progress_tick, &g->progress);
 	progress_done(&g->progress);
+	status = mlyze_status(r);
 	if (rc < 0) {
 		fprintf(stderr, "memprof-report: %s\n", mlyze_error(r));
-		exit(mlyze_status(r) == MLYZE_BAD_FILE ? 2 : 1);
+		add_message(&g->unread, xstrdup(file));
+		mlyze_close(r);
+		return status;
 	}
 	summarise(g, file, r, &replay);
 	add_stats(&g->stats, &mlyze_info(r)->stats);
@@ -314,6 +351,22 @@ static void read_profile(struct gathered *g, const char *file,
 	sites_add_profile(sites, namer, r, &replay);
 	heap_replay_free(&replay);
 	mlyze_close(r);
+	return MLYZE_OK;
+}
+
+/* Read every profile that can be read.  Returns the exit status: 0 when
+ * all could, else 1, or 2 when none could and one broke the format. */
+static int read_profiles(struct gathered *g, char **files, int count,
+			 struct frame_namer *namer, struct site_table *sites)
+{
+	bool malformed = false;
+
+	for (int i = 0; i < count; i++)
+		malformed |= read_profile(g, files[i], namer, sites) ==
+			     MLYZE_BAD_FILE;
+	if (g->unread.count == 0)
+		return 0;
+	return g->profile_count == 0 && malformed ? 2 : 1;
 }
 
 static void free_gathered(struct gathered *g)
@@ -324,11 +377,13 @@ static void free_gathered(struct gathered *g)
 		for (char **arg = p->command_line; *arg; arg++)
 			free(*arg);
 		free(p->command_line);
+		free(p->exec_program);
 		free(p->file);
 	}
 	free(g->profiles);
 	free_messages(&g->warnings);
 	free_messages(&g->notes);
+	free_messages(&g->unread);
 }
 
 static bool colour_wanted(void)
@@ -351,12 +406,13 @@ int main(int argc, char **argv)
 		.warn_ctx = &g,
 	};
 	struct report report;
-	int rc = 0;
+	int written = 0, rc;
 
 	namer = frame_namer_new(&so);
 	sites_init(&sites, o.grouping);
-	for (int i = first; i < argc; i++)
-		read_profile(&g, argv[i], namer, &sites);
+	rc = read_profiles(&g, argv + first, argc - first, namer, &sites);
+	if (g.profile_count == 0)
+		exit(rc);
 	note_caveats(&g);
 	sites_sort(&sites, o.sort, o.at);
 	report = (struct report){
@@ -373,10 +429,10 @@ int main(int argc, char **argv)
 		.warning_count = g.warnings.count,
 	};
 	if (o.json)
-		rc = view_json(stdout, &report);
+		written = view_json(stdout, &report);
 	else
 		view_text(stdout, &report, colour_wanted());
-	if (rc < 0 || fflush(stdout) != 0 || ferror(stdout)) {
+	if (written < 0 || fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "memprof-report: write error: %s\n",
 			strerror(errno));
 		rc = 1;

@@ -56,6 +56,9 @@ struct mlyze_reader {
 	bool at_eof;               /* read() has returned 0 */
 	bool finished;
 	bool truncated;
+	/* File offset of a non-zero byte seen ahead: zero bytes before it are
+	 * not the unwritten tail of a streamed file. */
+	uint64_t nonzero_at;
 	uint64_t skip_left; /* payload bytes of an unknown event to discard */
 	uint64_t skip_event_offset;
 	char skip_event_name[16];
@@ -68,6 +71,11 @@ struct mlyze_reader {
 	struct mlyze_info info;
 	char **command_line;
 	struct mlyze_tables tables;
+
+	/* "offset N: problem" of the first damaged stack, and whether the
+	 * warning about them was given. */
+	char *first_damage;
+	bool damage_reported;
 
 	enum mlyze_status status;
 	char *error;
@@ -82,6 +90,10 @@ int reader_fail(struct mlyze_reader *r, uint64_t offset, const char *format,
 /* Record a failure of the system: "NAME: what: strerror(errno)", or
  * "NAME: out of memory" when what is NULL. */
 int reader_fail_system(struct mlyze_reader *r, const char *what);
+/* Hand over the message of the file's error and clear it (NULL, leaving
+ * the error, when it is not MLYZE_BAD_FILE): for a problem that only
+ * damages one stack. */
+char *reader_take_error(struct mlyze_reader *r);
 /* Read more of the file after the undecoded bytes: 1 bytes were added,
  * 0 end of file, -1 error. */
 int reader_refill(struct mlyze_reader *r);
@@ -115,6 +127,12 @@ const struct mlyze_stack *define_stack(struct mlyze_reader *r, uint64_t offset,
 				       uint64_t id,
 				       const struct mlyze_frame *frames,
 				       size_t depth);
+/* The frames of stack `id` could not be read: the reader's error says why.
+ * Define the stack as damaged (no frames), count it and clear the error;
+ * NULL when the error is not the file's (out of memory) or the id is
+ * already a stack that is not damaged. */
+const struct mlyze_stack *define_damaged_stack(struct mlyze_reader *r,
+					       uint64_t offset, uint64_t id);
 
 /* Frame of a Python code location; fails on undefined ids. */
 int python_frame(struct mlyze_reader *r, uint64_t offset, uint64_t stack_id,

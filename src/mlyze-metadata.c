@@ -283,31 +283,39 @@ static int read_frame(struct mlyze_reader *r, uint64_t stack_id, size_t index,
 			   owner);
 }
 
+static int read_frames(struct mlyze_reader *r, uint64_t id, json_t *frames,
+		       struct mlyze_frame *resolved)
+{
+	size_t i;
+	json_t *value;
+
+	if (!json_is_array(frames))
+		return reader_fail(r, META_OFFSET,
+				   "metadata: stack %" PRIu64 " is not an array", id);
+	json_array_foreach(frames, i, value)
+		if (read_frame(r, id, i, value, &resolved[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/* Frames that cannot be read damage this stack only. */
 static int read_stack(struct mlyze_reader *r, uint64_t id, json_t *frames,
 		      const void *ctx)
 {
 	size_t depth = json_array_size(frames);
-	struct mlyze_frame *resolved;
-	size_t i;
-	json_t *value;
-	int rc = 0;
+	struct mlyze_frame *resolved = calloc(depth ? depth : 1,
+					      sizeof(*resolved));
+	const struct mlyze_stack *stack;
 
 	(void)ctx;
-	if (!json_is_array(frames))
-		return reader_fail(r, META_OFFSET,
-				   "metadata: stack %" PRIu64 " is not an array", id);
-	resolved = calloc(depth ? depth : 1, sizeof(*resolved));
 	if (!resolved)
 		return reader_fail_system(r, NULL);
-	json_array_foreach(frames, i, value) {
-		rc = read_frame(r, id, i, value, &resolved[i]);
-		if (rc < 0)
-			break;
-	}
-	if (rc == 0 && !define_stack(r, META_OFFSET, id, resolved, depth))
-		rc = -1;
+	if (read_frames(r, id, frames, resolved) == 0)
+		stack = define_stack(r, META_OFFSET, id, resolved, depth);
+	else
+		stack = define_damaged_stack(r, META_OFFSET, id);
 	free(resolved);
-	return rc;
+	return stack ? 0 : -1;
 }
 
 static int read_command_line(struct mlyze_reader *r, json_t *root)
@@ -384,9 +392,12 @@ static int read_scalars(struct mlyze_reader *r, json_t *root)
 		field_of(r, "", root, "producer"),
 		field_of(r, "", root, "hostname"),
 		field_of(r, "", root, "executable"),
+		field_of(r, "", root, "ended_by"),
+		field_of(r, "", root, "exec_program"),
 	};
 	const char **string_targets[] = { &info->producer, &info->hostname,
-					  &info->executable };
+					  &info->executable, &info->ended_by,
+					  &info->exec_program };
 	struct field numbers[] = {
 		field_of(r, "", root, "pid"),
 		field_of(r, "", root, "ppid"),

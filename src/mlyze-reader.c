@@ -90,6 +90,23 @@ int reader_fail(struct mlyze_reader *r, uint64_t offset, const char *format,
 	return -1;
 }
 
+char *reader_take_error(struct mlyze_reader *r)
+{
+	size_t name_length = strlen(r->name);
+	char *message = r->error;
+
+	if (r->status != MLYZE_BAD_FILE || !message)
+		return NULL;
+	r->status = MLYZE_OK;
+	r->error = NULL;
+	/* The reader names the file when it reports the damage. */
+	if (strncmp(message, r->name, name_length) == 0 &&
+	    strncmp(message + name_length, ": ", 2) == 0)
+		memmove(message, message + name_length + 2,
+			strlen(message + name_length + 2) + 1);
+	return message;
+}
+
 int reader_fail_system(struct mlyze_reader *r, const char *what)
 {
 	char *message = NULL;
@@ -265,6 +282,7 @@ MLYZE_PUBLIC void mlyze_close(mlyze_reader *r)
 	free(r->command_line);
 	free(r->buffer);
 	free(r->error);
+	free(r->first_damage);
 	free(r->name);
 	free(r);
 }
@@ -445,31 +463,45 @@ static bool decode_frame(struct mlyze_reader *r, struct cursor *c,
 	}
 }
 
-static bool decode_stack(struct mlyze_reader *r, struct cursor *c,
-			 struct mlyze_event *ev)
+/* The frames of a STACK event into r->scratch_frames. */
+static bool decode_frames(struct mlyze_reader *r, struct cursor *c,
+			  uint64_t id, uint64_t *depth)
 {
-	uint64_t id, depth;
-
 	/* Every frame takes at least two bytes: its kind and one varint. */
-	if (!take_varint(r, c, "stack id", &id) ||
-	    !take_count(r, c, "frame count", 2, &depth))
+	if (!take_count(r, c, "frame count", 2, depth))
 		return false;
-	if (depth > r->scratch_capacity) {
+	if (*depth > r->scratch_capacity) {
 		struct mlyze_frame *grown = realloc(
-			r->scratch_frames, depth * sizeof(*grown));
+			r->scratch_frames, *depth * sizeof(*grown));
 
 		if (!grown) {
 			reader_fail_system(r, NULL);
 			return false;
 		}
 		r->scratch_frames = grown;
-		r->scratch_capacity = depth;
+		r->scratch_capacity = *depth;
 	}
-	for (size_t i = 0; i < depth; i++)
+	for (size_t i = 0; i < *depth; i++)
 		if (!decode_frame(r, c, id, i, &r->scratch_frames[i]))
 			return false;
-	ev->stack.stack = define_stack(r, offset_of(r, c->event), id,
-				       r->scratch_frames, depth);
+	return true;
+}
+
+/* The payload bounds the event, so frames that cannot be read damage
+ * this stack only. */
+static bool decode_stack(struct mlyze_reader *r, struct cursor *c,
+			 struct mlyze_event *ev)
+{
+	uint64_t offset = offset_of(r, c->event);
+	uint64_t id, depth;
+
+	if (!take_varint(r, c, "stack id", &id))
+		return false;
+	if (decode_frames(r, c, id, &depth))
+		ev->stack.stack = define_stack(r, offset, id, r->scratch_frames,
+					       depth);
+	else
+		ev->stack.stack = define_damaged_stack(r, offset, id);
 	return ev->stack.stack != NULL;
 }
 
@@ -695,6 +727,92 @@ static int decode_event(struct mlyze_reader *r, struct mlyze_event *ev,
 	return 1;
 }
 
+/* ---- the unwritten tail of a streamed file ---- */
+
+#define LOOKAHEAD_CHUNK 4096
+
+/* The last non-zero byte in [p, end), or NULL.  The last: no event
+ * boundary before it starts the tail, so one look serves every event of
+ * the buffer. */
+static const uint8_t *last_nonzero(const uint8_t *p, const uint8_t *end)
+{
+	while (end > p && end[-1] == 0)
+		end--;
+	return end > p ? end - 1 : NULL;
+}
+
+/* Whether the file holds nothing but zero bytes after what is buffered,
+ * read ahead without moving the descriptor: 1 yes, 0 no (or the
+ * descriptor cannot seek: then nobody can tell), -1 error. */
+static int zeros_to_end(struct mlyze_reader *r)
+{
+	uint8_t chunk[LOOKAHEAD_CHUNK];
+	off_t start = lseek(r->fd, 0, SEEK_CUR), at = start;
+	const uint8_t *p;
+	ssize_t n;
+
+	if (start < 0)
+		return 0;
+	for (;;) {
+		n = pread(r->fd, chunk, sizeof(chunk), at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return reader_fail_system(r, "read");
+		if (n == 0)
+			return 1;
+		p = last_nonzero(chunk, chunk + n);
+		if (p) {
+			r->nonzero_at = offset_of(r, r->end) +
+					(uint64_t)(at - start) +
+					(uint64_t)(p - chunk);
+			return 0;
+		}
+		at += n;
+	}
+}
+
+/* At an event boundary: 1 when every byte from here to the end of the
+ * file is zero, space a streaming writer reserved and never wrote (a real
+ * ALLOC, type 0, has a non-zero address); 0 otherwise; -1 error. */
+static int at_unwritten_tail(struct mlyze_reader *r)
+{
+	size_t scanned = 0;
+	const uint8_t *p;
+
+	if (*r->next != 0 || r->info.complete != 0 ||
+	    offset_of(r, r->next) < r->nonzero_at)
+		return 0;
+	for (;;) {
+		p = last_nonzero(r->next + scanned, r->end);
+		if (p) {
+			r->nonzero_at = offset_of(r, p);
+			return 0;
+		}
+		if (r->at_eof)
+			return 1;
+		scanned = (size_t)(r->end - r->next);
+		if (scanned == r->capacity)
+			return zeros_to_end(r);
+		if (reader_refill(r) < 0)
+			return -1;
+	}
+}
+
+/* One warning for all the damaged stacks, when the stream ends. */
+static void report_damage(struct mlyze_reader *r)
+{
+	uint64_t n = r->info.damaged_stacks;
+
+	if (!n || r->damage_reported)
+		return;
+	r->damage_reported = true;
+	reader_warn(r, "%s: %" PRIu64 " damaged stack%s read without frames, "
+		    "%s samples unattributed (%s%s)", r->name, n,
+		    n == 1 ? "" : "s", n == 1 ? "its" : "their",
+		    n == 1 ? "" : "the first: ", r->first_damage);
+}
+
 MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
 {
 	size_t needed = LONGEST_FIXED_EVENT;
@@ -702,8 +820,10 @@ MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
 	for (;;) {
 		if (r->status != MLYZE_OK)
 			return -1;
-		if (r->finished)
+		if (r->finished) {
+			report_damage(r);
 			return 0;
+		}
 		if (r->skip_left) {
 			if (skip_payload(r) < 0)
 				return -1;
@@ -714,11 +834,15 @@ MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
 				return -1;
 			continue;
 		}
-		if (r->next == r->end) {
+		int rc = r->next == r->end ? 1 : at_unwritten_tail(r);
+
+		if (rc < 0)
+			return -1;
+		if (rc > 0) {
 			r->finished = true;
-			return 0;
+			continue;
 		}
-		int rc = decode_event(r, ev, &needed);
+		rc = decode_event(r, ev, &needed);
 
 		if (rc != 0)
 			return rc;

@@ -431,10 +431,10 @@ static bool same_frames(const struct mlyze_frame *a,
 	return true;
 }
 
-const struct mlyze_stack *define_stack(struct mlyze_reader *r, uint64_t offset,
-				       uint64_t id,
-				       const struct mlyze_frame *frames,
-				       size_t depth)
+static const struct mlyze_stack *add_stack(struct mlyze_reader *r,
+					   uint64_t offset, uint64_t id,
+					   const struct mlyze_frame *frames,
+					   size_t depth, bool damaged)
 {
 	struct arena *arena = &r->tables.arena;
 	const struct mlyze_stack *old = table_find(&r->tables.stacks, id);
@@ -442,8 +442,8 @@ const struct mlyze_stack *define_stack(struct mlyze_reader *r, uint64_t offset,
 	struct mlyze_frame *copy = NULL;
 
 	if (old)
-		return old->depth == depth && same_frames(old->frames, frames,
-							  depth)
+		return old->depth == depth && !old->damaged == !damaged &&
+			       same_frames(old->frames, frames, depth)
 			       ? old
 			       : redefined(r, offset, "stack", id);
 	entry = arena_alloc(&r->tables.entries, sizeof(*entry));
@@ -456,12 +456,42 @@ const struct mlyze_stack *define_stack(struct mlyze_reader *r, uint64_t offset,
 		entry->index = r->tables.stacks.count;
 		entry->depth = depth;
 		entry->frames = copy;
+		entry->damaged = damaged;
 	} else {
 		entry = NULL;
 	}
 	if (table_add(r, &r->tables.stacks, id, entry) < 0)
 		return NULL;
 	return entry;
+}
+
+const struct mlyze_stack *define_stack(struct mlyze_reader *r, uint64_t offset,
+				       uint64_t id,
+				       const struct mlyze_frame *frames,
+				       size_t depth)
+{
+	return add_stack(r, offset, id, frames, depth, false);
+}
+
+const struct mlyze_stack *define_damaged_stack(struct mlyze_reader *r,
+					       uint64_t offset, uint64_t id)
+{
+	size_t count = r->tables.stacks.count;
+	char *problem = reader_take_error(r);
+	const struct mlyze_stack *stack;
+
+	if (!problem)
+		return NULL;
+	stack = add_stack(r, offset, id, NULL, 0, true);
+	if (stack && r->tables.stacks.count > count) {
+		r->info.damaged_stacks++;
+		if (!r->first_damage) {
+			r->first_damage = problem;
+			problem = NULL;
+		}
+	}
+	free(problem);
+	return stack;
 }
 
 /* ---- public access ---- */

@@ -70,9 +70,11 @@ void heap_estimates_add(struct heap_estimates *into,
 		estimate_add(&into->live[m], &from->live[m]);
 }
 
+/* Adding and taking back large weights may leave a variance a little
+ * below zero: it is zero. */
 double interval95(double variance)
 {
-	return 1.96 * sqrt(variance);
+	return variance > 0 ? 1.96 * sqrt(variance) : 0;
 }
 
 static void add_weight(struct estimate *e, const struct mlyze_weight *w)

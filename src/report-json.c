@@ -1,7 +1,8 @@
 /* report-json.c - the report for programs (schema in memprof-report(1)).
  *
- * Bytes and counts are rounded to whole numbers; shares and durations are
- * printed with six significant digits, so the output is stable.
+ * Bytes and counts are rounded to whole numbers (at most 2^63 - 1); shares
+ * and durations are printed with six significant digits, so the output is
+ * stable.
  */
 #include "config.h"
 
@@ -10,6 +11,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 /* json_object_set_new that cannot fail quietly. */
@@ -37,8 +39,14 @@ static json_t *text(const char *value)
 	return string;
 }
 
+/* A whole number of bytes or blocks.  JSON integers past 2^63 - 1 are
+ * lost or refused by many parsers, so larger estimates saturate there. */
 static json_t *whole(double value)
 {
+	if (!(value > 0))
+		return json_integer(0);
+	if (value >= 0x1p63)
+		return json_integer(INT64_MAX);
 	return json_integer((json_int_t)llround(value));
 }
 
@@ -109,6 +117,9 @@ static json_t *profile_json(const struct profile_summary *p)
 	set(o, "complete", p->complete < 0 ? json_null()
 					   : json_boolean(p->complete));
 	set(o, "truncated", json_boolean(p->truncated));
+	set(o, "exec_program",
+	    p->exec_program ? text(p->exec_program) : json_null());
+	set(o, "damaged_stacks", json_integer((json_int_t)p->damaged_stacks));
 	set(o, "events", json_integer((json_int_t)p->events));
 	peak = moment_json(&p->peak);
 	set(peak, "time_s", json_real(p->peak_time_s));

@@ -8,6 +8,9 @@
 #include <string.h>
 
 #define NO_STACK "[no stack]"
+/* A stack the profile could not define (see mlyze_stack.damaged): its
+ * samples still count, here, so that the totals stay right. */
+#define DAMAGED_STACK "[unattributed: damaged stack]"
 
 const char *const sort_names[3] = { "live", "allocated", "count" };
 
@@ -109,6 +112,8 @@ static struct site *site_of_stack(struct site_table *table,
 	struct site *s;
 	size_t site;
 
+	if (stack->damaged)
+		return find_site(table, DAMAGED_STACK, DAMAGED_STACK);
 	if (stack->depth == 0)
 		return find_site(table, NO_STACK, NO_STACK);
 	labels = xcalloc(stack->depth, sizeof(*labels));
@@ -191,8 +196,10 @@ void sites_sort(struct site_table *table, enum sort_key key, enum moment at)
 {
 	sorting = key;
 	sorting_at = at;
-	qsort(table->sites, table->count, sizeof(*table->sites),
-	      compare_sites);
+	/* qsort wants a valid array even for no element. */
+	if (table->count > 1)
+		qsort(table->sites, table->count, sizeof(*table->sites),
+		      compare_sites);
 	/* Indexes moved: the hash index no longer applies. */
 	u64map_free(&table->by_hash);
 }

@@ -119,6 +119,17 @@ static char *sampling_text(uint64_t low, uint64_t high, bool changed)
 #define NOT_FINALISED "not finalised (the process ended early)"
 #define CUT_SHORT "cut short; read up to the last whole event"
 
+/* "replaced by exec of /usr/bin/env" */
+static char *replaced_text(const struct profile_summary *p)
+{
+	char *argv[] = { p->exec_program, NULL };
+	char *program = shown_command(argv);
+	char *text = xasprintf("replaced by exec of %s", program);
+
+	free(program);
+	return text;
+}
+
 static void profile_block(FILE *out, const struct style *st,
 			  const struct profile_summary *p)
 {
@@ -145,6 +156,29 @@ static void profile_block(FILE *out, const struct style *st,
 		line(out, st, "  state", NOT_FINALISED);
 	if (p->truncated)
 		line(out, st, "  state", CUT_SHORT);
+	if (p->exec_program) {
+		text = replaced_text(p);
+		line(out, st, "  state", text);
+		free(text);
+	}
+}
+
+/* " [not finalised...] [replaced by exec of ...]", or "". */
+static char *bracketed_states(const struct profile_summary *p)
+{
+	struct strbuf sb = { 0 };
+
+	if (p->complete == 0)
+		sb_add(&sb, " [" NOT_FINALISED "]");
+	if (p->truncated)
+		sb_add(&sb, " [" CUT_SHORT "]");
+	if (p->exec_program) {
+		char *replaced = replaced_text(p);
+
+		sb_printf(&sb, " [%s]", replaced);
+		free(replaced);
+	}
+	return sb_take(&sb);
 }
 
 /* Several profiles: one aligned line each. */
@@ -181,14 +215,14 @@ static void profiles_table(FILE *out, const struct style *st,
 	for (size_t i = 0; i < r->profile_count; i++) {
 		const struct profile_summary *p = &r->profiles[i];
 		char *command = shown_command(p->command_line);
+		char *states = bracketed_states(p);
 
 		fprintf(out,
-			"  %s%*s  pid %*" PRIu64 "  %6.1f s  %-*s  %s%s%s\n",
+			"  %s%*s  pid %*" PRIu64 "  %6.1f s  %-*s  %s%s\n",
 			p->file, file_width - text_width(p->file), "",
 			pid_width, p->pid, p->duration_s, peak_width, peaks[i],
-			command,
-			p->complete == 0 ? " [" NOT_FINALISED "]" : "",
-			p->truncated ? " [" CUT_SHORT "]" : "");
+			command, states);
+		free(states);
 		free(command);
 	}
 	free(peaks);

@@ -22,6 +22,8 @@ struct profile_summary {
 	bool rate_changed;
 	int complete;          /* as in struct mlyze_info */
 	bool truncated;
+	char *exec_program; /* the process was replaced by exec; else NULL */
+	uint64_t damaged_stacks;
 	uint64_t events;
 	double peak_time_s; /* since the start */
 	struct estimate peak, end; /* live heap of the profile */

@@ -4,9 +4,11 @@
  * loaded whole when the file is opened, the event stream is then decoded
  * through a fixed-size buffer, one event per mlyze_next() call.  Every rule
  * of mlyze(5) is checked; the first violation stops the reader with a
- * message of the form "FILE: offset N: problem".  A file that ends inside
- * an event (a killed process) is read up to its last whole event, with a
- * warning.
+ * message of the form "FILE: offset N: problem" (a damaged stack does not,
+ * see below).  A file that ends inside an event (a killed process) is read
+ * up to its last whole event, with a warning; a streamed file that ends in
+ * zero bytes from an event on (space reserved but never written) is read
+ * up to them, without one.
  *
  *     mlyze_reader *r = mlyze_open("trace.mlyze", NULL);
  *     struct mlyze_event ev;
@@ -25,6 +27,13 @@
  * definition events in the stream; each is defined before the first event
  * that uses it, so every pointer an event carries is valid.  Pointers into
  * the tables stay valid until mlyze_close().
+ *
+ * One damaged stack does not make a damaged file: a stack whose frames
+ * cannot be read (a frame referencing an undefined file, function or
+ * module, a frame of the wrong form...) is defined without frames and
+ * marked `damaged`, so that the samples taken with it still count; the
+ * reader counts such stacks and reports them in one warning when the
+ * stream ends.
  */
 #ifndef SPPROF_MLYZE_H
 #define SPPROF_MLYZE_H
@@ -101,6 +110,9 @@ struct mlyze_stack {
 	size_t index; /* 0, 1, 2... in order of definition */
 	size_t depth;
 	const struct mlyze_frame *frames;
+	/* 1 when the definition was damaged: no frames (depth 0), and the
+	 * samples taken with it cannot be attributed to code. */
+	int damaged;
 };
 
 struct mlyze_event {
@@ -165,6 +177,13 @@ struct mlyze_info {
 	uint64_t max_stack_depth;
 	int has_stats;
 	struct mlyze_stats stats;
+	/* How the process ended, in finalised files: "exit", or "exec" when
+	 * exec_program replaced it; NULL when not stated. */
+	const char *ended_by;
+	const char *exec_program;
+	/* Stacks defined so far whose definition was damaged; grows while
+	 * the stream defines more. */
+	uint64_t damaged_stacks;
 };
 
 struct mlyze_options {
@@ -172,7 +191,7 @@ struct mlyze_options {
 	 * event larger than the buffer is refused. */
 	size_t buffer_size;
 	/* Called with "FILE: problem" or "FILE: offset N: problem" for every
-	 * warning (unfinished profile, file cut short...). */
+	 * warning (unfinished profile, file cut short, damaged stacks...). */
 	void (*warn)(void *ctx, const char *message);
 	void *warn_ctx;
 };
@@ -188,7 +207,9 @@ enum mlyze_status {
 MLYZE_PUBLIC mlyze_reader *mlyze_open(const char *path,
 				      const struct mlyze_options *options);
 /* The same on an open descriptor, read from its current position; `name`
- * is used in messages.  The descriptor is not closed. */
+ * is used in messages.  The descriptor is not closed.  On one that cannot
+ * seek (a pipe), only an unwritten tail that fits in the buffer is known
+ * as one (see mlyze(5)). */
 MLYZE_PUBLIC mlyze_reader *mlyze_open_fd(int fd, const char *name,
 					 const struct mlyze_options *options);
 MLYZE_PUBLIC void mlyze_close(mlyze_reader *reader);

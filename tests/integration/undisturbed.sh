@@ -97,8 +97,10 @@ kill -9 $pid
 wait $pid
 check_profile --streamed --size=1048576 --min-allocs=48 \
 	"$scratch/kill/kill.mlyze.part"
-live=$("$report" --json --at end "$scratch/kill/kill.mlyze.part" |
-	sed -n '/"end": {/{n;s/[^0-9]//gp;q}')
+live=$("$report" --json --at end "$scratch/kill/kill.mlyze.part" \
+	2>"$scratch/kill/report.stderr" | sed -n '/"end": {/{n;s/[^0-9]//gp;q}')
+! grep -v 'not finalised' "$scratch/kill/report.stderr" ||
+	fail "kill: the streamed file does not read cleanly"
 [ "${live:-0}" -ge $((48 << 20)) ] ||
 	fail "kill: the report shows ${live:-no} live bytes, not 48 MiB"
 

@@ -306,6 +306,16 @@ START_TEST(nothing_allocated)
 }
 END_TEST
 
+/* Taking back large weights may leave a variance a little below zero:
+ * its interval is zero, not NaN. */
+START_TEST(interval_of_rounding_noise)
+{
+	ck_assert_double_eq(interval95(-1e-3), 0);
+	ck_assert_double_eq(interval95(0), 0);
+	ck_assert_double_eq_tol(interval95(4), 3.92, 1e-12);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("heap replay");
@@ -315,6 +325,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, exact_weights_and_ties);
 	tcase_add_test(t, sampled_weights);
 	tcase_add_test(t, nothing_allocated);
+	tcase_add_test(t, interval_of_rounding_noise);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -468,8 +468,163 @@ START_TEST(errors_name_the_offset_and_the_problem)
 		     "stack 0 0 native:5\n",
 		     "test.mlyze: offset 283: stack 0 redefined with different "
 		     "content");
-	expect_error("header\nmetadata {}\nevent 4 0 0502\n",
-		     "test.mlyze: offset 258: STACK payload too short (2 bytes)");
+	expect_error("header\nmetadata {}\nevent 4 0 80\n",
+		     "test.mlyze: offset 258: STACK payload too short (1 bytes)");
+}
+END_TEST
+
+/* Reads every event to the end; returns the ALLOC events. */
+static int count_allocs_to_end(mlyze_reader *r)
+{
+	struct mlyze_event ev;
+	int rc, allocs = 0;
+
+	while ((rc = mlyze_next(r, &ev)) > 0)
+		allocs += ev.type == MLYZE_EVENT_ALLOC;
+	ck_assert_msg(rc == 0, "%s", mlyze_error(r));
+	return allocs;
+}
+
+START_TEST(a_damaged_stack_in_the_metadata_damages_that_stack_only)
+{
+	mlyze_reader *r = open_script(
+		"header\n"
+		"metadata {\"sampling_rate\": 8, \"files\": {\"0\": \"a.py\"}, "
+		"\"functions\": {\"0\": \"f\"}, \"stack_traces\": {"
+		"\"0\": [{\"file_id\": 0, \"func_id\": 0, \"line\": 1}], "
+		"\"1\": [{\"address\": 5}, {\"file_id\": 1048575, "
+		"\"func_id\": 1047552, \"line\": 1}], "
+		"\"2\": [{\"module_id\": 4, \"offset\": 0}], \"3\": 7}}\n"
+		"alloc 0 0x10 8 1 1\n"
+		"alloc 0 0x20 8 0 1\n");
+	const struct mlyze_stack *damaged = mlyze_find_stack(r, 1);
+	struct mlyze_event ev;
+
+	ck_assert_int_eq(mlyze_status(r), MLYZE_OK);
+	ck_assert_uint_eq(mlyze_info(r)->damaged_stacks, 3);
+	ck_assert_int_eq(damaged->damaged, 1);
+	ck_assert_uint_eq(damaged->depth, 0);
+	ck_assert_int_eq(mlyze_find_stack(r, 0)->damaged, 0);
+	ck_assert_uint_eq(mlyze_find_stack(r, 0)->depth, 1);
+	ck_assert_int_eq(warning_count, 0);
+	next_ok(r, &ev, MLYZE_EVENT_ALLOC);
+	ck_assert_ptr_eq(ev.alloc.stack, damaged);
+	next_ok(r, &ev, MLYZE_EVENT_ALLOC);
+	expect_end(r);
+	ck_assert_int_eq(warning_count, 1);
+	ck_assert_str_eq(last_warning,
+			 "test.mlyze: 3 damaged stacks read without frames, "
+			 "their samples unattributed (the first: offset 256: "
+			 "stack 1 references undefined file 1048575)");
+	close_reader(r);
+}
+END_TEST
+
+START_TEST(a_damaged_stack_in_the_stream_damages_that_stack_only)
+{
+	mlyze_reader *r = open_script(
+		"header\n"
+		"metadata {\"complete\": false, \"sampling_rate\": 8}\n"
+		"stack 0 1 native:5 python:1048575:1047552:1\n"
+		"stack 0 1 native:5 python:1048575:1047552:1\n"
+		"event 4 0 020207\n"
+		"stack 0 3 native:6\n"
+		"alloc 0 0x10 8 1 1\n"
+		"alloc 0 0x20 8 2 1\n"
+		"alloc 0 0x30 8 3 1\n");
+	struct mlyze_event ev;
+
+	next_ok(r, &ev, MLYZE_EVENT_STACK);
+	ck_assert_int_eq(ev.stack.stack->damaged, 1);
+	next_ok(r, &ev, MLYZE_EVENT_STACK);
+	ck_assert_ptr_eq(ev.stack.stack, mlyze_find_stack(r, 1));
+	next_ok(r, &ev, MLYZE_EVENT_STACK);
+	ck_assert_int_eq(ev.stack.stack->damaged, 1);
+	next_ok(r, &ev, MLYZE_EVENT_STACK);
+	ck_assert_int_eq(ev.stack.stack->damaged, 0);
+	ck_assert_int_eq(count_allocs_to_end(r), 3);
+	ck_assert_uint_eq(mlyze_info(r)->damaged_stacks, 2);
+	ck_assert_int_eq(warning_count, 2);
+	ck_assert_ptr_nonnull(strstr(last_warning, "2 damaged stacks"));
+	close_reader(r);
+	/* A stack defined whole cannot be redefined damaged. */
+	expect_error("header\nmetadata {\"stack_traces\": {\"0\": []}}\n"
+		     "stack 0 0 python:9:9:1\n",
+		     "test.mlyze: offset 283: stack 0 redefined with different "
+		     "content");
+}
+END_TEST
+
+#define STREAMED_METADATA                                                    \
+	"header\n"                                                           \
+	"metadata {\"complete\": false, \"sampling_rate\": 8, "              \
+	"\"stack_traces\": {\"1\": []}}\n"                                   \
+	"alloc 0 0x10 8 1 1\n"
+
+START_TEST(the_unwritten_tail_of_a_streamed_file_ends_it)
+{
+	/* Tails shorter and longer than the buffer, read through a small
+	 * and the default buffer. */
+	static const char *const tails[] = { "zeros 1\n", "zeros 100\n",
+					     "zeros 9000\n", "zeros 70000\n" };
+
+	for (size_t i = 0; i < 4; i++) {
+		char script[512];
+
+		snprintf(script, sizeof(script), "%s%s", STREAMED_METADATA,
+			 tails[i]);
+		for (size_t buffer = 0; buffer <= 256; buffer += 256) {
+			mlyze_reader *r = open_script_buffered(script, buffer);
+
+			ck_assert_int_eq(count_allocs_to_end(r), 1);
+			ck_assert_int_eq(mlyze_truncated(r), 0);
+			ck_assert_int_eq(warning_count, 1); /* not finalised */
+			close_reader(r);
+		}
+	}
+}
+END_TEST
+
+START_TEST(zero_bytes_followed_by_data_are_read_as_events)
+{
+	/* Zero events at address 0 of stack 0, which is not defined. */
+	for (size_t buffer = 0; buffer <= 256; buffer += 256) {
+		char expected[128];
+		mlyze_reader *r = open_script_buffered(
+			STREAMED_METADATA "zeros 9000\nbytes 01\n", buffer);
+		struct mlyze_event ev;
+
+		snprintf(expected, sizeof(expected),
+			 "test.mlyze: offset %u: ALLOC references undefined "
+			 "stack 0", 256 + mlyze_info(r)->metadata_length + 14);
+		next_ok(r, &ev, MLYZE_EVENT_ALLOC);
+		ck_assert_int_eq(mlyze_next(r, &ev), -1);
+		ck_assert_str_eq(mlyze_error(r), expected);
+		close_reader(r);
+	}
+	/* A finalised file has no unwritten tail. */
+	expect_error("header\nmetadata {\"complete\": true, "
+		     "\"stack_traces\": {\"1\": []}}\nzeros 100\n",
+		     "test.mlyze: offset 301: ALLOC references undefined "
+		     "stack 0");
+}
+END_TEST
+
+START_TEST(how_the_process_ended_is_exposed)
+{
+	mlyze_reader *r = open_script(
+		"header\n"
+		"metadata {\"ended_by\": \"exec\", "
+		"\"exec_program\": \"/usr/bin/env\"}\n");
+
+	ck_assert_str_eq(mlyze_info(r)->ended_by, "exec");
+	ck_assert_str_eq(mlyze_info(r)->exec_program, "/usr/bin/env");
+	expect_end(r);
+	close_reader(r);
+	r = open_script("header\nmetadata {\"ended_by\": \"exit\"}\n");
+	ck_assert_str_eq(mlyze_info(r)->ended_by, "exit");
+	ck_assert_ptr_null(mlyze_info(r)->exec_program);
+	close_reader(r);
 }
 END_TEST
 
@@ -570,6 +725,11 @@ int main(void)
 	tcase_add_test(t, a_definition_larger_than_the_buffer_is_refused);
 	tcase_add_test(t, sparse_and_dense_ids_are_found);
 	tcase_add_test(t, weights);
+	tcase_add_test(t, a_damaged_stack_in_the_metadata_damages_that_stack_only);
+	tcase_add_test(t, a_damaged_stack_in_the_stream_damages_that_stack_only);
+	tcase_add_test(t, the_unwritten_tail_of_a_streamed_file_ends_it);
+	tcase_add_test(t, zero_bytes_followed_by_data_are_read_as_events);
+	tcase_add_test(t, how_the_process_ended_is_exposed);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

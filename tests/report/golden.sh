@@ -1,13 +1,14 @@
 #!/bin/sh
-# Golden tests of memprof-report: compile the profiles of profiles/*.txt,
-# run every case of golden/*.args in a scratch directory (so file names in
-# the output are stable) and compare stdout, stderr and the exit status
-# with golden/CASE.out, golden/CASE.err (empty when absent) and 0.
+# Golden tests of memprof-report: compile the profiles of profiles/*.txt
+# and malformed/*.txt, run every case of golden/*.args in a scratch
+# directory (so file names in the output are stable) and compare stdout,
+# stderr and the exit status with golden/CASE.out, golden/CASE.err (empty
+# when absent) and golden/CASE.status (0 when absent).
 # With UPDATE_GOLDEN=1, write the expected files instead.
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
 
-for script in "$here"/profiles/*.txt; do
+for script in "$here"/profiles/*.txt "$here"/malformed/*.txt; do
 	"$gen" compile "$script" "$scratch/$(basename "$script" .txt).mlyze" ||
 		exit 99
 done
@@ -28,7 +29,10 @@ for args in "$here"/golden/*.args; do
 		fi
 	fi
 	[ -f "$expected_err" ] || expected_err=/dev/null
-	[ "$status" -eq 0 ] &&
+	expected_status=0
+	[ -f "$here/golden/$name.status" ] &&
+		expected_status=$(cat "$here/golden/$name.status")
+	[ "$status" -eq "$expected_status" ] &&
 		diff -u "$expected_out" "$scratch/$name.stdout" &&
 		diff -u "$expected_err" "$scratch/$name.stderr"
 	verdict "$name" $? "(exit status $status)"

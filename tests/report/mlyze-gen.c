@@ -55,7 +55,10 @@ static void write_file(const char *path, const struct bytes *data)
 {
 	FILE *f = fopen(path, "wb");
 
-	if (!f || fwrite(data->data, 1, data->length, f) != data->length ||
+	/* An empty profile has no data to write (and data may be NULL). */
+	if (!f ||
+	    (data->length &&
+	     fwrite(data->data, 1, data->length, f) != data->length) ||
 	    fclose(f) != 0)
 		die(path, strerror(errno));
 }

@@ -13,6 +13,8 @@
 
 void bytes_append(struct bytes *b, const void *data, size_t length)
 {
+	if (length == 0)
+		return; /* data may be NULL: an empty buffer */
 	if (b->length + length > b->capacity) {
 		size_t capacity = b->capacity ? b->capacity : 4096;
 
@@ -320,6 +322,19 @@ static int fixed_event(struct compiler *c, enum mlyze_event_type type)
 	}
 }
 
+static int zeros(struct compiler *c)
+{
+	static const uint8_t zero[1024];
+	uint64_t count;
+
+	if (number(c, &count) < 0)
+		return -1;
+	for (; count > sizeof(zero); count -= sizeof(zero))
+		bytes_append(c->out, zero, sizeof(zero));
+	bytes_append(c->out, zero, (size_t)count);
+	return 0;
+}
+
 static int directive(struct compiler *c, char *line)
 {
 	static const struct {
@@ -350,6 +365,8 @@ static int directive(struct compiler *c, char *line)
 				return -1;
 		return 0;
 	}
+	if (strcmp(word, "zeros") == 0)
+		return zeros(c);
 	if (strcmp(word, "event") == 0)
 		return number(c, &type) < 0 ? -1 : sized_event(c, type, true);
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {

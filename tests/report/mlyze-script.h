@@ -17,6 +17,7 @@
  *   rate DELTA RATE
  *   event TYPE DELTA HEX   a sized event with this payload
  *   bytes HEX...           raw bytes
+ *   zeros COUNT            COUNT zero bytes
  *
  * Contract: deterministic, no I/O; used by mlyze-gen and the unit tests.
  */
