@@ -90,7 +90,7 @@ void unwind_init(enum unwind_method asked)
 	/* abort() is the C library's own, whoever interposes malloc. */
 	code_range_of((const void *)(uintptr_t)&abort, &libc_text_lo,
 		      &libc_text_hi);
-	have_tables = unwind_tables_init();
+	have_tables = unwind_tables_init(libc_text_lo, libc_text_hi);
 	method = asked;
 	if (asked == UNWIND_DWARF && !have_tables) {
 		runtime_message("SPPROF_UNWIND=dwarf: no unwind table reader "

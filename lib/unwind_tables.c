@@ -7,11 +7,13 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <ucontext.h>
 
 #include "cfi.h"
 #include "code_map.h"
 #include "rawmem.h"
+#include "unwind.h"
 
 #define relaxed memory_order_relaxed
 
@@ -157,11 +159,19 @@ static const uint8_t sigreturn_code[] = { 0x68, 0x11, 0x80, 0xd2,
 					  0x01, 0x00, 0x00, 0xd4 };
 #endif
 
+/* Where trampolines live: the C library's code (x86-64) and the vDSO's
+ * (AArch64); neither is ever unloaded, so their code can be read even
+ * when a stray value points there. */
+static uintptr_t libc_lo, libc_hi, vdso_lo, vdso_hi;
+
 int is_signal_trampoline(uintptr_t pc)
 {
 #if HAVE_TABLE_WALK
 	uintptr_t last = pc + sizeof(sigreturn_code) - 1;
 
+	if (!(pc >= libc_lo && last < libc_hi) &&
+	    !(pc >= vdso_lo && last < vdso_hi))
+		return 0;
 	/* Read only when it cannot cross into another page. */
 	return (last & ~(uintptr_t)4095) == (pc & ~(uintptr_t)4095) &&
 	       !memcmp((const void *)pc, sigreturn_code,
@@ -233,12 +243,18 @@ static int unwind_one(struct frame_regs *regs, const struct frame_rule *rule,
 	return 1;
 }
 
-int unwind_tables_init(void)
+int unwind_tables_init(uintptr_t libc_text_lo, uintptr_t libc_text_hi)
 {
 	struct rule_slot *cache;
+	uintptr_t vdso;
 
 	if (!HAVE_TABLE_WALK)
 		return 0;
+	libc_lo = libc_text_lo;
+	libc_hi = libc_text_hi;
+	vdso = getauxval(AT_SYSINFO_EHDR);
+	if (vdso)
+		code_range_of((const void *)vdso, &vdso_lo, &vdso_hi);
 	cache = rawmem_map(RULE_CACHE_SLOTS * sizeof(*cache));
 	atomic_store_explicit(&rule_cache, cache, memory_order_release);
 	return 1;

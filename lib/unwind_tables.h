@@ -27,7 +27,9 @@
 /* Room for the deepest stack kept and the runtime's own frames below it. */
 #define UNWIND_TABLES_MAX_DEPTH (MEMPROF_MAX_STACK_DEPTH + 16)
 
-int unwind_tables_init(void);
+/* Maps the rule cache; takes the C library's code range (see
+ * is_signal_trampoline). */
+int unwind_tables_init(uintptr_t libc_text_lo, uintptr_t libc_text_hi);
 
 /* Fills frames[0..max) with this function's address and the return
  * addresses above it, leaf first; *truncated is set when the walk
@@ -36,7 +38,8 @@ uint32_t unwind_tables_capture(uintptr_t *frames, uint32_t max,
 			       uintptr_t stack_top, int *truncated);
 
 /* Whether pc is a sigreturn trampoline: the return address the kernel
- * gives a signal handler. */
+ * gives a signal handler.  Reads code only in the C library and the vDSO,
+ * which are never unloaded. */
 int is_signal_trampoline(uintptr_t pc);
 
 #endif /* SPPROF_UNWIND_TABLES_H */
