@@ -4,6 +4,7 @@
 
 #include "unwind_tables.h"
 
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -124,6 +125,24 @@ static void cache_rule(uintptr_t key, const struct frame_rule *rule)
 	atomic_store_explicit(&s->key, key, memory_order_release);
 }
 
+/* The code map may still hold an object unloaded since it was built;
+ * where the C library can tell without a lock, the tables are read only
+ * from an object that is loaded now, and from where it says they are. */
+static int still_loaded(uintptr_t address, uintptr_t *eh_frame_hdr)
+{
+#ifdef HAVE__DL_FIND_OBJECT
+	struct dl_find_object object;
+
+	if (_dl_find_object((void *)address, &object) != 0)
+		return 0;
+	*eh_frame_hdr = (uintptr_t)object.dlfo_eh_frame;
+#else
+	(void)address;
+	(void)eh_frame_hdr;
+#endif
+	return 1;
+}
+
 /* The rule for the frame at pc (for a return address, of the call before
  * it), which also says whether pc is code at all. */
 static struct frame_rule rule_for(uintptr_t pc, int return_address)
@@ -139,7 +158,7 @@ static struct frame_rule rule_for(uintptr_t pc, int return_address)
 	if (cached_rule(key, &rule))
 		return rule;
 	code = code_map_lookup(at + 1);
-	if (code.kind == NOT_CODE)
+	if (code.kind == NOT_CODE || !still_loaded(at, &code.eh_frame_hdr))
 		return rule;
 	if (return_address && is_signal_trampoline(pc))
 		rule = (struct frame_rule){ .kind = FRAME_SIGNAL };

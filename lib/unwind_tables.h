@@ -8,8 +8,10 @@
  * frame pointer.  Code built without frame pointers is walked through, and
  * so are signal frames (the interrupted instruction is recorded as a
  * frame).  It reads only the thread's stack below stack_top and the
- * objects' mapped tables; the rule found for an address is cached in a
- * table shared by all threads, mapped by unwind_tables_init().  No
+ * objects' mapped tables (where glibc has _dl_find_object, only of
+ * objects loaded at that moment); the rule found for an address is cached
+ * in a table shared by all threads, mapped by unwind_tables_init(), for
+ * the code map's generation.  No
  * allocation, no lock, no descriptor.  A rule it does not know (a frame
  * address or return address given by a DWARF expression, registers other
  * than the stack and frame pointers), a return address in no known code
