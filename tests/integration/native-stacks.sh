@@ -91,7 +91,9 @@ expect_counts callers-fp auto 'fp_stacks=9?? dwarf_stacks=[1-9]'
 expect_counts callers-fp fp 'fp_stacks=1??? dwarf_stacks=0'
 expect_counts callers dwarf 'fp_stacks=0 dwarf_stacks=1???'
 unset SPPROF_OUTPUT SPPROF_SAMPLING_RATE SPPROF_UNWIND
-# memprof-wrap --unwind forces a method.
+# memprof-wrap --unwind forces a method, and knows no other.
+timeout 60 "$wrap" -q --unwind=frames -- true 2>/dev/null
+[ $? = 2 ] || fail "memprof-wrap --unwind=frames is not a usage error"
 for unwind in fp dwarf; do
 	timeout 60 "$wrap" -q -r 64K --unwind=$unwind \
 		-o "$scratch/wrap-$unwind.mlyze" -- "$integ_bin/callers-fp" \
