@@ -11,9 +11,14 @@
 # the clock and, when GNU time is there, by the CPU time of the process
 # (steadier on a busy machine).  The target is 20 million events per
 # second on one core.
+# Then writes a profile of FORMAT_EVENTS events (default 1 million) from
+# FORMAT_STACKS stacks (default 100,000) and prints the best time of each
+# format (--format=...) next to `--top 20`, and the size it writes.
 set -eu
 events=${1:-30000000}
 runs=${2:-5}
+format_events=${FORMAT_EVENTS:-1000000}
+format_stacks=${FORMAT_STACKS:-100000}
 gen=./tests/report/mlyze-gen
 report=./src/memprof-report
 target=20000000
@@ -68,3 +73,37 @@ END {
 	line("wall clock", best_wall)
 	if (best_cpu != "" && best_cpu > 0) line("CPU time", best_cpu)
 }' "$scratch/times"
+
+# Time to write each format, best of the runs, CPU time when GNU time is
+# there (else the clock).
+"$gen" large "$format_events" "$profile" "$format_stacks"
+"$report" --top 20 "$profile" >/dev/null 2>&1 # warm-up
+echo "writing each format: $format_events events, $format_stacks stacks," \
+	"best of $runs runs"
+for format in "--top 20" --format=json --format=folded \
+	      --format=speedscope --format=pprof --format=html; do
+	best=
+	i=0
+	while [ "$i" -lt "$runs" ]; do
+		start=$(date +%s%N)
+		if [ -x /usr/bin/time ]; then
+			# shellcheck disable=SC2086 # the format may be two words
+			/usr/bin/time -f '%U %S' -o "$scratch/cpu" \
+				"$report" $format "$profile" >"$scratch/out" \
+				2>/dev/null || true
+			seconds=$(awk '{ print $1 + $2 }' "$scratch/cpu")
+		else
+			# shellcheck disable=SC2086
+			"$report" $format "$profile" >"$scratch/out" 2>/dev/null ||
+				true
+			end=$(date +%s%N)
+			seconds=$(awk -v ns="$((end - start))" \
+				'BEGIN { print ns / 1e9 }')
+		fi
+		best=$(awk -v a="$seconds" -v b="${best:-$seconds}" \
+			'BEGIN { print (a < b ? a : b) }')
+		i=$((i + 1))
+	done
+	printf '%-20s %6.2f s  %6.1f MiB written\n' "$format" "$best" \
+		"$(wc -c <"$scratch/out" | awk '{ print $1 / 1048576 }')"
+done

@@ -4,6 +4,7 @@
 #include "heap_map.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <time.h>
 
 #include "clock.h"
@@ -205,7 +206,7 @@ int heap_map_init(struct heap_map *map, size_t max_capacity)
 				  ? max_capacity
 				  : HEAP_MAP_INITIAL_CAPACITY;
 
-	*map = (struct heap_map){ 0 };
+	*map = (struct heap_map){ .slots = NULL };
 	if (max_capacity < 2 || (max_capacity & (max_capacity - 1))) {
 		errno = EINVAL;
 		return -1;
@@ -366,27 +367,42 @@ static int table_too_full(const struct heap_map *map)
 	       (uint64_t)capacity_of(map) * HEAP_MAP_MAX_LOAD_PERCENT;
 }
 
+/* Closes the gate and rebuilds, unless another thread did it meanwhile.
+ * Signals wait until the gate is open again: a handler on this thread
+ * that called the table (a free() in it) would wait at the gate for a
+ * rebuild that cannot go on before the handler returns.  A rebuild is
+ * rare and bounded, and letting a handler into a table whose records are
+ * on the move would take far more than holding it back that long. */
+static void rebuild_with_signals_held(struct heap_map *map, int urgent)
+{
+	sigset_t all, before;
+	size_t capacity;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &before);
+	if (close_gate(map, urgent)) {
+		capacity = rebuild_capacity(map); /* 0 if done meanwhile */
+		if (capacity)
+			rebuild(map, capacity);
+		else
+			open_gate(map);
+	}
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
+}
+
 /* Rebuilds the table when it is due.  One that is too full to take an
  * insertion (or has no EMPTY slot left) is urgent: it waits longer and is
  * never put off. */
 static void maybe_rebuild(struct heap_map *map, int urgent)
 {
-	size_t capacity = rebuild_capacity(map);
-
-	if (!capacity || inside.depth)
+	if (!rebuild_capacity(map) || inside.depth)
 		return; /* a rebuild would wait for this very thread */
 	urgent |= atomic_load_explicit(&map->used, relaxed) >= capacity_of(map);
 	if (!urgent && atomic_load_explicit(&map->rebuild_holdoff, relaxed)) {
 		atomic_fetch_sub_explicit(&map->rebuild_holdoff, 1, relaxed);
 		return;
 	}
-	if (!close_gate(map, urgent))
-		return;
-	capacity = rebuild_capacity(map); /* another thread may have done it */
-	if (capacity)
-		rebuild(map, capacity);
-	else
-		open_gate(map);
+	rebuild_with_signals_held(map, urgent);
 }
 
 /* ---- calls ------------------------------------------------------------------- */

@@ -10,9 +10,12 @@
  * TOMBSTONE and reports it.  Until then the slot stays the reserving
  * thread's own, so no other thread can write its record meanwhile.
  * remove() only reads until it finds its key, so looking up an address
- * that is not tracked writes no slot.  Readers (snapshots) see each record
- * whole or not at all: every record carries a birth sequence number that
- * is checked before and after reading it.
+ * that is not tracked writes no slot.  A scan (for a snapshot) sees each
+ * record whole or not at all: every record carries a birth sequence
+ * number that is checked before and after reading it.  A scan is not an
+ * instant: it sees every record that lasts through it once, and a record
+ * inserted or removed meanwhile at most once, so it may count more
+ * records than were ever live at one time.
  *
  * The table starts small, so that a program with few live samples touches
  * a few pages of it, and is rebuilt twice as large when half full (up to
@@ -23,7 +26,9 @@
  * waits only briefly for the calls in progress and is otherwise retried
  * a few insertions later, so a thread stopped inside a call (or a signal
  * handler that interrupted one) delays growth but never blocks the
- * program.
+ * program.  A thread holds its signals while it closes the gate and
+ * rebuilds, so that a handler calling in (a free() in it) never waits for
+ * the rebuild it interrupted.
  */
 #ifndef SPPROF_HEAP_MAP_H
 #define SPPROF_HEAP_MAP_H

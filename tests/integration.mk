@@ -50,9 +50,17 @@ tests_integration_edge_cases_cxx_LDADD = $(RUNTIME_LIBS)
 
 check_PROGRAMS += tests/integration/undisturbed
 
+check_PROGRAMS += tests/integration/handler-allocs
+tests_integration_handler_allocs_SOURCES = \
+	tests/integration/handler-allocs.c $(integ_api_sources)
+tests_integration_handler_allocs_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DRUNTIME_API_BY_DLSYM
+tests_integration_handler_allocs_LDADD = $(RUNTIME_LIBS)
+
 integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/undisturbed.sh \
 	tests/integration/storm.sh \
+	tests/integration/handler-allocs.sh \
 	tests/integration/fork-exec.sh \
 	tests/integration/edge-cases.sh \
 	tests/integration/static.sh \

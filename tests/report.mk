@@ -11,19 +11,31 @@ TESTS += tests/report/check-reader
 tests_report_check_reader_SOURCES = tests/report/check-reader.c \
 	tests/report/mlyze-script.c tests/report/mlyze-script.h
 tests_report_check_reader_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_report_check_reader_LDADD = src/libmlyze.la $(CHECK_LIBS) -lm
+tests_report_check_reader_LDADD = src/mlyze/libmlyze.la $(CHECK_LIBS) -lm
 
 check_PROGRAMS += tests/report/check-heap
 TESTS += tests/report/check-heap
 tests_report_check_heap_SOURCES = tests/report/check-heap.c \
 	tests/unit/suite-main.c \
 	tests/report/mlyze-script.c tests/report/mlyze-script.h \
-	src/report-heap.c src/report-heap.h \
-	src/report-util.c src/report-util.h \
-	src/u64map.c src/u64map.h
-tests_report_check_heap_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+	src/report/report-heap.c src/report/report-heap.h \
+	src/report/report-util.c src/report/report-util.h \
+	src/mlyze/u64map.c src/mlyze/u64map.h
+tests_report_check_heap_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/src/report -I$(top_srcdir)/src/mlyze
 tests_report_check_heap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_report_check_heap_LDADD = src/libmlyze.la $(CHECK_LIBS) -lm
+tests_report_check_heap_LDADD = src/mlyze/libmlyze.la $(CHECK_LIBS) -lm
+
+check_PROGRAMS += tests/report/check-protobuf
+TESTS += tests/report/check-protobuf
+tests_report_check_protobuf_SOURCES = tests/report/check-protobuf.c \
+	tests/unit/suite-main.c \
+	src/report/report-protobuf.c src/report/report-protobuf.h \
+	src/report/report-util.c src/report/report-util.h
+tests_report_check_protobuf_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/src/report
+tests_report_check_protobuf_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_report_check_protobuf_LDADD = $(CHECK_LIBS) -lm
 endif
 
 # A program with a known heap, profiled by the runtime in runtime.sh.
@@ -31,13 +43,16 @@ check_PROGRAMS += tests/report/alloc-program
 tests_report_alloc_program_SOURCES = tests/report/alloc-program.c
 
 REPORT_SHELL_TESTS = \
+	tests/report/exports.sh \
 	tests/report/golden.sh \
+	tests/report/html.sh \
 	tests/report/malformed.sh \
 	tests/report/mutations.sh \
 	tests/report/runtime.sh
 TESTS += $(REPORT_SHELL_TESTS)
 EXTRA_DIST += $(REPORT_SHELL_TESTS) \
 	tests/report/common.sh \
+	tests/report/exports \
 	tests/report/runtime \
 	tests/report/fuzz-reader.c \
 	tests/report/golden \
@@ -59,7 +74,7 @@ FUZZ_FOUND = tests/report/fuzz-found
 fuzz-reader: tests/report/mlyze-gen
 	sources=; for f in $(MLYZE_READER_C); do sources="$$sources $(srcdir)/$$f"; done; \
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -DMLYZE_BUILDING_LIBRARY -I$(top_builddir) \
-	  -I$(top_srcdir)/include -I$(top_srcdir)/lib -I$(top_srcdir)/src \
+	  -I$(top_srcdir)/include -I$(top_srcdir)/lib -I$(top_srcdir)/src/mlyze \
 	  $(JANSSON_CFLAGS) $(srcdir)/tests/report/fuzz-reader.c $$sources \
 	  $(JANSSON_LIBS) -lm -o tests/report/fuzz-reader
 	rm -rf $(FUZZ_SEEDS) && $(MKDIR_P) $(FUZZ_SEEDS) $(FUZZ_FOUND)

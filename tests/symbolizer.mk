@@ -29,10 +29,11 @@ tests_symbolizer_symbolizer_test_SOURCES = \
 	tests/symbolizer/object-info.c \
 	tests/symbolizer/object-info.h
 tests_symbolizer_symbolizer_test_CPPFLAGS = $(AM_CPPFLAGS) \
-	-I$(top_srcdir)/src -I$(top_srcdir)/tests/symbolizer \
+	-I$(top_srcdir)/src/symbolizer -I$(top_srcdir)/tests/symbolizer \
 	-DSYMBOLIZER_FIXTURES_DIR='"$(abs_top_builddir)/tests/symbolizer/fixtures"'
 tests_symbolizer_symbolizer_test_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_symbolizer_symbolizer_test_LDADD = src/libsymbolizer.la $(CHECK_LIBS) -ldl
+tests_symbolizer_symbolizer_test_LDADD = src/symbolizer/libsymbolizer.la \
+	$(CHECK_LIBS) -ldl
 EXTRA_tests_symbolizer_symbolizer_test_DEPENDENCIES = \
 	tests/symbolizer/fixtures.stamp
 endif

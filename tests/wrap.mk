@@ -33,7 +33,8 @@ check_PROGRAMS += tests/wrap/test-wrap-options
 TESTS += tests/wrap/test-wrap-options
 tests_wrap_test_wrap_options_SOURCES = tests/wrap/test-wrap-options.c \
 	tests/unit/suite-main.c
-tests_wrap_test_wrap_options_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_wrap_test_wrap_options_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/src/wrap
 tests_wrap_test_wrap_options_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_wrap_test_wrap_options_LDADD = src/libmemprof-wrap.la $(CHECK_LIBS)
+tests_wrap_test_wrap_options_LDADD = src/wrap/libmemprof-wrap.la $(CHECK_LIBS)
 endif

@@ -99,6 +99,8 @@ def read(path) -> Profile:
                 for k, v in metadata.get("stack_traces", {}).items()}
     c = _Cursor(data, 256 + meta_len)
     while c.offset < len(data):
+        if not metadata.get("complete") and not any(data[c.offset:]):
+            break  # the unwritten tail of a streamed file (mlyze(5))
         kind = c.u8()
         c.varint()  # time delta
         if kind == ALLOC:

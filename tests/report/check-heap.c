@@ -1,4 +1,4 @@
-/* check-heap - unit tests of the heap replay (src/report-heap.c).
+/* check-heap - unit tests of the heap replay (src/report/report-heap.c).
  *
  * Random event streams (ALLOCs, FREEs of live and unknown addresses, ALLOCs
  * over live blocks, rate changes) are replayed twice: by heap_replay, and
@@ -195,7 +195,7 @@ static void replay_script(const char *script, struct heap_replay *h)
 	r = mlyze_open_fd(fd, "trial.mlyze", NULL);
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(mlyze_status(r), MLYZE_OK);
-	ck_assert_int_eq(heap_replay(r, h, NULL, NULL), 0);
+	ck_assert_int_eq(heap_replay(r, h, NULL), 0);
 	mlyze_close(r);
 	close(fd);
 	bytes_free(&profile);

@@ -2,7 +2,9 @@
  *
  *   mlyze-gen compile SCRIPT OUT     script (see mlyze-script.h) -> profile
  *   mlyze-gen mutate SEED IN OUT     IN with a few bytes changed or cut
- *   mlyze-gen large EVENTS OUT       a finalised profile of EVENTS events
+ *   mlyze-gen large EVENTS OUT [STACKS]
+ *                                    a finalised profile of EVENTS events
+ *                                    from STACKS stacks (default 4096)
  *
  * Everything is deterministic: the same arguments give the same bytes.
  */
@@ -144,14 +146,14 @@ static int mutate(const char *seed_text, const char *in_path,
 
 /* ---- large profile for the benchmark ---- */
 
-#define LARGE_STACKS 4096
+#define LARGE_STACKS 4096 /* by default */
 #define LARGE_FILES 64
 #define LARGE_FUNCTIONS 512
 #define LARGE_LIVE_TARGET 50000
 #define LIVE_CAPACITY (4 * LARGE_LIVE_TARGET)
 #define LARGE_RATE 524288
 
-static void large_metadata(FILE *out, uint64_t *state)
+static void large_metadata(FILE *out, uint64_t *state, uint64_t stacks)
 {
 	fprintf(out, "{\"producer\": \"mlyze-gen\", \"complete\": true, "
 		     "\"pid\": 4242, \"command_line\": [\"large\"], "
@@ -169,10 +171,11 @@ static void large_metadata(FILE *out, uint64_t *state)
 	for (int i = 0; i < LARGE_FUNCTIONS; i++)
 		fprintf(out, "%s\"%d\": \"function_%d\"", i ? ", " : "", i, i);
 	fprintf(out, "},\n\"stack_traces\": {");
-	for (int s = 0; s < LARGE_STACKS; s++) {
+	for (uint64_t s = 0; s < stacks; s++) {
 		int depth = 4 + (int)below(state, 20);
 
-		fprintf(out, "%s\n\"%d\": [", s ? "," : "", s);
+		fprintf(out, "%s\n\"%llu\": [", s ? "," : "",
+			(unsigned long long)s);
 		for (int f = 0; f < depth; f++) {
 			const char *sep = f ? ", " : "";
 
@@ -214,14 +217,15 @@ static uint64_t random_size(uint64_t *state)
 /* Real programs allocate mostly from a few sites: stack k is drawn with
  * density falling as k grows (the cube of a uniform variable), so half of
  * the ALLOCs come from the first eighth of the stacks. */
-static uint64_t skewed_stack(uint64_t *state)
+static uint64_t skewed_stack(uint64_t *state, uint64_t stacks)
 {
 	double u = uniform(state);
 
-	return (uint64_t)(u * u * u * LARGE_STACKS);
+	return (uint64_t)(u * u * u * (double)stacks);
 }
 
-static void large_events(FILE *out, uint64_t events, uint64_t *state)
+static void large_events(FILE *out, uint64_t events, uint64_t stacks,
+			 uint64_t *state)
 {
 	uint64_t *live = malloc(LIVE_CAPACITY * sizeof(*live));
 	size_t live_count = 0;
@@ -251,7 +255,7 @@ static void large_events(FILE *out, uint64_t events, uint64_t *state)
 			mlyze_put_le(e + n, address, 8);
 			n += 8;
 			n += mlyze_put_varint(e + n, random_size(state));
-			n += mlyze_put_varint(e + n, skewed_stack(state));
+			n += mlyze_put_varint(e + n, skewed_stack(state, stacks));
 			mlyze_put_le(e + n, 1 + below(state, 8), 2);
 			n += 2;
 		} else {
@@ -266,9 +270,11 @@ static void large_events(FILE *out, uint64_t events, uint64_t *state)
 	free(live);
 }
 
-static int large(const char *events_text, const char *out_path)
+static int large(const char *events_text, const char *out_path,
+		 const char *stacks_text)
 {
 	uint64_t events = parse_count(events_text);
+	uint64_t stacks = stacks_text ? parse_count(stacks_text) : LARGE_STACKS;
 	uint64_t state = UINT64_C(0x5eed);
 	uint8_t header[MLYZE_HEADER_SIZE] = { 0 };
 	FILE *out = fopen(out_path, "wb+");
@@ -277,9 +283,11 @@ static int large(const char *events_text, const char *out_path)
 	if (!out)
 		die(out_path, strerror(errno));
 	put_event(out, header, sizeof(header));
-	large_metadata(out, &state);
+	if (stacks == 0)
+		die("large", "no stack to allocate from");
+	large_metadata(out, &state, stacks);
 	metadata_end = ftell(out);
-	large_events(out, events, &state);
+	large_events(out, events, stacks, &state);
 	memcpy(header + MLYZE_OFF_MAGIC, MLYZE_MAGIC, 4);
 	mlyze_put_le(header + MLYZE_OFF_VERSION, MLYZE_VERSION, 4);
 	mlyze_put_le(header + MLYZE_OFF_START_US, 1000000, 8);
@@ -299,10 +307,10 @@ int main(int argc, char **argv)
 		return compile(argv[2], argv[3]);
 	if (argc == 5 && strcmp(argv[1], "mutate") == 0)
 		return mutate(argv[2], argv[3], argv[4]);
-	if (argc == 4 && strcmp(argv[1], "large") == 0)
-		return large(argv[2], argv[3]);
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "large") == 0)
+		return large(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
 	fprintf(stderr, "usage: mlyze-gen compile SCRIPT OUT\n"
 			"       mlyze-gen mutate SEED IN OUT\n"
-			"       mlyze-gen large EVENTS OUT\n");
+			"       mlyze-gen large EVENTS OUT [STACKS]\n");
 	return 2;
 }

@@ -14,7 +14,7 @@ runtime=$PWD/lib/.libs/libspprof-alloc.so.0
 (cd "$scratch" && LD_PRELOAD=$runtime SPPROF_OUTPUT=$scratch/program.mlyze \
 	SPPROF_SAMPLING_RATE=1 "$program") || exit 99
 for at in peak end; do
-	(cd "$scratch" && NO_COLOR=1 "$report" --at $at program.mlyze >out 2>err)
+	(cd "$scratch" && NO_COLOR=1 "$report" --all --at $at program.mlyze >out 2>err)
 	status=$?
 	sed -e 's/^\(  command    \).*/\1COMMAND/' \
 	    -e 's/^\(  pid        \).*/\1PID/' \

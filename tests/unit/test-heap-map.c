@@ -3,7 +3,11 @@
 
 #include <check.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "heap_map.h"
 
@@ -31,8 +35,7 @@ static void insert(struct heap_map *m, uintptr_t address)
 	ck_assert_int_eq(heap_map_finalize(m, slot, address, &r), 1);
 }
 
-static void count_visit(void *ctx, uintptr_t address,
-			const struct heap_record *r)
+static void check_whole(uintptr_t address, const struct heap_record *r)
 {
 	struct heap_record expected = record_for(address);
 
@@ -42,6 +45,12 @@ static void count_visit(void *ctx, uintptr_t address,
 	ck_assert_uint_eq(r->timestamp_ns, expected.timestamp_ns);
 	ck_assert_uint_eq(r->stack_id, expected.stack_id);
 	ck_assert_uint_eq(r->thread_id, expected.thread_id);
+}
+
+static void count_visit(void *ctx, uintptr_t address,
+			const struct heap_record *r)
+{
+	check_whole(address, r);
 	(*(size_t *)ctx)++;
 }
 
@@ -246,6 +255,137 @@ START_TEST(lookups_of_untracked_addresses_change_nothing)
 }
 END_TEST
 
+/* Blocks freed and allocated from inside a scan, as by a handler that
+ * interrupted a snapshot: the scan sees every block that lasts through
+ * it exactly once, and those that came and went meanwhile at most once. */
+#define LASTING 100
+#define COMING_AND_GOING 100
+
+struct churning_scan {
+	struct heap_map *map;
+	uintptr_t next, oldest; /* of the blocks coming and going */
+	unsigned lasting_seen[LASTING + 1];
+	/* a scan reads each of the table's slots once */
+	unsigned char other_seen[COMING_AND_GOING + HEAP_MAP_INITIAL_CAPACITY];
+};
+
+static uintptr_t churn_address(uintptr_t k)
+{
+	return (uintptr_t)0x10000000 + (k << 12);
+}
+
+static void visit_and_churn(void *ctx, uintptr_t address,
+			    const struct heap_record *r)
+{
+	struct churning_scan *scan = ctx;
+	struct heap_record out;
+
+	check_whole(address, r);
+	if (address <= LASTING << 12) {
+		scan->lasting_seen[address >> 12]++;
+	} else {
+		uintptr_t k = (address - churn_address(0)) >> 12;
+
+		ck_assert_uint_lt(k, sizeof(scan->other_seen));
+		ck_assert_uint_eq(scan->other_seen[k]++, 0);
+	}
+	ck_assert_int_eq(heap_map_remove(scan->map,
+					 churn_address(scan->oldest++), &out),
+			 1);
+	insert(scan->map, churn_address(scan->next++));
+}
+
+START_TEST(scan_while_blocks_come_and_go)
+{
+	struct heap_map m;
+	struct churning_scan scan = { .map = &m };
+
+	ck_assert_int_eq(heap_map_init(&m, 1024), 0);
+	for (uintptr_t a = 1; a <= LASTING; a++)
+		insert(&m, a << 12);
+	while (scan.next < COMING_AND_GOING)
+		insert(&m, churn_address(scan.next++));
+	heap_map_for_each(&m, visit_and_churn, &scan);
+	for (uintptr_t a = 1; a <= LASTING; a++)
+		ck_assert_uint_eq(scan.lasting_seen[a], 1);
+	ck_assert_uint_eq(live_records(&m), LASTING + COMING_AND_GOING);
+	heap_map_destroy(&m);
+}
+END_TEST
+
+/* ---- a signal handler that uses the table while its thread rebuilds it */
+
+/* The table takes its memory from mmap(), which resolves to this one in
+ * this program: it can raise a signal at the moment a rebuild asks for a
+ * larger table, as one may arrive then in any program. */
+static volatile sig_atomic_t signal_in_next_mmap;
+
+void *mmap(void *addr, size_t length, int prot, int flags, int fd,
+	   off_t offset)
+{
+	if (signal_in_next_mmap) {
+		signal_in_next_mmap = 0;
+		raise(SIGUSR1);
+	}
+	return (void *)syscall(SYS_mmap, addr, length, prot, flags, fd, offset);
+}
+
+#define HANDLER_FREES 0x1000
+#define HANDLER_FINDS 0x2000
+#define HANDLER_ALLOCATES 0x7777000
+
+static struct heap_map handler_map;
+static struct {
+	volatile sig_atomic_t ran;
+	int removed, found, inserted;
+	struct heap_record freed;
+} handler_saw;
+
+/* What a handler that frees one sampled block, reallocs another and
+ * mallocs a third asks of the table. */
+static void use_the_table(int sig)
+{
+	struct heap_record r = record_for(HANDLER_ALLOCATES), found;
+	long slot = heap_map_reserve(&handler_map, HANDLER_ALLOCATES);
+
+	(void)sig;
+	handler_saw.inserted =
+		slot >= 0 &&
+		heap_map_finalize(&handler_map, slot, HANDLER_ALLOCATES, &r);
+	handler_saw.removed =
+		heap_map_remove(&handler_map, HANDLER_FREES, &handler_saw.freed);
+	handler_saw.found = heap_map_find(&handler_map, HANDLER_FINDS, &found);
+	handler_saw.ran = 1;
+}
+
+/* The handler runs once this thread's rebuild has finished (it cannot
+ * run inside it: the rebuild holds the gate that every call waits at),
+ * and finds the table whole. */
+START_TEST(signal_handler_during_its_threads_rebuild)
+{
+	struct sigaction use = { .sa_handler = use_the_table };
+	struct heap_record out;
+	const uintptr_t count = HEAP_MAP_INITIAL_CAPACITY;
+
+	ck_assert_int_eq(sigaction(SIGUSR1, &use, NULL), 0);
+	ck_assert_int_eq(heap_map_init(&handler_map, 1 << 12), 0);
+	signal_in_next_mmap = 1;
+	for (uintptr_t a = 1; a <= count; a++)
+		insert(&handler_map, a << 12);
+	ck_assert(handler_saw.ran);
+	ck_assert_uint_gt(atomic_load(&handler_map.capacity),
+			  HEAP_MAP_INITIAL_CAPACITY);
+	ck_assert_int_eq(handler_saw.inserted, 1);
+	ck_assert_int_eq(handler_saw.removed, 1);
+	ck_assert_uint_eq(handler_saw.freed.size, record_for(HANDLER_FREES).size);
+	ck_assert_int_eq(handler_saw.found, 1);
+	ck_assert_uint_eq(live_records(&handler_map), count);
+	ck_assert_int_eq(heap_map_find(&handler_map, HANDLER_ALLOCATES, &out), 1);
+	ck_assert_int_eq(heap_map_find(&handler_map, HANDLER_FREES, &out), 0);
+	heap_map_destroy(&handler_map);
+}
+END_TEST
+
 #define STRESS_THREADS 4
 #define STRESS_ROUNDS 20000
 
@@ -253,6 +393,9 @@ static struct heap_map stress_map;
 static uintptr_t stress_window; /* live blocks per writer */
 static _Atomic int writers_done;
 static _Atomic uint64_t stress_births_cut_short;
+/* Per writer: the blocks whose insertion has begun, the rounds done. */
+static _Atomic uintptr_t stress_begun[STRESS_THREADS];
+static _Atomic uintptr_t stress_rounds_done[STRESS_THREADS];
 
 /* Inserts block i of a writer (every 7th dies during its birth); 1 when
  * it is live afterwards.  An insertion the table had to drop is allowed:
@@ -273,16 +416,24 @@ static int stress_insert(uintptr_t a, uintptr_t i)
 	return !dies;
 }
 
+/* Block i of writer w lives at its own address, never reused. */
+static uintptr_t stress_address(uintptr_t w, uintptr_t i)
+{
+	return ((w + 1) << 32) + (i << 12);
+}
+
+/* Round i inserts block i and removes block i - window. */
 static void *stress_writer(void *arg)
 {
-	uintptr_t base = ((uintptr_t)arg + 1) << 32;
+	uintptr_t w = (uintptr_t)arg;
 	unsigned char *live = calloc(STRESS_ROUNDS, 1);
 	struct heap_record out;
 
 	ck_assert_ptr_nonnull(live);
 	for (uintptr_t i = 0; i < STRESS_ROUNDS; i++) {
-		uintptr_t a = base + (i << 12);
+		uintptr_t a = stress_address(w, i);
 
+		atomic_store(&stress_begun[w], i + 1);
 		live[i] = (unsigned char)stress_insert(a, i);
 		if (i >= stress_window) {
 			uintptr_t old = a - (stress_window << 12);
@@ -293,18 +444,62 @@ static void *stress_writer(void *arg)
 			if (expect)
 				ck_assert_uint_eq(out.size, old * 3);
 		}
+		atomic_store(&stress_rounds_done[w], i + 1);
 	}
 	free(live);
 	atomic_fetch_add(&writers_done, 1);
 	return NULL;
 }
 
+/* A scan is not an instant: the writers go on while it runs, so it may
+ * see both a block removed after it passed its slot and one inserted
+ * ahead of it meanwhile: more blocks in all than were ever live at once.
+ * What it must see: each block at most once, none that died during its
+ * birth, none removed before the scan began, none inserted after it
+ * ended. */
+struct stress_scan {
+	uint32_t number;
+	uintptr_t rounds_done[STRESS_THREADS]; /* before the scan */
+	uintptr_t seen_end[STRESS_THREADS];    /* highest block seen, + 1 */
+};
+
+static uint32_t stress_last_scan_of[STRESS_THREADS][STRESS_ROUNDS];
+
+static void check_scanned(void *ctx, uintptr_t address,
+			  const struct heap_record *r)
+{
+	struct stress_scan *scan = ctx;
+	uintptr_t w = (address >> 32) - 1, i = (address & 0xffffffff) >> 12;
+
+	check_whole(address, r);
+	ck_assert_uint_lt(w, STRESS_THREADS);
+	ck_assert_uint_lt(i, STRESS_ROUNDS);
+	ck_assert_uint_eq(address, stress_address(w, i));
+	ck_assert_uint_ne(i % 7, 0); /* died during its birth */
+	/* removed by round i + window */
+	ck_assert_uint_ge(i + stress_window, scan->rounds_done[w]);
+	ck_assert_uint_ne(stress_last_scan_of[w][i], scan->number);
+	stress_last_scan_of[w][i] = scan->number;
+	if (i >= scan->seen_end[w])
+		scan->seen_end[w] = i + 1;
+}
+
 static void *stress_reader(void *arg)
 {
+	struct stress_scan scan = { 0 };
+
 	(void)arg;
-	while (atomic_load(&writers_done) < STRESS_THREADS)
-		ck_assert_uint_le(live_records(&stress_map),
-				  STRESS_THREADS * (stress_window + 1));
+	while (atomic_load(&writers_done) < STRESS_THREADS) {
+		scan.number++;
+		for (int w = 0; w < STRESS_THREADS; w++) {
+			scan.rounds_done[w] = atomic_load(&stress_rounds_done[w]);
+			scan.seen_end[w] = 0;
+		}
+		heap_map_for_each(&stress_map, check_scanned, &scan);
+		for (int w = 0; w < STRESS_THREADS; w++)
+			ck_assert_uint_le(scan.seen_end[w],
+					  atomic_load(&stress_begun[w]));
+	}
 	return NULL;
 }
 
@@ -319,6 +514,10 @@ static void stress(uintptr_t window)
 	stress_window = window;
 	atomic_store(&writers_done, 0);
 	atomic_store(&stress_births_cut_short, 0);
+	for (int w = 0; w < STRESS_THREADS; w++) {
+		atomic_store(&stress_begun[w], 0);
+		atomic_store(&stress_rounds_done[w], 0);
+	}
 	ck_assert_int_eq(heap_map_init(&stress_map, 1 << 14), 0);
 	pthread_create(&reader, NULL, stress_reader, NULL);
 	for (uintptr_t t = 0; t < STRESS_THREADS; t++)
@@ -362,6 +561,7 @@ Suite *test_suite(void)
 {
 	Suite *s = suite_create("heap_map");
 	TCase *tc = tcase_create("single thread");
+	TCase *sig = tcase_create("signals");
 	TCase *mt = tcase_create("threads");
 
 	tcase_add_test(tc, insert_remove);
@@ -374,10 +574,14 @@ Suite *test_suite(void)
 	tcase_add_test(tc, tombstones_never_fill_the_table);
 	tcase_add_test(tc, rebuilds_a_table_without_empty_slots);
 	tcase_add_test(tc, lookups_of_untracked_addresses_change_nothing);
+	tcase_add_test(tc, scan_while_blocks_come_and_go);
+	tcase_add_test(sig, signal_handler_during_its_threads_rebuild);
 	tcase_add_test(mt, concurrent_reserve_finalize_remove);
 	tcase_add_test(mt, concurrent_growth);
 	tcase_set_timeout(mt, 60);
+	tcase_set_timeout(sig, 2); /* a handler that waits for its thread hangs */
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, sig);
 	suite_add_tcase(s, mt);
 	return s;
 }

@@ -1,0 +1,569 @@
+/* memprof-report - which code holds and churns heap memory, from .mlyze
+ * profiles.
+ *
+ * Reads each profile in turn (libmlyze), replays its events into estimates
+ * per stack (report-heap.c), symbolizes the stacks offline and merges them
+ * across profiles (report-stacks.c), groups them into sites
+ * (report-sites.c) and writes the view asked for (report-views.c: text for
+ * people, JSON, folded stacks, speedscope, pprof, HTML).  A profile that
+ * cannot be read is
+ * named on stderr and left out of the report of the others.  Exit status:
+ * 0 ok, 1 failure (a profile left out, output that cannot be written), 2
+ * bad usage, or no profile could be read and one breaks the format.
+ */
+#include "config.h"
+
+#include "report-frames.h"
+#include "report-heap.h"
+#include "report-progress.h"
+#include "report-sites.h"
+#include "report-util.h"
+#include "report-view.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_TOP 20
+/* A profile whose native stacks are this often shallow lacks frame
+ * pointers somewhere. */
+#define SHALLOW_STACKS_LIMIT 0.20
+
+struct options {
+	size_t top;
+	enum grouping grouping;
+	enum sort_key sort;
+	enum moment at;
+	bool cumulative;
+	bool all;
+	const struct view *view; /* NULL: chosen by the output's name */
+	const char *output;      /* NULL: standard output */
+	const char **debug_dirs;
+	size_t debug_dir_count;
+	const char *sysroot;
+};
+
+/* Growable list of messages (warnings, notes). */
+struct messages {
+	char **items;
+	size_t count;
+};
+
+static void add_message(struct messages *list, char *message)
+{
+	list->items = xrealloc(list->items, list->count + 1, sizeof(char *));
+	list->items[list->count++] = message;
+}
+
+static void free_messages(struct messages *list)
+{
+	for (size_t i = 0; i < list->count; i++)
+		free(list->items[i]);
+	free(list->items);
+}
+
+static void usage(FILE *out)
+{
+	fputs("Usage: memprof-report [OPTION]... FILE...\n"
+	      "Show which allocation sites hold the most heap memory in .mlyze\n"
+	      "profiles (several profiles are merged by symbol), or write them in\n"
+	      "a format other tools read.\n"
+	      "\n"
+	      "  -f, --format=FORMAT     text (default), json, folded, speedscope,\n"
+	      "                          pprof or html (see memprof-report(1))\n"
+	      "  -o, --output=FILE       write to FILE; without --format, its suffix\n"
+	      "                          chooses (.json, .folded, .speedscope.json,\n"
+	      "                          .pb.gz, .html)\n"
+	      "  -j, --json              the same as --format=json\n"
+	      "  -n, --top=N             show the N largest sites (default 20; 0: all)\n"
+	      "  -g, --group-by=WHAT     function (default), line or stack\n"
+	      "  -c, --cumulative        rank functions by what everything they call\n"
+	      "                          holds\n"
+	      "  -s, --sort=KEY          live (default), allocated or count; also what\n"
+	      "                          the exports weigh stacks by\n"
+	      "  -a, --at=WHEN           peak (default) or end: when to count live bytes\n"
+	      "      --all               also list sites with nothing live\n"
+	      "      --debug-dir=DIR     also look for debug files in DIR (repeatable)\n"
+	      "      --sysroot=DIR       find the profiled modules under DIR\n"
+	      "  -h, --help              show this help and exit\n"
+	      "  -V, --version           show the version and exit\n"
+	      "\n"
+	      "Exit status: 0 ok; 1 a profile left out, or output failed; 2 bad\n"
+	      "usage, or no profile could be read and one is malformed.\n",
+	      out);
+}
+
+static void usage_error(const char *format, const char *value)
+{
+	fputs("memprof-report: ", stderr);
+	fprintf(stderr, format, value);
+	fputs("\nTry 'memprof-report --help' for more information.\n", stderr);
+	exit(2);
+}
+
+/* Index of `value` among `names`, or a usage error. */
+static int choose(const char *option, const char *value,
+		  const char *const *names, int count)
+{
+	for (int i = 0; i < count; i++)
+		if (strcmp(value, names[i]) == 0)
+			return i;
+	fprintf(stderr, "memprof-report: invalid %s '%s' (expected", option,
+		value);
+	for (int i = 0; i < count; i++)
+		fprintf(stderr, "%s %s", i ? (i + 1 == count ? " or" : ",") : "",
+			names[i]);
+	fputs(")\nTry 'memprof-report --help' for more information.\n", stderr);
+	exit(2);
+}
+
+static const struct view *choose_view(const char *value)
+{
+	const char *names[16];
+	int count = 0;
+
+	for (size_t i = 0; i < view_count() && count < 16; i++)
+		names[count++] = view_at(i)->name;
+	return view_at((size_t)choose("--format", value, names, count));
+}
+
+static size_t parse_top(const char *value)
+{
+	char *end;
+	unsigned long long n;
+
+	errno = 0;
+	n = strtoull(value, &end, 10);
+	if (errno || end == value || *end || value[0] == '-' || n > SIZE_MAX)
+		usage_error("invalid --top value '%s'", value);
+	return (size_t)n;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	enum { OPT_DEBUG_DIR = 256, OPT_SYSROOT, OPT_ALL };
+	static const struct option long_options[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "group-by", required_argument, NULL, 'g' },
+		{ "cumulative", no_argument, NULL, 'c' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "at", required_argument, NULL, 'a' },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "f:o:jn:g:cs:a:hV", long_options,
+				NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			o->view = choose_view(optarg);
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'j':
+			o->view = view_named("json");
+			break;
+		case 'c':
+			o->cumulative = true;
+			break;
+		case OPT_ALL:
+			o->all = true;
+			break;
+		case 'n':
+			o->top = parse_top(optarg);
+			break;
+		case 'g':
+			o->grouping = (enum grouping)choose(
+				"--group-by", optarg, grouping_names, 3);
+			break;
+		case 's':
+			o->sort = (enum sort_key)choose("--sort", optarg,
+							sort_names, 3);
+			break;
+		case 'a':
+			o->at = (enum moment)choose("--at", optarg,
+						    moment_names, MOMENTS);
+			break;
+		case OPT_DEBUG_DIR:
+			o->debug_dirs = xrealloc(o->debug_dirs,
+						 o->debug_dir_count + 1,
+						 sizeof(char *));
+			o->debug_dirs[o->debug_dir_count++] = optarg;
+			break;
+		case OPT_SYSROOT:
+			o->sysroot = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			puts("memprof-report (" PACKAGE_NAME ") " PACKAGE_VERSION);
+			exit(0);
+		default:
+			fputs("Try 'memprof-report --help' for more information.\n",
+			      stderr);
+			exit(2);
+		}
+	}
+	if (optind == argc)
+		usage_error("%s", "no profile given");
+	if (o->cumulative && o->grouping == GROUP_BY_STACK)
+		usage_error("%s", "--cumulative groups by function or line, "
+				  "not by stack");
+	if (!o->view && o->output)
+		o->view = view_for_file(o->output);
+	if (!o->view)
+		o->view = view_named("text");
+	return optind;
+}
+
+/* Everything gathered while the profiles are read. */
+struct gathered {
+	struct progress progress;
+	struct messages warnings, notes;
+	struct messages unread; /* files left out */
+	struct mlyze_stats stats; /* of all profiles */
+	struct profile_summary *profiles;
+	size_t profile_count;
+	struct frame_namer *namer;
+	struct stack_table stacks; /* of all profiles */
+	size_t snapshots;          /* wanted by the view */
+};
+
+static void warn(void *ctx, const char *message)
+{
+	struct gathered *g = ctx;
+
+	progress_done(&g->progress);
+	fprintf(stderr, "memprof-report: warning: %s\n", message);
+	add_message(&g->warnings, xstrdup(message));
+}
+
+static char **copy_command_line(const struct mlyze_info *info)
+{
+	char **argv = xcalloc(info->command_line_length + 1, sizeof(char *));
+
+	for (size_t i = 0; i < info->command_line_length; i++)
+		argv[i] = xstrdup(info->command_line[i]);
+	return argv;
+}
+
+/* The program that replaced the process by exec, or NULL. */
+static char *replaced_by(const struct mlyze_info *info)
+{
+	if (!info->ended_by || strcmp(info->ended_by, "exec") != 0)
+		return NULL;
+	return xstrdup(info->exec_program ? info->exec_program : "?");
+}
+
+/* The replay's series move to the summary; the stacks of its snapshots
+ * become the report's (`stack_map`, see stacks_add_profile). */
+static void take_series(struct profile_summary *p, struct heap_replay *h,
+			const size_t *stack_map)
+{
+	p->timeline = h->timeline;
+	p->timeline_count = h->timeline_count;
+	p->marks = h->events_kept;
+	p->mark_count = h->events_kept_count;
+	p->snapshots = h->snapshots;
+	p->snapshot_count = h->snapshot_count;
+	for (size_t i = 0; i < p->snapshot_count; i++)
+		for (size_t k = 0; k < p->snapshots[i].count; k++)
+			p->snapshots[i].stacks[k] =
+				stack_map[p->snapshots[i].stacks[k]];
+	h->timeline = NULL;
+	h->events_kept = NULL;
+	h->snapshots = NULL;
+	h->timeline_count = h->events_kept_count = h->snapshot_count = 0;
+}
+
+static void summarise(struct gathered *g, const char *file,
+		      const mlyze_reader *r, const struct heap_replay *h)
+{
+	const struct mlyze_info *info = mlyze_info(r);
+	struct profile_summary *p;
+	uint64_t end = info->end_time_us ? info->end_time_us : h->last_time_us;
+
+	g->profiles = xrealloc(g->profiles, g->profile_count + 1,
+			       sizeof(*g->profiles));
+	p = &g->profiles[g->profile_count++];
+	memset(p, 0, sizeof(*p));
+	p->file = xstrdup(file);
+	p->pid = info->pid;
+	p->start_time_us = info->start_time_us;
+	p->command_line = copy_command_line(info);
+	p->duration_s = end > info->start_time_us
+				? (double)(end - info->start_time_us) / 1e6
+				: 0.0;
+	p->sampling_rate = info->sampling_rate;
+	p->rate_changed = h->rate_changed;
+	p->complete = info->complete;
+	p->truncated = mlyze_truncated(r);
+	p->exec_program = replaced_by(info);
+	p->damaged_stacks = info->damaged_stacks;
+	p->events = h->events;
+	p->peak_time_s = (double)(h->peak_time_us - info->start_time_us) / 1e6;
+	p->peak = h->total.live[AT_PEAK];
+	p->end = h->total.live[AT_END];
+}
+
+static void add_stats(struct mlyze_stats *total, const struct mlyze_stats *s)
+{
+	total->samples += s->samples;
+	total->frees_tracked += s->frees_tracked;
+	total->heap_map_full_drops += s->heap_map_full_drops;
+	total->stack_table_drops += s->stack_table_drops;
+	total->events_dropped += s->events_dropped;
+	total->native_stacks += s->native_stacks;
+	total->native_frames += s->native_frames;
+	total->shallow_stacks += s->shallow_stacks;
+	total->truncated_stacks += s->truncated_stacks;
+}
+
+/* "1 of 3 profiles could not be read and is left out: b.mlyze." */
+static char *unread_note(const struct messages *files, size_t total)
+{
+	struct strbuf sb = { 0 };
+
+	sb_printf(&sb, "%zu of %zu profiles could not be read and %s left "
+		  "out:", files->count, total,
+		  files->count == 1 ? "is" : "are");
+	for (size_t i = 0; i < files->count; i++)
+		sb_printf(&sb, "%s %s", i ? "," : "", files->items[i]);
+	sb_add(&sb, ".");
+	return sb_take(&sb);
+}
+
+/* Caveats of all the profiles together, in plain words. */
+static void note_caveats(struct gathered *g)
+{
+	const struct mlyze_stats *s = &g->stats;
+	uint64_t dropped = s->heap_map_full_drops + s->stack_table_drops;
+
+	if (s->native_stacks &&
+	    (double)s->shallow_stacks >
+		    SHALLOW_STACKS_LIMIT * (double)s->native_stacks)
+		add_message(&g->notes, xasprintf(
+			"%.0f %% of native stacks have fewer than 3 frames; "
+			"code built without frame pointers hides callers, so "
+			"sites may be wrong (rebuild with "
+			"-fno-omit-frame-pointer).",
+			100.0 * (double)s->shallow_stacks /
+				(double)s->native_stacks));
+	if (dropped)
+		add_message(&g->notes, xasprintf(
+			"The runtime dropped %" PRIu64 " samples because its "
+			"tables were full; the estimates are too low.",
+			dropped));
+	if (g->unread.count)
+		add_message(&g->notes, unread_note(&g->unread,
+						   g->unread.count +
+							   g->profile_count));
+	if (s->events_dropped)
+		add_message(&g->notes, xasprintf(
+			"%" PRIu64 " events could not be written; the "
+			"estimates may be wrong.", s->events_dropped));
+}
+
+static void warn_replaced(struct gathered *g, const char *file,
+			  const struct heap_replay *h)
+{
+	char *message;
+
+	if (!h->replaced)
+		return;
+	message = xasprintf("%s: offset %" PRIu64 ": ALLOC at an address that "
+			    "is already live (%" PRIu64 " such ALLOC%s in this "
+			    "profile); the earlier block counts as freed",
+			    file, h->first_replaced_offset, h->replaced,
+			    h->replaced == 1 ? "" : "s");
+	warn(g, message);
+	free(message);
+}
+
+/* Read one profile into the stacks.  A profile that cannot be read is
+ * named on stderr and left out; returns its status. */
+static enum mlyze_status read_profile(struct gathered *g, const char *file)
+{
+	struct mlyze_options ro = { .warn = warn, .warn_ctx = g };
+	struct replay_options options = { .tick = progress_tick,
+					  .tick_ctx = &g->progress,
+					  .snapshots = g->snapshots };
+	mlyze_reader *r = mlyze_open(file, &ro);
+	enum mlyze_status status;
+	struct heap_replay replay;
+	size_t *stack_map;
+	int rc = -1;
+
+	if (!r)
+		out_of_memory();
+	progress_start(&g->progress, file);
+	if (mlyze_status(r) == MLYZE_OK)
+		rc = heap_replay(r, &replay, &options);
+	progress_done(&g->progress);
+	status = mlyze_status(r);
+	if (rc < 0) {
+		fprintf(stderr, "memprof-report: %s\n", mlyze_error(r));
+		add_message(&g->unread, xstrdup(file));
+		mlyze_close(r);
+		return status;
+	}
+	summarise(g, file, r, &replay);
+	add_stats(&g->stats, &mlyze_info(r)->stats);
+	warn_replaced(g, file, &replay);
+	stack_map = stacks_add_profile(&g->stacks, g->namer, r, &replay);
+	take_series(&g->profiles[g->profile_count - 1], &replay, stack_map);
+	free(stack_map);
+	heap_replay_free(&replay);
+	mlyze_close(r);
+	return MLYZE_OK;
+}
+
+/* Read every profile that can be read.  Returns the exit status: 0 when
+ * all could, else 1, or 2 when none could and one broke the format. */
+static int read_profiles(struct gathered *g, char **files, int count)
+{
+	bool malformed = false;
+
+	for (int i = 0; i < count; i++)
+		malformed |= read_profile(g, files[i]) == MLYZE_BAD_FILE;
+	if (g->unread.count == 0)
+		return 0;
+	return g->profile_count == 0 && malformed ? 2 : 1;
+}
+
+static void free_series(struct profile_summary *p)
+{
+	struct heap_replay series = {
+		.timeline = p->timeline,
+		.events_kept = p->marks,
+		.events_kept_count = p->mark_count,
+		.snapshots = p->snapshots,
+		.snapshot_count = p->snapshot_count,
+	};
+
+	heap_replay_free(&series);
+}
+
+static void free_gathered(struct gathered *g)
+{
+	for (size_t i = 0; i < g->profile_count; i++) {
+		struct profile_summary *p = &g->profiles[i];
+
+		for (char **arg = p->command_line; *arg; arg++)
+			free(*arg);
+		free(p->command_line);
+		free(p->exec_program);
+		free(p->file);
+		free_series(p);
+	}
+	free(g->profiles);
+	stacks_free(&g->stacks);
+	frame_namer_free(g->namer);
+	free_messages(&g->warnings);
+	free_messages(&g->notes);
+	free_messages(&g->unread);
+}
+
+/* The sites a table shows: without --all, a table of live bytes leaves
+ * out the sites with nothing live at its moment (sorted last). */
+static size_t shown_sites(const struct site_table *sites,
+			  const struct options *o)
+{
+	size_t n = sites->count;
+
+	if (o->all || o->sort != SORT_BY_LIVE)
+		return n;
+	while (n > 0 && sites->sites[n - 1].heap.live[o->at].samples == 0)
+		n--;
+	return n;
+}
+
+/* Write the view to -o FILE or standard output; returns 0 or 1. */
+static int write_view(const struct options *o, const struct report *report)
+{
+	FILE *out = o->output ? fopen(o->output, "w") : stdout;
+	const char *name = o->output ? o->output : "standard output";
+	int failed;
+
+	if (!out) {
+		fprintf(stderr, "memprof-report: %s: %s\n", o->output,
+			strerror(errno));
+		return 1;
+	}
+	failed = o->view->write(out, report) < 0;
+	failed |= fflush(out) != 0 || ferror(out);
+	if (o->output)
+		failed |= fclose(out) != 0;
+	if (failed)
+		fprintf(stderr, "memprof-report: %s: write error: %s\n", name,
+			strerror(errno));
+	return failed;
+}
+
+static bool colour_wanted(const struct options *o)
+{
+	return !o->output && isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .top = DEFAULT_TOP };
+	struct gathered g = { 0 };
+	struct site_table sites;
+	int first = parse_options(argc, argv, &o);
+	struct symbolizer_options so = {
+		.sysroot = o.sysroot,
+		.debug_dirs = o.debug_dirs,
+		.n_debug_dirs = o.debug_dir_count,
+		.warn = warn,
+		.warn_ctx = &g,
+	};
+	struct report report;
+	int rc;
+
+	g.namer = frame_namer_new(&so);
+	g.snapshots = o.view->snapshots;
+	stacks_init(&g.stacks);
+	rc = read_profiles(&g, argv + first, argc - first);
+	if (g.profile_count == 0)
+		exit(rc);
+	note_caveats(&g);
+	sites_build(&sites, &g.stacks, o.grouping, o.cumulative);
+	sites_sort(&sites, o.sort, o.at);
+	report = (struct report){
+		.profiles = g.profiles,
+		.profile_count = g.profile_count,
+		.stacks = &g.stacks,
+		.sites = &sites,
+		.shown_sites = shown_sites(&sites, &o),
+		.top = o.top,
+		.grouping = o.grouping,
+		.sort = o.sort,
+		.at = o.at,
+		.colour = colour_wanted(&o),
+		.notes = g.notes.items,
+		.note_count = g.notes.count,
+		.warnings = g.warnings.items,
+		.warning_count = g.warnings.count,
+	};
+	if (write_view(&o, &report) != 0)
+		rc = 1;
+	sites_free(&sites);
+	free_gathered(&g);
+	free(o.debug_dirs);
+	return rc;
+}

@@ -1,0 +1,224 @@
+/* report-frames.c - what memprof-report knows of a frame (see
+ * report-frames.h). */
+#include "config.h"
+
+#include "report-frames.h"
+#include "report-util.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const grouping_names[3] = { "function", "line", "stack" };
+
+struct frame_namer {
+	struct symbolizer *symbolizer;
+};
+
+/* The allocators whose frames are never the site of an allocation: the
+ * C library's malloc family, C++ operator new, CPython's allocators and
+ * pymalloc.  (Frames in the runtime library itself are recognised by
+ * their module, see in_runtime().) */
+static const char *const allocator_functions[] = {
+	"malloc", "calloc", "realloc", "reallocarray", "free",
+	"memalign", "posix_memalign", "aligned_alloc", "valloc", "pvalloc",
+	"__libc_malloc", "__libc_calloc", "__libc_realloc", "__libc_free",
+	"__libc_memalign", "__libc_valloc", "__libc_pvalloc",
+	"_int_malloc", "_int_realloc", "_int_memalign", "tcache_init",
+	"malloc_hook_ini", "sysmalloc",
+	"PyObject_Malloc", "PyObject_Calloc", "PyObject_Realloc",
+	"allocate_from_new_pool", "new_arena",
+};
+static const char *const allocator_prefixes[] = {
+	"operator new", "_Znw", "_Zna", /* demangled and mangled */
+	"PyMem_", "_PyMem_", "pymalloc_",
+};
+
+static bool is_allocator_function(const char *name)
+{
+	for (size_t i = 0; i < sizeof(allocator_functions) /
+				       sizeof(allocator_functions[0]); i++)
+		if (strcmp(name, allocator_functions[i]) == 0)
+			return true;
+	for (size_t i = 0; i < sizeof(allocator_prefixes) /
+				       sizeof(allocator_prefixes[0]); i++)
+		if (strncmp(name, allocator_prefixes[i],
+			    strlen(allocator_prefixes[i])) == 0)
+			return true;
+	/* _PyObject_Malloc, _PyObject_GC_Alloc, _PyObject_ArenaMalloc... */
+	return strncmp(name, "_PyObject_", 10) == 0 &&
+	       strcasestr(name + 10, "alloc") != NULL;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static bool in_runtime(const char *module_path)
+{
+	return strncmp(base_name(module_path), "libspprof-alloc", 15) == 0;
+}
+
+struct frame_namer *frame_namer_new(const struct symbolizer_options *options)
+{
+	struct frame_namer *namer = xcalloc(1, sizeof(*namer));
+
+	namer->symbolizer = symbolizer_new(options);
+	if (!namer->symbolizer)
+		out_of_memory();
+	return namer;
+}
+
+void frame_namer_free(struct frame_namer *namer)
+{
+	if (!namer)
+		return;
+	symbolizer_free(namer->symbolizer);
+	free(namer);
+}
+
+static char *copy_or_null(const char *text)
+{
+	return text ? xstrdup(text) : NULL;
+}
+
+static void resolve_native(struct frame_namer *namer,
+			   const struct mlyze_frame *frame,
+			   struct report_frame *out)
+{
+	const struct mlyze_module *module = frame->module;
+	struct symbol_info symbol = { 0 };
+
+	symbolizer_lookup(namer->symbolizer, module->path, module->build_id,
+			  frame->offset, 1, &symbol);
+	out->function = copy_or_null(symbol.function);
+	if (symbol.function && symbol.file && symbol.line) {
+		out->file = xstrdup(symbol.file);
+		out->line = symbol.line;
+	}
+	out->allocator = in_runtime(module->path) ||
+			 (symbol.function &&
+			  is_allocator_function(symbol.function));
+}
+
+void frame_resolve(struct frame_namer *namer, const struct mlyze_frame *frame,
+		   size_t module_index, struct report_frame *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->address = frame->offset;
+	switch (frame->form) {
+	case MLYZE_FORM_PYTHON:
+		out->kind = FRAME_PYTHON;
+		out->function = xstrdup(frame->function->text);
+		out->file = xstrdup(frame->file->text);
+		out->line = frame->line;
+		break;
+	case MLYZE_FORM_MODULE:
+		out->kind = FRAME_NATIVE;
+		out->module = module_index;
+		resolve_native(namer, frame, out);
+		break;
+	default:
+		out->kind = FRAME_ADDRESS;
+		break;
+	}
+}
+
+void report_frame_free(struct report_frame *frame)
+{
+	free(frame->function);
+	free(frame->file);
+	frame->function = frame->file = NULL;
+}
+
+bool frame_is_named(const struct report_frame *frame)
+{
+	return frame->function != NULL;
+}
+
+/* "libfoo.so+0x1234" or "0x1234": a frame without a function. */
+static char *address_name(const struct report_frame *frame,
+			  const struct report_module *modules)
+{
+	if (frame->kind == FRAME_NATIVE)
+		return xasprintf("%s+0x%" PRIx64,
+				 base_name(modules[frame->module].path),
+				 frame->address);
+	return xasprintf("0x%" PRIx64, frame->address);
+}
+
+/* "function (file:line)" */
+static char *located_name(const struct report_frame *frame)
+{
+	return xasprintf("%s (%s:%" PRIu64 ")", frame->function, frame->file,
+			 frame->line);
+}
+
+char *frame_display_name(const struct report_frame *frame,
+			 const struct report_module *modules)
+{
+	if (!frame->function)
+		return address_name(frame, modules);
+	if (frame->kind == FRAME_PYTHON)
+		return xasprintf("%s (%s)", frame->function, frame->file);
+	return xstrdup(frame->function);
+}
+
+static void set_label(struct frame_label *label, char *key, char *text)
+{
+	label->key = key;
+	label->text = text ? text : xstrdup(key);
+}
+
+static void python_label(const struct report_frame *frame,
+			 enum grouping grouping, struct frame_label *label)
+{
+	if (grouping == GROUP_BY_LINE)
+		set_label(label, xasprintf("%s:%" PRIu64, frame->file,
+					   frame->line),
+			  NULL);
+	/* By function, lines of one function are one site. */
+	else if (grouping == GROUP_BY_FUNCTION)
+		set_label(label, xasprintf("%s (%s)", frame->function,
+					   frame->file),
+			  located_name(frame));
+	else
+		set_label(label, located_name(frame), NULL);
+}
+
+static void native_label(const struct report_frame *frame,
+			 enum grouping grouping, struct frame_label *label)
+{
+	bool located = frame->file != NULL;
+
+	if (grouping == GROUP_BY_LINE && located)
+		set_label(label, xasprintf("%s:%" PRIu64, frame->file,
+					   frame->line),
+			  NULL);
+	else if (grouping == GROUP_BY_STACK && located)
+		set_label(label, located_name(frame), NULL);
+	else
+		set_label(label, xstrdup(frame->function), NULL);
+}
+
+void frame_label(const struct report_frame *frame,
+		 const struct report_module *modules, enum grouping grouping,
+		 struct frame_label *label)
+{
+	if (!frame->function)
+		set_label(label, address_name(frame, modules), NULL);
+	else if (frame->kind == FRAME_PYTHON)
+		python_label(frame, grouping, label);
+	else
+		native_label(frame, grouping, label);
+}
+
+void frame_label_free(struct frame_label *label)
+{
+	free(label->key);
+	free(label->text);
+	label->key = label->text = NULL;
+}

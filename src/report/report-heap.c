@@ -1,0 +1,506 @@
+/* report-heap.c - replay a profile's events into estimates per stack
+ * (see report-heap.h).
+ *
+ * The peak is found in the same single pass.  Every stack keeps its live
+ * estimate as the events go by, and the stacks whose estimate moved since
+ * the last peak are listed.  When the live total rises above the last
+ * peak, only the listed stacks are copied into their peak estimates: every
+ * other stack holds the same value as at the last peak.  A stack enters
+ * the list at most once per event that changes it, so the copies cost no
+ * more than the events, however often the peak moves.
+ *
+ * The series of the live heap over time and the snapshots of every stack
+ * are kept at a fixed stride of time; when either is full, every other
+ * entry goes and the stride doubles, so their size stays bounded however
+ * long the profile runs, and their entries stay evenly spaced.
+ */
+#include "config.h"
+
+#include "report-heap.h"
+#include "report-util.h"
+#include "u64map.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TICK_EVENTS 65536u
+/* Points of the live heap over time, at most (then thinned to half). */
+#define TIMELINE_POINTS 1024
+/* The stride of the series when the duration of the profile is unknown. */
+#define DEFAULT_STRIDE_US 1000
+
+const char *const moment_names[MOMENTS] = { "peak", "end" };
+
+/* The sampled blocks still live: address -> size (value.a), and the
+ * stack's index and the block's slot in `counts` (value.b, high and low 32
+ * bits).  A slot keeps the count the block stood for when it was weighed
+ * (1/p), from which its FREE rebuilds the very weight its ALLOC added,
+ * without weighing it again: one double per block stays mostly in cache. */
+struct live_blocks {
+	struct u64map by_address;
+	double *counts;   /* by slot */
+	uint32_t *vacant; /* slots free for reuse */
+	size_t slot_count, vacant_count, capacity;
+};
+
+/* A stack as the events go by; what an ALLOC changes in one place. */
+struct stack_now {
+	struct estimate allocated, live;
+	bool changed; /* since the last peak (then it is in the list) */
+};
+
+struct replay_state {
+	struct heap_replay *h;
+	struct live_blocks blocks;
+	struct stack_now *now; /* by stack index, h->stack_count of them */
+	size_t *changed;       /* the stacks changed since the last peak */
+	size_t changed_count;
+	double live_bytes;     /* all stacks together, now */
+	double live_variance;
+	uint64_t live_samples;
+	double peak_bytes;
+	struct heap_point peak;
+	size_t events_capacity;
+	uint64_t point_stride_us, next_point_us;
+	size_t snapshots_wanted;
+	uint64_t snapshot_stride_us, next_snapshot_us;
+};
+
+void estimate_add(struct estimate *into, const struct estimate *from)
+{
+	into->samples += from->samples;
+	into->bytes += from->bytes;
+	into->bytes_variance += from->bytes_variance;
+	into->count += from->count;
+	into->count_variance += from->count_variance;
+}
+
+void heap_estimates_add(struct heap_estimates *into,
+			const struct heap_estimates *from)
+{
+	estimate_add(&into->allocated, &from->allocated);
+	for (int m = 0; m < MOMENTS; m++)
+		estimate_add(&into->live[m], &from->live[m]);
+}
+
+/* Adding and taking back large weights may leave a variance a little
+ * below zero: it is zero. */
+double interval95(double variance)
+{
+	return variance > 0 ? 1.96 * sqrt(variance) : 0;
+}
+
+static void add_weight(struct estimate *e, const struct mlyze_weight *w)
+{
+	e->samples++;
+	e->bytes += w->bytes;
+	e->bytes_variance += w->bytes_variance;
+	e->count += w->count;
+	e->count_variance += w->count_variance;
+}
+
+/* An estimate left without samples is exactly zero, not the rounding
+ * left over from adding and taking back large weights. */
+static void remove_weight(struct estimate *e, const struct mlyze_weight *w)
+{
+	if (--e->samples == 0) {
+		memset(e, 0, sizeof(*e));
+		return;
+	}
+	e->bytes -= w->bytes;
+	e->bytes_variance -= w->bytes_variance;
+	e->count -= w->count;
+	e->count_variance -= w->count_variance;
+}
+
+static void *grow_zeroed(void *array, size_t old_count, size_t new_count,
+			 size_t size)
+{
+	char *grown = xrealloc(array, new_count, size);
+
+	memset(grown + old_count * size, 0, (new_count - old_count) * size);
+	return grown;
+}
+
+/* Room for the stack of this index (called when there is none). */
+static void grow_stacks(struct replay_state *st, size_t index)
+{
+	struct heap_replay *h = st->h;
+	size_t n = h->stack_count ? h->stack_count : 256;
+
+	while (n <= index)
+		n *= 2;
+	h->by_stack = grow_zeroed(h->by_stack, h->stack_count, n,
+				  sizeof(*h->by_stack));
+	st->now = grow_zeroed(st->now, h->stack_count, n, sizeof(*st->now));
+	st->changed = xrealloc(st->changed, n, sizeof(*st->changed));
+	h->stack_count = n;
+}
+
+/* A slot holding `count`. */
+static uint32_t keep_count(struct live_blocks *b, double count)
+{
+	uint32_t slot;
+
+	if (b->vacant_count) {
+		slot = b->vacant[--b->vacant_count];
+	} else {
+		if (b->slot_count > UINT32_MAX)
+			fatal("profile has more than %" PRIu32
+			      " sampled blocks live at once", UINT32_MAX);
+		if (b->slot_count == b->capacity) {
+			b->capacity = b->capacity ? 2 * b->capacity : 1024;
+			b->counts = xrealloc(b->counts, b->capacity,
+					     sizeof(*b->counts));
+			b->vacant = xrealloc(b->vacant, b->capacity,
+					     sizeof(*b->vacant));
+		}
+		slot = (uint32_t)b->slot_count++;
+	}
+	b->counts[slot] = count;
+	return slot;
+}
+
+/* The weight of a live block, by the formulas of mlyze_weigh from the
+ * count it gave: the same numbers, without a second exponential. */
+static void block_weight(const struct live_blocks *b,
+			 struct u64map_value block, struct mlyze_weight *w)
+{
+	double size = (double)block.a;
+
+	w->count = b->counts[block.b & UINT32_MAX];
+	w->count_variance = w->count * (w->count - 1.0);
+	w->bytes = size * w->count;
+	w->bytes_variance = w->bytes * (w->bytes - size);
+}
+
+static void mark_changed(struct replay_state *st, size_t stack)
+{
+	if (!st->now[stack].changed) {
+		st->now[stack].changed = true;
+		st->changed[st->changed_count++] = stack;
+	}
+}
+
+static struct heap_point live_now(const struct replay_state *st,
+				  uint64_t time_us)
+{
+	return (struct heap_point){ .time_us = time_us,
+				    .bytes = st->live_bytes,
+				    .bytes_variance = st->live_variance,
+				    .samples = st->live_samples };
+}
+
+/* The heap is larger than ever: the changed stacks hold their peak now. */
+static void record_peak(struct replay_state *st, uint64_t time_us)
+{
+	for (size_t i = 0; i < st->changed_count; i++) {
+		size_t stack = st->changed[i];
+
+		st->h->by_stack[stack].live[AT_PEAK] = st->now[stack].live;
+		st->now[stack].changed = false;
+	}
+	st->changed_count = 0;
+	st->peak_bytes = st->live_bytes;
+	st->h->peak_time_us = time_us;
+	st->peak = live_now(st, time_us);
+}
+
+/* A live block is freed (or replaced). */
+static void release_block(struct replay_state *st, struct u64map_value block)
+{
+	size_t stack = block.b >> 32;
+	struct mlyze_weight w;
+
+	block_weight(&st->blocks, block, &w);
+	remove_weight(&st->now[stack].live, &w);
+	if (--st->live_samples) {
+		st->live_bytes -= w.bytes;
+		st->live_variance -= w.bytes_variance;
+	} else {
+		st->live_bytes = st->live_variance = 0;
+	}
+	mark_changed(st, stack);
+	st->blocks.vacant[st->blocks.vacant_count++] =
+		(uint32_t)(block.b & UINT32_MAX);
+}
+
+static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
+{
+	size_t stack = ev->alloc.stack->index;
+	struct u64map_value block = { .a = ev->alloc.size };
+	const struct u64map_value *replaced;
+	struct mlyze_weight w;
+
+	if (stack > UINT32_MAX)
+		fatal("profile has more than %" PRIu32 " stacks", UINT32_MAX);
+	if (stack >= st->h->stack_count)
+		grow_stacks(st, stack);
+	mlyze_weigh(ev->alloc.size, ev->alloc.sampling_rate, &w);
+	add_weight(&st->now[stack].allocated, &w);
+	replaced = u64map_get(&st->blocks.by_address, ev->alloc.address);
+	if (replaced) {
+		if (!st->h->replaced++)
+			st->h->first_replaced_offset = ev->offset;
+		release_block(st, *replaced);
+	}
+	block.b = (uint64_t)stack << 32 | keep_count(&st->blocks, w.count);
+	if (u64map_put(&st->blocks.by_address, ev->alloc.address, block) < 0)
+		out_of_memory();
+	add_weight(&st->now[stack].live, &w);
+	st->live_bytes += w.bytes;
+	st->live_variance += w.bytes_variance;
+	st->live_samples++;
+	mark_changed(st, stack);
+	if (st->live_bytes > st->peak_bytes)
+		record_peak(st, ev->time_us);
+}
+
+static void keep_event(struct replay_state *st, const struct mlyze_event *ev)
+{
+	struct heap_replay *h = st->h;
+	struct heap_event *kept;
+
+	h->events_kept = xgrow(h->events_kept, &st->events_capacity,
+			       h->events_kept_count + 1,
+			       sizeof(*h->events_kept));
+	kept = &h->events_kept[h->events_kept_count++];
+	memset(kept, 0, sizeof(*kept));
+	kept->live = live_now(st, ev->time_us);
+	if (ev->type == MLYZE_EVENT_MARKER) {
+		kept->kind = HEAP_EVENT_MARKER;
+		kept->name = xstrdup(ev->marker.name ? ev->marker.name->text
+						     : "?");
+	} else {
+		kept->kind = HEAP_EVENT_GC;
+		kept->gc_objects = ev->gc.objects;
+		kept->gc_bytes = ev->gc.bytes;
+	}
+}
+
+static void add_point(struct heap_replay *h, struct heap_point point)
+{
+	h->timeline = xrealloc(h->timeline, h->timeline_count + 1,
+			       sizeof(*h->timeline));
+	h->timeline[h->timeline_count++] = point;
+}
+
+/* Keep every other point of the series (the first one among them). */
+static void thin_timeline(struct heap_replay *h)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < h->timeline_count; i += 2)
+		h->timeline[kept++] = h->timeline[i];
+	h->timeline_count = kept;
+}
+
+static void take_snapshot(struct replay_state *st, uint64_t time_us)
+{
+	struct heap_replay *h = st->h;
+	struct heap_snapshot *snap;
+	size_t n = 0;
+
+	h->snapshots = xrealloc(h->snapshots, h->snapshot_count + 1,
+				sizeof(*h->snapshots));
+	snap = &h->snapshots[h->snapshot_count++];
+	snap->live = live_now(st, time_us);
+	snap->stacks = xcalloc(st->live_samples, sizeof(*snap->stacks));
+	snap->bytes = xcalloc(st->live_samples, sizeof(*snap->bytes));
+	snap->bytes_variance = xcalloc(st->live_samples,
+				       sizeof(*snap->bytes_variance));
+	snap->samples = xcalloc(st->live_samples, sizeof(*snap->samples));
+	for (size_t i = 0; i < h->stack_count && n < st->live_samples; i++) {
+		const struct estimate *live = &st->now[i].live;
+
+		if (live->samples == 0)
+			continue;
+		snap->stacks[n] = i;
+		snap->bytes[n] = live->bytes;
+		snap->bytes_variance[n] = live->bytes_variance;
+		snap->samples[n++] = live->samples;
+	}
+	snap->count = n;
+}
+
+static void free_snapshot(struct heap_snapshot *snap)
+{
+	free(snap->stacks);
+	free(snap->bytes);
+	free(snap->bytes_variance);
+	free(snap->samples);
+}
+
+static void thin_snapshots(struct heap_replay *h)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < h->snapshot_count; i++) {
+		if (i % 2)
+			free_snapshot(&h->snapshots[i]);
+		else
+			h->snapshots[kept++] = h->snapshots[i];
+	}
+	h->snapshot_count = kept;
+}
+
+/* The series and the snapshots, at their strides. */
+static void follow_time(struct replay_state *st, uint64_t time_us)
+{
+	struct heap_replay *h = st->h;
+
+	if (time_us >= st->next_point_us) {
+		if (h->timeline_count == TIMELINE_POINTS) {
+			thin_timeline(h);
+			st->point_stride_us *= 2;
+		}
+		add_point(h, live_now(st, time_us));
+		st->next_point_us = time_us + st->point_stride_us;
+	}
+	if (st->snapshots_wanted && time_us >= st->next_snapshot_us) {
+		if (h->snapshot_count == st->snapshots_wanted) {
+			thin_snapshots(h);
+			st->snapshot_stride_us *= 2;
+		}
+		take_snapshot(st, time_us);
+		st->next_snapshot_us = time_us + st->snapshot_stride_us;
+	}
+}
+
+/* The first strides: even over the profile when its end is known. */
+static void start_time_series(struct replay_state *st, const mlyze_reader *r,
+			      const struct replay_options *options)
+{
+	const struct mlyze_info *info = mlyze_info(r);
+	uint64_t duration = info->end_time_us > info->start_time_us
+				    ? info->end_time_us - info->start_time_us
+				    : 0;
+
+	st->point_stride_us = duration / TIMELINE_POINTS;
+	if (st->point_stride_us == 0)
+		st->point_stride_us = DEFAULT_STRIDE_US;
+	st->snapshots_wanted = options ? options->snapshots : 0;
+	if (st->snapshots_wanted) {
+		st->snapshot_stride_us = duration / st->snapshots_wanted;
+		if (st->snapshot_stride_us == 0)
+			st->snapshot_stride_us = DEFAULT_STRIDE_US;
+	}
+	st->peak.time_us = info->start_time_us;
+	add_point(st->h, st->peak);
+	st->next_point_us = info->start_time_us + st->point_stride_us;
+	st->next_snapshot_us = info->start_time_us;
+}
+
+/* The peak joins the series in its place, so that a chart shows it. */
+static void add_peak_point(struct replay_state *st)
+{
+	struct heap_replay *h = st->h;
+	size_t at = h->timeline_count;
+
+	while (at > 0 && h->timeline[at - 1].time_us > st->peak.time_us)
+		at--;
+	if (at > 0 && h->timeline[at - 1].time_us == st->peak.time_us) {
+		h->timeline[at - 1] = st->peak;
+		return;
+	}
+	add_point(h, st->peak);
+	memmove(&h->timeline[at + 1], &h->timeline[at],
+		(h->timeline_count - 1 - at) * sizeof(*h->timeline));
+	h->timeline[at] = st->peak;
+}
+
+static void replay_event(struct replay_state *st, const struct mlyze_event *ev,
+			 uint64_t first_rate)
+{
+	struct u64map_value freed;
+
+	switch (ev->type) {
+	case MLYZE_EVENT_ALLOC:
+		on_alloc(st, ev);
+		break;
+	case MLYZE_EVENT_FREE:
+		if (u64map_take(&st->blocks.by_address, ev->free.address,
+				&freed))
+			release_block(st, freed);
+		break;
+	case MLYZE_EVENT_RATE:
+		st->h->rate_changed |= ev->rate.sampling_rate != first_rate;
+		break;
+	case MLYZE_EVENT_MARKER:
+	case MLYZE_EVENT_GC:
+		keep_event(st, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+/* What was allocated, what is still live at the end, and the totals. */
+static void finish(struct replay_state *st)
+{
+	struct heap_replay *h = st->h;
+	const struct u64map_slot *slot;
+	struct mlyze_weight w;
+	size_t cursor = 0;
+
+	while ((slot = u64map_next(&st->blocks.by_address, &cursor))) {
+		block_weight(&st->blocks, slot->value, &w);
+		add_weight(&h->by_stack[slot->value.b >> 32].live[AT_END], &w);
+	}
+	for (size_t i = 0; i < h->stack_count; i++) {
+		h->by_stack[i].allocated = st->now[i].allocated;
+		heap_estimates_add(&h->total, &h->by_stack[i]);
+	}
+	if (h->timeline[h->timeline_count - 1].time_us < h->last_time_us)
+		add_point(h, live_now(st, h->last_time_us));
+	add_peak_point(st);
+}
+
+static void free_state(struct replay_state *st)
+{
+	u64map_free(&st->blocks.by_address);
+	free(st->blocks.counts);
+	free(st->blocks.vacant);
+	free(st->now);
+	free(st->changed);
+}
+
+int heap_replay(mlyze_reader *r, struct heap_replay *h,
+		const struct replay_options *options)
+{
+	struct replay_state st = { .h = h };
+	struct mlyze_event ev;
+	uint64_t first_rate = mlyze_info(r)->sampling_rate;
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	u64map_init(&st.blocks.by_address);
+	h->last_time_us = h->peak_time_us = mlyze_info(r)->start_time_us;
+	start_time_series(&st, r, options);
+	while ((rc = mlyze_next(r, &ev)) > 0) {
+		replay_event(&st, &ev, first_rate);
+		h->last_time_us = ev.time_us;
+		follow_time(&st, ev.time_us);
+		if (++h->events % TICK_EVENTS == 0 && options && options->tick)
+			options->tick(options->tick_ctx, r);
+	}
+	if (rc == 0)
+		finish(&st);
+	free_state(&st);
+	return rc;
+}
+
+void heap_replay_free(struct heap_replay *h)
+{
+	for (size_t i = 0; i < h->events_kept_count; i++)
+		free(h->events_kept[i].name);
+	for (size_t i = 0; i < h->snapshot_count; i++)
+		free_snapshot(&h->snapshots[i]);
+	free(h->events_kept);
+	free(h->snapshots);
+	free(h->timeline);
+	free(h->by_stack);
+	memset(h, 0, sizeof(*h));
+}

@@ -1,0 +1,113 @@
+/* report-heap.h - replay a profile's events into estimates per stack.
+ *
+ * Contract: follows the sampled heap through the ALLOC and FREE events of
+ * one profile (a block is live when no FREE of its address follows; a FREE
+ * of an unknown address is ignored; an ALLOC at a live address replaces
+ * the block there) and sums, for every stack, the unbiased estimates of
+ * everything allocated and of what was live at two moments: the peak (the
+ * first moment the estimated live heap of the whole profile reached its
+ * maximum) and the end.  Also keeps the live heap over time (a bounded
+ * series of points), the markers and garbage collections with the live
+ * heap at their moment, and, when asked, the live bytes of every stack at
+ * a bounded number of moments.  One pass over the events; memory grows
+ * with the live sampled blocks and the stacks, not with the events.
+ */
+#ifndef SPPROF_REPORT_HEAP_H
+#define SPPROF_REPORT_HEAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "spprof/mlyze.h"
+
+/* A sum of sample weights (see mlyze_weigh). */
+struct estimate {
+	uint64_t samples;
+	double bytes, bytes_variance;
+	double count, count_variance;
+};
+
+void estimate_add(struct estimate *into, const struct estimate *from);
+/* Half-width of the 95 % interval of a sum with this variance. */
+double interval95(double variance);
+
+/* The moments at which a report counts live memory. */
+enum moment {
+	AT_PEAK, /* when the estimated live heap was largest */
+	AT_END,  /* when the profile ends: what was never freed */
+	MOMENTS
+};
+
+/* "peak", "end", by enum moment. */
+extern const char *const moment_names[MOMENTS];
+
+/* What a stack, a site or a whole profile allocated over the profile,
+ * and held at each moment. */
+struct heap_estimates {
+	struct estimate allocated;
+	struct estimate live[MOMENTS];
+};
+
+void heap_estimates_add(struct heap_estimates *into,
+			const struct heap_estimates *from);
+
+/* The estimated live heap at one moment. */
+struct heap_point {
+	uint64_t time_us;
+	double bytes, bytes_variance;
+	uint64_t samples;
+};
+
+enum heap_event_kind { HEAP_EVENT_MARKER, HEAP_EVENT_GC };
+
+/* A marker or a garbage collection, and the live heap at its moment. */
+struct heap_event {
+	enum heap_event_kind kind;
+	char *name;                         /* of a marker; else NULL */
+	uint64_t gc_objects, gc_bytes;      /* collected by a GC */
+	struct heap_point live;
+};
+
+/* The live bytes of every stack that held some at one moment. */
+struct heap_snapshot {
+	struct heap_point live; /* of the whole profile */
+	size_t count;
+	size_t *stacks;         /* by mlyze_stack.index */
+	double *bytes, *bytes_variance;
+	uint64_t *samples;
+};
+
+struct heap_replay {
+	struct heap_estimates *by_stack; /* by mlyze_stack.index */
+	size_t stack_count;
+	struct heap_estimates total;     /* of all stacks */
+	uint64_t peak_time_us; /* the start time when nothing was live */
+	uint64_t events;
+	uint64_t last_time_us;
+	uint64_t replaced; /* ALLOCs at an address already live */
+	uint64_t first_replaced_offset;
+	bool rate_changed;
+	struct heap_point *timeline; /* in time order, ends with the end */
+	size_t timeline_count;
+	struct heap_event *events_kept; /* markers and GCs, in time order */
+	size_t events_kept_count;
+	struct heap_snapshot *snapshots; /* in time order */
+	size_t snapshot_count;
+};
+
+/* Called every few thousand events, e.g. to show progress. */
+typedef void replay_tick(void *ctx, const mlyze_reader *reader);
+
+struct replay_options {
+	replay_tick *tick; /* may be NULL */
+	void *tick_ctx;
+	size_t snapshots;  /* moments at which to keep every stack's bytes */
+};
+
+/* Read every event of r; returns 0, or -1 when the reader failed.
+ * options may be NULL. */
+int heap_replay(mlyze_reader *r, struct heap_replay *out,
+		const struct replay_options *options);
+void heap_replay_free(struct heap_replay *h);
+
+#endif /* SPPROF_REPORT_HEAP_H */

@@ -1,0 +1,344 @@
+/* report-html.c - one self-contained HTML page: the flame graph, the heap
+ * over time and the top sites, readable offline.
+ *
+ * The page holds its style (report-html.css), its script
+ * (report-html.js) and its data, a JSON object the script reads: the
+ * frames of the flame graph, the stacks as lists of them from the root,
+ * each stack's estimate, 95 % interval and samples for three measures
+ * (live at the peak, live at the end, allocated), each profile's live
+ * heap over time with its markers, garbage collections and snapshots of
+ * the live stacks, and the rows of the top sites.  The style and script
+ * are compiled in (report-html-assets.c is made from them at build time).
+ * A '<' in the data is written as \u003c, so no text of the profile can
+ * end the script element.
+ */
+#include "config.h"
+
+#include "report-jansson.h"
+#include "report-util.h"
+#include "report-view.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const char report_html_css[];
+extern const char report_html_js[];
+
+/* The measures of the page's flame graph, in the order of its menu. */
+static const enum measure page_measures[] = {
+	MEASURE_LIVE_AT_PEAK, MEASURE_LIVE_AT_END, MEASURE_ALLOCATED,
+};
+#define PAGE_MEASURES 3
+
+static const struct estimate *measured(const struct report_stack *s,
+				       enum measure m)
+{
+	return m == MEASURE_ALLOCATED ? &s->heap.allocated
+				      : &s->heap.live[m == MEASURE_LIVE_AT_END];
+}
+
+static json_t *frames_json(const struct flame_frames *ff, json_t **kinds)
+{
+	json_t *names = json_array();
+
+	*kinds = json_array();
+	for (size_t i = 0; i < ff->count; i++) {
+		append(names, text(ff->names[i]));
+		append(*kinds, json_integer(ff->kinds[i]));
+	}
+	return names;
+}
+
+static json_t *stacks_json(const struct report *r, const struct flame_frames *ff)
+{
+	const struct stack_table *t = r->stacks;
+	json_t *stacks = json_array();
+	size_t *ids = NULL, capacity = 0;
+
+	for (size_t i = 0; i < t->stack_count; i++) {
+		json_t *stack = json_array();
+		size_t n;
+
+		ids = xgrow(ids, &capacity, t->stacks[i].depth + 1,
+			    sizeof(*ids));
+		n = flame_stack(r, ff, &t->stacks[i], ids);
+		for (size_t k = 0; k < n; k++)
+			append(stack, json_integer((json_int_t)ids[k]));
+		append(stacks, stack);
+	}
+	free(ids);
+	return stacks;
+}
+
+/* data.values, data.intervals and data.samples: by measure, by stack. */
+static void measures_json(json_t *data, const struct report *r)
+{
+	const struct stack_table *t = r->stacks;
+	json_t *values = json_array(), *intervals = json_array(),
+	       *samples = json_array();
+
+	for (int m = 0; m < PAGE_MEASURES; m++) {
+		json_t *v = json_array(), *ci = json_array(), *n = json_array();
+
+		for (size_t i = 0; i < t->stack_count; i++) {
+			const struct estimate *e =
+				measured(&t->stacks[i], page_measures[m]);
+
+			append(v, whole(e->bytes));
+			append(ci, whole(interval95(e->bytes_variance)));
+			append(n, json_integer((json_int_t)e->samples));
+		}
+		append(values, v);
+		append(intervals, ci);
+		append(samples, n);
+	}
+	set(data, "values", values);
+	set(data, "intervals", intervals);
+	set(data, "samples", samples);
+}
+
+/* [time, bytes, interval], appended to `array`. */
+static void point_json(json_t *array, const struct report *r,
+		       const struct heap_point *p)
+{
+	append(array, json_real(report_seconds(r, p->time_us)));
+	append(array, whole(p->bytes));
+	append(array, whole(interval95(p->bytes_variance)));
+}
+
+static json_t *mark_json(const struct report *r, const struct heap_event *m)
+{
+	json_t *mark = json_array();
+	char *label = m->kind == HEAP_EVENT_MARKER
+			      ? xstrdup(m->name)
+			      : xasprintf("GC: %" PRIu64 " objects",
+					  m->gc_objects);
+
+	append(mark, json_real(report_seconds(r, m->live.time_us)));
+	append(mark, json_string(m->kind == HEAP_EVENT_MARKER ? "marker"
+							      : "gc"));
+	append(mark, text(label));
+	append(mark, whole(m->live.bytes));
+	append(mark, whole(interval95(m->live.bytes_variance)));
+	free(label);
+	return mark;
+}
+
+/* [time, bytes, interval, [stack...], [bytes...], [interval...],
+ *  [samples...]] */
+static json_t *snapshot_json(const struct report *r,
+			     const struct heap_snapshot *snap)
+{
+	json_t *json = json_array(), *stacks = json_array(),
+	       *bytes = json_array(), *intervals = json_array(),
+	       *samples = json_array();
+
+	point_json(json, r, &snap->live);
+	for (size_t i = 0; i < snap->count; i++) {
+		append(stacks, json_integer((json_int_t)snap->stacks[i]));
+		append(bytes, whole(snap->bytes[i]));
+		append(intervals, whole(interval95(snap->bytes_variance[i])));
+		append(samples, json_integer((json_int_t)snap->samples[i]));
+	}
+	append(json, stacks);
+	append(json, bytes);
+	append(json, intervals);
+	append(json, samples);
+	return json;
+}
+
+static json_t *profile_json(const struct report *r,
+			    const struct profile_summary *p)
+{
+	json_t *json = json_object(), *timeline = json_array(),
+	       *marks = json_array(), *snapshots = json_array(),
+	       *peak = json_array();
+	struct heap_point at_peak = {
+		.time_us = p->start_time_us +
+			   (uint64_t)(p->peak_time_s * 1e6 + 0.5),
+		.bytes = p->peak.bytes,
+		.bytes_variance = p->peak.bytes_variance,
+	};
+
+	for (size_t i = 0; i < p->timeline_count; i++)
+		point_json(timeline, r, &p->timeline[i]);
+	for (size_t i = 0; i < p->mark_count; i++)
+		append(marks, mark_json(r, &p->marks[i]));
+	for (size_t i = 0; i < p->snapshot_count; i++)
+		append(snapshots, snapshot_json(r, &p->snapshots[i]));
+	point_json(peak, r, &at_peak);
+	set(json, "file", text(p->file));
+	set(json, "end", json_real(report_seconds(r, p->start_time_us) +
+				   p->duration_s));
+	set(json, "timeline", timeline);
+	set(json, "peak", peak);
+	set(json, "marks", marks);
+	set(json, "snapshots", snapshots);
+	return json;
+}
+
+static json_t *sites_json(const struct report *r)
+{
+	static const char *const live_titles[MOMENTS] = { "AT PEAK", "AT END" };
+	const char *columns[] = { live_titles[r->at], "±95%", "SHARE",
+				  "SAMPLES", "ALLOCS", "ALLOCATED", "SITE" };
+	json_t *json = json_object(), *titles = json_array(),
+	       *rows = json_array();
+	double total = r->sites->heap.live[r->at].bytes;
+
+	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
+		append(titles, json_string(columns[i]));
+	for (size_t i = 0; i < report_rows(r); i++) {
+		const struct site *s = &r->sites->sites[i];
+		const struct estimate *live = &s->heap.live[r->at];
+		json_t *row = json_array();
+
+		append(row, text(s->text));
+		append(row, whole(live->bytes));
+		append(row, whole(interval95(live->bytes_variance)));
+		append(row, json_real(total > 0 ? live->bytes / total : 0));
+		append(row, json_integer((json_int_t)site_measure(
+				    s, r->sort, r->at)->samples));
+		append(row, whole(s->heap.allocated.count));
+		append(row, whole(s->heap.allocated.bytes));
+		append(row, json_boolean(site_rough(s, r->sort, r->at)));
+		append(rows, row);
+	}
+	set(json, "columns", titles);
+	set(json, "rows", rows);
+	return json;
+}
+
+/* "3 profiles · peak heap 11.0 MiB ± 0 B · live at end ... · ..." */
+static char *summary_text(const struct report *r)
+{
+	const struct heap_estimates *heap = &r->stacks->heap;
+	char peak[32], peak_ci[32], end[32], end_ci[32], allocated[32];
+	char *profiles = r->profile_count == 1
+				 ? xstrdup(r->profiles[0].file)
+				 : xasprintf("%zu profiles", r->profile_count);
+	char *summary;
+
+	format_size(peak, heap->live[AT_PEAK].bytes);
+	format_size(peak_ci, interval95(heap->live[AT_PEAK].bytes_variance));
+	format_size(end, heap->live[AT_END].bytes);
+	format_size(end_ci, interval95(heap->live[AT_END].bytes_variance));
+	format_size(allocated, heap->allocated.bytes);
+	summary = xasprintf("%s · %" PRIu64 " samples · peak heap %s ± %s · "
+			    "live at the end %s ± %s · allocated %s "
+			    "(estimates with their 95 %% intervals)",
+			    profiles, heap->allocated.samples, peak, peak_ci,
+			    end, end_ci, allocated);
+	free(profiles);
+	return summary;
+}
+
+static json_t *page_data(const struct report *r)
+{
+	json_t *data = json_object(), *profiles = json_array(), *kinds;
+	enum measure m = report_measure(r);
+	struct flame_frames ff;
+	char *summary = summary_text(r);
+
+	flame_frames_build(r, &ff);
+	set(data, "title", text(r->profile_count == 1 ? r->profiles[0].file
+						      : "memprof-report"));
+	set(data, "summary", text(summary));
+	set(data, "measure", json_integer(m == MEASURE_ALLOCATIONS
+						  ? MEASURE_ALLOCATED
+						  : m));
+	set(data, "frames", frames_json(&ff, &kinds));
+	set(data, "kinds", kinds);
+	set(data, "stacks", stacks_json(r, &ff));
+	measures_json(data, r);
+	for (size_t i = 0; i < r->profile_count; i++)
+		append(profiles, profile_json(r, &r->profiles[i]));
+	set(data, "profiles", profiles);
+	set(data, "sites", sites_json(r));
+	flame_frames_free(&ff);
+	free(summary);
+	return data;
+}
+
+/* The JSON with every '<' escaped. */
+static void put_data(FILE *out, const char *json)
+{
+	for (const char *c = json; *c; c++) {
+		if (*c == '<')
+			fputs("\\u003c", out);
+		else
+			fputc(*c, out);
+	}
+}
+
+static const char page_top[] =
+	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	"<meta name=\"viewport\" content=\"width=device-width, "
+	"initial-scale=1\">\n"
+	"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
+	"'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
+	"<meta name=\"generator\" content=\"memprof-report " PACKAGE_VERSION
+	"\">\n<title>memprof-report</title>\n<style>\n";
+
+static const char page_body[] =
+	"</style>\n</head>\n<body>\n"
+	"<h1 id=\"title\">memprof-report</h1>\n"
+	"<p class=\"summary\" id=\"summary\"></p>\n"
+	"<noscript><p>This page draws with JavaScript. memprof-report "
+	"without --format prints the top sites as text.</p></noscript>\n"
+	"<h2>Live heap over time</h2>\n"
+	"<p class=\"legend\">The estimated live heap and its 95 % band; the "
+	"dot is the peak, dashed lines are markers, triangles garbage "
+	"collections. Click a moment to see its flame graph.</p>\n"
+	"<svg id=\"chart\" role=\"img\" aria-label=\"Estimated live heap over "
+	"time\"></svg>\n"
+	"<h2 id=\"flame-title\">Flame graph</h2>\n"
+	"<div class=\"controls\">\n"
+	"<label>Show <select id=\"measure\">"
+	"<option value=\"0\">Live bytes at the peak</option>"
+	"<option value=\"1\">Live bytes at the end</option>"
+	"<option value=\"2\">Bytes allocated</option>"
+	"<option value=\"moment\" disabled>A moment of the chart</option>"
+	"</select></label>\n"
+	"<input type=\"search\" id=\"search\" placeholder=\"Search functions\" "
+	"aria-label=\"Search functions\">\n"
+	"<span class=\"status\" id=\"search-status\"></span>\n"
+	"<button id=\"reset\" type=\"button\">Reset zoom</button>\n</div>\n"
+	"<p class=\"legend\">Callers above, callees below; width is the "
+	"estimate. Click a box to zoom."
+	"<span class=\"swatch\" style=\"background:hsl(36,85%,65%)\"></span>"
+	"native"
+	"<span class=\"swatch\" style=\"background:hsl(210,65%,69%)\"></span>"
+	"Python"
+	"<span class=\"swatch\" style=\"background:hsl(210,8%,76%)\"></span>"
+	"no name"
+	"<span class=\"swatch\" style=\"background:#a626a4\"></span>"
+	"search match</p>\n"
+	"<div id=\"flame-box\"><canvas id=\"flame\"></canvas></div>\n"
+	"<details><summary>The largest boxes as text</summary>"
+	"<ol id=\"largest\"></ol></details>\n"
+	"<h2>Top sites</h2>\n"
+	"<table id=\"sites\"><thead><tr></tr></thead><tbody></tbody></table>\n"
+	"<div id=\"tip\" role=\"tooltip\"></div>\n"
+	"<script type=\"application/json\" id=\"data\">";
+
+int view_html(FILE *out, const struct report *r)
+{
+	json_t *data = page_data(r);
+	char *json = json_dumps(data, JSON_COMPACT | JSON_ESCAPE_SLASH |
+					      JSON_REAL_PRECISION(6));
+
+	json_decref(data);
+	if (!json)
+		out_of_memory();
+	fputs(page_top, out);
+	fputs(report_html_css, out);
+	fputs(page_body, out);
+	put_data(out, json);
+	fputs("</script>\n<script>\n", out);
+	fputs(report_html_js, out);
+	fputs("</script>\n</body>\n</html>\n", out);
+	free(json);
+	return ferror(out) ? -1 : 0;
+}

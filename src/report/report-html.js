@@ -1,0 +1,542 @@
+/* report-html.js - the flame graph, the heap over time and the table of
+ * memprof-report's HTML page, from the data report-html.c writes in the
+ * page (the element #data).  Runs offline: no request, no library.
+ *
+ * The flame graph is an icicle drawn on a canvas (the root at the top),
+ * built by merging the stacks into a tree; boxes narrower than half a
+ * pixel are not drawn, so 100,000 stacks stay fast.  A box's estimate is
+ * the sum of its stacks', its 95 % interval the root of the sum of their
+ * squared intervals (the variances add up).
+ */
+"use strict";
+
+const data = JSON.parse(document.getElementById("data").textContent);
+const ROW = 18;
+const MEASURES = ["Live bytes at the peak", "Live bytes at the end",
+	"Bytes allocated"];
+
+function formatBytes(n) {
+	const units = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+	if (Math.abs(n) < 1023.5)
+		return Math.round(n) + " B";
+	let unit = -1;
+	do {
+		n /= 1024;
+		unit++;
+	} while (Math.abs(n) >= 1023.95 && unit < units.length - 1);
+	return n.toFixed(1) + " " + units[unit];
+}
+
+function formatShare(part, whole) {
+	return whole > 0 ? (100 * part / whole).toFixed(1) + " %" : "-";
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+/* An HTML element, or an SVG one in `namespace`. */
+function element(tag, attributes, text, namespace) {
+	const e = namespace ? document.createElementNS(namespace, tag)
+		: document.createElement(tag);
+	for (const key in attributes || {})
+		e.setAttribute(key, attributes[key]);
+	if (text !== undefined)
+		e.textContent = text;
+	return e;
+}
+
+/* ---- the tree of stacks ---- */
+
+function newNode(frame, parent) {
+	return { frame: frame, parent: parent, children: new Map(), value: 0,
+		variance: 0, samples: 0, depth: parent ? parent.depth + 1 : 0 };
+}
+
+/* What the flame graph shows: for each listed stack, its value, 95 %
+ * interval and samples. */
+function buildTree(stacks, values, intervals, samples) {
+	const root = newNode(-1, null);
+	let height = 1;
+	for (let i = 0; i < stacks.length; i++) {
+		const value = values[i];
+		if (!(value > 0))
+			continue;
+		const variance = intervals[i] * intervals[i];
+		let node = root;
+		root.value += value;
+		root.variance += variance;
+		root.samples += samples[i];
+		for (const frame of data.stacks[stacks[i]]) {
+			let child = node.children.get(frame);
+			if (!child) {
+				child = newNode(frame, node);
+				node.children.set(frame, child);
+			}
+			child.value += value;
+			child.variance += variance;
+			child.samples += samples[i];
+			node = child;
+		}
+		if (node.depth + 1 > height)
+			height = node.depth + 1;
+	}
+	root.height = height;
+	sortChildren(root);
+	return root;
+}
+
+/* Children from the largest: the boxes too narrow to draw come last, and
+ * are drawn together as one. */
+function sortChildren(root) {
+	const pending = [root];
+	while (pending.length) {
+		const node = pending.pop();
+		node.kids = Array.from(node.children.values()).sort((a, b) =>
+			b.value - a.value);
+		for (const kid of node.kids)
+			pending.push(kid);
+	}
+}
+
+/* The children of `node` from index `first` on, as one box. */
+function smallerBoxes(node, first) {
+	const rest = { frame: -2, parent: node, depth: node.depth + 1,
+		value: 0, variance: 0, samples: 0, count: 0 };
+	for (let i = first; i < node.kids.length; i++) {
+		rest.value += node.kids[i].value;
+		rest.variance += node.kids[i].variance;
+		rest.samples += node.kids[i].samples;
+		rest.count++;
+	}
+	return rest;
+}
+
+function allStacks() {
+	const all = new Array(data.stacks.length);
+	for (let i = 0; i < all.length; i++)
+		all[i] = i;
+	return all;
+}
+
+/* ---- the flame graph ---- */
+
+const flame = {
+	canvas: document.getElementById("flame"),
+	root: null, focus: null, title: "", query: "",
+	drawn: [], /* by row: boxes drawn, [x, width, node] */
+};
+
+function hashName(name) {
+	let h = 2166136261;
+	for (let i = 0; i < name.length; i++)
+		h = Math.imul(h ^ name.charCodeAt(i), 16777619);
+	return (h >>> 0) / 4294967296;
+}
+
+/* Warm colours for native code, blues for Python, greys for what has no
+ * name; matches of a search in purple: never red against green alone. */
+function boxColour(node) {
+	if (node.frame === -2)
+		return "#eaeef2";
+	if (node.frame < 0)
+		return "#d0d7de";
+	const name = data.frames[node.frame];
+	if (flame.query && name.toLowerCase().includes(flame.query))
+		return "#a626a4";
+	const h = hashName(name);
+	switch (data.kinds[node.frame]) {
+	case 0:
+		return "hsl(" + (22 + 28 * h) + ",85%," + (58 + 14 * h) + "%)";
+	case 1:
+		return "hsl(" + (195 + 30 * h) + ",65%," + (62 + 14 * h) + "%)";
+	default:
+		return "hsl(210,8%," + (70 + 12 * h) + "%)";
+	}
+}
+
+function frameName(node) {
+	if (node.frame === -2)
+		return node.count + " boxes too narrow to draw";
+	return node.frame < 0 ? "all" : data.frames[node.frame];
+}
+
+function drawBox(ctx, node, x, y, width) {
+	ctx.fillStyle = boxColour(node);
+	ctx.fillRect(x, y, Math.max(width - 1, 0.5), ROW - 1);
+	if (width > 28) {
+		ctx.fillStyle = "#1f2328";
+		const name = frameName(node);
+		const fit = Math.floor((width - 6) / 6.6);
+		ctx.fillText(fit < name.length ? name.slice(0, Math.max(fit - 1, 1)) +
+			"…" : name, x + 3, y + 13);
+	}
+	flame.drawn[node.depth].push([x, width, node]);
+}
+
+/* The focus's ancestors full width, then its subtree in proportion. */
+function drawFlame() {
+	const canvas = flame.canvas, focus = flame.focus, root = flame.root;
+	const width = canvas.parentElement.clientWidth;
+	const ratio = window.devicePixelRatio || 1;
+	const height = Math.max(root.height, 1) * ROW + 2;
+	canvas.width = width * ratio;
+	canvas.height = height * ratio;
+	canvas.style.height = height + "px";
+	const ctx = canvas.getContext("2d");
+	ctx.scale(ratio, ratio);
+	ctx.font = "11px system-ui, sans-serif";
+	ctx.clearRect(0, 0, width, height);
+	flame.drawn = [];
+	for (let d = 0; d <= root.height; d++)
+		flame.drawn.push([]);
+	for (let n = focus.parent; n; n = n.parent)
+		drawBox(ctx, n, 0, n.depth * ROW, width);
+	if (!(focus.value > 0))
+		return;
+	const scale = width / focus.value;
+	const pending = [[focus, 0]];
+	while (pending.length) {
+		const [node, x] = pending.pop();
+		drawBox(ctx, node, x, node.depth * ROW, node.value * scale);
+		if (!node.kids)
+			continue;
+		let childX = x, i = 0;
+		for (; i < node.kids.length; i++) {
+			const cw = node.kids[i].value * scale;
+			if (cw < 0.5)
+				break;
+			pending.push([node.kids[i], childX]);
+			childX += cw;
+		}
+		if (i < node.kids.length)
+			drawBox(ctx, smallerBoxes(node, i), childX,
+				(node.depth + 1) * ROW, (node.value * scale) -
+				(childX - x));
+	}
+}
+
+function boxAt(event) {
+	const rect = flame.canvas.getBoundingClientRect();
+	const x = event.clientX - rect.left, row = Math.floor(
+		(event.clientY - rect.top) / ROW);
+	for (const [bx, bw, node] of flame.drawn[row] || [])
+		if (x >= bx && x < bx + bw)
+			return node;
+	return null;
+}
+
+function describe(node) {
+	const tip = document.getElementById("tip");
+	tip.replaceChildren(
+		element("div", { class: "name" }, frameName(node)),
+		element("div", {}, formatBytes(node.value) + " ± " +
+			formatBytes(Math.sqrt(node.variance)) + " (95 %)"),
+		element("div", {}, formatShare(node.value, flame.root.value) +
+			" of " + flame.title.toLowerCase() +
+			(flame.focus !== flame.root ? ", " + formatShare(node.value,
+				flame.focus.value) + " of the zoomed box" : "")),
+		element("div", {}, node.samples + " sample" +
+			(node.samples === 1 ? "" : "s")));
+}
+
+function showTree(root, title) {
+	flame.root = flame.focus = root;
+	flame.title = title;
+	document.getElementById("flame-title").textContent = title + ": " +
+		formatBytes(root.value) + " ± " + formatBytes(Math.sqrt(
+			root.variance));
+	drawFlame();
+	searchFlame();
+	listLargest();
+}
+
+/* Matching boxes, counted once where they nest. */
+function searchFlame() {
+	const status = document.getElementById("search-status");
+	const query = document.getElementById("search").value.trim().toLowerCase();
+	flame.query = query;
+	drawFlame();
+	if (!query) {
+		status.textContent = "";
+		return;
+	}
+	let matched = 0;
+	const pending = [flame.root];
+	while (pending.length) {
+		const node = pending.pop();
+		if (node.frame >= 0 &&
+		    data.frames[node.frame].toLowerCase().includes(query)) {
+			matched += node.value;
+			continue;
+		}
+		for (const child of node.children.values())
+			pending.push(child);
+	}
+	status.textContent = "matched " + formatBytes(matched) + ", " +
+		formatShare(matched, flame.root.value) + " of the total";
+}
+
+/* The widest boxes as text, for reading without the canvas. */
+function listLargest() {
+	const nodes = [];
+	const pending = Array.from(flame.root.kids);
+	while (pending.length) {
+		const node = pending.pop();
+		nodes.push(node);
+		if (node.value * 200 >= flame.root.value)
+			for (const kid of node.kids)
+				pending.push(kid);
+	}
+	nodes.sort((a, b) => b.value - a.value);
+	const list = document.getElementById("largest");
+	list.replaceChildren(...nodes.slice(0, 30).map((node) =>
+		element("li", {}, frameName(node) + ": " + formatBytes(
+			node.value) + " (" + formatShare(node.value,
+			flame.root.value) + ")")));
+}
+
+/* The view in the address (#measure=1&search=parse or #moment=2.5), so
+ * that a link shows what its sender saw. */
+function saveState() {
+	const state = new URLSearchParams();
+	const measure = document.getElementById("measure").value;
+	if (measure === "moment")
+		state.set("moment", chart.moment.toFixed(6));
+	else
+		state.set("measure", measure);
+	if (flame.query)
+		state.set("search", flame.query);
+	history.replaceState(null, "", "#" + state.toString());
+}
+
+function loadState() {
+	const state = new URLSearchParams(location.hash.slice(1));
+	const measure = Number(state.get("measure"));
+	if (state.has("moment"))
+		showMoment(Number(state.get("moment")));
+	else if (measure >= 0 && measure < MEASURES.length &&
+		 state.has("measure"))
+		showMeasure(measure);
+	if (state.has("search")) {
+		document.getElementById("search").value = state.get("search");
+		searchFlame();
+	}
+}
+
+function showMeasure(m) {
+	document.getElementById("measure").value = String(m);
+	showTree(buildTree(allStacks(), data.values[m], data.intervals[m],
+		data.samples[m]), MEASURES[m]);
+	chart.moment = null;
+	drawChart();
+}
+
+/* ---- the heap over time ---- */
+
+const chart = { svg: document.getElementById("chart"), moment: null,
+	x: null, y: null, end: 0 };
+function svg(tag, attributes, text) {
+	return element(tag, attributes, text, SVG);
+}
+
+function chartScales(width, height) {
+	let top = 1, end = 0;
+	for (const p of data.profiles) {
+		end = Math.max(end, p.end);
+		for (let i = 0; i < p.timeline.length; i += 3) {
+			top = Math.max(top, p.timeline[i + 1] + p.timeline[i + 2]);
+			end = Math.max(end, p.timeline[i]);
+		}
+	}
+	end = end > 0 ? end : 1;
+	const left = 64, bottom = 20;
+	chart.end = end;
+	chart.x = (t) => left + (width - left - 10) * t / end;
+	chart.time = (x) => (x - left) / (width - left - 10) * end;
+	chart.y = (b) => height - bottom - (height - bottom - 10) * b / top;
+	return top;
+}
+
+function drawAxes(width, height, top) {
+	const g = svg("g", {});
+	g.append(svg("line", { class: "axis", x1: 64, x2: width - 10,
+		y1: chart.y(0), y2: chart.y(0) }));
+	g.append(svg("line", { class: "axis", x1: 64, x2: 64, y1: 10,
+		y2: chart.y(0) }));
+	for (let k = 0; k <= 4; k++) {
+		const b = top * k / 4, t = chart.end * k / 4;
+		g.append(svg("text", { x: 60, y: chart.y(b) + 4,
+			"text-anchor": "end" }, formatBytes(b)));
+		g.append(svg("text", { x: chart.x(t), y: height - 5,
+			"text-anchor": "middle" }, t.toFixed(t < 10 ? 2 : 1) + " s"));
+	}
+	return g;
+}
+
+/* The heap holds its value until the next point: steps, not slopes. */
+function drawProfile(p) {
+	const g = svg("g", {});
+	const t = p.timeline;
+	let upper = "", lower = "", line = "";
+	for (let i = 0; i < t.length; i += 3) {
+		const x = chart.x(t[i]).toFixed(1);
+		const high = chart.y(t[i + 1] + t[i + 2]).toFixed(1);
+		const low = chart.y(Math.max(t[i + 1] - t[i + 2], 0)).toFixed(1);
+		const y = chart.y(t[i + 1]).toFixed(1);
+		upper += (i ? "H" + x + "V" : "M" + x + ",") + high;
+		lower = "V" + low + "H" + x + lower;
+		line += (i ? "H" + x + "V" : "M" + x + ",") + y;
+	}
+	if (t.length) {
+		const last = chart.x(chart.end).toFixed(1);
+		upper += "H" + last;
+		lower = "H" + last + lower;
+		line += "H" + last;
+	}
+	g.append(svg("path", { class: "band", d: upper + lower + "Z" }));
+	g.append(svg("path", { class: "heap", d: line }));
+	let markerRow = 0;
+	for (const [time, kind, label, bytes] of p.marks) {
+		const x = chart.x(time);
+		if (kind === "gc") {
+			g.append(svg("path", { class: "gc", d: "M" + (x - 3) + "," +
+				(chart.y(0) + 1) + "l3,-6l3,6Z" }));
+			continue;
+		}
+		g.append(svg("line", { class: "marker", x1: x, x2: x, y1: 10,
+			y2: chart.y(0) }));
+		const right = x > chart.x(chart.end * 0.8);
+		g.append(svg("text", { class: "marker-label", x: right ? x - 3 : x + 3,
+			y: 20 + 12 * (markerRow++ % 3),
+			"text-anchor": right ? "end" : "start" },
+		label + " (" + formatBytes(bytes) + ")"));
+	}
+	const [pt, pb, pci] = p.peak;
+	const right = chart.x(pt) > chart.x(chart.end * 0.8);
+	g.append(svg("circle", { class: "peak", cx: chart.x(pt), cy: chart.y(pb),
+		r: 4 }));
+	g.append(svg("text", { class: "peak-label",
+		x: chart.x(pt) + (right ? -6 : 6), y: chart.y(pb) + 14,
+		"text-anchor": right ? "end" : "start" },
+	"peak " + formatBytes(pb) + " ± " + formatBytes(pci) + " at " +
+		pt.toFixed(3) + " s"));
+	return g;
+}
+
+function drawChart() {
+	const s = chart.svg;
+	const width = s.clientWidth || 800, height = s.clientHeight || 220;
+	s.setAttribute("viewBox", "0 0 " + width + " " + height);
+	const top = chartScales(width, height);
+	s.replaceChildren(drawAxes(width, height, top),
+		...data.profiles.map(drawProfile));
+	if (chart.moment !== null) {
+		const x = chart.x(chart.moment);
+		s.append(svg("line", { class: "moment", x1: x, x2: x, y1: 10,
+			y2: chart.y(0) }));
+	}
+}
+
+/* The snapshot nearest the time clicked, among all profiles. */
+function chooseMoment(event) {
+	const rect = chart.svg.getBoundingClientRect();
+	showMoment(chart.time(event.clientX - rect.left));
+	saveState();
+}
+
+function showMoment(time) {
+	let best = null;
+	for (const p of data.profiles)
+		for (const snap of p.snapshots)
+			if (!best || Math.abs(snap[0] - time) <
+			    Math.abs(best[0] - time))
+				best = snap;
+	if (!best)
+		return;
+	const [t, , , stacks, values, intervals, samples] = best;
+	chart.moment = t;
+	document.getElementById("measure").value = "moment";
+	showTree(buildTree(stacks, values, intervals, samples),
+		"Live bytes at " + t.toFixed(3) + " s");
+	drawChart();
+}
+
+/* ---- the table of sites ---- */
+
+function fillTable() {
+	const head = document.querySelector("#sites thead tr");
+	head.replaceChildren(...data.sites.columns.map((c, i) =>
+		element("th", i === data.sites.columns.length - 1 ?
+			{ class: "site" } : {}, c)));
+	const body = document.querySelector("#sites tbody");
+	body.replaceChildren(...data.sites.rows.map((row) => {
+		const tr = element("tr");
+		const [site, live, interval, share, samples, allocs, allocated,
+			rough] = row;
+		tr.append(element("td", rough ? { class: "rough" } : {},
+			formatBytes(live)), element("td", {}, formatBytes(interval)),
+		element("td", {}, (100 * share).toFixed(1) + " %"),
+		element("td", {}, samples), element("td", {}, allocs),
+		element("td", {}, formatBytes(allocated)),
+		element("td", { class: "site" }, site));
+		return tr;
+	}));
+}
+
+/* ---- wiring ---- */
+
+function start() {
+	document.title = data.title;
+	document.getElementById("title").textContent = data.title;
+	document.getElementById("summary").textContent = data.summary;
+	const measure = document.getElementById("measure");
+	measure.value = String(data.measure);
+	measure.addEventListener("change", () => {
+		if (measure.value !== "moment")
+			showMeasure(Number(measure.value));
+		saveState();
+	});
+	document.getElementById("search").addEventListener("input", () => {
+		searchFlame();
+		saveState();
+	});
+	document.getElementById("reset").addEventListener("click", () => {
+		flame.focus = flame.root;
+		drawFlame();
+	});
+	flame.canvas.addEventListener("click", (event) => {
+		const node = boxAt(event);
+		if (node && node.frame !== -2) {
+			flame.focus = node;
+			drawFlame();
+		}
+	});
+	const tip = document.getElementById("tip");
+	flame.canvas.addEventListener("mousemove", (event) => {
+		const node = boxAt(event);
+		tip.style.display = node ? "block" : "none";
+		if (!node)
+			return;
+		describe(node);
+		tip.style.left = Math.min(event.clientX + 12,
+			window.innerWidth - tip.offsetWidth - 4) + "px";
+		tip.style.top = (event.clientY + 14) + "px";
+	});
+	flame.canvas.addEventListener("mouseleave", () => {
+		tip.style.display = "none";
+	});
+	chart.svg.addEventListener("click", chooseMoment);
+	let resizing = 0;
+	window.addEventListener("resize", () => {
+		cancelAnimationFrame(resizing);
+		resizing = requestAnimationFrame(() => {
+			drawFlame();
+			drawChart();
+		});
+	});
+	fillTable();
+	showMeasure(data.measure);
+	loadState();
+	document.body.setAttribute("data-ready", "1");
+}
+
+start();

@@ -1,0 +1,51 @@
+/* report-jansson.c - JSON values of the views (see report-jansson.h). */
+#include "config.h"
+
+#include "report-jansson.h"
+#include "report-util.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* json_object_set_new that cannot fail quietly. */
+void set(json_t *object, const char *key, json_t *value)
+{
+	if (!value || json_object_set_new(object, key, value) < 0)
+		out_of_memory();
+}
+
+/* A JSON string of text; bytes that are not UTF-8 (a file name on the
+ * command line, a symbol) become '?'. */
+json_t *text(const char *value)
+{
+	json_t *string = json_string(value);
+
+	if (!string) {
+		char *copy = xstrdup(value);
+
+		for (char *c = copy; *c; c++)
+			if ((unsigned char)*c >= 0x80)
+				*c = '?';
+		string = json_string(copy);
+		free(copy);
+	}
+	return string;
+}
+
+/* A whole number of bytes or blocks.  JSON integers past 2^63 - 1 are
+ * lost or refused by many parsers, so larger estimates saturate there. */
+json_t *whole(double value)
+{
+	if (!(value > 0))
+		return json_integer(0);
+	if (value >= 0x1p63)
+		return json_integer(INT64_MAX);
+	return json_integer((json_int_t)llround(value));
+}
+
+void append(json_t *array, json_t *value)
+{
+	if (!value || json_array_append_new(array, value) < 0)
+		out_of_memory();
+}

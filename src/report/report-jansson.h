@@ -1,0 +1,20 @@
+/* report-jansson.h - JSON values the views that write JSON share.
+ *
+ * Contract: building a value either succeeds or ends the program (out of
+ * memory), so a view never checks; text that is not UTF-8 is written with
+ * '?' for the bytes that are not; whole numbers saturate at 2^63 - 1.
+ */
+#ifndef SPPROF_REPORT_JANSSON_H
+#define SPPROF_REPORT_JANSSON_H
+
+#include <jansson.h>
+
+/* object[key] = value, taking value over. */
+void set(json_t *object, const char *key, json_t *value);
+/* array += value, taking value over. */
+void append(json_t *array, json_t *value);
+json_t *text(const char *value);
+/* A whole number of bytes or blocks, rounded, 0 to 2^63 - 1. */
+json_t *whole(double value);
+
+#endif /* SPPROF_REPORT_JANSSON_H */

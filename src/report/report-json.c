@@ -1,0 +1,193 @@
+/* report-json.c - the report for programs (schema in memprof-report(1)).
+ *
+ * Bytes and counts are rounded to whole numbers (at most 2^63 - 1); shares
+ * and durations are printed with six significant digits, so the output is
+ * stable.
+ */
+#include "config.h"
+
+#include "report-jansson.h"
+#include "report-util.h"
+#include "report-view.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static json_t *strings(char *const *items, size_t count)
+{
+	json_t *array = json_array();
+
+	for (size_t i = 0; array && i < count; i++)
+		if (json_array_append_new(array, text(items[i])) < 0)
+			out_of_memory();
+	return array;
+}
+
+static size_t count_strings(char *const *items)
+{
+	size_t n = 0;
+
+	while (items && items[n])
+		n++;
+	return n;
+}
+
+/* Estimated bytes and count of an estimate, with their 95 % intervals,
+ * as members named prefix_bytes, prefix_bytes_ci95, ... */
+static void estimate_members(json_t *o, const char *bytes_key,
+			     const char *count_key, const struct estimate *e)
+{
+	char key[64];
+
+	set(o, bytes_key, whole(e->bytes));
+	snprintf(key, sizeof(key), "%s_ci95", bytes_key);
+	set(o, key, whole(interval95(e->bytes_variance)));
+	set(o, count_key, whole(e->count));
+	snprintf(key, sizeof(key), "%s_ci95", count_key);
+	set(o, key, whole(interval95(e->count_variance)));
+}
+
+/* Live bytes and blocks at one moment, and the samples behind them. */
+static json_t *moment_json(const struct estimate *e)
+{
+	json_t *o = json_object();
+
+	estimate_members(o, "bytes", "blocks", e);
+	set(o, "samples", json_integer((json_int_t)e->samples));
+	return o;
+}
+
+/* The "peak" and "end" members of a site or of the whole report. */
+static void moment_members(json_t *o, const struct heap_estimates *heap)
+{
+	for (int m = 0; m < MOMENTS; m++)
+		set(o, moment_names[m], moment_json(&heap->live[m]));
+}
+
+/* A marker or garbage collection and the live heap at its moment. */
+static json_t *mark_json(const struct report *r, const struct heap_event *m)
+{
+	json_t *o = json_object();
+
+	set(o, "time_s", json_real(report_seconds(r, m->live.time_us)));
+	if (m->kind == HEAP_EVENT_MARKER) {
+		set(o, "kind", json_string("marker"));
+		set(o, "name", text(m->name));
+	} else {
+		set(o, "kind", json_string("gc"));
+		set(o, "gc_objects", json_integer((json_int_t)m->gc_objects));
+		set(o, "gc_bytes", json_integer((json_int_t)m->gc_bytes));
+	}
+	set(o, "live_bytes", whole(m->live.bytes));
+	set(o, "live_bytes_ci95", whole(interval95(m->live.bytes_variance)));
+	set(o, "live_samples", json_integer((json_int_t)m->live.samples));
+	return o;
+}
+
+static json_t *marks_json(const struct report *r,
+			  const struct profile_summary *p)
+{
+	json_t *array = json_array();
+
+	for (size_t i = 0; array && i < p->mark_count; i++)
+		if (json_array_append_new(array,
+					  mark_json(r, &p->marks[i])) < 0)
+			out_of_memory();
+	return array;
+}
+
+static json_t *profile_json(const struct report *r,
+			    const struct profile_summary *p)
+{
+	json_t *o = json_object(), *peak;
+
+	set(o, "file", text(p->file));
+	set(o, "pid", p->pid ? json_integer((json_int_t)p->pid) : json_null());
+	set(o, "command_line",
+	    strings(p->command_line, count_strings(p->command_line)));
+	set(o, "duration_s", json_real(p->duration_s));
+	set(o, "sampling_rate", p->sampling_rate
+					? json_integer((json_int_t)p->sampling_rate)
+					: json_null());
+	set(o, "sampling_rate_changed", json_boolean(p->rate_changed));
+	set(o, "complete", p->complete < 0 ? json_null()
+					   : json_boolean(p->complete));
+	set(o, "truncated", json_boolean(p->truncated));
+	set(o, "exec_program",
+	    p->exec_program ? text(p->exec_program) : json_null());
+	set(o, "damaged_stacks", json_integer((json_int_t)p->damaged_stacks));
+	set(o, "events", json_integer((json_int_t)p->events));
+	peak = moment_json(&p->peak);
+	set(peak, "time_s", json_real(p->peak_time_s));
+	set(o, moment_names[AT_PEAK], peak);
+	set(o, moment_names[AT_END], moment_json(&p->end));
+	set(o, "marks", marks_json(r, p));
+	return o;
+}
+
+static json_t *site_json(const struct report *r, const struct site *s)
+{
+	json_t *o = json_object();
+	const struct estimate *live = &s->heap.live[r->at];
+	double total = r->sites->heap.live[r->at].bytes;
+
+	set(o, "site", text(s->text));
+	if (r->grouping == GROUP_BY_STACK)
+		set(o, "callers", strings(s->callers, s->caller_count));
+	estimate_members(o, "live_bytes", "live_blocks", live);
+	set(o, "live_samples", json_integer((json_int_t)live->samples));
+	set(o, "share", json_real(total > 0 ? live->bytes / total : 0));
+	estimate_members(o, "allocated_bytes", "allocations",
+			 &s->heap.allocated);
+	set(o, "samples", json_integer((json_int_t)s->heap.allocated.samples));
+	set(o, "low_samples",
+	    json_boolean(site_measure(s, r->sort, r->at)->samples <
+			 FEW_SAMPLES));
+	set(o, "rough", json_boolean(site_rough(s, r->sort, r->at)));
+	moment_members(o, &s->heap);
+	return o;
+}
+
+int view_json(FILE *out, const struct report *r)
+{
+	json_t *root = json_object(), *profiles = json_array(),
+	       *sites = json_array();
+	const struct heap_estimates *heap = &r->sites->heap;
+	size_t rows = report_rows(r);
+	int rc;
+
+	if (!root || !profiles || !sites)
+		out_of_memory();
+	for (size_t i = 0; i < r->profile_count; i++)
+		if (json_array_append_new(profiles,
+					  profile_json(r, &r->profiles[i])) < 0)
+			out_of_memory();
+	for (size_t i = 0; i < rows; i++)
+		if (json_array_append_new(sites,
+					  site_json(r, &r->sites->sites[i])) < 0)
+			out_of_memory();
+	set(root, "profiles", profiles);
+	set(root, "group_by", json_string(grouping_names[r->grouping]));
+	set(root, "cumulative", json_boolean(r->sites->cumulative));
+	set(root, "sort", json_string(sort_names[r->sort]));
+	set(root, "at", json_string(moment_names[r->at]));
+	set(root, "samples", json_integer((json_int_t)heap->allocated.samples));
+	set(root, "live_samples",
+	    json_integer((json_int_t)heap->live[r->at].samples));
+	estimate_members(root, "live_bytes", "live_blocks", &heap->live[r->at]);
+	estimate_members(root, "allocated_bytes", "allocations",
+			 &heap->allocated);
+	moment_members(root, heap);
+	set(root, "site_count", json_integer((json_int_t)r->sites->count));
+	set(root, "sites", sites);
+	set(root, "notes", strings(r->notes, r->note_count));
+	set(root, "warnings", strings(r->warnings, r->warning_count));
+	rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+					   JSON_REAL_PRECISION(6));
+	json_decref(root);
+	if (rc == 0 && fputc('\n', out) == EOF)
+		rc = -1;
+	return rc;
+}

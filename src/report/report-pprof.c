@@ -1,0 +1,261 @@
+/* report-pprof.c - a gzip-compressed profile.proto, as `go tool pprof`
+ * reads it (and the services that take pprof uploads).
+ *
+ * The sample types are those of a Go heap profile, so that pprof treats
+ * the file as a memory profile: alloc_objects/count, alloc_space/bytes,
+ * inuse_objects/count, inuse_space/bytes, in use meaning live at the
+ * report's moment (--at).  Every stack is one sample with its estimates.
+ * Every frame is a location with a function (its file and line when
+ * known; "libfoo.so+0x1234" when the module is stripped, so that pprof
+ * does not try to symbolize it again), native ones in the mapping of
+ * their module with its build-id.  The protocol buffer is written by
+ * report-protobuf.c, a small encoder: four message types are simpler to
+ * write by hand than to generate and link with protobuf-c.
+ */
+#include "config.h"
+
+#include "report-index.h"
+#include "report-protobuf.h"
+#include "report-util.h"
+#include "report-view.h"
+
+#include <stdlib.h>
+#include <zlib.h>
+
+/* Field numbers of profile.proto. */
+enum {
+	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3,
+	PROFILE_LOCATION = 4, PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6,
+	PROFILE_TIME_NANOS = 9, PROFILE_DURATION_NANOS = 10,
+	PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
+	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+	VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
+	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2,
+	MAPPING_ID = 1, MAPPING_START = 2, MAPPING_LIMIT = 3,
+	MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
+	MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9,
+	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3,
+	LOCATION_LINE = 4,
+	LINE_FUNCTION_ID = 1, LINE_LINE = 2,
+	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3,
+	FUNCTION_FILENAME = 4,
+};
+
+/* The sample types of a Go heap profile, in its order. */
+static const char *const sample_types[4][2] = {
+	{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
+	{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
+};
+
+struct encoder {
+	const struct report *r;
+	struct pb out, sub, line;
+	struct text_index strings, functions;
+};
+
+static int64_t string_id(struct encoder *e, const char *text)
+{
+	bool added;
+
+	return (int64_t)text_index_intern(&e->strings, text, &added);
+}
+
+static void value_type(struct encoder *e, unsigned field, const char *type,
+		       const char *unit)
+{
+	pb_int(&e->sub, VALUE_TYPE_TYPE, string_id(e, type));
+	pb_int(&e->sub, VALUE_TYPE_UNIT, string_id(e, unit));
+	pb_message(&e->out, field, &e->sub);
+}
+
+static uint64_t whole(double value)
+{
+	return value > 0 ? (value < 0x1p63 ? (uint64_t)value : INT64_MAX) : 0;
+}
+
+/* Location ids are frame indexes + 1; the two stacks without frames have
+ * the ids after them. */
+static uint64_t placeholder_location(const struct report *r,
+				     const struct report_stack *s)
+{
+	return r->stacks->frame_count + 1 + (s->damaged ? 1 : 0);
+}
+
+static void samples(struct encoder *e)
+{
+	const struct stack_table *t = e->r->stacks;
+	uint64_t *ids = NULL;
+	size_t capacity = 0;
+
+	for (size_t i = 0; i < t->stack_count; i++) {
+		const struct report_stack *s = &t->stacks[i];
+		const struct heap_estimates *h = &s->heap;
+		const struct estimate *live = &h->live[e->r->at];
+		uint64_t values[4] = { whole(h->allocated.count + 0.5),
+				       whole(h->allocated.bytes + 0.5),
+				       whole(live->count + 0.5),
+				       whole(live->bytes + 0.5) };
+		size_t n = 0, first = stack_first_shown(t, s);
+
+		ids = xgrow(ids, &capacity, s->depth + 1, sizeof(*ids));
+		if (stack_placeholder(s))
+			ids[n++] = placeholder_location(e->r, s);
+		for (size_t k = first; k < s->depth; k++)
+			ids[n++] = s->frames[k] + 1;
+		pb_packed(&e->sub, SAMPLE_LOCATION_ID, ids, n);
+		pb_packed(&e->sub, SAMPLE_VALUE, values, 4);
+		pb_message(&e->out, PROFILE_SAMPLE, &e->sub);
+	}
+	free(ids);
+}
+
+static void mappings(struct encoder *e)
+{
+	const struct stack_table *t = e->r->stacks;
+
+	for (size_t i = 0; i < t->module_count; i++) {
+		const struct report_module *m = &t->modules[i];
+
+		pb_uint(&e->sub, MAPPING_ID, i + 1);
+		pb_uint(&e->sub, MAPPING_START, m->start);
+		pb_uint(&e->sub, MAPPING_LIMIT, m->end);
+		pb_int(&e->sub, MAPPING_FILENAME, string_id(e, m->path));
+		pb_int(&e->sub, MAPPING_BUILD_ID,
+		       string_id(e, m->build_id ? m->build_id : ""));
+		pb_bool(&e->sub, MAPPING_HAS_FUNCTIONS, 1);
+		pb_bool(&e->sub, MAPPING_HAS_FILENAMES, 1);
+		pb_bool(&e->sub, MAPPING_HAS_LINE_NUMBERS, 1);
+		pb_message(&e->out, PROFILE_MAPPING, &e->sub);
+	}
+}
+
+/* The id of a function (name and file), written when new. */
+static uint64_t function_id(struct encoder *e, const char *name,
+			    const char *file)
+{
+	char *key = xasprintf("%s\n%s", name, file ? file : "");
+	bool added;
+	uint64_t id = text_index_intern(&e->functions, key, &added) + 1;
+	struct pb function = { 0 };
+
+	free(key);
+	if (added) {
+		pb_uint(&function, FUNCTION_ID, id);
+		pb_int(&function, FUNCTION_NAME, string_id(e, name));
+		pb_int(&function, FUNCTION_SYSTEM_NAME, string_id(e, name));
+		pb_int(&function, FUNCTION_FILENAME,
+		       string_id(e, file ? file : ""));
+		pb_message(&e->out, PROFILE_FUNCTION, &function);
+		pb_free(&function);
+	}
+	return id;
+}
+
+static void location(struct encoder *e, uint64_t id, uint64_t mapping,
+		     uint64_t address, const char *function, const char *file,
+		     uint64_t line)
+{
+	pb_uint(&e->line, LINE_FUNCTION_ID, function_id(e, function, file));
+	pb_int(&e->line, LINE_LINE, (int64_t)line);
+	pb_uint(&e->sub, LOCATION_ID, id);
+	pb_uint(&e->sub, LOCATION_MAPPING_ID, mapping);
+	pb_uint(&e->sub, LOCATION_ADDRESS, address);
+	pb_message(&e->sub, LOCATION_LINE, &e->line);
+	pb_message(&e->out, PROFILE_LOCATION, &e->sub);
+}
+
+static void locations(struct encoder *e)
+{
+	const struct stack_table *t = e->r->stacks;
+
+	for (size_t i = 0; i < t->frame_count; i++) {
+		const struct report_frame *f = &t->frames[i];
+		bool native = f->kind == FRAME_NATIVE;
+		char *name = frame_display_name(f, t->modules);
+
+		location(e, i + 1, native ? f->module + 1 : 0,
+			 native ? f->address + t->modules[f->module].load_bias
+				: f->kind == FRAME_ADDRESS ? f->address : 0,
+			 f->function ? f->function : name, f->file, f->line);
+		free(name);
+	}
+	for (int damaged = 0; damaged < 2; damaged++) {
+		struct report_stack none = { .damaged = damaged };
+
+		location(e, placeholder_location(e->r, &none), 0, 0,
+			 stack_placeholder(&none), NULL, 0);
+	}
+}
+
+static void header(struct encoder *e)
+{
+	const struct report *r = e->r;
+	static const int default_type[MEASURES] = { 3, 3, 1, 0 };
+	uint64_t start = r->profiles[0].start_time_us;
+	double duration = 0;
+
+	for (size_t i = 0; i < r->profile_count; i++) {
+		if (r->profiles[i].start_time_us < start)
+			start = r->profiles[i].start_time_us;
+		if (r->profiles[i].duration_s > duration)
+			duration = r->profiles[i].duration_s;
+	}
+	for (int i = 0; i < 4; i++)
+		value_type(e, PROFILE_SAMPLE_TYPE, sample_types[i][0],
+			   sample_types[i][1]);
+	value_type(e, PROFILE_PERIOD_TYPE, "space", "bytes");
+	pb_int(&e->out, PROFILE_PERIOD, (int64_t)r->profiles[0].sampling_rate);
+	pb_int(&e->out, PROFILE_TIME_NANOS, (int64_t)(start * 1000));
+	pb_int(&e->out, PROFILE_DURATION_NANOS, (int64_t)(duration * 1e9));
+	pb_int(&e->out, PROFILE_DEFAULT_SAMPLE_TYPE,
+	       string_id(e, sample_types[default_type[report_measure(r)]][0]));
+}
+
+/* gzip of the encoded profile; returns 0 or -1. */
+static int write_gzip(FILE *out, const struct pb *pb)
+{
+	z_stream z = { 0 };
+	unsigned char buffer[65536];
+	int rc;
+
+	/* 15 bits of window, +16 for a gzip header and trailer. */
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		out_of_memory();
+	z.next_in = pb->data;
+	z.avail_in = (uInt)pb->length;
+	do {
+		z.next_out = buffer;
+		z.avail_out = sizeof(buffer);
+		rc = deflate(&z, Z_FINISH);
+		if (fwrite(buffer, 1, sizeof(buffer) - z.avail_out, out) !=
+		    sizeof(buffer) - z.avail_out)
+			rc = Z_ERRNO;
+	} while (rc == Z_OK);
+	deflateEnd(&z);
+	return rc == Z_STREAM_END ? 0 : -1;
+}
+
+int view_pprof(FILE *out, const struct report *r)
+{
+	struct encoder e = { .r = r };
+	int rc;
+
+	text_index_init(&e.strings);
+	text_index_init(&e.functions);
+	string_id(&e, ""); /* string 0 is the empty string */
+	header(&e);
+	mappings(&e);
+	locations(&e);
+	samples(&e);
+	/* The strings last: every other message has named its own. */
+	for (size_t i = 0; i < e.strings.count; i++)
+		pb_string(&e.out, PROFILE_STRING_TABLE, e.strings.texts[i]);
+	rc = write_gzip(out, &e.out);
+	text_index_free(&e.strings);
+	text_index_free(&e.functions);
+	pb_free(&e.out);
+	pb_free(&e.sub);
+	pb_free(&e.line);
+	return rc;
+}

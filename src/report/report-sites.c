@@ -1,0 +1,238 @@
+/* report-sites.c - allocation sites (see report-sites.h). */
+#include "config.h"
+
+#include "report-sites.h"
+#include "report-util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const sort_names[3] = { "live", "allocated", "count" };
+
+/* The site of `key`, created with `text` when new. */
+static struct site *find_site(struct site_table *table, const char *key,
+			      const char *text)
+{
+	bool added;
+	size_t i = text_index_intern(&table->keys, key, &added);
+	struct site *s;
+
+	if (!added) {
+		s = &table->sites[i];
+		/* Different texts under one key: show the key. */
+		if (strcmp(s->text, text) != 0 && strcmp(s->text, s->key) != 0) {
+			free(s->text);
+			s->text = xstrdup(s->key);
+		}
+		return s;
+	}
+	table->sites = xgrow(table->sites, &table->capacity, i + 1,
+			     sizeof(*table->sites));
+	s = &table->sites[i];
+	memset(s, 0, sizeof(*s));
+	s->key = xstrdup(key);
+	s->text = xstrdup(text);
+	table->count = i + 1;
+	return s;
+}
+
+/* The innermost named frame that is not an allocator (by stack, the
+ * innermost that is not an allocator, so that the stack shows every
+ * frame); else the innermost that is not an allocator; else (nothing but
+ * allocators) the outermost, the best there is. */
+static size_t site_frame(const struct site_table *table,
+			 const struct stack_table *stacks,
+			 const struct report_stack *stack)
+{
+	size_t first = stack_first_shown(stacks, stack);
+
+	for (size_t i = first; i < stack->depth; i++) {
+		const struct report_frame *f = &stacks->frames[stack->frames[i]];
+
+		if (!f->allocator && (frame_is_named(f) ||
+				      table->grouping == GROUP_BY_STACK))
+			return i;
+	}
+	if (stacks->frames[stack->frames[first]].allocator)
+		return stack->depth - 1;
+	return first;
+}
+
+static void label(const struct site_table *table,
+		  const struct stack_table *stacks,
+		  const struct report_stack *stack, size_t i,
+		  struct frame_label *out)
+{
+	frame_label(&stacks->frames[stack->frames[i]], stacks->modules,
+		    table->grouping, out);
+}
+
+/* By stack: the site's frame and every caller make the key. */
+static struct site *whole_stack_site(struct site_table *table,
+				     const struct stack_table *stacks,
+				     const struct report_stack *stack,
+				     size_t site)
+{
+	size_t n = stack->depth - site;
+	struct frame_label *labels = xcalloc(n, sizeof(*labels));
+	struct strbuf key = { 0 };
+	struct site *s;
+
+	for (size_t i = 0; i < n; i++) {
+		label(table, stacks, stack, site + i, &labels[i]);
+		sb_printf(&key, "%s%s", i ? "\n" : "", labels[i].text);
+	}
+	s = find_site(table, key.text, labels[0].text);
+	if (!s->callers && n > 1) {
+		s->caller_count = n - 1;
+		s->callers = xcalloc(s->caller_count, sizeof(char *));
+		for (size_t i = 0; i < s->caller_count; i++)
+			s->callers[i] = xstrdup(labels[1 + i].text);
+	}
+	for (size_t i = 0; i < n; i++)
+		frame_label_free(&labels[i]);
+	free(labels);
+	free(key.text);
+	return s;
+}
+
+static struct site *one_frame_site(struct site_table *table,
+				   const struct stack_table *stacks,
+				   const struct report_stack *stack, size_t i)
+{
+	struct frame_label l;
+	struct site *s;
+
+	label(table, stacks, stack, i, &l);
+	s = find_site(table, l.key, l.text);
+	frame_label_free(&l);
+	return s;
+}
+
+/* Every function from the site out holds what the stack holds, once
+ * however often it recurs. */
+static void add_cumulative(struct site_table *table,
+			   const struct stack_table *stacks,
+			   const struct report_stack *stack, size_t site)
+{
+	size_t *seen = xcalloc(stack->depth, sizeof(*seen));
+	size_t seen_count = 0;
+
+	for (size_t i = site; i < stack->depth; i++) {
+		size_t index = (size_t)(one_frame_site(table, stacks, stack, i) -
+					table->sites);
+		bool again = false;
+
+		for (size_t k = 0; k < seen_count; k++)
+			again |= seen[k] == index;
+		if (!again) {
+			seen[seen_count++] = index;
+			heap_estimates_add(&table->sites[index].heap,
+					   &stack->heap);
+		}
+	}
+	free(seen);
+}
+
+static void add_stack(struct site_table *table,
+		      const struct stack_table *stacks,
+		      const struct report_stack *stack)
+{
+	const char *placeholder = stack_placeholder(stack);
+	size_t site;
+	struct site *s;
+
+	if (placeholder) {
+		s = find_site(table, placeholder, placeholder);
+	} else {
+		site = site_frame(table, stacks, stack);
+		if (table->cumulative) {
+			add_cumulative(table, stacks, stack, site);
+			return;
+		}
+		s = table->grouping == GROUP_BY_STACK
+			    ? whole_stack_site(table, stacks, stack, site)
+			    : one_frame_site(table, stacks, stack, site);
+	}
+	heap_estimates_add(&s->heap, &stack->heap);
+}
+
+void sites_build(struct site_table *table, const struct stack_table *stacks,
+		 enum grouping grouping, bool cumulative)
+{
+	memset(table, 0, sizeof(*table));
+	table->grouping = grouping;
+	table->cumulative = cumulative;
+	text_index_init(&table->keys);
+	for (size_t i = 0; i < stacks->stack_count; i++)
+		add_stack(table, stacks, &stacks->stacks[i]);
+	table->heap = stacks->heap;
+}
+
+void sites_free(struct site_table *table)
+{
+	for (size_t i = 0; i < table->count; i++) {
+		struct site *s = &table->sites[i];
+
+		free(s->key);
+		free(s->text);
+		for (size_t k = 0; k < s->caller_count; k++)
+			free(s->callers[k]);
+		free(s->callers);
+	}
+	free(table->sites);
+	text_index_free(&table->keys);
+	memset(table, 0, sizeof(*table));
+}
+
+const struct estimate *site_measure(const struct site *site,
+				    enum sort_key key, enum moment at)
+{
+	return key == SORT_BY_LIVE ? &site->heap.live[at]
+				   : &site->heap.allocated;
+}
+
+bool site_rough(const struct site *site, enum sort_key key, enum moment at)
+{
+	const struct estimate *e = site_measure(site, key, at);
+	double value = key == SORT_BY_COUNT ? e->count : e->bytes;
+	double variance = key == SORT_BY_COUNT ? e->count_variance
+					       : e->bytes_variance;
+
+	return value > 0 && interval95(variance) > ROUGH_INTERVAL * value;
+}
+
+static double sort_value(const struct site *s, enum sort_key key,
+			 enum moment at)
+{
+	const struct estimate *e = site_measure(s, key, at);
+
+	return key == SORT_BY_COUNT ? e->count : e->bytes;
+}
+
+/* qsort has no context argument */
+static enum sort_key sorting;
+static enum moment sorting_at;
+
+static int compare_sites(const void *pa, const void *pb)
+{
+	const struct site *a = pa, *b = pb;
+	double va = sort_value(a, sorting, sorting_at),
+	       vb = sort_value(b, sorting, sorting_at);
+
+	if (va != vb)
+		return va > vb ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+void sites_sort(struct site_table *table, enum sort_key key, enum moment at)
+{
+	sorting = key;
+	sorting_at = at;
+	/* qsort wants a valid array even for no element. */
+	if (table->count > 1)
+		qsort(table->sites, table->count, sizeof(*table->sites),
+		      compare_sites);
+	/* Indexes moved: the key index no longer applies. */
+	text_index_free(&table->keys);
+}

@@ -1,0 +1,63 @@
+/* report-sites.h - allocation sites: stacks grouped by what they name.
+ *
+ * Contract: attributes the estimates of every stack of the report to its
+ * site, named for the grouping, and merges sites by name.  The site of a
+ * stack is its innermost frame that has a name and is not an allocator (a
+ * frame in a stripped library, known only by its address, names a site
+ * only when no named frame calls it); by stack, every frame past the
+ * allocators is shown.  Cumulatively, every function of a
+ * stack is a site, and holds what everything it calls holds.  Also keeps
+ * the totals of all stacks.
+ */
+#ifndef SPPROF_REPORT_SITES_H
+#define SPPROF_REPORT_SITES_H
+
+#include "report-index.h"
+#include "report-stacks.h"
+
+/* Fewer samples than this make a site "low_samples" in JSON. */
+#define FEW_SAMPLES 10
+/* An estimate whose 95 % interval is wider than this fraction of it, on
+ * either side, is rough. */
+#define ROUGH_INTERVAL 0.5
+
+enum sort_key {
+	SORT_BY_LIVE,      /* estimated live bytes */
+	SORT_BY_ALLOCATED, /* estimated bytes allocated */
+	SORT_BY_COUNT,     /* estimated number of allocations */
+};
+
+/* "live", "allocated", "count", by enum sort_key. */
+extern const char *const sort_names[3];
+
+struct site {
+	char *key;
+	char *text;
+	char **callers; /* by stack: the frames that led to the site */
+	size_t caller_count;
+	struct heap_estimates heap;
+};
+
+struct site_table {
+	enum grouping grouping;
+	bool cumulative;
+	struct text_index keys; /* key -> index in sites, until sorted */
+	struct site *sites;
+	size_t count, capacity;
+	struct heap_estimates heap; /* all stacks */
+};
+
+/* The sites of every stack of `stacks`. */
+void sites_build(struct site_table *table, const struct stack_table *stacks,
+		 enum grouping grouping, bool cumulative);
+void sites_free(struct site_table *table);
+/* Order sites from the largest to the smallest by `key`, live bytes
+ * counted at moment `at`. */
+void sites_sort(struct site_table *table, enum sort_key key, enum moment at);
+/* The estimate a site is ranked by for `key` (at moment `at`). */
+const struct estimate *site_measure(const struct site *site,
+				    enum sort_key key, enum moment at);
+/* Whether that estimate is rough (see ROUGH_INTERVAL). */
+bool site_rough(const struct site *site, enum sort_key key, enum moment at);
+
+#endif /* SPPROF_REPORT_SITES_H */

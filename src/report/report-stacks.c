@@ -1,0 +1,218 @@
+/* report-stacks.c - the stacks of a report (see report-stacks.h). */
+#include "config.h"
+
+#include "report-stacks.h"
+#include "report-util.h"
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_STACK "[no stack]"
+/* A stack the profile could not define (see mlyze_stack.damaged): its
+ * samples still count, so that the totals stay right. */
+#define DAMAGED_STACK "[unattributed: damaged stack]"
+
+void stacks_init(struct stack_table *table)
+{
+	memset(table, 0, sizeof(*table));
+	text_index_init(&table->module_keys);
+	text_index_init(&table->frame_keys);
+	text_index_init(&table->stack_keys);
+	u64map_init(&table->native_frames);
+}
+
+void stacks_free(struct stack_table *table)
+{
+	for (size_t i = 0; i < table->module_count; i++) {
+		free(table->modules[i].path);
+		free(table->modules[i].build_id);
+	}
+	for (size_t i = 0; i < table->frame_count; i++)
+		report_frame_free(&table->frames[i]);
+	for (size_t i = 0; i < table->stack_count; i++)
+		free(table->stacks[i].frames);
+	free(table->modules);
+	free(table->frames);
+	free(table->stacks);
+	text_index_free(&table->module_keys);
+	text_index_free(&table->frame_keys);
+	text_index_free(&table->stack_keys);
+	u64map_free(&table->native_frames);
+	stacks_init(table);
+}
+
+/* Module indexes by the module ids of the profile being added. */
+struct profile_modules {
+	struct u64map by_id;
+};
+
+/* The index of a module, added when new. */
+static size_t new_module_index(struct stack_table *table,
+			       const struct mlyze_module *m)
+{
+	char *key = xasprintf("%s\n%s", m->path, m->build_id ? m->build_id : "");
+	bool added;
+	size_t i = text_index_intern(&table->module_keys, key, &added);
+
+	free(key);
+	if (added) {
+		table->modules = xgrow(table->modules, &table->module_capacity,
+				       i + 1, sizeof(*table->modules));
+		table->modules[i] = (struct report_module){
+			.path = xstrdup(m->path),
+			.build_id = m->build_id ? xstrdup(m->build_id) : NULL,
+			.start = m->start,
+			.end = m->end,
+			.load_bias = m->load_bias,
+		};
+		table->module_count = i + 1;
+	}
+	return i;
+}
+
+static size_t module_index(struct stack_table *table,
+			   struct profile_modules *seen,
+			   const struct mlyze_module *m)
+{
+	const struct u64map_value *known = u64map_get(&seen->by_id, m->id);
+	size_t i;
+
+	if (known)
+		return known->a;
+	i = new_module_index(table, m);
+	if (u64map_put(&seen->by_id, m->id, (struct u64map_value){ .a = i }) < 0)
+		out_of_memory();
+	return i;
+}
+
+/* The identity of a frame's code: its module and address, or its Python
+ * file, function and line. */
+static char *frame_key(const struct mlyze_frame *f, size_t module)
+{
+	switch (f->form) {
+	case MLYZE_FORM_MODULE:
+		return xasprintf("N%zu:%" PRIx64, module, f->offset);
+	case MLYZE_FORM_PYTHON:
+		return xasprintf("P%s\n%s\n%" PRIu64, f->file->text,
+				 f->function->text, f->line);
+	default:
+		return xasprintf("A%" PRIx64, f->offset);
+	}
+}
+
+/* A native frame as one number, when its module index and address fit. */
+static bool native_number(const struct mlyze_frame *f, size_t module,
+			  uint64_t *number)
+{
+	if (f->form != MLYZE_FORM_MODULE || module >= 1u << 16 ||
+	    f->offset >= UINT64_C(1) << 48)
+		return false;
+	*number = (uint64_t)module << 48 | f->offset;
+	return true;
+}
+
+/* The index of a frame, resolved when new. */
+static size_t frame_index(struct stack_table *table, struct frame_namer *namer,
+			  struct profile_modules *seen,
+			  const struct mlyze_frame *f)
+{
+	size_t module = f->form == MLYZE_FORM_MODULE
+				? module_index(table, seen, f->module)
+				: 0;
+	const struct u64map_value *known;
+	uint64_t number;
+	bool numbered = native_number(f, module, &number), added;
+	char *key;
+	size_t i;
+
+	if (numbered && (known = u64map_get(&table->native_frames, number)))
+		return known->a;
+	key = frame_key(f, module);
+	i = text_index_intern(&table->frame_keys, key, &added);
+	free(key);
+	if (added) {
+		table->frames = xgrow(table->frames, &table->frame_capacity,
+				      i + 1, sizeof(*table->frames));
+		frame_resolve(namer, f, module, &table->frames[i]);
+		table->frame_count = i + 1;
+	}
+	if (numbered && u64map_put(&table->native_frames, number,
+				   (struct u64map_value){ .a = i }) < 0)
+		out_of_memory();
+	return i;
+}
+
+/* The index of a stack, added when new. */
+static size_t stack_index(struct stack_table *table, struct frame_namer *namer,
+			  struct profile_modules *seen,
+			  const struct mlyze_stack *s)
+{
+	size_t *frames = xcalloc(s->depth, sizeof(*frames));
+	struct strbuf key = { 0 };
+	bool added;
+	size_t i;
+
+	sb_add(&key, s->damaged ? "D" : "S");
+	for (size_t k = 0; k < s->depth; k++) {
+		frames[k] = frame_index(table, namer, seen, &s->frames[k]);
+		sb_printf(&key, "%s%zu", k ? "," : "", frames[k]);
+	}
+	i = text_index_intern(&table->stack_keys, key.text, &added);
+	free(key.text);
+	if (!added) {
+		free(frames);
+		return i;
+	}
+	table->stacks = xgrow(table->stacks, &table->stack_capacity, i + 1,
+			      sizeof(*table->stacks));
+	table->stacks[i] = (struct report_stack){
+		.frames = frames,
+		.depth = s->depth,
+		.damaged = s->damaged,
+	};
+	table->stack_count = i + 1;
+	return i;
+}
+
+size_t *stacks_add_profile(struct stack_table *table,
+			   struct frame_namer *namer,
+			   const mlyze_reader *reader,
+			   const struct heap_replay *replay)
+{
+	size_t n = mlyze_stack_count(reader);
+	size_t *map = xcalloc(replay->stack_count, sizeof(*map));
+	struct profile_modules seen;
+
+	u64map_init(&seen.by_id);
+	for (size_t i = 0; i < replay->stack_count; i++) {
+		const struct heap_estimates *e = &replay->by_stack[i];
+
+		map[i] = SIZE_MAX;
+		if (i >= n || e->allocated.samples == 0)
+			continue;
+		map[i] = stack_index(table, namer, &seen,
+				     mlyze_stack_at(reader, i));
+		heap_estimates_add(&table->stacks[map[i]].heap, e);
+	}
+	u64map_free(&seen.by_id);
+	heap_estimates_add(&table->heap, &replay->total);
+	return map;
+}
+
+const char *stack_placeholder(const struct report_stack *stack)
+{
+	if (stack->damaged)
+		return DAMAGED_STACK;
+	return stack->depth == 0 ? NO_STACK : NULL;
+}
+
+size_t stack_first_shown(const struct stack_table *table,
+			 const struct report_stack *stack)
+{
+	for (size_t i = 0; i < stack->depth; i++)
+		if (!table->frames[stack->frames[i]].allocator)
+			return i;
+	return 0;
+}

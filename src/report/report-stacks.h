@@ -1,0 +1,61 @@
+/* report-stacks.h - the stacks of a report, symbolized, merged across
+ * profiles.
+ *
+ * Contract: keeps every stack of the profiles that allocated something
+ * (only those: symbolizing is the costly part), as frames that say what
+ * they are (function, file, line, module, kind), not as display text, so
+ * that every view sees the same data.  Modules, frames and stacks are each
+ * stored once: the same code in two profiles (other processes, other
+ * addresses) is one frame, the same frames one stack, whose estimates add
+ * up.
+ */
+#ifndef SPPROF_REPORT_STACKS_H
+#define SPPROF_REPORT_STACKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report-frames.h"
+#include "report-heap.h"
+#include "report-index.h"
+
+struct report_stack {
+	size_t *frames; /* indexes in the table's frames, leaf first */
+	size_t depth;
+	bool damaged;   /* the profile could not define it: no frames */
+	struct heap_estimates heap;
+};
+
+struct stack_table {
+	struct report_module *modules;
+	size_t module_count, module_capacity;
+	struct report_frame *frames;
+	size_t frame_count, frame_capacity;
+	struct report_stack *stacks;
+	size_t stack_count, stack_capacity;
+	struct heap_estimates heap; /* all stacks */
+	struct text_index module_keys, frame_keys, stack_keys;
+	/* Native frames by module index (high 16 bits) and address: most
+	 * frames are found here without building a text key. */
+	struct u64map native_frames;
+};
+
+void stacks_init(struct stack_table *table);
+void stacks_free(struct stack_table *table);
+/* Add the estimates of one replayed profile (its reader still open).
+ * Returns, by mlyze_stack.index, the index of each stack in the table
+ * (SIZE_MAX for those that allocated nothing); the caller frees it. */
+size_t *stacks_add_profile(struct stack_table *table,
+			   struct frame_namer *namer,
+			   const mlyze_reader *reader,
+			   const struct heap_replay *replay);
+
+/* "[no stack]" or "[unattributed: damaged stack]" for a stack without
+ * frames, else NULL. */
+const char *stack_placeholder(const struct report_stack *stack);
+/* The first frame past the allocators at the leaf: where a view starts
+ * (0 when every frame is an allocator). */
+size_t stack_first_shown(const struct stack_table *table,
+			 const struct report_stack *stack);
+
+#endif /* SPPROF_REPORT_STACKS_H */

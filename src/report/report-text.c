@@ -1,0 +1,479 @@
+/* report-text.c - the report for people: a summary and a table of the top
+ * sites, columns aligned, sizes in KiB/MiB/GiB, colour only when asked.
+ */
+#include "config.h"
+
+#include "report-util.h"
+#include "report-view.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LABEL_WIDTH 13
+
+enum column {
+	COL_LIVE,
+	COL_INTERVAL,
+	COL_SHARE,
+	COL_SAMPLES,
+	COL_ALLOCS,
+	COL_ALLOCATED,
+	NUMERIC_COLUMNS
+};
+
+/* The live column is named after its moment (live_titles). */
+static const char *const column_titles[NUMERIC_COLUMNS] = {
+	[COL_INTERVAL] = "±95%", "SHARE", "SAMPLES", "ALLOCS", "ALLOCATED",
+};
+
+static const char *const live_titles[MOMENTS] = {
+	[AT_PEAK] = "AT PEAK",
+	[AT_END] = "AT END",
+};
+
+static const char *const sort_phrases[] = {
+	[SORT_BY_LIVE] = "live bytes",
+	[SORT_BY_ALLOCATED] = "bytes allocated",
+	[SORT_BY_COUNT] = "number of allocations",
+};
+
+static const char *const moment_phrases[MOMENTS] = {
+	[AT_PEAK] = " at the peak",
+	[AT_END] = " at the end",
+};
+
+/* Lines of markers and garbage collections, at most. */
+#define MARKS_SHOWN 50
+
+struct style {
+	const char *bold, *warn, *reset;
+};
+
+/* Display width of UTF-8 text, counting each code point as one column. */
+static int text_width(const char *text)
+{
+	int width = 0;
+
+	for (; *text; text++)
+		width += ((unsigned char)*text & 0xc0) != 0x80;
+	return width;
+}
+
+static void line(FILE *out, const struct style *st, const char *label,
+		 const char *value)
+{
+	fprintf(out, "%s%-*s%s%s\n", st->bold, LABEL_WIDTH, label, st->reset,
+		value);
+}
+
+/* Arguments that need no quotes for a shell. */
+static bool plain_word(const char *arg)
+{
+	return *arg && strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrs"
+				"tuvwxyz0123456789_@%+=:,./-") == strlen(arg);
+}
+
+/* The command line on one line, quoted as for a shell, with control
+ * characters written as escapes (a script given with -c has newlines). */
+static char *shown_command(char **argv)
+{
+	struct strbuf sb = { 0 };
+
+	for (size_t i = 0; argv && argv[i]; i++) {
+		bool quote = !plain_word(argv[i]);
+
+		sb_add(&sb, i ? (quote ? " '" : " ") : (quote ? "'" : ""));
+		for (const unsigned char *c = (const unsigned char *)argv[i]; *c;
+		     c++) {
+			if (*c == '\n')
+				sb_add(&sb, "\\n");
+			else if (*c == '\t')
+				sb_add(&sb, "\\t");
+			else if (*c < 0x20 || *c == 0x7f)
+				sb_printf(&sb, "\\x%02x", *c);
+			else if (*c == '\'')
+				sb_add(&sb, "'\\''");
+			else
+				sb_printf(&sb, "%c", *c);
+		}
+		if (quote)
+			sb_add(&sb, "'");
+	}
+	return sb_take(&sb);
+}
+
+static char *sampling_text(uint64_t low, uint64_t high, bool changed)
+{
+	char a[32], b[32];
+
+	if (!low)
+		return xstrdup("unknown (every sample counts once)");
+	format_size(a, (double)low);
+	format_size(b, (double)high);
+	if (low != high)
+		return xasprintf("one sample per %s to %s allocated on average, "
+				 "depending on the profile", a, b);
+	return xasprintf("one sample per %s allocated on average%s", a,
+			 changed ? " (changed during the run)" : "");
+}
+
+#define NOT_FINALISED "not finalised (the process ended early)"
+#define CUT_SHORT "cut short; read up to the last whole event"
+
+/* "replaced by exec of /usr/bin/env" */
+static char *replaced_text(const struct profile_summary *p)
+{
+	char *argv[] = { p->exec_program, NULL };
+	char *program = shown_command(argv);
+	char *text = xasprintf("replaced by exec of %s", program);
+
+	free(program);
+	return text;
+}
+
+static void profile_block(FILE *out, const struct style *st,
+			  const struct profile_summary *p)
+{
+	char *text;
+
+	line(out, st, "Profile", p->file);
+	text = shown_command(p->command_line);
+	if (*text)
+		line(out, st, "  command", text);
+	free(text);
+	if (p->pid) {
+		text = xasprintf("%" PRIu64, p->pid);
+		line(out, st, "  pid", text);
+		free(text);
+	}
+	text = xasprintf("%.1f s", p->duration_s);
+	line(out, st, "  duration", text);
+	free(text);
+	text = sampling_text(p->sampling_rate, p->sampling_rate,
+			     p->rate_changed);
+	line(out, st, "  sampling", text);
+	free(text);
+	if (p->complete == 0)
+		line(out, st, "  state", NOT_FINALISED);
+	if (p->truncated)
+		line(out, st, "  state", CUT_SHORT);
+	if (p->exec_program) {
+		text = replaced_text(p);
+		line(out, st, "  state", text);
+		free(text);
+	}
+}
+
+/* " [not finalised...] [replaced by exec of ...]", or "". */
+static char *bracketed_states(const struct profile_summary *p)
+{
+	struct strbuf sb = { 0 };
+
+	if (p->complete == 0)
+		sb_add(&sb, " [" NOT_FINALISED "]");
+	if (p->truncated)
+		sb_add(&sb, " [" CUT_SHORT "]");
+	if (p->exec_program) {
+		char *replaced = replaced_text(p);
+
+		sb_printf(&sb, " [%s]", replaced);
+		free(replaced);
+	}
+	return sb_take(&sb);
+}
+
+/* Several profiles: one aligned line each. */
+static void profiles_table(FILE *out, const struct style *st,
+			   const struct report *r)
+{
+	int file_width = 0, pid_width = 0, peak_width = 0;
+	uint64_t low = UINT64_MAX, high = 0;
+	bool changed = false;
+	char (*peaks)[64] = xcalloc(r->profile_count, sizeof(*peaks));
+	char *text;
+
+	for (size_t i = 0; i < r->profile_count; i++) {
+		const struct profile_summary *p = &r->profiles[i];
+		int n = snprintf(NULL, 0, "%" PRIu64, p->pid);
+		char size[32];
+
+		format_size(size, p->peak.bytes);
+		snprintf(peaks[i], sizeof(peaks[i]), "peak %s at %.1f s", size,
+			 p->peak_time_s);
+		if (text_width(p->file) > file_width)
+			file_width = text_width(p->file);
+		if (n > pid_width)
+			pid_width = n;
+		if (text_width(peaks[i]) > peak_width)
+			peak_width = text_width(peaks[i]);
+		low = p->sampling_rate < low ? p->sampling_rate : low;
+		high = p->sampling_rate > high ? p->sampling_rate : high;
+		changed |= p->rate_changed;
+	}
+	text = xasprintf("%zu files", r->profile_count);
+	line(out, st, "Profiles", text);
+	free(text);
+	for (size_t i = 0; i < r->profile_count; i++) {
+		const struct profile_summary *p = &r->profiles[i];
+		char *command = shown_command(p->command_line);
+		char *states = bracketed_states(p);
+
+		fprintf(out,
+			"  %s%*s  pid %*" PRIu64 "  %6.1f s  %-*s  %s%s\n",
+			p->file, file_width - text_width(p->file), "",
+			pid_width, p->pid, p->duration_s, peak_width, peaks[i],
+			command, states);
+		free(states);
+		free(command);
+	}
+	free(peaks);
+	text = sampling_text(low, high, changed);
+	line(out, st, "Sampling", text);
+	free(text);
+}
+
+/* "1.5 MiB ± 20.0 KiB" */
+static char *estimate_text(const struct estimate *e)
+{
+	char bytes[32], interval[32];
+
+	format_size(bytes, e->bytes);
+	format_size(interval, interval95(e->bytes_variance));
+	return xasprintf("%s ± %s", bytes, interval);
+}
+
+static void totals_block(FILE *out, const struct style *st,
+			 const struct report *r)
+{
+	const struct heap_estimates *heap = &r->sites->heap;
+	char *estimate, *text;
+	char bytes[32], count[32];
+
+	text = xasprintf("%" PRIu64 ", %" PRIu64 " of them live at the peak, "
+			 "%" PRIu64 " at the end", heap->allocated.samples,
+			 heap->live[AT_PEAK].samples,
+			 heap->live[AT_END].samples);
+	line(out, st, "Samples", text);
+	free(text);
+	estimate = estimate_text(&heap->live[AT_PEAK]);
+	if (r->profile_count == 1)
+		text = xasprintf("%s at %.1f s", estimate,
+				 r->profiles[0].peak_time_s);
+	else
+		text = xasprintf("%s, the sum of the peaks of the profiles",
+				 estimate);
+	line(out, st, "Peak heap", text);
+	free(text);
+	free(estimate);
+	estimate = estimate_text(&heap->live[AT_END]);
+	text = xasprintf("%s (95 %% intervals)", estimate);
+	line(out, st, "Live at end", text);
+	free(text);
+	free(estimate);
+	format_size(bytes, heap->allocated.bytes);
+	format_count(count, heap->allocated.count);
+	text = xasprintf("%s in an estimated %s allocations", bytes, count);
+	line(out, st, "Allocated", text);
+	free(text);
+}
+
+static void row_cells(const struct report *r, const struct site *s,
+		      char cells[NUMERIC_COLUMNS][32])
+{
+	const struct estimate *live = &s->heap.live[r->at];
+	double total = r->sites->heap.live[r->at].bytes;
+
+	format_size(cells[COL_LIVE], live->bytes);
+	format_size(cells[COL_INTERVAL], interval95(live->bytes_variance));
+	if (total > 0)
+		snprintf(cells[COL_SHARE], 32, "%.1f%%",
+			 100.0 * live->bytes / total);
+	else
+		snprintf(cells[COL_SHARE], 32, "-");
+	snprintf(cells[COL_SAMPLES], 32, "%" PRIu64,
+		 site_measure(s, r->sort, r->at)->samples);
+	format_count(cells[COL_ALLOCS], s->heap.allocated.count);
+	format_size(cells[COL_ALLOCATED], s->heap.allocated.bytes);
+}
+
+static const char *column_title(const struct report *r, int column)
+{
+	return column == COL_LIVE ? live_titles[r->at] : column_titles[column];
+}
+
+static void pad_left(FILE *out, const char *cell, int width)
+{
+	fprintf(out, "%*s%s", width - text_width(cell), "", cell);
+}
+
+static void sites_table(FILE *out, const struct style *st,
+			const struct report *r, bool *any_rough)
+{
+	size_t rows = report_rows(r);
+	int widths[NUMERIC_COLUMNS];
+	char (*cells)[NUMERIC_COLUMNS][32] = xcalloc(rows ? rows : 1,
+						     sizeof(*cells));
+
+	for (int c = 0; c < NUMERIC_COLUMNS; c++)
+		widths[c] = text_width(column_title(r, c));
+	for (size_t i = 0; i < rows; i++) {
+		row_cells(r, &r->sites->sites[i], cells[i]);
+		for (int c = 0; c < NUMERIC_COLUMNS; c++)
+			if (text_width(cells[i][c]) > widths[c])
+				widths[c] = text_width(cells[i][c]);
+	}
+	fprintf(out, "%s ", st->bold);
+	for (int c = 0; c < NUMERIC_COLUMNS; c++) {
+		pad_left(out, column_title(r, c), widths[c]);
+		fputs("  ", out);
+	}
+	fprintf(out, "SITE%s\n", st->reset);
+	for (size_t i = 0; i < rows; i++) {
+		const struct site *s = &r->sites->sites[i];
+		bool rough = site_rough(s, r->sort, r->at);
+		int indent = 1;
+
+		*any_rough |= rough;
+		fputc(rough ? '~' : ' ', out);
+		for (int c = 0; c < NUMERIC_COLUMNS; c++) {
+			pad_left(out, cells[i][c], widths[c]);
+			fputs("  ", out);
+			indent += widths[c] + 2;
+		}
+		fprintf(out, "%s\n", s->text);
+		for (size_t k = 0; k < s->caller_count; k++)
+			fprintf(out, "%*s  < %s\n", indent, "", s->callers[k]);
+	}
+	free(cells);
+}
+
+/* "     1.250 s  live 10.0 MiB ± 1.2 KiB   marker warmup-done" */
+static void mark_line(FILE *out, const struct report *r,
+		      const struct profile_summary *p,
+		      const struct heap_event *mark)
+{
+	char *live = estimate_text(&(struct estimate){
+		.bytes = mark->live.bytes,
+		.bytes_variance = mark->live.bytes_variance });
+	char *what, collected[32];
+
+	if (mark->kind == HEAP_EVENT_MARKER) {
+		what = xasprintf("marker %s", mark->name);
+	} else {
+		format_size(collected, (double)mark->gc_bytes);
+		what = xasprintf("GC collected %" PRIu64 " objects, %s",
+				 mark->gc_objects, collected);
+	}
+	fprintf(out, "  %8.3f s  live %-22s  %s", report_seconds(r,
+		mark->live.time_us), live, what);
+	if (r->profile_count > 1)
+		fprintf(out, "  (%s)", p->file);
+	fputc('\n', out);
+	free(what);
+	free(live);
+}
+
+/* An empty report says why and what to do. */
+static void nothing_sampled(FILE *out, const struct report *r)
+{
+	char rate[32];
+	uint64_t highest = 0;
+
+	for (size_t i = 0; i < r->profile_count; i++)
+		if (r->profiles[i].sampling_rate > highest)
+			highest = r->profiles[i].sampling_rate;
+	fputs("No allocation was sampled", out);
+	if (highest) {
+		format_size(rate, (double)highest);
+		fprintf(out, ": with one sample per %s allocated on average, "
+			     "the program allocated too little to be seen.\n"
+			     "Profile it again at a lower rate, e.g. "
+			     "memprof-wrap -r 4K (or SPPROF_SAMPLING_RATE=4096).\n",
+			rate);
+	} else {
+		fputs(".\n", out);
+	}
+}
+
+/* "1 site with nothing live at the peak is left out (--all shows it)." */
+static void left_out_note(FILE *out, const struct style *st,
+			  const struct report *r)
+{
+	size_t n = r->sites->count - r->shown_sites;
+
+	if (n)
+		fprintf(out, "%s  %zu site%s with nothing live%s %s left out "
+			     "(--all lists %s).%s\n",
+			st->warn, n, n == 1 ? "" : "s", moment_phrases[r->at],
+			n == 1 ? "is" : "are", n == 1 ? "it" : "them",
+			st->reset);
+}
+
+/* Markers and garbage collections, with the live heap at their moment;
+ * the first MARKS_SHOWN (JSON has them all). */
+static void marks_block(FILE *out, const struct style *st,
+			const struct report *r)
+{
+	size_t shown = 0, total = 0;
+
+	for (size_t i = 0; i < r->profile_count; i++)
+		total += r->profiles[i].mark_count;
+	if (total == 0)
+		return;
+	fprintf(out, "%sMarkers and garbage collections%s\n", st->bold,
+		st->reset);
+	for (size_t i = 0; i < r->profile_count; i++) {
+		const struct profile_summary *p = &r->profiles[i];
+
+		for (size_t k = 0; k < p->mark_count && shown < MARKS_SHOWN;
+		     k++, shown++)
+			mark_line(out, r, p, &p->marks[k]);
+	}
+	if (total > shown)
+		fprintf(out, "  ... and %zu more (--format=json lists them "
+			     "all)\n", total - shown);
+	fputc('\n', out);
+}
+
+int view_text(FILE *out, const struct report *r)
+{
+	static const struct style plain = { "", "", "" };
+	static const struct style coloured = { "\033[1m", "\033[33m",
+					       "\033[0m" };
+	const struct style *st = r->colour ? &coloured : &plain;
+	size_t rows = report_rows(r);
+	bool any_rough = false;
+
+	if (r->profile_count == 1)
+		profile_block(out, st, &r->profiles[0]);
+	else
+		profiles_table(out, st, r);
+	totals_block(out, st, r);
+	fputc('\n', out);
+	marks_block(out, st, r);
+	if (r->sites->count == 0) {
+		nothing_sampled(out, r);
+	} else {
+		fprintf(out,
+			"%sTop %zu of %zu sites by %s%s, %sgrouped by %s%s\n",
+			st->bold, rows, r->shown_sites, sort_phrases[r->sort],
+			r->sort == SORT_BY_LIVE ? moment_phrases[r->at] : "",
+			r->sites->cumulative ? "cumulative, " : "",
+			grouping_names[r->grouping], st->reset);
+		sites_table(out, st, r, &any_rough);
+	}
+	if (!any_rough && r->note_count == 0 &&
+	    r->sites->count == r->shown_sites)
+		return 0;
+	fprintf(out, "\n%sNotes%s\n", st->bold, st->reset);
+	if (any_rough)
+		fprintf(out, "%s  ~ marks rough estimates: their 95 %% interval "
+			     "is wider than ±%.0f %% of them.%s\n",
+			st->warn, 100 * ROUGH_INTERVAL, st->reset);
+	left_out_note(out, st, r);
+	for (size_t i = 0; i < r->note_count; i++)
+		fprintf(out, "%s  %s%s\n", st->warn, r->notes[i], st->reset);
+	return 0;
+}

@@ -1,0 +1,47 @@
+## memprof-report: estimates per allocation site from .mlyze profiles.
+
+bin_PROGRAMS += src/memprof-report
+src_memprof_report_SOURCES = \
+	src/report/memprof-report.c \
+	src/report/report-folded.c \
+	src/report/report-frames.c src/report/report-frames.h \
+	src/report/report-heap.c src/report/report-heap.h \
+	src/report/report-html.c \
+	src/report/report-index.c src/report/report-index.h \
+	src/report/report-jansson.c src/report/report-jansson.h \
+	src/report/report-json.c \
+	src/report/report-pprof.c \
+	src/report/report-progress.c src/report/report-progress.h \
+	src/report/report-protobuf.c src/report/report-protobuf.h \
+	src/report/report-sites.c src/report/report-sites.h \
+	src/report/report-speedscope.c \
+	src/report/report-stacks.c src/report/report-stacks.h \
+	src/report/report-text.c \
+	src/report/report-util.c src/report/report-util.h \
+	src/report/report-view.h src/report/report-views.c \
+	src/mlyze/u64map.c src/mlyze/u64map.h
+# The style and script of the HTML page, compiled in as C strings.
+nodist_src_memprof_report_SOURCES = src/report/report-html-assets.c
+REPORT_HTML_ASSETS = src/report/report-html.css src/report/report-html.js
+EXTRA_DIST += $(REPORT_HTML_ASSETS)
+CLEANFILES += src/report/report-html-assets.c
+src/report/report-html-assets.c: $(REPORT_HTML_ASSETS:%=$(srcdir)/%) \
+		$(srcdir)/src/report/report.mk
+	$(AM_V_GEN)$(MKDIR_P) src/report && { \
+	  echo '/* Made from $(REPORT_HTML_ASSETS) by report.mk. */'; \
+	  for asset in css js; do \
+	    echo "const char report_html_$$asset[] ="; \
+	    sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
+	      $(srcdir)/src/report/report-html.$$asset; \
+	    echo ';'; \
+	  done; } >$@.tmp && mv $@.tmp $@
+
+# u64map.h from libmlyze's folder, symbolizer.h from the symbolizer's.
+src_memprof_report_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/src/mlyze -I$(top_srcdir)/src/symbolizer
+src_memprof_report_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(ZLIB_CFLAGS)
+src_memprof_report_LDADD = src/mlyze/libmlyze.la \
+	src/symbolizer/libsymbolizer.la $(JANSSON_LIBS) $(ZLIB_LIBS) -lm
+
+dist_man_MANS += man/memprof-report.1
+EXTRA_DIST += bench/report-bench.sh

@@ -1,0 +1,81 @@
+#!/bin/sh
+# The HTML page in a real browser (Debian's chromium, headless; skipped
+# when it is missing): the script runs without a console error, the page
+# shows the expected functions, sites and totals, a link with #search and
+# #moment shows that search and that moment, the screenshot is not blank,
+# and a profile of 100,000 stacks loads.
+set -u
+. "${srcdir:-.}/tests/report/common.sh"
+
+browser=
+for candidate in chromium chromium-browser; do
+	command -v "$candidate" >/dev/null 2>&1 && browser=$candidate && break
+done
+[ -n "$browser" ] || { echo "no chromium: skipped"; exit 77; }
+
+"$gen" compile "$here/profiles/tree.txt" "$scratch/tree.mlyze" || exit 99
+"$gen" large 200000 "$scratch/large.mlyze" 100000 || exit 99
+cd "$scratch" || exit 99
+"$report" -o tree.html tree.mlyze 2>/dev/null &&
+	"$report" -f html large.mlyze >large.html 2>/dev/null || exit 99
+
+# browse PAGE[#STATE] OUT [SCREENSHOT]: the DOM after the script ran in
+# OUT, the browser's log in OUT.log (in the scratch directory).
+browse() {
+	profile_dir=$(mktemp -d "$scratch/browser.XXXXXX") || exit 99
+	set -- "$1" "$2" "${3:+--screenshot=$3}"
+	timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
+		--disable-background-networking --disable-component-update \
+		--no-first-run --user-data-dir="$profile_dir" \
+		--enable-logging=stderr --v=0 --window-size=1200,900 \
+		${3:+"$3"} --dump-dom "file://$scratch/$1" >"$2" 2>"$2.log"
+}
+
+# page_ok NAME OUT: the script finished, and logged nothing.
+page_ok() {
+	[ -s "$2" ] && grep -q 'data-ready="1"' "$2" &&
+		! grep -q "CONSOLE" "$2.log"
+	verdict "$1: the script runs without a console error" $? \
+		"$(grep CONSOLE "$2.log")"
+}
+
+# has NAME OUT TEXT...: every TEXT is in the DOM.
+has() {
+	name=$1 out=$2
+	shift 2
+	for text; do
+		grep -qF -- "$text" "$out"
+		verdict "$name: shows '$text'" $?
+	done
+}
+
+browse tree.html tree.dom
+page_ok tree tree.dom
+has tree tree.dom \
+	'Live bytes at the peak: 6.5 MiB ± 0 B' \
+	'<td class="site">alloc_buffer (/srv/lib.py:5)</td>' \
+	'<td class="site">render (/srv/app.py:21)</td>' \
+	'<li>main (/srv/app.py): 6.5 MiB (100.0 %)</li>' \
+	'<li>libstripped.so+0x1234: 2.0 MiB (30.8 %)</li>'
+
+browse 'tree.html#measure=2&search=alloc_buffer' allocated.dom
+page_ok "#measure=2" allocated.dom
+has "#measure=2&search=alloc_buffer" allocated.dom \
+	'Bytes allocated: 7.5 MiB ± 0 B' \
+	'matched 7.0 MiB, 93.3 % of the total'
+
+browse 'tree.html#moment=1.3&search=alloc_buffer' moment.dom moment.png
+page_ok "#moment=1.3" moment.dom
+has "#moment=1.3" moment.dom \
+	'Live bytes at 1.200 s: 6.5 MiB ± 0 B' \
+	'matched 6.0 MiB, 92.3 % of the total'
+# A blank page of this size compresses to a few KiB.
+size=$(wc -c <moment.png 2>/dev/null || echo 0)
+[ "$size" -gt 20000 ]
+verdict "the screenshot is not blank ($size bytes)" $?
+
+browse large.html large.dom
+page_ok "100,000 stacks" large.dom
+grep -q '<ol id="largest"><li>' large.dom
+verdict "100,000 stacks: the flame graph is built" $?
+[ "$failures" -eq 0 ]
