@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "frame_pointers.h"
 #include "rawmem.h"
 #include "spinlock.h"
 
@@ -20,12 +21,15 @@
 
 struct code_range {
 	uintptr_t start, end;
+	enum code_kind kind;
+	uintptr_t eh_frame_hdr; /* the object's, or 0 */
 };
 
 /* The published array is read while a rebuild may rewrite it (a sequence
  * lock: readers retry when the sequence moved), so its words are atomic. */
 struct published_range {
-	_Atomic uintptr_t start, end;
+	_Atomic uintptr_t start, end, eh_frame_hdr;
+	_Atomic int kind;
 };
 
 struct tables {
@@ -44,12 +48,13 @@ static struct {
 	unsigned long long adds, subs;
 } map;
 
-/* Whether a published range holds a byte of (start, end]: the first one
- * that ends at or after start + 1 must start before end.  A torn read
- * gives a wrong answer, never a wild access: the indices stay inside the
- * array. */
-static int search(const struct published_range *r, uint32_t n,
-		  uintptr_t start, uintptr_t end)
+/* The published range that overlaps (start, end], if any: the first one
+ * that ends after start, when it starts before end; NULL if none.  A torn
+ * read gives a wrong answer, never a wild access: the indices stay inside
+ * the array. */
+static const struct published_range *
+search(const struct published_range *r, uint32_t n, uintptr_t start,
+       uintptr_t end)
 {
 	uint32_t lo = 0, hi = n;
 
@@ -61,40 +66,48 @@ static int search(const struct published_range *r, uint32_t n,
 		else
 			hi = mid;
 	}
-	return lo < n && atomic_load_explicit(&r[lo].start, relaxed) < end;
+	if (lo < n && atomic_load_explicit(&r[lo].start, relaxed) < end)
+		return &r[lo];
+	return NULL;
 }
 
-/* 1 and *found set when the array was read whole (no rebuild ran):
- * whether it holds a byte of (start, end]. */
-static int lookup(uintptr_t start, uintptr_t end, int *found)
+/* 1 and *found set when the array was read whole (no rebuild ran): what
+ * the array says of the range holding a byte of (start, end]. */
+static int lookup(uintptr_t start, uintptr_t end, struct code_info *found)
 {
+	const struct published_range *r;
 	struct tables *t = atomic_load_explicit(&map.tables,
 						memory_order_acquire);
 	uint32_t seq = atomic_load_explicit(&map.sequence,
 					    memory_order_acquire);
 	uint32_t n = atomic_load_explicit(&map.count, relaxed);
 
-	if (!t) {
-		*found = 0;
+	*found = (struct code_info){ NOT_CODE, 0 };
+	if (!t)
 		return 1;
-	}
 	if (seq & 1)
 		return 0;
-	*found = search(t->published, n < CODE_RANGES_MAX ? n : 0, start, end);
+	r = search(t->published, n < CODE_RANGES_MAX ? n : 0, start, end);
+	if (r) {
+		found->kind = (enum code_kind)atomic_load_explicit(&r->kind,
+								  relaxed);
+		found->eh_frame_hdr =
+			atomic_load_explicit(&r->eh_frame_hdr, relaxed);
+	}
 	atomic_thread_fence(memory_order_acquire);
 	return atomic_load_explicit(&map.sequence, relaxed) == seq;
 }
 
-static int holds(uintptr_t start, uintptr_t end)
+static struct code_info info_of(uintptr_t start, uintptr_t end)
 {
-	int found;
+	struct code_info found;
 
 	for (int i = 0; i < LOOKUP_ATTEMPTS; i++) {
 		if (lookup(start, end, &found))
 			return found;
 		cpu_relax();
 	}
-	return 0;
+	return (struct code_info){ NOT_CODE, 0 };
 }
 
 struct scan {
@@ -106,6 +119,8 @@ struct scan {
 static int collect(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct scan *s = data;
+	enum code_kind kind;
+	uintptr_t eh_frame_hdr = 0;
 
 	if (s->first) {
 		s->first = 0;
@@ -121,6 +136,14 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
 		if (s->unchanged)
 			return 1;
 	}
+	kind = object_keeps_frame_pointers(info) ? CODE_WITH_FRAME_POINTERS
+						 : CODE_WITHOUT_FRAME_POINTERS;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_GNU_EH_FRAME)
+			eh_frame_hdr = info->dlpi_addr + ph->p_vaddr;
+	}
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
@@ -128,8 +151,9 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
 		    s->count == CODE_RANGES_MAX)
 			continue;
-		s->ranges[s->count++] =
-			(struct code_range){ start, start + ph->p_memsz };
+		s->ranges[s->count++] = (struct code_range){
+			start, start + ph->p_memsz, kind, eh_frame_hdr
+		};
 	}
 	return 0;
 }
@@ -162,6 +186,10 @@ static void publish(struct tables *t, uint32_t n)
 				      t->scratch[i].start, relaxed);
 		atomic_store_explicit(&t->published[i].end, t->scratch[i].end,
 				      relaxed);
+		atomic_store_explicit(&t->published[i].kind,
+				      (int)t->scratch[i].kind, relaxed);
+		atomic_store_explicit(&t->published[i].eh_frame_hdr,
+				      t->scratch[i].eh_frame_hdr, relaxed);
 	}
 	atomic_store_explicit(&map.count, n, relaxed);
 	atomic_store_explicit(&map.sequence, seq + 2, memory_order_release);
@@ -213,19 +241,32 @@ static int maybe_new_code(uintptr_t address)
 
 	if (_dl_find_object((void *)address, &object) != 0)
 		return 0;
-	return !holds((uintptr_t)object.dlfo_map_start,
-		      (uintptr_t)object.dlfo_map_end);
+	return info_of((uintptr_t)object.dlfo_map_start,
+		       (uintptr_t)object.dlfo_map_end).kind == NOT_CODE;
 #else
 	(void)address;
 	return 1;
 #endif
 }
 
-int code_map_holds_return(uintptr_t address)
+struct code_info code_map_lookup(uintptr_t address)
 {
-	return holds(address - 1, address) ||
-	       (maybe_new_code(address) && rebuild_if_changed() &&
-		holds(address - 1, address));
+	struct code_info info = info_of(address - 1, address);
+
+	if (info.kind == NOT_CODE && maybe_new_code(address) &&
+	    rebuild_if_changed())
+		info = info_of(address - 1, address);
+	return info;
+}
+
+uint32_t code_map_generation(void)
+{
+	return atomic_load_explicit(&map.sequence, memory_order_acquire) / 2;
+}
+
+enum code_kind code_map_return_kind(uintptr_t address)
+{
+	return code_map_lookup(address).kind;
 }
 
 void code_map_after_fork(void)

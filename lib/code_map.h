@@ -1,9 +1,10 @@
 /* code_map.h - where the machine code of the loaded objects lies.
  *
- * Contract: code_map_holds_return() tells whether an address can be a
+ * Contract: code_map_return_kind() tells whether an address can be a
  * return address: whether it lies in an executable PT_LOAD segment of an
  * object loaded in this process (past the segment's first byte, up to and
- * including its end, since a call may be a segment's last instruction).
+ * including its end, since a call may be a segment's last instruction),
+ * and whether that object keeps frame pointers.
  * The stack walk records only such addresses, so a stray value found
  * where a return address should be ends the walk instead of entering the
  * profile.
@@ -16,7 +17,9 @@
  * array if so.  Where the C library has _dl_find_object, an address in no
  * loaded object, or in one whose code the array already has, is turned
  * down without that lock.  An unloaded object's code stays in the array
- * until the next rebuild; only a stray value could point there meanwhile.
+ * until the next rebuild: an object loaded at its place meanwhile is
+ * taken for it (its kind too), and otherwise only a stray value could
+ * point there.
  * One thread rebuilds at a time; another thread's lookup of an address
  * that is not yet in the array meanwhile answers no.  Never allocates: the
  * array is mapped on first use.
@@ -26,7 +29,26 @@
 
 #include <stdint.h>
 
-int code_map_holds_return(uintptr_t address);
+enum code_kind {
+	NOT_CODE,
+	CODE_WITHOUT_FRAME_POINTERS,
+	CODE_WITH_FRAME_POINTERS, /* see frame_pointers.h */
+};
+
+/* What a return address points into; NOT_CODE when it cannot be one. */
+enum code_kind code_map_return_kind(uintptr_t address);
+
+struct code_info {
+	enum code_kind kind;
+	uintptr_t eh_frame_hdr; /* the object's .eh_frame_hdr, or 0 */
+};
+
+/* The same, with where the object's unwind tables are. */
+struct code_info code_map_lookup(uintptr_t address);
+
+/* Changes whenever the array is rebuilt: what was learnt of an address
+ * under another generation may be of an object since unloaded. */
+uint32_t code_map_generation(void);
 
 /* In a child after fork(): a rebuild that another thread of the parent
  * had under way is abandoned, and the next miss rebuilds. */

@@ -7,10 +7,12 @@ spprofinclude_HEADERS = include/spprof/memprof.h
 # can link the components without interposing their own malloc.
 noinst_LTLIBRARIES += lib/libspprof-core.la
 lib_libspprof_core_la_SOURCES = \
+	lib/cfi.c lib/cfi.h \
 	lib/clock.h \
 	lib/code_map.c lib/code_map.h \
 	lib/compiler.h \
 	lib/frames.h \
+	lib/frame_pointers.c lib/frame_pointers.h \
 	lib/free_filter.h \
 	lib/heap_map.c lib/heap_map.h \
 	lib/mlyze-codec.h \
@@ -35,9 +37,8 @@ lib_libspprof_core_la_SOURCES = \
 	lib/profile_meta.c lib/profile_meta.h \
 	lib/unwind_tables.c lib/unwind_tables.h \
 	lib/writer.c lib/writer.h
-lib_libspprof_core_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS) \
-	$(LIBUNWIND_CFLAGS)
-lib_libspprof_core_la_LIBADD = $(RUNTIME_LIBS) $(LIBUNWIND_LIBS)
+lib_libspprof_core_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)
+lib_libspprof_core_la_LIBADD = $(RUNTIME_LIBS)
 
 # Link-time optimisation (where configure found it) lets a sample's path
 # through profiler, heap map, stack table and writer be compiled as one

@@ -90,11 +90,11 @@ void unwind_init(enum unwind_method asked)
 	/* abort() is the C library's own, whoever interposes malloc. */
 	code_range_of((const void *)(uintptr_t)&abort, &libc_text_lo,
 		      &libc_text_hi);
-	have_tables = unwind_tables_init();
+	have_tables = unwind_tables_init(libc_text_lo, libc_text_hi);
 	method = asked;
 	if (asked == UNWIND_DWARF && !have_tables) {
-		runtime_message("SPPROF_UNWIND=dwarf: built without libunwind; "
-				"walking frame pointers");
+		runtime_message("SPPROF_UNWIND=dwarf: no unwind table reader "
+				"on this architecture; walking frame pointers");
 		method = UNWIND_FP;
 	}
 }
@@ -131,39 +131,13 @@ static int in_libc(uintptr_t pc)
  * should be: only an address in known code is one.  Values no code can
  * have (beyond user space, or on the stack) are told apart without a
  * lookup. */
-static int return_address(uintptr_t pc, uintptr_t fp, uintptr_t stack_top)
+static enum code_kind return_address(uintptr_t pc, uintptr_t fp,
+				     uintptr_t stack_top)
 {
 	if (pc < 0x1000 || pc > USER_ADDRESS_MAX ||
 	    (pc >= fp && pc < stack_top))
-		return 0;
-	return code_map_holds_return(pc);
-}
-
-/* The kernel enters a signal handler with a sigreturn trampoline (the C
- * library's, or the vDSO's) as return address; the interrupted function's
- * own frame is then in no frame record, and only the unwind tables find
- * it.  The trampoline is known by its code, read only when it cannot
- * cross into another page. */
-#if defined(__x86_64__)
-static const uint8_t sigreturn_code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00,
-					  0x00, 0x0f, 0x05 }; /* mov $15, %rax; syscall */
-#elif defined(__aarch64__)
-static const uint8_t sigreturn_code[] = { 0x68, 0x11, 0x80, 0xd2, 0x01, 0x00,
-					  0x00, 0xd4 }; /* mov x8, #139; svc #0 */
-#endif
-
-static int signal_return(uintptr_t pc)
-{
-#if defined(__x86_64__) || defined(__aarch64__)
-	uintptr_t last = pc + sizeof(sigreturn_code) - 1;
-
-	return (last & ~(uintptr_t)4095) == (pc & ~(uintptr_t)4095) &&
-	       !memcmp((const void *)pc, sigreturn_code,
-		       sizeof(sigreturn_code));
-#else
-	(void)pc;
-	return 0;
-#endif
+		return NOT_CODE;
+	return code_map_return_kind(pc);
 }
 
 static uintptr_t current_stack_top(void)
@@ -179,6 +153,7 @@ struct fp_walk {
 	uint32_t depth;
 	int truncated;
 	int broken;       /* stopped at a stray value or a signal frame */
+	int gap;          /* stopped in code that keeps no frame pointer */
 	uintptr_t last_fp; /* frame record of frames[depth - 1] */
 };
 
@@ -188,7 +163,12 @@ static int plausible_frame(uintptr_t fp, uintptr_t stack_top)
 	       fp + 2 * sizeof(uintptr_t) <= stack_top;
 }
 
-static struct fp_walk walk_frame_pointers(uintptr_t *frames, uint32_t max)
+/* Walks frame records from here up.  A return address into code without
+ * frame pointers is recorded, but the frame record that follows may be
+ * its caller's caller's (the function kept the register as it found it),
+ * so with stop_at_gap the walk ends there. */
+static struct fp_walk walk_frame_pointers(uintptr_t *frames, uint32_t max,
+					  int stop_at_gap)
 {
 	uintptr_t top = current_stack_top();
 	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
@@ -197,9 +177,11 @@ static struct fp_walk walk_frame_pointers(uintptr_t *frames, uint32_t max)
 	while (plausible_frame(fp, top)) {
 		const uintptr_t *frame = (const uintptr_t *)fp;
 		uintptr_t next = frame[0], pc = frame[1];
+		enum code_kind kind;
 
 		if (!own_code(pc)) {
-			if (!return_address(pc, fp, top) || signal_return(pc)) {
+			kind = return_address(pc, fp, top);
+			if (kind == NOT_CODE || is_signal_trampoline(pc)) {
 				w.broken = 1;
 				break;
 			}
@@ -211,6 +193,10 @@ static struct fp_walk walk_frame_pointers(uintptr_t *frames, uint32_t max)
 			w.last_fp = fp;
 			if (fp == anchor.fp)
 				break;
+			if (kind == CODE_WITHOUT_FRAME_POINTERS && stop_at_gap) {
+				w.gap = 1;
+				break;
+			}
 		}
 		if (next <= fp)
 			break;
@@ -229,10 +215,10 @@ static int reached_anchor(const uintptr_t *frames, const struct fp_walk *w)
  * frames[0..UNWIND_TABLES_MAX_DEPTH); at most max kept. */
 static uint32_t walk_tables(uintptr_t *frames, uint32_t max, int *truncated)
 {
-	uint32_t n = unwind_tables_capture(frames, UNWIND_TABLES_MAX_DEPTH);
+	uint32_t n = unwind_tables_capture(frames, UNWIND_TABLES_MAX_DEPTH,
+					   current_stack_top(), truncated);
 	uint32_t depth = 0;
 
-	*truncated = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (own_code(frames[i]))
 			continue;
@@ -245,11 +231,11 @@ static uint32_t walk_tables(uintptr_t *frames, uint32_t max, int *truncated)
 	return depth;
 }
 
-/* A walk that ended by itself in the C library's entry code, with at
- * most ANCHOR_OUTER_MAX frames beyond it in the tables' stack and every
- * frame before alike, found this thread's outermost frame record.  (Code
- * without frame pointers calling the C library calling malloc ends a walk
- * in the C library too, but leaves more frames beyond it.) */
+/* A walk that ended in the C library's entry code, with at most
+ * ANCHOR_OUTER_MAX frames beyond it in the tables' stack and every frame
+ * before alike, found this thread's outermost frame record.  (A call into
+ * the C library that calls malloc ends a walk in the C library too, but
+ * leaves more frames beyond it.) */
 static void learn_anchor(const uintptr_t *fp_frames, const struct fp_walk *w,
 			 const uintptr_t *frames, uint32_t depth)
 {
@@ -299,8 +285,8 @@ static void tell_incomplete_once(void)
 {
 	if (!atomic_exchange(&told_incomplete, 1))
 		runtime_message("stacks through code built without frame "
-				"pointers are cut short: this runtime was "
-				"built without libunwind");
+				"pointers are cut short: this runtime cannot "
+				"read unwind tables on this architecture");
 }
 
 struct unwind_result unwind_capture(uintptr_t *frames, uint32_t max)
@@ -310,7 +296,7 @@ struct unwind_result unwind_capture(uintptr_t *frames, uint32_t max)
 
 	if (method == UNWIND_DWARF)
 		return from_tables(frames, max, NULL);
-	w = walk_frame_pointers(frames, max);
+	w = walk_frame_pointers(frames, max, method == UNWIND_AUTO && have_tables);
 	r.depth = w.depth;
 	r.truncated = w.truncated;
 	if (reached_anchor(frames, &w)) {

@@ -11,18 +11,17 @@
  *    in no loaded object's code (see code_map.h), so a caller built without
  *    frame pointers truncates the stack instead of crashing or recording
  *    stray values;
- *  - the unwind tables (the binaries' .eh_frame, read by libunwind when
- *    the runtime was built with it) also see through code built without
- *    frame pointers and through signal frames.
+ *  - the unwind tables (the objects' .eh_frame, see unwind_tables.h) also
+ *    see through code built without frame pointers and signal frames.
  *
  * UNWIND_AUTO walks frame pointers and keeps the result only when the walk
  * reached this thread's outermost frame record, as both methods agreed on
- * it the first time; otherwise it takes the stack from the unwind tables.
- * A frame-pointer walk cannot see a frame that code built without frame
- * pointers skipped while leaving the register alone: UNWIND_DWARF is
- * exact there.  Neither allocates; finding the stack top of a new thread,
- * and libunwind's first use on a thread, may, once, and must therefore run
- * under the runtime's re-entrancy guard.
+ * it the first time, through code of objects that keep frame pointers;
+ * otherwise it takes the stack from the unwind tables.  A function without
+ * a frame pointer in an object that mostly keeps them is invisible to the
+ * walk: UNWIND_DWARF is exact there.  Neither allocates, locks or opens
+ * anything; finding the stack top of a new thread allocates, once, and
+ * must therefore run under the runtime's re-entrancy guard.
  */
 #ifndef SPPROF_UNWIND_H
 #define SPPROF_UNWIND_H

@@ -1,46 +1,325 @@
-/* unwind_tables.c - native stacks by libunwind (see unwind_tables.h). */
+/* unwind_tables.c - native stacks from the binaries' unwind tables (see
+ * unwind_tables.h). */
 #include "config.h"
 
 #include "unwind_tables.h"
 
-#ifdef HAVE_LIBUNWIND
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <ucontext.h>
 
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
-#include <stddef.h>
+#include "cfi.h"
+#include "code_map.h"
+#include "rawmem.h"
+#include "unwind.h"
 
-int unwind_tables_init(void)
+#define relaxed memory_order_relaxed
+
+/* The registers of a frame: its instruction pointer (a return address,
+ * except at the start and after a signal frame), stack pointer and frame
+ * pointer. */
+struct frame_regs {
+	uintptr_t pc, sp, fp;
+};
+
+#if defined(__x86_64__) || defined(__aarch64__)
+#define HAVE_TABLE_WALK 1
+#else
+#define HAVE_TABLE_WALK 0
+#endif
+
+/* The rules found, by address: a slot holds an address, tagged with the
+ * code map's generation, and its rule packed in one word; it is written
+ * address-last and read address-first and again last, so a reader never
+ * takes one address's rule for another's, nor one from before objects
+ * were loaded or unloaded. */
+#define RULE_CACHE_SLOTS 8192
+#define GENERATION_SHIFT 48
+
+struct rule_slot {
+	_Atomic uintptr_t key;
+	_Atomic uint64_t rule;
+};
+
+static _Atomic(struct rule_slot *) rule_cache;
+
+/* Packed: CFA offset (32 bits), return address and frame pointer offsets
+ * in words (8 bits each), the kind (8 bits), the flags; 0 is no rule. */
+enum { PACKED_VALID = 1, PACKED_CFA_ON_FP = 2, PACKED_FP_SAVED = 4 };
+
+static int packable(const struct frame_rule *r)
 {
-	/* The default cache is shared behind a lock and signal masking;
-	 * one per thread needs neither. */
-	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	return r->ra_offset % 8 == 0 && r->fp_offset % 8 == 0 &&
+	       r->ra_offset / 8 >= INT8_MIN && r->ra_offset / 8 <= INT8_MAX &&
+	       r->fp_offset / 8 >= INT8_MIN && r->fp_offset / 8 <= INT8_MAX;
+}
+
+static uint64_t pack(const struct frame_rule *r)
+{
+	uint64_t flags = PACKED_VALID;
+
+	if (r->cfa_on_fp)
+		flags |= PACKED_CFA_ON_FP;
+	if (r->fp_saved)
+		flags |= PACKED_FP_SAVED;
+	return (uint64_t)(uint32_t)r->cfa_offset |
+	       (uint64_t)(uint8_t)(int8_t)(r->ra_offset / 8) << 32 |
+	       (uint64_t)(uint8_t)(int8_t)(r->fp_offset / 8) << 40 |
+	       (uint64_t)r->kind << 48 | flags << 56;
+}
+
+static struct frame_rule unpack(uint64_t v)
+{
+	uint64_t flags = v >> 56;
+
+	return (struct frame_rule){
+		.kind = (enum frame_rule_kind)(uint8_t)(v >> 48),
+		.cfa_on_fp = !!(flags & PACKED_CFA_ON_FP),
+		.cfa_offset = (int32_t)(uint32_t)v,
+		.ra_offset = (int8_t)(uint8_t)(v >> 32) * 8,
+		.fp_saved = !!(flags & PACKED_FP_SAVED),
+		.fp_offset = (int8_t)(uint8_t)(v >> 40) * 8,
+	};
+}
+
+static struct rule_slot *slot_of(struct rule_slot *cache, uintptr_t pc)
+{
+	return &cache[(pc * 0x9e3779b97f4a7c15ull) >> 51];
+}
+
+_Static_assert(RULE_CACHE_SLOTS == 1 << 13, "the hash keeps 13 bits");
+
+static int cached_rule(uintptr_t key, struct frame_rule *rule)
+{
+	struct rule_slot *cache = atomic_load_explicit(&rule_cache,
+						       memory_order_acquire);
+	struct rule_slot *s;
+	uint64_t packed;
+
+	if (!cache)
+		return 0;
+	s = slot_of(cache, key);
+	if (atomic_load_explicit(&s->key, memory_order_acquire) != key)
+		return 0;
+	packed = atomic_load_explicit(&s->rule, memory_order_acquire);
+	if (atomic_load_explicit(&s->key, relaxed) != key || !packed)
+		return 0;
+	*rule = unpack(packed);
 	return 1;
 }
 
-uint32_t unwind_tables_capture(uintptr_t *frames, uint32_t max)
+static void cache_rule(uintptr_t key, const struct frame_rule *rule)
 {
-	void *addresses[UNWIND_TABLES_MAX_DEPTH];
-	int n = unw_backtrace(addresses, (int)(max < UNWIND_TABLES_MAX_DEPTH
-						? max
-						: UNWIND_TABLES_MAX_DEPTH));
+	struct rule_slot *cache = atomic_load_explicit(&rule_cache,
+						       memory_order_acquire);
+	struct rule_slot *s;
 
-	for (int i = 0; i < n; i++)
-		frames[i] = (uintptr_t)addresses[i];
-	return n > 0 ? (uint32_t)n : 0;
+	if (!cache || rule->kind == FRAME_NOT_CODE || !packable(rule))
+		return;
+	s = slot_of(cache, key);
+	atomic_store_explicit(&s->key, 0, relaxed);
+	atomic_store_explicit(&s->rule, pack(rule), memory_order_release);
+	atomic_store_explicit(&s->key, key, memory_order_release);
 }
 
-#else /* frame pointers only */
-
-int unwind_tables_init(void)
+/* The code map may still hold an object unloaded since it was built;
+ * where the C library can tell without a lock, the tables are read only
+ * from an object that is loaded now, and from where it says they are. */
+static int still_loaded(uintptr_t address, uintptr_t *eh_frame_hdr)
 {
-	return 0;
-}
+#ifdef HAVE__DL_FIND_OBJECT
+	struct dl_find_object object;
 
-uint32_t unwind_tables_capture(uintptr_t *frames, uint32_t max)
-{
-	(void)frames;
-	(void)max;
-	return 0;
-}
-
+	if (_dl_find_object((void *)address, &object) != 0)
+		return 0;
+	*eh_frame_hdr = (uintptr_t)object.dlfo_eh_frame;
+#else
+	(void)address;
+	(void)eh_frame_hdr;
 #endif
+	return 1;
+}
+
+/* The rule for the frame at pc (for a return address, of the call before
+ * it), which also says whether pc is code at all. */
+static struct frame_rule rule_for(uintptr_t pc, int return_address)
+{
+	uintptr_t at = return_address ? pc - 1 : pc;
+	uintptr_t key = at | (uintptr_t)code_map_generation()
+				     << GENERATION_SHIFT;
+	struct frame_rule rule = { .kind = FRAME_NOT_CODE };
+	struct code_info code;
+
+	if (at >> GENERATION_SHIFT)
+		return rule;
+	if (cached_rule(key, &rule))
+		return rule;
+	code = code_map_lookup(at + 1);
+	if (code.kind == NOT_CODE || !still_loaded(at, &code.eh_frame_hdr))
+		return rule;
+	if (return_address && is_signal_trampoline(pc))
+		rule = (struct frame_rule){ .kind = FRAME_SIGNAL };
+	else
+		rule = cfi_find_rule(code.eh_frame_hdr, at);
+	cache_rule(key, &rule);
+	return rule;
+}
+
+#if defined(__x86_64__)
+/* mov $15, %rax; syscall */
+static const uint8_t sigreturn_code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00,
+					  0x00, 0x00, 0x0f, 0x05 };
+#elif defined(__aarch64__)
+/* mov x8, #139; svc #0 */
+static const uint8_t sigreturn_code[] = { 0x68, 0x11, 0x80, 0xd2,
+					  0x01, 0x00, 0x00, 0xd4 };
+#endif
+
+/* Where trampolines live: the C library's code (x86-64) and the vDSO's
+ * (AArch64); neither is ever unloaded, so their code can be read even
+ * when a stray value points there. */
+static uintptr_t libc_lo, libc_hi, vdso_lo, vdso_hi;
+
+int is_signal_trampoline(uintptr_t pc)
+{
+#if HAVE_TABLE_WALK
+	uintptr_t last = pc + sizeof(sigreturn_code) - 1;
+
+	if (!(pc >= libc_lo && last < libc_hi) &&
+	    !(pc >= vdso_lo && last < vdso_hi))
+		return 0;
+	/* Read only when it cannot cross into another page. */
+	return (last & ~(uintptr_t)4095) == (pc & ~(uintptr_t)4095) &&
+	       !memcmp((const void *)pc, sigreturn_code,
+		       sizeof(sigreturn_code));
+#else
+	(void)pc;
+	return 0;
+#endif
+}
+
+static int on_stack(uintptr_t address, uintptr_t low, uintptr_t stack_top)
+{
+	return address >= low && address <= stack_top - sizeof(uintptr_t) &&
+	       !(address & (sizeof(uintptr_t) - 1));
+}
+
+/* At a sigreturn trampoline the stack holds the signal frame: the
+ * interrupted registers.  0 when it does not lie on this stack. */
+static int leave_signal_frame(struct frame_regs *regs, uintptr_t stack_top)
+{
+#if defined(__x86_64__)
+	const ucontext_t *uc = (const ucontext_t *)regs->sp;
+#elif defined(__aarch64__)
+	const ucontext_t *uc =
+		(const ucontext_t *)(regs->sp + sizeof(siginfo_t));
+#endif
+#if HAVE_TABLE_WALK
+	if (!on_stack((uintptr_t)uc, regs->sp, stack_top) ||
+	    (uintptr_t)uc + sizeof(*uc) > stack_top)
+		return 0;
+#if defined(__x86_64__)
+	regs->pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	regs->sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	regs->fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+#else
+	regs->pc = (uintptr_t)uc->uc_mcontext.pc;
+	regs->sp = (uintptr_t)uc->uc_mcontext.sp;
+	regs->fp = (uintptr_t)uc->uc_mcontext.regs[29];
+#endif
+	return 1;
+#else
+	(void)regs;
+	(void)stack_top;
+	return 0;
+#endif
+}
+
+/* From a frame to its caller's by the frame's rule; 0 where the stack
+ * does not hold what the rule says. */
+static int unwind_one(struct frame_regs *regs, const struct frame_rule *rule,
+		      uintptr_t stack_top)
+{
+	uintptr_t cfa = (rule->cfa_on_fp ? regs->fp : regs->sp) +
+			(intptr_t)rule->cfa_offset;
+	uintptr_t ra_at = cfa + (intptr_t)rule->ra_offset;
+	uintptr_t fp_at = cfa + (intptr_t)rule->fp_offset;
+
+	if (cfa <= regs->sp || cfa > stack_top ||
+	    !on_stack(ra_at, regs->sp, stack_top) ||
+	    (rule->fp_saved && !on_stack(fp_at, regs->sp, stack_top)))
+		return 0;
+	regs->pc = *(const uintptr_t *)ra_at;
+#if defined(__aarch64__)
+	regs->pc &= 0x0000ffffffffffffull; /* no pointer signature */
+#endif
+	if (rule->fp_saved)
+		regs->fp = *(const uintptr_t *)fp_at;
+	regs->sp = cfa;
+	return 1;
+}
+
+int unwind_tables_init(uintptr_t libc_text_lo, uintptr_t libc_text_hi)
+{
+	struct rule_slot *cache;
+	uintptr_t vdso;
+
+	if (!HAVE_TABLE_WALK)
+		return 0;
+	libc_lo = libc_text_lo;
+	libc_hi = libc_text_hi;
+	vdso = getauxval(AT_SYSINFO_EHDR);
+	if (vdso)
+		code_range_of((const void *)vdso, &vdso_lo, &vdso_hi);
+	cache = rawmem_map(RULE_CACHE_SLOTS * sizeof(*cache));
+	atomic_store_explicit(&rule_cache, cache, memory_order_release);
+	return 1;
+}
+
+/* The registers here: an instruction of this function, whose unwind
+ * table entry gives its caller. */
+#if defined(__x86_64__)
+#define CURRENT_REGS(r)                                                   \
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" \
+			 : "=r"((r).pc), "=r"((r).sp), "=r"((r).fp))
+#elif defined(__aarch64__)
+#define CURRENT_REGS(r)                                                   \
+	__asm__ volatile("adr %0, .\n\tmov %1, sp\n\tmov %2, x29"          \
+			 : "=r"((r).pc), "=r"((r).sp), "=r"((r).fp))
+#else
+#define CURRENT_REGS(r) ((r) = (struct frame_regs){ 0 })
+#endif
+
+__attribute__((noinline)) uint32_t
+unwind_tables_capture(uintptr_t *frames, uint32_t max, uintptr_t stack_top,
+		      int *truncated)
+{
+	struct frame_regs regs;
+	struct frame_rule rule;
+	uint32_t depth = 0;
+
+	CURRENT_REGS(regs);
+	rule = rule_for(regs.pc, 0);
+	*truncated = 0;
+	while (HAVE_TABLE_WALK && rule.kind != FRAME_NOT_CODE) {
+		if (depth == max) {
+			*truncated = 1;
+			break;
+		}
+		frames[depth++] = regs.pc;
+		if (rule.kind == FRAME_SIGNAL) {
+			if (!leave_signal_frame(&regs, stack_top))
+				break;
+			rule = rule_for(regs.pc, 0); /* interrupted, not called */
+			continue;
+		}
+		if (rule.kind != FRAME_STEP ||
+		    !unwind_one(&regs, &rule, stack_top))
+			break;
+		rule = rule_for(regs.pc, 1);
+	}
+	return depth;
+}

@@ -1,14 +1,23 @@
 /* unwind_tables.h - native stacks from the binaries' unwind tables.
  *
- * Contract: unwind_tables_init() says whether the runtime was built with
- * libunwind; without it unwind_tables_capture() records nothing.  With it,
- * unwind_tables_capture() records the current thread's stack as return
- * addresses, leaf first, the runtime's own frames included, read from the
- * .eh_frame of each object: code built without frame pointers and signal
- * frames are walked through.  libunwind keeps a cache per thread, takes
- * its memory from mmap and never calls malloc; on a cache miss it looks
- * the code up with dl_iterate_phdr, which takes the dynamic linker's lock
- * (never held while the runtime waits for anything).
+ * Contract: unwind_tables_capture() follows the call stack of the current
+ * thread from its own frame up: for every frame it finds the object's
+ * .eh_frame through the code map (code_map.h) and its .eh_frame_hdr
+ * search table, runs the call frame instructions up to the frame's
+ * address (cfi.h), and so finds the caller's frame, return address and
+ * frame pointer.  Code built without frame pointers is walked through, and
+ * so are signal frames (the interrupted instruction is recorded as a
+ * frame).  It reads only the thread's stack below stack_top and the
+ * objects' mapped tables (where glibc has _dl_find_object, only of
+ * objects loaded at that moment); the rule found for an address is cached
+ * in a table shared by all threads, mapped by unwind_tables_init(), for
+ * the code map's generation.  No
+ * allocation, no lock, no descriptor.  A rule it does not know (a frame
+ * address or return address given by a DWARF expression, registers other
+ * than the stack and frame pointers), a return address in no known code
+ * and the outermost frame (return address undefined) end the walk.
+ * x86-64 and AArch64 only; elsewhere unwind_tables_init() says 0 and
+ * nothing is walked.
  */
 #ifndef SPPROF_UNWIND_TABLES_H
 #define SPPROF_UNWIND_TABLES_H
@@ -17,12 +26,22 @@
 
 #include <spprof/memprof.h>
 
-/* Room for the deepest stack kept and the runtime's own frames above it. */
+/* Room for the deepest stack kept and the runtime's own frames below it. */
 #define UNWIND_TABLES_MAX_DEPTH (MEMPROF_MAX_STACK_DEPTH + 16)
 
-int unwind_tables_init(void);
+/* Maps the rule cache; takes the C library's code range (see
+ * is_signal_trampoline). */
+int unwind_tables_init(uintptr_t libc_text_lo, uintptr_t libc_text_hi);
 
-/* Fills frames[0..max), max <= UNWIND_TABLES_MAX_DEPTH. */
-uint32_t unwind_tables_capture(uintptr_t *frames, uint32_t max);
+/* Fills frames[0..max) with this function's address and the return
+ * addresses above it, leaf first; *truncated is set when the walk
+ * stopped at max. */
+uint32_t unwind_tables_capture(uintptr_t *frames, uint32_t max,
+			       uintptr_t stack_top, int *truncated);
+
+/* Whether pc is a sigreturn trampoline: the return address the kernel
+ * gives a signal handler.  Reads code only in the C library and the vDSO,
+ * which are never unloaded. */
+int is_signal_trampoline(uintptr_t pc);
 
 #endif /* SPPROF_UNWIND_TABLES_H */

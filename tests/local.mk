@@ -26,13 +26,21 @@ UNIT_LDADD = lib/libspprof-core.la $(CHECK_LIBS)
 tests_unit_test_code_map_SOURCES = tests/unit/test-code-map.c \
 	tests/unit/suite-main.c
 tests_unit_test_code_map_CPPFLAGS = $(AM_CPPFLAGS) \
-	-DCODE_MAP_PLUGIN='"$(abs_builddir)/tests/unit/.libs/libcode-map-plugin.so"'
+	-DCODE_MAP_PLUGIN='"$(abs_builddir)/tests/unit/.libs/libcode-map-plugin.so"' \
+	-DCODE_MAP_PLUGIN_FP='"$(abs_builddir)/tests/unit/.libs/libcode-map-plugin-fp.so"'
 tests_unit_test_code_map_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_code_map_LDADD = $(UNIT_LDADD) $(RUNTIME_LIBS)
 ## Loaded and unloaded by test-code-map; -rpath makes libtool build it
 ## shared.
 check_LTLIBRARIES += tests/unit/libcode-map-plugin.la
 tests_unit_libcode_map_plugin_la_SOURCES = tests/unit/code-map-plugin.c
+tests_unit_libcode_map_plugin_la_CFLAGS = -O2 -fomit-frame-pointer
+## The same, built with frame pointers.
+check_LTLIBRARIES += tests/unit/libcode-map-plugin-fp.la
+tests_unit_libcode_map_plugin_fp_la_SOURCES = tests/unit/code-map-plugin.c
+tests_unit_libcode_map_plugin_fp_la_CFLAGS = -O2 -fno-omit-frame-pointer
+tests_unit_libcode_map_plugin_fp_la_LDFLAGS = \
+	$(tests_unit_libcode_map_plugin_la_LDFLAGS)
 tests_unit_libcode_map_plugin_la_LDFLAGS = -module -avoid-version \
 	-shared -rpath $(abs_builddir)/tests/unit
 tests_unit_test_codec_SOURCES = tests/unit/test-codec.c tests/unit/suite-main.c

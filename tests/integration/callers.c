@@ -15,6 +15,8 @@
  *            plugin, which allocates when loaded: must not deadlock
  *   methods  many samples at method_site < method_caller < main, then
  *            prints how many stacks each unwinding method took
+ *   deep     a sample 100 calls deep, then prints how many stacks were
+ *            cut at the depth limit
  */
 #include "config.h"
 
@@ -49,13 +51,25 @@ static void keep(void *block)
 	kept[n_kept++ % 8] = block;
 }
 
+KEEP_FRAME static void method_site(void)
+{
+	void *volatile block = malloc(SITE_BYTES);
+
+	free(block);
+}
+
 KEEP_FRAME static void library_site(void)
 {
 	keep(malloc(SITE_BYTES));
 }
 
+/* Allocations through code with frame pointers first, after which the
+ * frame-pointer walk can be trusted up to the thread's outermost frame;
+ * then through a library without: the walk must not skip its callers. */
 KEEP_FRAME static void run_library(void)
 {
+	for (int i = 0; i < 16; i++)
+		method_site();
 	library_outer(library_site);
 	AFTER_CALL();
 }
@@ -156,13 +170,6 @@ static void run_dlopen_race(void)
 		pthread_join(threads[i], NULL);
 }
 
-KEEP_FRAME static void method_site(void)
-{
-	void *volatile block = malloc(SITE_BYTES);
-
-	free(block);
-}
-
 KEEP_FRAME static void method_caller(void)
 {
 	for (int i = 0; i < METHOD_SAMPLES; i++)
@@ -170,19 +177,46 @@ KEEP_FRAME static void method_caller(void)
 	AFTER_CALL();
 }
 
-static void run_methods(void)
+static memprof_stats runtime_stats(void)
 {
 	struct runtime_api api;
 	memprof_stats stats;
 
-	method_caller();
 	if (runtime_api_load(&api) < 0 || api.get_stats(&stats) < 0) {
 		fputs("callers: no runtime\n", stderr);
 		exit(1);
 	}
+	return stats;
+}
+
+static void run_methods(void)
+{
+	memprof_stats stats;
+
+	method_caller();
+	stats = runtime_stats();
 	printf("fp_stacks=%llu dwarf_stacks=%llu\n",
 	       (unsigned long long)stats.fp_stacks,
 	       (unsigned long long)stats.dwarf_stacks);
+}
+
+KEEP_FRAME static int deep_site(int depth)
+{
+	if (depth > 0) {
+		int r = deep_site(depth - 1);
+
+		AFTER_CALL();
+		return r + 1;
+	}
+	keep(malloc(SITE_BYTES));
+	return 0;
+}
+
+static void run_deep(void)
+{
+	deep_site(100);
+	printf("truncated_stacks=%llu\n",
+	       (unsigned long long)runtime_stats().truncated_stacks);
 }
 
 int main(int argc, char **argv)
@@ -194,6 +228,7 @@ int main(int argc, char **argv)
 		{ "library", run_library }, { "threads", run_threads },
 		{ "signal", run_signal },   { "plugin", run_plugin },
 		{ "dlopen-race", run_dlopen_race }, { "methods", run_methods },
+		{ "deep", run_deep },
 	};
 
 	page_size = sysconf(_SC_PAGESIZE);
@@ -205,7 +240,7 @@ int main(int argc, char **argv)
 		}
 	}
 	fputs("usage: callers library|threads|signal|plugin|dlopen-race|"
-	      "methods\n",
+	      "methods|deep\n",
 	      stderr);
 	return 2;
 }

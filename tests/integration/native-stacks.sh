@@ -26,7 +26,7 @@ profile() {
 if ! SPPROF_OUTPUT=$scratch/probe.mlyze SPPROF_UNWIND=dwarf \
 	LD_PRELOAD="$runtime_so" "$integ_bin/callers" methods 2>&1 |
 	grep -q 'dwarf_stacks=[1-9]'; then
-	echo "SKIP: $test_name: the runtime was built without libunwind"
+	echo "SKIP: $test_name: no unwind table reader on this architecture"
 	exit 77
 fi
 
@@ -90,8 +90,21 @@ expect_counts callers auto 'fp_stacks=0 dwarf_stacks=1???'
 expect_counts callers-fp auto 'fp_stacks=9?? dwarf_stacks=[1-9]'
 expect_counts callers-fp fp 'fp_stacks=1??? dwarf_stacks=0'
 expect_counts callers dwarf 'fp_stacks=0 dwarf_stacks=1???'
+# A stack deeper than the limit is cut there, and counted.
+for program in callers callers-fp; do
+	for unwind in auto dwarf; do
+		SPPROF_OUTPUT=$scratch/deep-$program-$unwind.mlyze
+		SPPROF_UNWIND=$unwind
+		run_preloaded 60 "$integ_bin/$program" deep >"$scratch/deep"
+		grep -qx 'truncated_stacks=[1-9]' "$scratch/deep" ||
+			fail "$program deep, $unwind: $(cat "$scratch/deep")"
+		expect_stack "$SPPROF_OUTPUT" deep_site deep_site
+	done
+done
 unset SPPROF_OUTPUT SPPROF_SAMPLING_RATE SPPROF_UNWIND
-# memprof-wrap --unwind forces a method.
+# memprof-wrap --unwind forces a method, and knows no other.
+timeout 60 "$wrap" -q --unwind=frames -- true 2>/dev/null
+[ $? = 2 ] || fail "memprof-wrap --unwind=frames is not a usage error"
 for unwind in fp dwarf; do
 	timeout 60 "$wrap" -q -r 64K --unwind=$unwind \
 		-o "$scratch/wrap-$unwind.mlyze" -- "$integ_bin/callers-fp" \

@@ -7,7 +7,7 @@ report=$abs_top_builddir/src/memprof-report
 # symbolizes it, leaf first, frames separated by tabs, each without its
 # " (file:line)".
 stacks() {
-	"$report" --group-by stack --top 0 --json "$1" | awk '
+	"$report" --group-by stack --top 0 --all --json "$1" | awk '
 	function frame(line) {
 		sub(/^ *("site": )?"/, "", line)
 		sub(/",?$/, "", line)

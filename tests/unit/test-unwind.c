@@ -1,7 +1,6 @@
 /* Unit tests of the unwinder inside an allocation hook: reading a stack
- * from the unwind tables never calls malloc, neither on a thread's first
- * use nor later (this program replaces malloc to see it), and finds the
- * callers. */
+ * from the unwind tables never calls malloc (this program replaces malloc
+ * to see it), and finds the callers. */
 #include "config.h"
 
 #include <check.h>
@@ -12,6 +11,8 @@
 
 #include <spprof/memprof.h>
 
+#include "cfi.h"
+#include "code_map.h"
 #include "unwind.h"
 
 Suite *test_suite(void);
@@ -54,12 +55,14 @@ void free(void *block)
 	__libc_free(block);
 }
 
-/* Reads this thread's stack three times (the first fills libunwind's
- * caches for the thread) with every call to the allocator watched. */
+/* Reads this thread's stack three times with every call to the allocator
+ * watched, after a first time that may allocate: finding where a thread's
+ * stack ends asks the C library, once per thread. */
 static void *capture_watched(void *depth_out)
 {
 	uintptr_t frames[MEMPROF_MAX_STACK_DEPTH];
-	struct unwind_result r = { 0 };
+	struct unwind_result r = unwind_capture(frames,
+						MEMPROF_MAX_STACK_DEPTH);
 
 	for (int i = 0; i < 3; i++) {
 		atomic_store(&watching, 1);
@@ -89,12 +92,76 @@ START_TEST(unwind_tables_never_allocate)
 }
 END_TEST
 
+#if defined(__x86_64__)
+static uintptr_t return_address;
+
+__attribute__((noinline)) static void note_return_address(void)
+{
+	return_address = (uintptr_t)__builtin_return_address(0);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* The rule at a call in a function that keeps a frame pointer: CFA at
+ * rbp + 16, return address below it, the caller's rbp below that. */
+__attribute__((noinline)) static void call_with_frame_pointer(void)
+{
+	note_return_address();
+	__asm__ volatile("" ::: "memory");
+}
+
+/* Without a frame pointer: CFA from rsp. */
+__attribute__((noinline, optimize("omit-frame-pointer"))) static void
+call_without_frame_pointer(void)
+{
+	note_return_address();
+	__asm__ volatile("" ::: "memory");
+}
+
+static struct frame_rule rule_at(uintptr_t address)
+{
+	return cfi_find_rule(code_map_lookup(address).eh_frame_hdr,
+			     address - 1);
+}
+
+START_TEST(rules_from_the_tables)
+{
+	struct frame_rule r;
+
+	call_with_frame_pointer();
+	r = rule_at(return_address);
+	ck_assert_int_eq(r.kind, FRAME_STEP);
+	ck_assert_int_eq(r.cfa_on_fp, 1);
+	ck_assert_int_eq(r.cfa_offset, 16);
+	ck_assert_int_eq(r.ra_offset, -8);
+	ck_assert_int_eq(r.fp_saved, 1);
+	ck_assert_int_eq(r.fp_offset, -16);
+
+	call_without_frame_pointer();
+	r = rule_at(return_address);
+	ck_assert_int_eq(r.kind, FRAME_STEP);
+	ck_assert_int_eq(r.cfa_on_fp, 0);
+	ck_assert_int_eq(r.ra_offset, -8);
+	ck_assert_int_eq(r.fp_saved, 0);
+
+	/* An address in no function of the tables. */
+	ck_assert_int_eq(cfi_find_rule(code_map_lookup(return_address)
+					       .eh_frame_hdr,
+				       0x1000)
+				 .kind,
+			 FRAME_UNKNOWN);
+}
+END_TEST
+#endif
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("unwind");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, unwind_tables_never_allocate);
+#if defined(__x86_64__)
+	tcase_add_test(tc, rules_from_the_tables);
+#endif
 	suite_add_tcase(s, tc);
 	return s;
 }

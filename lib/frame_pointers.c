@@ -1,0 +1,115 @@
+/* frame_pointers.c - which objects keep frame pointers (see
+ * frame_pointers.h). */
+#include "config.h"
+
+#include "frame_pointers.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#define SAMPLED_FUNCTIONS 64
+#define PROLOGUE_BYTES 32
+
+/* .eh_frame_hdr: version 1, eh_frame_ptr as pcrel sdata4, fde_count as
+ * udata4, a table of (function, FDE) as datarel sdata4 pairs. */
+static const uint8_t usual_header[4] = { 1, 0x1b, 0x03, 0x3b };
+
+#if defined(__x86_64__)
+/* push %rbp first, then mov %rsp,%rbp, which the compiler may schedule
+ * a few instructions later. */
+static int sets_up_frame_pointer(const uint8_t *code)
+{
+	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const uint8_t mov_rsp_rbp[] = { 0x48, 0x89, 0xe5 };
+	const uint8_t *end = code + PROLOGUE_BYTES - sizeof(mov_rsp_rbp);
+
+	if (!memcmp(code, endbr64, sizeof(endbr64)))
+		code += sizeof(endbr64);
+	if (*code++ != 0x55)
+		return 0;
+	for (; code <= end; code++)
+		if (!memcmp(code, mov_rsp_rbp, sizeof(mov_rsp_rbp)))
+			return 1;
+	return 0;
+}
+#elif defined(__aarch64__)
+static int sets_up_frame_pointer(const uint8_t *code)
+{
+	uint32_t insn[3];
+	int i = 0;
+
+	memcpy(insn, code, sizeof(insn));
+	if (insn[0] == 0xd503233f || insn[0] == 0xd503245f) /* paciasp, bti c */
+		i = 1;
+	/* stp x29, x30, [sp, #imm]! then mov x29, sp */
+	return (insn[i] & 0xffc07fff) == 0xa9807bfd &&
+	       insn[i + 1] == 0x910003fd;
+}
+#else
+static int sets_up_frame_pointer(const uint8_t *code)
+{
+	(void)code;
+	return 0;
+}
+#endif
+
+static const uint8_t *search_table(const struct dl_phdr_info *info,
+				   uint32_t *count)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *hdr;
+
+		if (ph->p_type != PT_GNU_EH_FRAME || ph->p_memsz < 12)
+			continue;
+		hdr = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		if (memcmp(hdr, usual_header, sizeof(usual_header)))
+			return NULL;
+		memcpy(count, hdr + 8, sizeof(*count));
+		if ((uint64_t)*count * 8 > ph->p_memsz - 12)
+			return NULL;
+		return hdr;
+	}
+	return NULL;
+}
+
+/* Whether [code, code + PROLOGUE_BYTES) lies in an executable segment
+ * of the object, and so can be read. */
+static int readable_code(const struct dl_phdr_info *info, uintptr_t code)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+		    code >= start && code + PROLOGUE_BYTES <= start + ph->p_filesz)
+			return 1;
+	}
+	return 0;
+}
+
+int object_keeps_frame_pointers(const struct dl_phdr_info *info)
+{
+	uint32_t count, step, looked = 0, with = 0;
+	const uint8_t *hdr = search_table(info, &count);
+
+	if (!hdr || count == 0)
+		return 0;
+	step = count > SAMPLED_FUNCTIONS ? count / SAMPLED_FUNCTIONS : 1;
+	for (uint32_t i = 0; i < count; i += step) {
+		int32_t offset;
+		uintptr_t code;
+
+		memcpy(&offset, hdr + 12 + (size_t)i * 8, sizeof(offset));
+		code = (uintptr_t)hdr + (intptr_t)offset;
+		if (!readable_code(info, code))
+			continue;
+		looked++;
+		with += sets_up_frame_pointer((const uint8_t *)code);
+	}
+	/* Objects built with frame pointers show the prologue in well over
+	 * a third of their functions (the others need no frame, or set it
+	 * up later on the paths that do); objects built without, in a
+	 * tenth at most (those that need a frame pointer anyway). */
+	return looked && with * 3 >= looked;
+}
