@@ -14,4 +14,7 @@ cat "$scratch/out"
 slots=$(sed -n 's/.* \([0-9]*\) heap map slots.*/\1/p' "$scratch/out")
 test "${slots:-0}" -gt 1024 || fail "the table did not grow: ${slots:-?} slots"
 test -f "$profile" || fail "no profile $profile"
+# Blocks a handler freed while its thread was inside the runtime keep
+# their FREE events: the profile's count of freed samples matches them.
+check_profile --complete --unique-live "$profile"
 pass
