@@ -229,8 +229,24 @@ void heap_map_destroy(struct heap_map *map)
 	atomic_store(&map->max_capacity, 0);
 }
 
+/* Whether this thread closed the gate for a fork() it is making. */
+static INITIAL_EXEC_TLS int closed_for_fork;
+
+void heap_map_prefork(struct heap_map *map)
+{
+	closed_for_fork = !inside.depth && close_gate(map, 1);
+}
+
+void heap_map_postfork_parent(struct heap_map *map)
+{
+	if (closed_for_fork)
+		open_gate(map);
+	closed_for_fork = 0;
+}
+
 void heap_map_after_fork(struct heap_map *map)
 {
+	closed_for_fork = 0;
 	atomic_store(&map->gate, 0);
 }
 

@@ -139,7 +139,14 @@ size_t heap_map_for_each(struct heap_map *map,
 
 unsigned heap_map_load_percent(const struct heap_map *map);
 
-/* In a fork() child, where the threads in the middle of a call are gone. */
+/* fork(): the gate is closed across it, so that no rebuild is moving the
+ * records when the child is made (a thread already inside the gate, a
+ * fork() from a signal handler, leaves it open: no rebuild can run then
+ * either).  The caller holds its signals from prefork to postfork, since
+ * a handler calling in would wait at the closed gate.  In the child,
+ * where the threads in the middle of a call are gone, the gate opens. */
+void heap_map_prefork(struct heap_map *map);
+void heap_map_postfork_parent(struct heap_map *map);
 void heap_map_after_fork(struct heap_map *map);
 
 #endif /* SPPROF_HEAP_MAP_H */

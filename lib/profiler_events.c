@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,18 @@
 #include "unwind.h"
 #include "writer.h"
 
+/* Signals wait from before fork() until after it: a handler that
+ * allocated then would find the runtime's locks held by its own thread. */
+static INITIAL_EXEC_TLS sigset_t mask_before_fork;
+
 static void before_fork(void)
 {
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &mask_before_fork);
+	if (heap_map_ready(&prof.heap))
+		heap_map_prefork(&prof.heap);
 	writer_prefork();
 	strings_prefork();
 }
@@ -32,6 +43,9 @@ static void after_fork_in_parent(void)
 {
 	strings_postfork();
 	writer_postfork_parent();
+	if (heap_map_ready(&prof.heap))
+		heap_map_postfork_parent(&prof.heap);
+	pthread_sigmask(SIG_SETMASK, &mask_before_fork, NULL);
 }
 
 /* A child's profile starts empty; so do the counters its stats report
@@ -63,6 +77,7 @@ static void after_fork_in_child(void)
 		atomic_store(&prof.track_frees, 0);
 	}
 	writer_postfork_child(follow);
+	pthread_sigmask(SIG_SETMASK, &mask_before_fork, NULL);
 }
 
 /* Drops our entry from LD_PRELOAD and our settings from the environment,
