@@ -35,6 +35,7 @@ void stacks_free(struct stack_table *table)
 		free(table->stacks[i].frames);
 	free(table->modules);
 	free(table->frames);
+	free(table->runs);
 	free(table->stacks);
 	text_index_free(&table->module_keys);
 	text_index_free(&table->frame_keys);
@@ -113,10 +114,28 @@ static bool native_number(const struct mlyze_frame *f, size_t module,
 	return true;
 }
 
-/* The index of a frame, resolved when new. */
-static size_t frame_index(struct stack_table *table, struct frame_namer *namer,
-			  struct profile_modules *seen,
-			  const struct mlyze_frame *f)
+/* Resolve `f` into new frames at the end of the table. */
+static struct frame_run add_frames(struct stack_table *table,
+				   struct frame_namer *namer,
+				   const struct mlyze_frame *f, size_t module)
+{
+	struct report_frame resolved[FRAME_CHAIN_MAX];
+	struct frame_run run = { table->frame_count, 0 };
+
+	run.count = frame_resolve(namer, f, module, resolved);
+	table->frames = xgrow(table->frames, &table->frame_capacity,
+			      run.first + run.count, sizeof(*table->frames));
+	memcpy(&table->frames[run.first], resolved,
+	       run.count * sizeof(*resolved));
+	table->frame_count = run.first + run.count;
+	return run;
+}
+
+/* The frames of `f` in the table, resolved when new. */
+static struct frame_run frame_run(struct stack_table *table,
+				  struct frame_namer *namer,
+				  struct profile_modules *seen,
+				  const struct mlyze_frame *f)
 {
 	size_t module = f->form == MLYZE_FORM_MODULE
 				? module_index(table, seen, f->module)
@@ -128,20 +147,21 @@ static size_t frame_index(struct stack_table *table, struct frame_namer *namer,
 	size_t i;
 
 	if (numbered && (known = u64map_get(&table->native_frames, number)))
-		return known->a;
+		return (struct frame_run){ known->a, known->b };
 	key = frame_key(f, module);
 	i = text_index_intern(&table->frame_keys, key, &added);
 	free(key);
 	if (added) {
-		table->frames = xgrow(table->frames, &table->frame_capacity,
-				      i + 1, sizeof(*table->frames));
-		frame_resolve(namer, f, module, &table->frames[i]);
-		table->frame_count = i + 1;
+		table->runs = xgrow(table->runs, &table->run_capacity, i + 1,
+				    sizeof(*table->runs));
+		table->runs[i] = add_frames(table, namer, f, module);
 	}
-	if (numbered && u64map_put(&table->native_frames, number,
-				   (struct u64map_value){ .a = i }) < 0)
+	if (numbered &&
+	    u64map_put(&table->native_frames, number,
+		       (struct u64map_value){ .a = table->runs[i].first,
+					      .b = table->runs[i].count }) < 0)
 		out_of_memory();
-	return i;
+	return table->runs[i];
 }
 
 /* The index of a stack, added when new. */
@@ -149,15 +169,24 @@ static size_t stack_index(struct stack_table *table, struct frame_namer *namer,
 			  struct profile_modules *seen,
 			  const struct mlyze_stack *s)
 {
-	size_t *frames = xcalloc(s->depth, sizeof(*frames));
+	size_t *frames = NULL, depth = 0, capacity = 0;
 	struct strbuf key = { 0 };
 	bool added;
 	size_t i;
 
 	sb_add(&key, s->damaged ? "D" : "S");
 	for (size_t k = 0; k < s->depth; k++) {
-		frames[k] = frame_index(table, namer, seen, &s->frames[k]);
-		sb_printf(&key, "%s%zu", k ? "," : "", frames[k]);
+		struct frame_run run = frame_run(table, namer, seen,
+						 &s->frames[k]);
+
+		frames = xgrow(frames, &capacity, depth + run.count,
+			       sizeof(*frames));
+		for (size_t r = 0; r < run.count; r++) {
+			frames[depth] = run.first + r;
+			sb_printf(&key, "%s%zu", depth ? "," : "",
+				  frames[depth]);
+			depth++;
+		}
 	}
 	i = text_index_intern(&table->stack_keys, key.text, &added);
 	free(key.text);
@@ -169,7 +198,7 @@ static size_t stack_index(struct stack_table *table, struct frame_namer *namer,
 			      sizeof(*table->stacks));
 	table->stacks[i] = (struct report_stack){
 		.frames = frames,
-		.depth = s->depth,
+		.depth = depth,
 		.damaged = s->damaged,
 	};
 	table->stack_count = i + 1;

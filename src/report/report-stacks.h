@@ -26,17 +26,27 @@ struct report_stack {
 	struct heap_estimates heap;
 };
 
+/* The frames one frame of a profile became: `count` consecutive indexes
+ * in the table's frames from `first` (a native frame is one frame per
+ * function inlined at its address, then the function that holds them). */
+struct frame_run {
+	size_t first, count;
+};
+
 struct stack_table {
 	struct report_module *modules;
 	size_t module_count, module_capacity;
 	struct report_frame *frames;
 	size_t frame_count, frame_capacity;
+	/* By index in frame_keys: the frames of a frame of a profile. */
+	struct frame_run *runs;
+	size_t run_capacity;
 	struct report_stack *stacks;
 	size_t stack_count, stack_capacity;
 	struct heap_estimates heap; /* all stacks */
 	struct text_index module_keys, frame_keys, stack_keys;
-	/* Native frames by module index (high 16 bits) and address: most
-	 * frames are found here without building a text key. */
+	/* Runs of native frames by module index (high 16 bits) and address:
+	 * most frames are found here without building a text key. */
 	struct u64map native_frames;
 };
 
