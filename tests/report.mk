@@ -41,6 +41,16 @@ endif
 # A program with a known heap, profiled by the runtime in runtime.sh.
 check_PROGRAMS += tests/report/alloc-program
 tests_report_alloc_program_SOURCES = tests/report/alloc-program.c
+# One that allocates in main, whose stacks are short but complete.
+check_PROGRAMS += tests/report/flat-program
+tests_report_flat_program_SOURCES = tests/report/flat-program.c
+# One whose stacks break in its own code: no unwind tables, no frame
+# pointers.
+check_PROGRAMS += tests/report/unwindless-program
+tests_report_unwindless_program_SOURCES = tests/report/unwindless-program.c
+tests_report_unwindless_program_CFLAGS = $(AM_CFLAGS) \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables \
+	-fomit-frame-pointer
 
 REPORT_SHELL_TESTS = \
 	tests/report/exports.sh \

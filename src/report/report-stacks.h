@@ -19,10 +19,21 @@
 #include "report-heap.h"
 #include "report-index.h"
 
+/* Where a stack ends, from the leaf out. */
+enum stack_end {
+	STACK_END_ENTRY,  /* at the program's or a thread's entry point, or
+			   * with Python frames (the interpreter's stack
+			   * down to its outermost frame) */
+	STACK_END_LIMIT,  /* cut by the runtime at its depth limit */
+	STACK_END_BROKEN, /* short of both: callers are missing */
+	STACK_END_UNKNOWN, /* in code without a name: nothing to judge by */
+};
+
 struct report_stack {
 	size_t *frames; /* indexes in the table's frames, leaf first */
 	size_t depth;
 	bool damaged;   /* the profile could not define it: no frames */
+	enum stack_end end;
 	struct heap_estimates heap;
 };
 
@@ -67,5 +78,10 @@ const char *stack_placeholder(const struct report_stack *stack);
  * (0 when every frame is an allocator). */
 size_t stack_first_shown(const struct stack_table *table,
 			 const struct report_stack *stack);
+
+/* A note on the stacks that stop short of the entry point, naming the
+ * modules they end in and what to do about them; NULL when too few do to
+ * matter (however short the stacks are).  Belongs to the caller. */
+char *stacks_health_note(const struct stack_table *table);
 
 #endif /* SPPROF_REPORT_STACKS_H */
