@@ -9,7 +9,11 @@
 #  - flat-program, which allocates in main: its stacks are as short as
 #    complete stacks get, so the report has nothing to say about them;
 #  - unwindless-program, whose stacks break in its own code: the report
-#    says so and names it.
+#    says so and names it;
+#  - inline-program (C++, -O2 -g), which allocates in a constructor the
+#    compiler inlined: the report names it as the site and, by stack,
+#    shows each inlined call at its line (runtime/inline-program.chain,
+#    with the lines of the source's markers).
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
 runtime=$PWD/lib/.libs/libspprof-alloc.so.0
@@ -57,4 +61,18 @@ done
 profile unwindless-program dwarf
 check "unwindless-program" unwindless-program \
 	unwindless-program-dwarf.mlyze
+profile inline-program auto
+check "inline-program, by function" inline-program \
+	inline-program-auto.mlyze --top 1
+(cd "$scratch" && NO_COLOR=1 "$report" --group-by stack --top 1 \
+	inline-program-auto.mlyze) | grep 'inline-program\.cc' |
+	sed -e 's/^ *< //' -e 's|([^ ]*/inline-program\.cc|(inline-program.cc|' \
+	>"$scratch/chain"
+source="$here/inline-program.cc"
+sed -e "s/HOLDER/$(grep -n '// HOLDER' "$source" | cut -d: -f1)/" \
+    -e "s/MAKE/$(grep -n '// MAKE' "$source" | cut -d: -f1)/" \
+    -e "s/MAIN/$(grep -n '// MAIN' "$source" | cut -d: -f1)/" \
+    "$here/runtime/inline-program.chain" >"$scratch/expected-chain"
+diff -u "$scratch/expected-chain" "$scratch/chain"
+verdict "inline-program, inlined calls by stack" $?
 [ "$failures" -eq 0 ]
