@@ -86,6 +86,10 @@ static struct site *whole_stack_site(struct site_table *table,
 		sb_printf(&key, "%s%s", i ? "\n" : "", labels[i].text);
 	}
 	s = find_site(table, key.text, labels[0].text);
+	if (!s->frames) {
+		s->frames = xcalloc(n, sizeof(*s->frames));
+		memcpy(s->frames, stack->frames + site, n * sizeof(*s->frames));
+	}
 	if (!s->callers && n > 1) {
 		s->caller_count = n - 1;
 		s->callers = xcalloc(s->caller_count, sizeof(char *));
@@ -182,6 +186,7 @@ void sites_free(struct site_table *table)
 		for (size_t k = 0; k < s->caller_count; k++)
 			free(s->callers[k]);
 		free(s->callers);
+		free(s->frames);
 	}
 	free(table->sites);
 	text_index_free(&table->keys);

@@ -75,4 +75,14 @@ sed -e "s/HOLDER/$(grep -n '// HOLDER' "$source" | cut -d: -f1)/" \
     "$here/runtime/inline-program.chain" >"$scratch/expected-chain"
 diff -u "$scratch/expected-chain" "$scratch/chain"
 verdict "inline-program, inlined calls by stack" $?
+# inlined_json FUNCTION: whether FUNCTION's frame in the JSON stack of the
+# largest site says it was inlined.
+inlined_json() {
+	(cd "$scratch" && "$report" --json --group-by stack --top 1 \
+		inline-program-auto.mlyze) |
+		grep -A3 "\"function\": \"$1\"" | sed -n 's/.*"inlined": //p'
+}
+[ "$(inlined_json 'Holder<int>::Holder(unsigned long)')" = true ] &&
+	[ "$(inlined_json main)" = false ]
+verdict "inline-program, inlined frames in JSON" $?
 [ "$failures" -eq 0 ]
