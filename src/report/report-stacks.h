@@ -4,10 +4,13 @@
  * Contract: keeps every stack of the profiles that allocated something
  * (only those: symbolizing is the costly part), as frames that say what
  * they are (function, file, line, module, kind), not as display text, so
- * that every view sees the same data.  Modules, frames and stacks are each
- * stored once: the same code in two profiles (other processes, other
- * addresses) is one frame, the same frames one stack, whose estimates add
- * up.
+ * that every view sees the same data.  A native frame of a profile becomes
+ * one frame per function the compiler inlined at its address, then the
+ * function that holds them.  Each stack knows where it ends: at an entry
+ * point, or short of it (stacks_health_note).  Modules, frames and stacks
+ * are each stored once: the same code in two profiles (other processes,
+ * other addresses) is one frame, the same frames one stack, whose
+ * estimates add up.
  */
 #ifndef SPPROF_REPORT_STACKS_H
 #define SPPROF_REPORT_STACKS_H
