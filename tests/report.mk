@@ -41,6 +41,20 @@ endif
 # A program with a known heap, profiled by the runtime in runtime.sh.
 check_PROGRAMS += tests/report/alloc-program
 tests_report_alloc_program_SOURCES = tests/report/alloc-program.c
+# One that allocates in main, whose stacks are short but complete.
+check_PROGRAMS += tests/report/flat-program
+tests_report_flat_program_SOURCES = tests/report/flat-program.c
+# One that allocates in inlined C++ code, built as distributions build it.
+check_PROGRAMS += tests/report/inline-program
+tests_report_inline_program_SOURCES = tests/report/inline-program.cc
+tests_report_inline_program_CXXFLAGS = -O2 -g -fomit-frame-pointer
+# One whose stacks break in its own code: no unwind tables, no frame
+# pointers.
+check_PROGRAMS += tests/report/unwindless-program
+tests_report_unwindless_program_SOURCES = tests/report/unwindless-program.c
+tests_report_unwindless_program_CFLAGS = $(AM_CFLAGS) \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables \
+	-fomit-frame-pointer
 
 REPORT_SHELL_TESTS = \
 	tests/report/exports.sh \

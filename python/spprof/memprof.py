@@ -79,7 +79,8 @@ import sysconfig
 import threading
 import time
 from array import array
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from os import PathLike
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -159,13 +160,31 @@ class AllocationSample:
     lifetime_ns: Optional[int] = None
 
 
+# Where a complete native stack ends: the program's entry point, the C
+# library's functions that call main (a walk by frame pointers stops in
+# the one that calls main) and those that start a thread.
+_ENTRY_FUNCTIONS = frozenset({
+    "_start", "__libc_start_main", "__libc_start_call_main", "start_thread",
+    "clone", "clone3", "__clone", "__clone3", "__clone_internal"})
+# Stacks this deep were cut by the runtime on purpose, not broken.
+_MAX_STACK_DEPTH = 64
+
+
 @dataclass
 class FramePointerHealth:
-    """How well native stacks could be walked.
+    """How complete the stacks of the sampled blocks are.
 
-    Native frames are found by following frame pointers; code built
-    without them (many C extensions) cuts stacks short.  A stack of fewer
-    than three native frames counts as shallow.
+    A stack is complete when it reaches the program's or its thread's entry
+    point (_start, __libc_start_main, start_thread, clone...), however
+    short it is, or has Python frames (the interpreter gives its whole
+    stack).  It is broken when it ends elsewhere in a named native
+    function: the runtime found neither frame pointers nor unwind tables
+    to step out of that code, and callers are missing.  A stack ending in
+    code without a name cannot be judged and counts as neither.
+    ``truncation_rate`` is the share of the samples whose stacks are
+    broken; ``broken_modules`` names the modules they end in, the most
+    frequent first.  The other fields are the runtime's counters: native
+    stacks captured, their depths, and those of fewer than three frames.
     """
 
     shallow_stack_warnings: int
@@ -173,10 +192,11 @@ class FramePointerHealth:
     avg_native_depth: float
     min_native_depth: int
     truncation_rate: float
+    broken_modules: List[str] = field(default_factory=list)
 
     @property
     def confidence(self) -> str:
-        """'high' below 5 % shallow stacks, 'medium' below 20 %, else 'low'."""
+        """'high' below 5 % broken stacks, 'medium' below 20 %, else 'low'."""
         if self.truncation_rate < 0.05:
             return "high"
         if self.truncation_rate < 0.20:
@@ -188,8 +208,12 @@ class FramePointerHealth:
         """What to do about it, or None when confidence is high."""
         if self.confidence == "high":
             return None
-        return (f"{self.truncation_rate:.1%} of native stacks are shallow. "
-                "For deeper stacks, rebuild C extensions with frame pointers: "
+        where = ", ".join(os.path.basename(m)
+                          for m in self.broken_modules[:3])
+        return (f"{self.truncation_rate:.1%} of sampled stacks stop short of "
+                "the program's entry point"
+                f"{'; they end in ' + where if where else ''}. "
+                "Rebuild that code with frame pointers or unwind tables: "
                 "CFLAGS='-fno-omit-frame-pointer' "
                 "pip install --no-binary :all: <package>")
 
@@ -503,14 +527,29 @@ def _stack_frames(stack_id: int) -> List[StackFrame]:
             for address, function, file, line, is_python in frames]
 
 
-def _frame_pointer_health(stats: Dict[str, Any]) -> FramePointerHealth:
+def _stack_end(stack: List[StackFrame]) -> Tuple[str, str]:
+    """('complete', ''), ('broken', module it ends in) or ('unknown', '')."""
+    if (len(stack) >= _MAX_STACK_DEPTH or any(f.is_python for f in stack)
+            or any(f.function in _ENTRY_FUNCTIONS for f in stack[-2:])):
+        return "complete", ""
+    if not stack[-1].function:
+        return "unknown", ""
+    return "broken", stack[-1].file
+
+
+def _frame_pointer_health(stats: Dict[str, Any],
+                          samples: List[AllocationSample]) -> FramePointerHealth:
     stacks = stats["native_stacks"]
+    ends = [_stack_end(s.stack) for s in samples if s.stack]
+    judged = sum(1 for end, _ in ends if end != "unknown")
+    broken = Counter(module for end, module in ends if end == "broken")
     return FramePointerHealth(
         shallow_stack_warnings=stats["shallow_stacks"],
         total_native_stacks=stacks,
         avg_native_depth=stats["native_frames"] / stacks if stacks else 0.0,
         min_native_depth=stats["min_native_depth"],
-        truncation_rate=stats["shallow_stacks"] / stacks if stacks else 0.0,
+        truncation_rate=sum(broken.values()) / judged if judged else 0.0,
+        broken_modules=[module for module, _ in broken.most_common()],
     )
 
 
@@ -551,7 +590,7 @@ def get_snapshot() -> HeapSnapshot:
             estimated_heap_bytes=round(sum(s.estimated_bytes
                                            for s in samples)),
             timestamp_ns=time.monotonic_ns(),
-            frame_pointer_health=_frame_pointer_health(stats),
+            frame_pointer_health=_frame_pointer_health(stats, samples),
             sampling_rate=stats["sampling_rate"],
             gc_epochs_during_profile=len(_gc_epochs.ends))
 

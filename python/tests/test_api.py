@@ -165,3 +165,27 @@ def test_frame_pointer_health_thresholds():
     assert health(0.10).confidence == "medium"
     assert health(0.50).confidence == "low"
     assert "-fno-omit-frame-pointer" in health(0.50).recommendation
+
+
+def test_stack_health_judges_where_stacks_end():
+    def frame(function, module="/usr/lib/libfoo.so", is_python=False):
+        return memprof.StackFrame(0x1000, function, module, 0, is_python)
+    main = frame("main", "/usr/bin/app")
+    libc = [frame("__libc_start_main", "/lib/libc.so.6"),
+            frame("_start", "/usr/bin/app")]
+    stacks = [
+        [main, frame("__libc_start_call_main", "/lib/libc.so.6")],
+        [frame("f"), main, *libc],
+        [frame("<module>", "app.py", is_python=True)],
+        [frame("decode"), frame("parse")],          # broken in libfoo.so
+        [frame(""), frame("", "/usr/lib/libbar.so")],  # cannot be judged
+    ]
+    samples = [memprof.AllocationSample(0, 1, 1.0, 1, 0, s, 1, 1)
+               for s in stacks]
+    stats = {"native_stacks": 5, "shallow_stacks": 3, "native_frames": 9,
+             "min_native_depth": 1}
+    health = memprof._frame_pointer_health(stats, samples)
+    assert health.truncation_rate == pytest.approx(1 / 4)
+    assert health.broken_modules == ["/usr/lib/libfoo.so"]
+    assert health.confidence == "low"
+    assert "they end in libfoo.so" in health.recommendation

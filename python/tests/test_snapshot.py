@@ -127,3 +127,18 @@ def test_save_rejects_unknown_format(runner):
             report(error=str(e))
     """)
     assert "unknown format 'pprof'" in runner.run(prog).data["error"]
+
+
+def test_complete_short_python_stacks_give_high_confidence(runner):
+    # Allocated at the top of the script: one Python frame, and under
+    # frame-pointer walks few native ones, yet the stack is complete.
+    prog = runner.program("""
+        import spprof.memprof as memprof
+        memprof.start(sampling_rate_kb=64)
+        kept = [bytearray(100_000) for _ in range(100)]
+        health = memprof.get_snapshot().frame_pointer_health
+        report(rate=health.truncation_rate, confidence=health.confidence,
+               broken=health.broken_modules)
+    """)
+    r = runner.run(prog, extra={"SPPROF_UNWIND": "fp"}).data
+    assert r == {"rate": 0.0, "confidence": "high", "broken": []}

@@ -29,9 +29,6 @@
 #include <unistd.h>
 
 #define DEFAULT_TOP 20
-/* A profile whose native stacks are this often shallow lacks frame
- * pointers somewhere. */
-#define SHALLOW_STACKS_LIMIT 0.20
 
 struct options {
 	size_t top;
@@ -327,9 +324,6 @@ static void add_stats(struct mlyze_stats *total, const struct mlyze_stats *s)
 	total->heap_map_full_drops += s->heap_map_full_drops;
 	total->stack_table_drops += s->stack_table_drops;
 	total->events_dropped += s->events_dropped;
-	total->native_stacks += s->native_stacks;
-	total->native_frames += s->native_frames;
-	total->shallow_stacks += s->shallow_stacks;
 	total->truncated_stacks += s->truncated_stacks;
 }
 
@@ -353,16 +347,10 @@ static void note_caveats(struct gathered *g)
 	const struct mlyze_stats *s = &g->stats;
 	uint64_t dropped = s->heap_map_full_drops + s->stack_table_drops;
 
-	if (s->native_stacks &&
-	    (double)s->shallow_stacks >
-		    SHALLOW_STACKS_LIMIT * (double)s->native_stacks)
-		add_message(&g->notes, xasprintf(
-			"%.0f %% of native stacks have fewer than 3 frames; "
-			"code built without frame pointers hides callers, so "
-			"sites may be wrong (rebuild with "
-			"-fno-omit-frame-pointer).",
-			100.0 * (double)s->shallow_stacks /
-				(double)s->native_stacks));
+	char *broken_stacks = stacks_health_note(&g->stacks);
+
+	if (broken_stacks)
+		add_message(&g->notes, broken_stacks);
 	if (dropped)
 		add_message(&g->notes, xasprintf(
 			"The runtime dropped %" PRIu64 " samples because its "

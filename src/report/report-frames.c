@@ -85,27 +85,58 @@ static char *copy_or_null(const char *text)
 	return text ? xstrdup(text) : NULL;
 }
 
-static void resolve_native(struct frame_namer *namer,
-			   const struct mlyze_frame *frame,
-			   struct report_frame *out)
+/* Code of the C++ standard library's headers (libstdc++'s
+ * /usr/include/c++/12/bits/..., libc++'s /usr/include/c++/v1/...). */
+static bool in_cxx_headers(const char *file)
 {
-	const struct mlyze_module *module = frame->module;
-	struct symbol_info symbol = { 0 };
-
-	symbolizer_lookup(namer->symbolizer, module->path, module->build_id,
-			  frame->offset, 1, &symbol);
-	out->function = copy_or_null(symbol.function);
-	if (symbol.function && symbol.file && symbol.line) {
-		out->file = xstrdup(symbol.file);
-		out->line = symbol.line;
-	}
-	out->allocator = in_runtime(module->path) ||
-			 (symbol.function &&
-			  is_allocator_function(symbol.function));
+	return file && strstr(file, "/include/c++/") != NULL;
 }
 
-void frame_resolve(struct frame_namer *namer, const struct mlyze_frame *frame,
-		   size_t module_index, struct report_frame *out)
+static void native_frame(const struct symbol_info *symbol, bool in_runtime,
+			 size_t module_index, uint64_t address,
+			 struct report_frame *out)
+{
+	*out = (struct report_frame){
+		.kind = FRAME_NATIVE,
+		.module = module_index,
+		.address = address,
+		.function = copy_or_null(symbol->function),
+		.inlined = symbol->inlined,
+		.library_inline = symbol->inlined &&
+				  in_cxx_headers(symbol->file),
+	};
+	if (symbol->function && symbol->file && symbol->line) {
+		out->file = xstrdup(symbol->file);
+		out->line = symbol->line;
+	}
+	out->allocator = in_runtime || (symbol->function &&
+					is_allocator_function(symbol->function));
+}
+
+static size_t resolve_native(struct frame_namer *namer,
+			     const struct mlyze_frame *frame,
+			     size_t module_index,
+			     struct report_frame out[FRAME_CHAIN_MAX])
+{
+	const struct mlyze_module *module = frame->module;
+	struct symbol_info symbols[FRAME_CHAIN_MAX];
+	int n = symbolizer_lookup_inlined(namer->symbolizer, module->path,
+					  module->build_id, frame->offset, 1,
+					  symbols, FRAME_CHAIN_MAX);
+
+	if (n < 1) {
+		symbols[0] = (struct symbol_info){ NULL, NULL, 0, 0 };
+		n = 1;
+	}
+	for (int i = 0; i < n; i++)
+		native_frame(&symbols[i], in_runtime(module->path),
+			     module_index, frame->offset, &out[i]);
+	return (size_t)n;
+}
+
+size_t frame_resolve(struct frame_namer *namer,
+		     const struct mlyze_frame *frame, size_t module_index,
+		     struct report_frame out[FRAME_CHAIN_MAX])
 {
 	memset(out, 0, sizeof(*out));
 	out->address = frame->offset;
@@ -115,15 +146,12 @@ void frame_resolve(struct frame_namer *namer, const struct mlyze_frame *frame,
 		out->function = xstrdup(frame->function->text);
 		out->file = xstrdup(frame->file->text);
 		out->line = frame->line;
-		break;
+		return 1;
 	case MLYZE_FORM_MODULE:
-		out->kind = FRAME_NATIVE;
-		out->module = module_index;
-		resolve_native(namer, frame, out);
-		break;
+		return resolve_native(namer, frame, module_index, out);
 	default:
 		out->kind = FRAME_ADDRESS;
-		break;
+		return 1;
 	}
 }
 
@@ -189,17 +217,29 @@ static void python_label(const struct report_frame *frame,
 		set_label(label, located_name(frame), NULL);
 }
 
+/* "function (file:line)", marked when inlined: a line of a stack. */
+static char *stack_name(const struct report_frame *frame)
+{
+	char *located = frame->file ? located_name(frame)
+				    : xstrdup(frame->function);
+	char *marked;
+
+	if (!frame->inlined)
+		return located;
+	marked = xasprintf("%s (inlined)", located);
+	free(located);
+	return marked;
+}
+
 static void native_label(const struct report_frame *frame,
 			 enum grouping grouping, struct frame_label *label)
 {
-	bool located = frame->file != NULL;
-
-	if (grouping == GROUP_BY_LINE && located)
+	if (grouping == GROUP_BY_LINE && frame->file)
 		set_label(label, xasprintf("%s:%" PRIu64, frame->file,
 					   frame->line),
 			  NULL);
-	else if (grouping == GROUP_BY_STACK && located)
-		set_label(label, located_name(frame), NULL);
+	else if (grouping == GROUP_BY_STACK)
+		set_label(label, stack_name(frame), NULL);
 	else
 		set_label(label, xstrdup(frame->function), NULL);
 }

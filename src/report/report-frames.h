@@ -48,6 +48,10 @@ struct report_frame {
 	uint64_t address; /* native: ELF virtual address in the module;
 			   * address: the absolute address */
 	bool allocator;
+	bool inlined;   /* native: inlined into the next frame of the stack */
+	/* Inlined from the C++ standard library's headers (std::vector's
+	 * allocation plumbing...): shown in a stack, never a site. */
+	bool library_inline;
 };
 
 struct frame_namer;
@@ -55,10 +59,17 @@ struct frame_namer;
 struct frame_namer *frame_namer_new(const struct symbolizer_options *options);
 void frame_namer_free(struct frame_namer *namer);
 
-/* What the frame is; its strings belong to the caller (report_frame_free).
+/* Most frames one frame of a profile becomes: a native one is one frame
+ * per function the compiler inlined at its address, and the function that
+ * holds them. */
+#define FRAME_CHAIN_MAX 32
+
+/* What the frame is: fills out[0..n), innermost first, and returns n
+ * (>= 1).  Their strings belong to the caller (report_frame_free).
  * `module_index` is the index the caller gave the frame's module. */
-void frame_resolve(struct frame_namer *namer, const struct mlyze_frame *frame,
-		   size_t module_index, struct report_frame *out);
+size_t frame_resolve(struct frame_namer *namer,
+		     const struct mlyze_frame *frame, size_t module_index,
+		     struct report_frame out[FRAME_CHAIN_MAX]);
 void report_frame_free(struct report_frame *frame);
 
 /* The name of a frame for a group of frames.  Sites with the same key are

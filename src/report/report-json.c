@@ -127,6 +127,33 @@ static json_t *profile_json(const struct report *r,
 	return o;
 }
 
+/* A frame of a stack: what it is, and whether the compiler inlined it
+ * into the next. */
+static json_t *frame_json(const struct report *r, size_t index)
+{
+	const struct report_frame *f = &r->stacks->frames[index];
+	json_t *o = json_object();
+
+	set(o, "function", f->function ? text(f->function) : json_null());
+	set(o, "file", f->file ? text(f->file) : json_null());
+	set(o, "line", f->line ? json_integer((json_int_t)f->line)
+			       : json_null());
+	set(o, "inlined", json_boolean(f->inlined));
+	return o;
+}
+
+/* By stack: the site's frame and its callers. */
+static json_t *frames_json(const struct report *r, const struct site *s)
+{
+	json_t *array = json_array();
+
+	for (size_t i = 0; array && s->frames && i <= s->caller_count; i++)
+		if (json_array_append_new(array, frame_json(r, s->frames[i])) <
+		    0)
+			out_of_memory();
+	return array;
+}
+
 static json_t *site_json(const struct report *r, const struct site *s)
 {
 	json_t *o = json_object();
@@ -134,8 +161,10 @@ static json_t *site_json(const struct report *r, const struct site *s)
 	double total = r->sites->heap.live[r->at].bytes;
 
 	set(o, "site", text(s->text));
-	if (r->grouping == GROUP_BY_STACK)
+	if (r->grouping == GROUP_BY_STACK) {
 		set(o, "callers", strings(s->callers, s->caller_count));
+		set(o, "frames", frames_json(r, s));
+	}
 	estimate_members(o, "live_bytes", "live_blocks", live);
 	set(o, "live_samples", json_integer((json_int_t)live->samples));
 	set(o, "share", json_real(total > 0 ? live->bytes / total : 0));

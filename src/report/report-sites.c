@@ -36,10 +36,11 @@ static struct site *find_site(struct site_table *table, const char *key,
 	return s;
 }
 
-/* The innermost named frame that is not an allocator (by stack, the
- * innermost that is not an allocator, so that the stack shows every
- * frame); else the innermost that is not an allocator; else (nothing but
- * allocators) the outermost, the best there is. */
+/* The innermost named frame that is neither an allocator nor code inlined
+ * from the C++ standard library's headers (by stack, the innermost that is
+ * not an allocator, so that the stack shows every frame); else the
+ * innermost that is not an allocator; else (nothing but allocators) the
+ * outermost, the best there is. */
 static size_t site_frame(const struct site_table *table,
 			 const struct stack_table *stacks,
 			 const struct report_stack *stack)
@@ -49,8 +50,10 @@ static size_t site_frame(const struct site_table *table,
 	for (size_t i = first; i < stack->depth; i++) {
 		const struct report_frame *f = &stacks->frames[stack->frames[i]];
 
-		if (!f->allocator && (frame_is_named(f) ||
-				      table->grouping == GROUP_BY_STACK))
+		if (table->grouping == GROUP_BY_STACK ? !f->allocator
+						      : !f->allocator &&
+								!f->library_inline &&
+								frame_is_named(f))
 			return i;
 	}
 	if (stacks->frames[stack->frames[first]].allocator)
@@ -83,6 +86,10 @@ static struct site *whole_stack_site(struct site_table *table,
 		sb_printf(&key, "%s%s", i ? "\n" : "", labels[i].text);
 	}
 	s = find_site(table, key.text, labels[0].text);
+	if (!s->frames) {
+		s->frames = xcalloc(n, sizeof(*s->frames));
+		memcpy(s->frames, stack->frames + site, n * sizeof(*s->frames));
+	}
 	if (!s->callers && n > 1) {
 		s->caller_count = n - 1;
 		s->callers = xcalloc(s->caller_count, sizeof(char *));
@@ -179,6 +186,7 @@ void sites_free(struct site_table *table)
 		for (size_t k = 0; k < s->caller_count; k++)
 			free(s->callers[k]);
 		free(s->callers);
+		free(s->frames);
 	}
 	free(table->sites);
 	text_index_free(&table->keys);

@@ -35,6 +35,9 @@ struct site {
 	char *text;
 	char **callers; /* by stack: the frames that led to the site */
 	size_t caller_count;
+	/* By stack: the site's frame and its callers, as indexes in the
+	 * stack table's frames (caller_count + 1 of them). */
+	size_t *frames;
 	struct heap_estimates heap;
 };
 

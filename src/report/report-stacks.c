@@ -3,6 +3,7 @@
 
 #include "report-stacks.h"
 #include "report-util.h"
+#include "spprof/memprof.h"
 
 #include <inttypes.h>
 #include <stdint.h>
@@ -13,6 +14,12 @@
 /* A stack the profile could not define (see mlyze_stack.damaged): its
  * samples still count, so that the totals stay right. */
 #define DAMAGED_STACK "[unattributed: damaged stack]"
+/* Stacks short of the entry point in more than this share of the samples
+ * are worth a note: a site here and there named without its callers is
+ * not. */
+#define BROKEN_STACKS_LIMIT 0.05
+/* The modules a note on broken stacks names, the most frequent first. */
+#define BROKEN_MODULES_NAMED 3
 
 void stacks_init(struct stack_table *table)
 {
@@ -35,6 +42,7 @@ void stacks_free(struct stack_table *table)
 		free(table->stacks[i].frames);
 	free(table->modules);
 	free(table->frames);
+	free(table->runs);
 	free(table->stacks);
 	text_index_free(&table->module_keys);
 	text_index_free(&table->frame_keys);
@@ -113,10 +121,28 @@ static bool native_number(const struct mlyze_frame *f, size_t module,
 	return true;
 }
 
-/* The index of a frame, resolved when new. */
-static size_t frame_index(struct stack_table *table, struct frame_namer *namer,
-			  struct profile_modules *seen,
-			  const struct mlyze_frame *f)
+/* Resolve `f` into new frames at the end of the table. */
+static struct frame_run add_frames(struct stack_table *table,
+				   struct frame_namer *namer,
+				   const struct mlyze_frame *f, size_t module)
+{
+	struct report_frame resolved[FRAME_CHAIN_MAX];
+	struct frame_run run = { table->frame_count, 0 };
+
+	run.count = frame_resolve(namer, f, module, resolved);
+	table->frames = xgrow(table->frames, &table->frame_capacity,
+			      run.first + run.count, sizeof(*table->frames));
+	memcpy(&table->frames[run.first], resolved,
+	       run.count * sizeof(*resolved));
+	table->frame_count = run.first + run.count;
+	return run;
+}
+
+/* The frames of `f` in the table, resolved when new. */
+static struct frame_run frame_run(struct stack_table *table,
+				  struct frame_namer *namer,
+				  struct profile_modules *seen,
+				  const struct mlyze_frame *f)
 {
 	size_t module = f->form == MLYZE_FORM_MODULE
 				? module_index(table, seen, f->module)
@@ -128,20 +154,76 @@ static size_t frame_index(struct stack_table *table, struct frame_namer *namer,
 	size_t i;
 
 	if (numbered && (known = u64map_get(&table->native_frames, number)))
-		return known->a;
+		return (struct frame_run){ known->a, known->b };
 	key = frame_key(f, module);
 	i = text_index_intern(&table->frame_keys, key, &added);
 	free(key);
 	if (added) {
-		table->frames = xgrow(table->frames, &table->frame_capacity,
-				      i + 1, sizeof(*table->frames));
-		frame_resolve(namer, f, module, &table->frames[i]);
-		table->frame_count = i + 1;
+		table->runs = xgrow(table->runs, &table->run_capacity, i + 1,
+				    sizeof(*table->runs));
+		table->runs[i] = add_frames(table, namer, f, module);
 	}
-	if (numbered && u64map_put(&table->native_frames, number,
-				   (struct u64map_value){ .a = i }) < 0)
+	if (numbered &&
+	    u64map_put(&table->native_frames, number,
+		       (struct u64map_value){ .a = table->runs[i].first,
+					      .b = table->runs[i].count }) < 0)
 		out_of_memory();
-	return i;
+	return table->runs[i];
+}
+
+/* Where a complete native stack ends: the program's entry point, the C
+ * library's functions that call main (a walk by frame pointers stops in
+ * the one that calls main: the C library keeps none) and those that start
+ * a thread. */
+static const char *const entry_functions[] = {
+	"_start", "__libc_start_main", "__libc_start_call_main",
+	"start_thread", "clone", "clone3", "__clone", "__clone3",
+	"__clone_internal",
+};
+
+static bool is_entry(const struct report_frame *f)
+{
+	if (f->kind != FRAME_NATIVE || !f->function)
+		return false;
+	for (size_t i = 0; i < sizeof(entry_functions) /
+				       sizeof(entry_functions[0]); i++)
+		if (strcmp(f->function, entry_functions[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Whether the stack has Python frames: the interpreter gives all of its
+ * stack, down to its outermost frame, so the callers of the site are
+ * known whatever the native frames below them. */
+static bool has_python_frames(const struct stack_table *table,
+			      const size_t *frames, size_t depth)
+{
+	for (size_t i = 0; i < depth; i++)
+		if (table->frames[frames[i]].kind == FRAME_PYTHON)
+			return true;
+	return false;
+}
+
+/* `recorded_depth`: the frames the profile recorded, before inlined
+ * functions made more.  The frame before the outermost counts too: in a
+ * stripped program, _start has no name, but what it calls has.  A stack
+ * ending in code without a name (a module not found, stripped of its
+ * symbols, or no module) cannot be judged. */
+static enum stack_end stack_end(const struct stack_table *table,
+				const size_t *frames, size_t depth,
+				size_t recorded_depth)
+{
+	const struct report_frame *outermost;
+
+	if (depth == 0)
+		return STACK_END_ENTRY; /* nothing to judge */
+	outermost = &table->frames[frames[depth - 1]];
+	if (has_python_frames(table, frames, depth) || is_entry(outermost) ||
+	    (depth > 1 && is_entry(&table->frames[frames[depth - 2]])))
+		return STACK_END_ENTRY;
+	if (recorded_depth >= MEMPROF_MAX_STACK_DEPTH)
+		return STACK_END_LIMIT;
+	return frame_is_named(outermost) ? STACK_END_BROKEN : STACK_END_UNKNOWN;
 }
 
 /* The index of a stack, added when new. */
@@ -149,15 +231,24 @@ static size_t stack_index(struct stack_table *table, struct frame_namer *namer,
 			  struct profile_modules *seen,
 			  const struct mlyze_stack *s)
 {
-	size_t *frames = xcalloc(s->depth, sizeof(*frames));
+	size_t *frames = NULL, depth = 0, capacity = 0;
 	struct strbuf key = { 0 };
 	bool added;
 	size_t i;
 
 	sb_add(&key, s->damaged ? "D" : "S");
 	for (size_t k = 0; k < s->depth; k++) {
-		frames[k] = frame_index(table, namer, seen, &s->frames[k]);
-		sb_printf(&key, "%s%zu", k ? "," : "", frames[k]);
+		struct frame_run run = frame_run(table, namer, seen,
+						 &s->frames[k]);
+
+		frames = xgrow(frames, &capacity, depth + run.count,
+			       sizeof(*frames));
+		for (size_t r = 0; r < run.count; r++) {
+			frames[depth] = run.first + r;
+			sb_printf(&key, "%s%zu", depth ? "," : "",
+				  frames[depth]);
+			depth++;
+		}
 	}
 	i = text_index_intern(&table->stack_keys, key.text, &added);
 	free(key.text);
@@ -169,8 +260,9 @@ static size_t stack_index(struct stack_table *table, struct frame_namer *namer,
 			      sizeof(*table->stacks));
 	table->stacks[i] = (struct report_stack){
 		.frames = frames,
-		.depth = s->depth,
+		.depth = depth,
 		.damaged = s->damaged,
+		.end = stack_end(table, frames, depth, s->depth),
 	};
 	table->stack_count = i + 1;
 	return i;
@@ -215,4 +307,85 @@ size_t stack_first_shown(const struct stack_table *table,
 		if (!table->frames[stack->frames[i]].allocator)
 			return i;
 	return 0;
+}
+
+/* Samples of the broken stacks that end in one module. */
+struct broken_module {
+	size_t module;
+	uint64_t samples;
+};
+
+static int more_samples_first(const void *pa, const void *pb)
+{
+	const struct broken_module *a = pa, *b = pb;
+
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	return a->module < b->module ? -1 : a->module > b->module;
+}
+
+/* By module, the samples of the broken stacks that end there, the most
+ * first; *all and *broken get the samples of every stack with frames and
+ * of the broken ones. */
+static struct broken_module *broken_by_module(const struct stack_table *table,
+					      uint64_t *all, uint64_t *broken)
+{
+	size_t n = table->module_count;
+	struct broken_module *by_module = xcalloc(n + 1, sizeof(*by_module));
+
+	*all = *broken = 0;
+	for (size_t i = 0; i < n; i++)
+		by_module[i].module = i;
+	for (size_t i = 0; i < table->stack_count; i++) {
+		const struct report_stack *stack = &table->stacks[i];
+		uint64_t samples = stack->heap.allocated.samples;
+		const struct report_frame *outermost;
+
+		if (stack->depth == 0)
+			continue;
+		*all += samples;
+		if (stack->end != STACK_END_BROKEN)
+			continue;
+		*broken += samples;
+		/* Named: a native frame in a module. */
+		outermost = &table->frames[stack->frames[stack->depth - 1]];
+		by_module[outermost->module].samples += samples;
+	}
+	qsort(by_module, n, sizeof(*by_module), more_samples_first);
+	return by_module; /* ends with an entry of no samples */
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+char *stacks_health_note(const struct stack_table *table)
+{
+	uint64_t all, broken;
+	struct broken_module *by_module = broken_by_module(table, &all, &broken);
+	struct strbuf note = { 0 };
+
+	if (broken == 0 || (double)broken <= BROKEN_STACKS_LIMIT * (double)all) {
+		free(by_module);
+		return NULL;
+	}
+	sb_printf(&note, "%.0f %% of the sampled allocations have stacks that "
+		  "stop short of the program's entry point, so their sites may "
+		  "miss callers. They end in",
+		  100.0 * (double)broken / (double)all);
+	for (size_t i = 0; i < BROKEN_MODULES_NAMED && by_module[i].samples;
+	     i++) {
+		sb_printf(&note, "%s %s (%.0f %%)", i ? "," : "",
+			  base_name(table->modules[by_module[i].module].path),
+			  100.0 * (double)by_module[i].samples / (double)all);
+	}
+	sb_add(&note, ": the runtime found no way out of that code, neither "
+		      "frame pointers nor unwind tables it could follow "
+		      "(SPPROF_UNWIND=fp reads none); rebuild it with "
+		      "-fno-omit-frame-pointer or -fasynchronous-unwind-tables.");
+	free(by_module);
+	return sb_take(&note);
 }

@@ -108,6 +108,9 @@ void function_table_finish(struct function_table *t);
 /* The symbol covering `address`, or NULL. */
 struct function_symbol *function_table_find(const struct function_table *t,
 					    uint64_t address);
+/* The name without its symbol version ("fopen@@GLIBC_2.2.5"), demangled
+ * when it is a C++ name; malloc'd, or NULL when `name` serves as is. */
+char *readable_name(const char *name);
 /* The name to show for `sym`: without symbol version, demangled. */
 const char *function_symbol_display(struct function_symbol *sym);
 void function_table_free(struct function_table *t);
@@ -124,5 +127,21 @@ void source_lines_close(struct source_lines *lines);
  * fills *file (owned by `lines`) and *line, or -1. */
 int source_lines_find(struct source_lines *lines, uint64_t address,
 		      const char **file, unsigned *line);
+
+/* A function the compiler inlined, at a line of its own source. */
+struct inlined_function {
+	const char *function; /* owned by the source_lines */
+	const char *file;     /* NULL when unknown */
+	unsigned line;        /* 0 when unknown */
+};
+
+/* The functions inlined at `address`, innermost first: the innermost at
+ * the line the line table gives, each other at the line where it calls the
+ * one before.  The function that holds them is not among them: it is the
+ * symbol table's, at the line source_lines_find gives.  Fills at most
+ * `max` entries (the innermost ones) and returns their number, 0 when the
+ * address is not in inlined code. */
+size_t source_lines_inlined(struct source_lines *lines, uint64_t address,
+			    struct inlined_function *out, size_t max);
 
 #endif

@@ -14,12 +14,16 @@
  *  - per unit, address -> outermost inlined call, built on the unit's first
  *    lookup (walking the unit's DIE tree on every lookup costs tens of
  *    microseconds, far more in large C++ units).
+ * The chain of inlined functions at an address (source_lines_inlined) is
+ * asked for only where the call-site index says there is one, so plain
+ * code never pays for libdw's walk of the unit's scopes.
  */
 #include <config.h>
 
 #include <dwarf.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "symbolizer-internal.h"
 
@@ -50,6 +54,9 @@ struct source_lines {
 	size_t n_units;
 	size_t units_capacity;
 	struct range_index unit_ranges;
+	/* Names of inlined functions handed out (demangled copies). */
+	char **names;
+	size_t n_names, names_capacity;
 };
 
 static int grow(void **array, size_t *capacity, size_t count, size_t size)
@@ -145,6 +152,9 @@ void source_lines_close(struct source_lines *lines)
 		free(lines->units[i].call_sites.ranges);
 	free(lines->units);
 	free(lines->unit_ranges.ranges);
+	for (size_t i = 0; i < lines->n_names; i++)
+		free(lines->names[i]);
+	free(lines->names);
 	dwarf_end(lines->dwarf);
 	free(lines);
 }
@@ -205,33 +215,155 @@ static void collect_call_sites(struct unit *u, Dwarf_Die *cudie)
 	range_index_sort(&u->call_sites);
 }
 
-int source_lines_find(struct source_lines *lines, uint64_t address,
-		      const char **file, unsigned *line)
+/* The unit holding `address` (its call sites collected) in *cudie. */
+static struct unit *unit_at(struct source_lines *lines, uint64_t address,
+			    Dwarf_Die *cudie)
 {
-	const struct code_range *in_unit, *site;
+	const struct code_range *in_unit;
 	struct unit *u;
-	Dwarf_Die cudie;
-	Dwarf_Line *row;
-	int number;
 
 	in_unit = range_index_find(&lines->unit_ranges, address);
 	if (in_unit == NULL)
-		return -1;
+		return NULL;
 	u = &lines->units[in_unit->unit];
-	if (dwarf_offdie(lines->dwarf, u->die, &cudie) == NULL)
-		return -1;
+	if (dwarf_offdie(lines->dwarf, u->die, cudie) == NULL)
+		return NULL;
 	if (!u->call_sites_collected)
-		collect_call_sites(u, &cudie);
+		collect_call_sites(u, cudie);
+	return u;
+}
+
+/* The line table's line for `address`. */
+static int line_of(Dwarf_Die *cudie, uint64_t address, const char **file,
+		   unsigned *line)
+{
+	Dwarf_Line *row = dwarf_getsrc_die(cudie, address);
+	int number;
+
+	if (row == NULL || dwarf_lineno(row, &number) != 0 || number <= 0)
+		return -1;
+	*file = dwarf_linesrc(row, NULL, NULL);
+	*line = (unsigned)number;
+	return *file != NULL ? 0 : -1;
+}
+
+int source_lines_find(struct source_lines *lines, uint64_t address,
+		      const char **file, unsigned *line)
+{
+	const struct code_range *site;
+	Dwarf_Die cudie;
+	struct unit *u = unit_at(lines, address, &cudie);
+
+	if (u == NULL)
+		return -1;
 	site = range_index_find(&u->call_sites, address);
 	if (site != NULL) {
 		*file = site->file;
 		*line = site->line;
 		return 0;
 	}
-	row = dwarf_getsrc_die(&cudie, address);
-	if (row == NULL || dwarf_lineno(row, &number) != 0 || number <= 0)
-		return -1;
-	*file = dwarf_linesrc(row, NULL, NULL);
-	*line = (unsigned)number;
-	return *file != NULL ? 0 : -1;
+	return line_of(&cudie, address, file, line);
+}
+
+/* The readable name of the function `inlined` is an instance of (its
+ * linkage name demangled, which says the class and template arguments,
+ * else its plain name), kept in `lines`; NULL when it has none. */
+static const char *inlined_name(struct source_lines *lines, Dwarf_Die *inlined)
+{
+	Dwarf_Attribute attr;
+	const char *linkage, *name;
+	char *copy;
+
+	linkage = dwarf_formstring(
+		dwarf_attr_integrate(inlined, DW_AT_linkage_name, &attr));
+	if (linkage == NULL)
+		linkage = dwarf_formstring(dwarf_attr_integrate(
+			inlined, DW_AT_MIPS_linkage_name, &attr));
+	name = dwarf_formstring(dwarf_attr_integrate(inlined, DW_AT_name,
+						     &attr));
+	if (linkage == NULL && name == NULL)
+		return NULL;
+	copy = linkage != NULL ? readable_name(linkage) : NULL;
+	if (copy == NULL)
+		copy = strdup(linkage != NULL ? linkage : name);
+	if (copy == NULL ||
+	    grow((void **)&lines->names, &lines->names_capacity,
+		 lines->n_names, sizeof *lines->names) != 0) {
+		free(copy);
+		return NULL;
+	}
+	lines->names[lines->n_names++] = copy;
+	return copy;
+}
+
+/* Fills out[] from the scopes at an address, innermost first, starting
+ * at the location (file, line) of the innermost. */
+static size_t chain_of_scopes(struct source_lines *lines, Dwarf_Die *cudie,
+			      Dwarf_Die *scopes, int n_scopes,
+			      struct inlined_function where,
+			      struct inlined_function *out, size_t max)
+{
+	Dwarf_Files *files;
+	size_t n_files, count = 0;
+
+	if (dwarf_getsrcfiles(cudie, &files, &n_files) != 0)
+		return 0;
+	for (int i = 0; i < n_scopes && count < max; i++) {
+		struct code_range site;
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue; /* a lexical block */
+		where.function = inlined_name(lines, &scopes[i]);
+		if (where.function == NULL)
+			break;
+		out[count++] = where;
+		if (call_site(files, n_files, &scopes[i], &site) != 0)
+			site = (struct code_range){ .file = NULL, .line = 0 };
+		where.file = site.file;
+		where.line = site.line;
+	}
+	return count;
+}
+
+/* The innermost inlined call at `address` and every scope that holds it
+ * in the unit's tree, innermost first, in *scopes (malloc'd); their number,
+ * <= 0 when there is none.  (dwarf_getscopes follows an inlined call into
+ * its abstract definition, not out to its caller.) */
+static int scopes_of_innermost_call(Dwarf_Die *cudie, uint64_t address,
+				    Dwarf_Die **scopes)
+{
+	Dwarf_Die *at_address = NULL;
+	int n = dwarf_getscopes(cudie, address, &at_address), found = -1;
+
+	for (int i = 0; i < n && found < 0; i++)
+		if (dwarf_tag(&at_address[i]) == DW_TAG_inlined_subroutine)
+			found = i;
+	n = found >= 0 ? dwarf_getscopes_die(&at_address[found], scopes) : -1;
+	free(at_address);
+	return n;
+}
+
+size_t source_lines_inlined(struct source_lines *lines, uint64_t address,
+			    struct inlined_function *out, size_t max)
+{
+	struct inlined_function innermost = { NULL, NULL, 0 };
+	Dwarf_Die cudie, *scopes = NULL;
+	struct unit *u = unit_at(lines, address, &cudie);
+	int n_scopes;
+	size_t count;
+
+	if (u == NULL || range_index_find(&u->call_sites, address) == NULL)
+		return 0;
+	n_scopes = scopes_of_innermost_call(&cudie, address, &scopes);
+	if (n_scopes <= 0)
+		return 0;
+	if (line_of(&cudie, address, &innermost.file, &innermost.line) != 0)
+		innermost = (struct inlined_function){ NULL, NULL, 0 };
+	count = chain_of_scopes(lines, &cudie, scopes, n_scopes, innermost,
+				out, max);
+	free(scopes);
+	return count;
 }

@@ -197,9 +197,7 @@ struct function_symbol *function_table_find(const struct function_table *t,
 				  address);
 }
 
-/* The name without its symbol version ("fopen@@GLIBC_2.2.5"), demangled
- * when it is a C++ name; malloc'd, or NULL when `name` serves as is. */
-static char *readable_name(const char *name)
+char *readable_name(const char *name)
 {
 	const char *at = strchr(name, '@');
 	char *bare = at != NULL ? strndup(name, (size_t)(at - name)) : NULL;

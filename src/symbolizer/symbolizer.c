@@ -327,19 +327,19 @@ static struct module *module_get(struct symbolizer *s, const char *path,
 	return m;
 }
 
-int symbolizer_lookup(struct symbolizer *s, const char *path,
-		      const char *build_id_hex, uint64_t offset,
-		      int is_return_address, struct symbol_info *out)
+/* The address a frame executes: a return address follows its call
+ * instruction, which may be the last one of the calling function. */
+static uint64_t code_address(uint64_t offset, int is_return_address)
 {
-	struct module *m = module_get(s, path, build_id_hex);
-	/* A return address follows its call instruction, which may be the
-	 * last one of the calling function. */
-	uint64_t address = is_return_address && offset > 0 ? offset - 1 : offset;
+	return is_return_address && offset > 0 ? offset - 1 : offset;
+}
+
+static int lookup_in(struct module *m, uint64_t address,
+		     struct symbol_info *out)
+{
 	struct function_symbol *sym;
 
-	out->function = NULL;
-	out->file = NULL;
-	out->line = 0;
+	*out = (struct symbol_info){ NULL, NULL, 0, 0 };
 	if (m == NULL)
 		return -1;
 	sym = function_table_find(&m->functions, address);
@@ -351,4 +351,39 @@ int symbolizer_lookup(struct symbolizer *s, const char *path,
 		out->line = 0;
 	}
 	return out->function != NULL || out->file != NULL ? 0 : -1;
+}
+
+int symbolizer_lookup(struct symbolizer *s, const char *path,
+		      const char *build_id_hex, uint64_t offset,
+		      int is_return_address, struct symbol_info *out)
+{
+	return lookup_in(module_get(s, path, build_id_hex),
+			 code_address(offset, is_return_address), out);
+}
+
+/* Room for the functions inlined into one another at one address. */
+#define MAX_INLINED 64
+
+int symbolizer_lookup_inlined(struct symbolizer *s, const char *path,
+			      const char *build_id_hex, uint64_t offset,
+			      int is_return_address, struct symbol_info *out,
+			      size_t max)
+{
+	struct module *m = module_get(s, path, build_id_hex);
+	uint64_t address = code_address(offset, is_return_address);
+	struct inlined_function inlined[MAX_INLINED];
+	size_t n = 0;
+
+	if (max == 0 || lookup_in(m, address, &out[0]) != 0)
+		return -1;
+	if (m->lines != NULL)
+		n = source_lines_inlined(m->lines, address, inlined,
+					 max - 1 < MAX_INLINED ? max - 1
+							       : MAX_INLINED);
+	out[n] = out[0];
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct symbol_info){ inlined[i].function,
+					       inlined[i].file,
+					       inlined[i].line, 1 };
+	return (int)n + 1;
 }

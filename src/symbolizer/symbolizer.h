@@ -33,6 +33,7 @@ struct symbol_info {
 	const char *function; /* demangled; NULL when unknown */
 	const char *file;     /* source file when debug info has it, else NULL */
 	unsigned line;        /* 0 when unknown */
+	int inlined;          /* 1: inlined into the function after it */
 };
 
 /* Returns NULL and sets errno on failure.  The options are copied. */
@@ -53,5 +54,17 @@ void symbolizer_free(struct symbolizer *s);
 int symbolizer_lookup(struct symbolizer *s, const char *path,
 		      const char *build_id_hex, uint64_t offset,
 		      int is_return_address, struct symbol_info *out);
+
+/* The same frame as the compiler's inlining made it: several functions,
+ * innermost first.  Fills at most `max` (>= 1) entries of `out` and returns
+ * their number: first each function inlined at the address (inlined = 1),
+ * the innermost at its own line, each other at the line where it calls the
+ * one before; last what symbolizer_lookup gives, the function that holds
+ * them (when `max` is too small, the outermost inlined ones are left out).
+ * Returns -1 when nothing is known. */
+int symbolizer_lookup_inlined(struct symbolizer *s, const char *path,
+			      const char *build_id_hex, uint64_t offset,
+			      int is_return_address, struct symbol_info *out,
+			      size_t max);
 
 #endif

@@ -1,29 +1,88 @@
 #!/bin/sh
-# End to end: alloc-program runs under the runtime (libspprof-alloc) at a
-# sampling rate of 1 byte, where each of its blocks is sampled for sure
-# and stands for exactly its size; memprof-report must then find its sites
-# and sizes exactly, at the peak of the heap and at the end
-# (runtime/alloc-program-AT.out; the command line, pid, duration and time
-# of the peak are masked).
+# End to end: programs run under the runtime (libspprof-alloc) at a
+# sampling rate of 1 byte, where each of their blocks is sampled for sure
+# and stands for exactly its size; memprof-report must then find their
+# sites and sizes exactly (runtime/CASE.out; the command line, pid,
+# duration and time of the peak are masked):
+#  - alloc-program, at the peak of the heap and at the end, with stacks
+#    read by the default method and from unwind tables;
+#  - flat-program, which allocates in main: its stacks are as short as
+#    complete stacks get, so the report has nothing to say about them;
+#  - unwindless-program, whose stacks break in its own code: the report
+#    says so and names it;
+#  - inline-program (C++, -O2 -g), which allocates in a constructor the
+#    compiler inlined: the report names it as the site and, by stack,
+#    shows each inlined call at its line (runtime/inline-program.chain,
+#    with the lines of the source's markers).
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
-program=$PWD/tests/report/alloc-program
 runtime=$PWD/lib/.libs/libspprof-alloc.so.0
+programs=$PWD/tests/report
 
 [ -f "$runtime" ] || { echo "no $runtime: skipped"; exit 77; }
-(cd "$scratch" && LD_PRELOAD=$runtime SPPROF_OUTPUT=$scratch/program.mlyze \
-	SPPROF_SAMPLING_RATE=1 "$program") || exit 99
-for at in peak end; do
-	(cd "$scratch" && NO_COLOR=1 "$report" --all --at $at program.mlyze >out 2>err)
+
+# profile PROGRAM UNWIND: its profile in $scratch/PROGRAM-UNWIND.mlyze.
+profile() {
+	(cd "$scratch" && LD_PRELOAD=$runtime \
+		SPPROF_OUTPUT=$scratch/$1-$2.mlyze SPPROF_SAMPLING_RATE=1 \
+		SPPROF_UNWIND=$2 "$programs/$1") || exit 99
+}
+
+# check NAME EXPECTED PROFILE [ARGS...]: the report on PROFILE is EXPECTED.
+check() {
+	name=$1 expected=$2 profile=$3
+	shift 3
+	(cd "$scratch" && NO_COLOR=1 "$report" --all "$@" "$profile" \
+		>out 2>err)
 	status=$?
 	sed -e 's/^\(  command    \).*/\1COMMAND/' \
 	    -e 's/^\(  pid        \).*/\1PID/' \
 	    -e 's/^\(  duration   \).*/\1DURATION/' \
 	    -e 's/^\(Peak heap    .* at \)[0-9.]* s$/\1TIME s/' \
+	    -e 's/^\(Profile      \).*/\1PROFILE/' \
 	    "$scratch/out" >"$scratch/masked"
 	[ "$status" -eq 0 ] &&
-		diff -u "$here/runtime/alloc-program-$at.out" "$scratch/masked" &&
+		diff -u "$here/runtime/$expected.out" "$scratch/masked" &&
 		diff -u /dev/null "$scratch/err"
-	verdict "alloc-program --at $at" $? "(exit status $status)"
+	verdict "$name" $? "(exit status $status)"
+}
+
+for unwind in auto dwarf; do
+	profile alloc-program $unwind
+	for at in peak end; do
+		check "alloc-program --at $at, $unwind" alloc-program-$at \
+			alloc-program-$unwind.mlyze --at $at
+	done
 done
+for unwind in fp dwarf; do
+	profile flat-program $unwind
+	check "flat-program, $unwind" flat-program flat-program-$unwind.mlyze
+done
+profile unwindless-program dwarf
+check "unwindless-program" unwindless-program \
+	unwindless-program-dwarf.mlyze
+profile inline-program auto
+check "inline-program, by function" inline-program \
+	inline-program-auto.mlyze --top 1
+(cd "$scratch" && NO_COLOR=1 "$report" --group-by stack --top 1 \
+	inline-program-auto.mlyze) | grep 'inline-program\.cc' |
+	sed -e 's/^ *< //' -e 's|([^ ]*/inline-program\.cc|(inline-program.cc|' \
+	>"$scratch/chain"
+source="$here/inline-program.cc"
+sed -e "s/HOLDER/$(grep -n '// HOLDER' "$source" | cut -d: -f1)/" \
+    -e "s/MAKE/$(grep -n '// MAKE' "$source" | cut -d: -f1)/" \
+    -e "s/MAIN/$(grep -n '// MAIN' "$source" | cut -d: -f1)/" \
+    "$here/runtime/inline-program.chain" >"$scratch/expected-chain"
+diff -u "$scratch/expected-chain" "$scratch/chain"
+verdict "inline-program, inlined calls by stack" $?
+# inlined_json FUNCTION: whether FUNCTION's frame in the JSON stack of the
+# largest site says it was inlined.
+inlined_json() {
+	(cd "$scratch" && "$report" --json --group-by stack --top 1 \
+		inline-program-auto.mlyze) |
+		grep -A3 "\"function\": \"$1\"" | sed -n 's/.*"inlined": //p'
+}
+[ "$(inlined_json 'Holder<int>::Holder(unsigned long)')" = true ] &&
+	[ "$(inlined_json main)" = false ]
+verdict "inline-program, inlined frames in JSON" $?
 [ "$failures" -eq 0 ]

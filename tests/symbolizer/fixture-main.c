@@ -4,8 +4,11 @@
  * look up, then exits 0:
  *   build_id HEX
  *   function NAME OFFSET LINE           LINE: where the definition opens
- *   inlined OFFSET LINE                 return address inside inlined code;
- *                                       LINE: the call site in its caller
+ *   inlined OFFSET LINE INNER HELPER    return address inside code inlined
+ *                                       twice: LINE: the call site in its
+ *                                       caller, INNER: the call in the
+ *                                       innermost inlined function, HELPER:
+ *                                       its call in the other
  *   library NAME OFFSET LINE BUILD_ID   a function of the dlopen'ed LIBRARY
  *   ends_with_call OFFSET               return address of a call that is
  *                                       the last instruction of its function
@@ -61,10 +64,10 @@ static NOINLINE void remember_return_address(void)
 	NO_TAIL_CALL();
 }
 
-static inline __attribute__((always_inline)) void inlined_helper(void)
-{
-	remember_return_address();
-}
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+/* The lines of the calls in the inlined functions, as the markers. */
+static const unsigned innermost_call_line = __LINE__; static ALWAYS_INLINE void inlined_innermost(void) { remember_return_address(); }
+static const unsigned helper_call_line = __LINE__; static ALWAYS_INLINE void inlined_helper(void) { inlined_innermost(); }
 
 static unsigned inlined_call_line;
 
@@ -127,8 +130,9 @@ int main(int argc, char **argv)
 	print_function("_ZN7example5scaleEi", (const void *)fixture_scale, 0);
 	print_function("fixture_increment", (const void *)fixture_increment, 0);
 	fixture_with_inlined();
-	printf("inlined %#" PRIxPTR " %u\n",
-	       object_offset(remembered_return_address), inlined_call_line);
+	printf("inlined %#" PRIxPTR " %u %u %u\n",
+	       object_offset(remembered_return_address), inlined_call_line,
+	       innermost_call_line, helper_call_line);
 	if (print_library(argv[1]) != 0)
 		return 1;
 	fflush(stdout);

@@ -32,6 +32,7 @@ static struct {
 	char build_id[129];
 	uint64_t leaf, scale, increment, inlined, ends_with_call, library;
 	unsigned leaf_line, inlined_line, library_line;
+	unsigned innermost_call_line, helper_call_line;
 	char library_build_id[129];
 } fixture;
 
@@ -52,8 +53,9 @@ static void parse_fixture_line(const char *line)
 		       &fixture.scale) == 1;
 	seen += sscanf(line, "function fixture_increment %" SCNx64,
 		       &fixture.increment) == 1;
-	seen += sscanf(line, "inlined %" SCNx64 " %u", &fixture.inlined,
-		       &fixture.inlined_line) == 2;
+	seen += sscanf(line, "inlined %" SCNx64 " %u %u %u", &fixture.inlined,
+		       &fixture.inlined_line, &fixture.innermost_call_line,
+		       &fixture.helper_call_line) == 4;
 	seen += sscanf(line, "library fixture_lib_function %" SCNx64 " %u %128s",
 		       &fixture.library, &fixture.library_line,
 		       fixture.library_build_id) == 3;
@@ -194,6 +196,56 @@ START_TEST(resolves_inside_function)
 
 	check_resolves(s, FIXTURE, fixture.build_id, fixture.leaf + 1, 0,
 		       "fixture_leaf", "fixture-main.c", 0);
+	symbolizer_free(s);
+}
+END_TEST
+
+/* One entry of a chain of inlined functions. */
+static void check_chain_entry(const struct symbol_info *info,
+			      const char *function, int inlined, unsigned line)
+{
+	ck_assert_ptr_nonnull(info->function);
+	ck_assert_str_eq(info->function, function);
+	ck_assert_int_eq(info->inlined, inlined);
+	ck_assert_msg(info->file != NULL &&
+			      ends_with(info->file, "fixture-main.c"),
+		      "%s: file %s", function, info->file);
+	ck_assert_uint_eq(info->line, line);
+}
+
+/* The inlined chain at `offset` in the fixture program. */
+static int fixture_chain(struct symbolizer *s, uint64_t offset,
+			 int is_return_address, struct symbol_info *chain,
+			 size_t max)
+{
+	return symbolizer_lookup_inlined(s, FIXTURE, fixture.build_id, offset,
+					 is_return_address, chain, max);
+}
+
+START_TEST(expands_inlined_functions)
+{
+	struct warnings w;
+	struct symbolizer *s = new_symbolizer(&w, NULL, NULL);
+	struct symbol_info chain[8];
+
+	ck_assert_int_eq(fixture_chain(s, fixture.inlined, 1, chain, 8), 3);
+	check_chain_entry(&chain[0], "inlined_innermost", 1,
+			  fixture.innermost_call_line);
+	check_chain_entry(&chain[1], "inlined_helper", 1,
+			  fixture.helper_call_line);
+	check_chain_entry(&chain[2], "fixture_with_inlined", 0,
+			  fixture.inlined_line);
+	/* Without room, the innermost inlined function and the function
+	 * that holds it. */
+	ck_assert_int_eq(fixture_chain(s, fixture.inlined, 1, chain, 2), 2);
+	check_chain_entry(&chain[0], "inlined_innermost", 1,
+			  fixture.innermost_call_line);
+	check_chain_entry(&chain[1], "fixture_with_inlined", 0,
+			  fixture.inlined_line);
+	/* Code that inlines nothing is one function. */
+	ck_assert_int_eq(fixture_chain(s, fixture.leaf, 0, chain, 8), 1);
+	check_chain_entry(&chain[0], "fixture_leaf", 0, fixture.leaf_line);
+	ck_assert_int_eq(w.count, 0);
 	symbolizer_free(s);
 }
 END_TEST
@@ -526,6 +578,7 @@ static Suite *symbolizer_suite(void)
 	tcase_add_loop_test(lookups, resolves_expected_lookup, 0,
 			    sizeof expected_lookups / sizeof *expected_lookups);
 	tcase_add_test(lookups, resolves_inside_function);
+	tcase_add_test(lookups, expands_inlined_functions);
 	tcase_add_test(lookups, unknown_address_gives_minus_one);
 	tcase_add_test(lookups, return_address_adjustment_matters);
 	suite_add_tcase(suite, lookups);

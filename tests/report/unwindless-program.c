@@ -1,0 +1,40 @@
+/* unwindless-program - a program whose stacks cannot be walked past its
+ * own code: report.mk builds it without unwind tables and without frame
+ * pointers.  Profiled with SPPROF_UNWIND=dwarf in runtime.sh, every stack
+ * stops in make_block, and memprof-report must say that stacks end in this
+ * program.  Every block is 64 KiB, sampled for sure at a sampling rate of
+ * 1 byte (see alloc-program.c). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCKS 8
+#define BLOCK_SIZE 65536
+
+#if defined(__clang__)
+#define SITE __attribute__((noinline))
+#else
+#define SITE __attribute__((noinline, noipa))
+#endif
+
+static void *volatile last_block;
+
+SITE static void *make_block(void)
+{
+	void *block = memset(malloc(BLOCK_SIZE), 1, BLOCK_SIZE);
+
+	last_block = block;
+	return block;
+}
+
+int main(void)
+{
+	void *blocks[BLOCKS];
+
+	for (int i = 0; i < BLOCKS; i++)
+		blocks[i] = make_block();
+	for (int i = 0; i < BLOCKS; i++)
+		free(blocks[i]);
+	return 0;
+}
