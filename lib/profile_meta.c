@@ -209,6 +209,8 @@ static void write_stats_json(struct outbuf *o, const memprof_stats *s)
 	json_uint_member(o, "native_frames", s->native_frames);
 	json_uint_member(o, "shallow_stacks", s->shallow_stacks);
 	json_uint_member(o, "truncated_stacks", s->truncated_stacks);
+	json_uint_member(o, "fp_stacks", s->fp_stacks);
+	json_uint_member(o, "dwarf_stacks", s->dwarf_stacks);
 	json_uint_member(o, "events_written", s->events_written);
 	json_uint_member(o, "events_dropped", s->events_dropped);
 	outbuf_str(o, "}");
