@@ -10,6 +10,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/clock.h \
 	lib/code_map.c lib/code_map.h \
 	lib/compiler.h \
+	lib/estimator.h \
 	lib/frames.h \
 	lib/free_filter.h \
 	lib/heap_map.c lib/heap_map.h \

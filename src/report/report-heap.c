@@ -16,12 +16,12 @@
  */
 #include "config.h"
 
+#include "estimator.h"
 #include "report-heap.h"
 #include "report-util.h"
 #include "u64map.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,14 +85,7 @@ void heap_estimates_add(struct heap_estimates *into,
 		estimate_add(&into->live[m], &from->live[m]);
 }
 
-/* Adding and taking back large weights may leave a variance a little
- * below zero: it is zero. */
-double interval95(double variance)
-{
-	return variance > 0 ? 1.96 * sqrt(variance) : 0;
-}
-
-static void add_weight(struct estimate *e, const struct mlyze_weight *w)
+static void add_weight(struct estimate *e, const struct estimator_weight *w)
 {
 	e->samples++;
 	e->bytes += w->bytes;
@@ -103,7 +96,7 @@ static void add_weight(struct estimate *e, const struct mlyze_weight *w)
 
 /* An estimate left without samples is exactly zero, not the rounding
  * left over from adding and taking back large weights. */
-static void remove_weight(struct estimate *e, const struct mlyze_weight *w)
+static void remove_weight(struct estimate *e, const struct estimator_weight *w)
 {
 	if (--e->samples == 0) {
 		memset(e, 0, sizeof(*e));
@@ -163,17 +156,12 @@ static uint32_t keep_count(struct live_blocks *b, double count)
 	return slot;
 }
 
-/* The weight of a live block, by the formulas of mlyze_weigh from the
- * count it gave: the same numbers, without a second exponential. */
-static void block_weight(const struct live_blocks *b,
-			 struct u64map_value block, struct mlyze_weight *w)
+/* The weight of a live block, from the count it gave. */
+static struct estimator_weight block_weight(const struct live_blocks *b,
+					    struct u64map_value block)
 {
-	double size = (double)block.a;
-
-	w->count = b->counts[block.b & UINT32_MAX];
-	w->count_variance = w->count * (w->count - 1.0);
-	w->bytes = size * w->count;
-	w->bytes_variance = w->bytes * (w->bytes - size);
+	return estimator_weight_of_count(block.a,
+					 b->counts[block.b & UINT32_MAX]);
 }
 
 static void mark_changed(struct replay_state *st, size_t stack)
@@ -212,9 +200,8 @@ static void record_peak(struct replay_state *st, uint64_t time_us)
 static void release_block(struct replay_state *st, struct u64map_value block)
 {
 	size_t stack = block.b >> 32;
-	struct mlyze_weight w;
+	struct estimator_weight w = block_weight(&st->blocks, block);
 
-	block_weight(&st->blocks, block, &w);
 	remove_weight(&st->now[stack].live, &w);
 	if (--st->live_samples) {
 		st->live_bytes -= w.bytes;
@@ -232,13 +219,13 @@ static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 	size_t stack = ev->alloc.stack->index;
 	struct u64map_value block = { .a = ev->alloc.size };
 	const struct u64map_value *replaced;
-	struct mlyze_weight w;
+	struct estimator_weight w;
 
 	if (stack > UINT32_MAX)
 		fatal("profile has more than %" PRIu32 " stacks", UINT32_MAX);
 	if (stack >= st->h->stack_count)
 		grow_stacks(st, stack);
-	mlyze_weigh(ev->alloc.size, ev->alloc.sampling_rate, &w);
+	w = estimator_weigh(ev->alloc.size, ev->alloc.sampling_rate);
 	add_weight(&st->now[stack].allocated, &w);
 	replaced = u64map_get(&st->blocks.by_address, ev->alloc.address);
 	if (replaced) {
@@ -442,11 +429,11 @@ static void finish(struct replay_state *st)
 {
 	struct heap_replay *h = st->h;
 	const struct u64map_slot *slot;
-	struct mlyze_weight w;
+	struct estimator_weight w;
 	size_t cursor = 0;
 
 	while ((slot = u64map_next(&st->blocks.by_address, &cursor))) {
-		block_weight(&st->blocks, slot->value, &w);
+		w = block_weight(&st->blocks, slot->value);
 		add_weight(&h->by_stack[slot->value.b >> 32].live[AT_END], &w);
 	}
 	for (size_t i = 0; i < h->stack_count; i++) {

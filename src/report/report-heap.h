@@ -20,7 +20,7 @@
 
 #include "spprof/mlyze.h"
 
-/* A sum of sample weights (see mlyze_weigh). */
+/* A sum of sample weights (see estimator.h). */
 struct estimate {
 	uint64_t samples;
 	double bytes, bytes_variance;
@@ -28,8 +28,6 @@ struct estimate {
 };
 
 void estimate_add(struct estimate *into, const struct estimate *from);
-/* Half-width of the 95 % interval of a sum with this variance. */
-double interval95(double variance);
 
 /* The moments at which a report counts live memory. */
 enum moment {

@@ -14,6 +14,7 @@
  */
 #include "config.h"
 
+#include "estimator.h"
 #include "report-jansson.h"
 #include "report-util.h"
 #include "report-view.h"
@@ -86,7 +87,7 @@ static void measures_json(json_t *data, const struct report *r)
 				measured(&t->stacks[i], page_measures[m]);
 
 			append(v, whole(e->bytes));
-			append(ci, whole(interval95(e->bytes_variance)));
+			append(ci, whole(estimator_interval95(e->bytes_variance)));
 			append(n, json_integer((json_int_t)e->samples));
 		}
 		append(values, v);
@@ -104,7 +105,7 @@ static void point_json(json_t *array, const struct report *r,
 {
 	append(array, json_real(report_seconds(r, p->time_us)));
 	append(array, whole(p->bytes));
-	append(array, whole(interval95(p->bytes_variance)));
+	append(array, whole(estimator_interval95(p->bytes_variance)));
 }
 
 static json_t *mark_json(const struct report *r, const struct heap_event *m)
@@ -120,7 +121,7 @@ static json_t *mark_json(const struct report *r, const struct heap_event *m)
 							      : "gc"));
 	append(mark, text(label));
 	append(mark, whole(m->live.bytes));
-	append(mark, whole(interval95(m->live.bytes_variance)));
+	append(mark, whole(estimator_interval95(m->live.bytes_variance)));
 	free(label);
 	return mark;
 }
@@ -138,7 +139,7 @@ static json_t *snapshot_json(const struct report *r,
 	for (size_t i = 0; i < snap->count; i++) {
 		append(stacks, json_integer((json_int_t)snap->stacks[i]));
 		append(bytes, whole(snap->bytes[i]));
-		append(intervals, whole(interval95(snap->bytes_variance[i])));
+		append(intervals, whole(estimator_interval95(snap->bytes_variance[i])));
 		append(samples, json_integer((json_int_t)snap->samples[i]));
 	}
 	append(json, stacks);
@@ -196,7 +197,7 @@ static json_t *sites_json(const struct report *r)
 
 		append(row, text(s->text));
 		append(row, whole(live->bytes));
-		append(row, whole(interval95(live->bytes_variance)));
+		append(row, whole(estimator_interval95(live->bytes_variance)));
 		append(row, json_real(total > 0 ? live->bytes / total : 0));
 		append(row, json_integer((json_int_t)site_measure(
 				    s, r->sort, r->at)->samples));
@@ -221,9 +222,9 @@ static char *summary_text(const struct report *r)
 	char *summary;
 
 	format_size(peak, heap->live[AT_PEAK].bytes);
-	format_size(peak_ci, interval95(heap->live[AT_PEAK].bytes_variance));
+	format_size(peak_ci, estimator_interval95(heap->live[AT_PEAK].bytes_variance));
 	format_size(end, heap->live[AT_END].bytes);
-	format_size(end_ci, interval95(heap->live[AT_END].bytes_variance));
+	format_size(end_ci, estimator_interval95(heap->live[AT_END].bytes_variance));
 	format_size(allocated, heap->allocated.bytes);
 	summary = xasprintf("%s · %" PRIu64 " samples · peak heap %s ± %s · "
 			    "live at the end %s ± %s · allocated %s "

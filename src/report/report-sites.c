@@ -1,6 +1,7 @@
 /* report-sites.c - allocation sites (see report-sites.h). */
 #include "config.h"
 
+#include "estimator.h"
 #include "report-sites.h"
 #include "report-util.h"
 
@@ -199,7 +200,7 @@ bool site_rough(const struct site *site, enum sort_key key, enum moment at)
 	double variance = key == SORT_BY_COUNT ? e->count_variance
 					       : e->bytes_variance;
 
-	return value > 0 && interval95(variance) > ROUGH_INTERVAL * value;
+	return value > 0 && estimator_interval95(variance) > ROUGH_INTERVAL * value;
 }
 
 static double sort_value(const struct site *s, enum sort_key key,

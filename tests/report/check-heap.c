@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "estimator.h"
 #include "mlyze-script.h"
 #include "report-heap.h"
 #include "spprof/mlyze.h"
@@ -310,9 +311,9 @@ END_TEST
  * its interval is zero, not NaN. */
 START_TEST(interval_of_rounding_noise)
 {
-	ck_assert_double_eq(interval95(-1e-3), 0);
-	ck_assert_double_eq(interval95(0), 0);
-	ck_assert_double_eq_tol(interval95(4), 3.92, 1e-12);
+	ck_assert_double_eq(estimator_interval95(-1e-3), 0);
+	ck_assert_double_eq(estimator_interval95(0), 0);
+	ck_assert_double_eq_tol(estimator_interval95(4), 3.92, 1e-12);
 }
 END_TEST
 
