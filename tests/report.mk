@@ -41,8 +41,13 @@ endif
 # A program with a known heap, profiled by the runtime in runtime.sh.
 check_PROGRAMS += tests/report/alloc-program
 tests_report_alloc_program_SOURCES = tests/report/alloc-program.c
+# Heaps whose changes are known, for compare.sh and leaks.sh.
+check_PROGRAMS += tests/report/trend-program
+tests_report_trend_program_SOURCES = tests/report/trend-program.c
+tests_report_trend_program_LDADD = -ldl
 
 REPORT_SHELL_TESTS = \
+	tests/report/compare.sh \
 	tests/report/exports.sh \
 	tests/report/golden.sh \
 	tests/report/html.sh \
@@ -52,6 +57,7 @@ REPORT_SHELL_TESTS = \
 TESTS += $(REPORT_SHELL_TESTS)
 EXTRA_DIST += $(REPORT_SHELL_TESTS) \
 	tests/report/common.sh \
+	tests/report/trend-common.sh \
 	tests/report/exports \
 	tests/report/runtime \
 	tests/report/fuzz-reader.c \

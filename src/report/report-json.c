@@ -157,7 +157,6 @@ int view_json(FILE *out, const struct report *r)
 	       *sites = json_array();
 	const struct heap_estimates *heap = &r->sites->heap;
 	size_t rows = report_rows(r);
-	int rc;
 
 	if (!root || !profiles || !sites)
 		out_of_memory();
@@ -185,10 +184,5 @@ int view_json(FILE *out, const struct report *r)
 	set(root, "sites", sites);
 	set(root, "notes", strings(r->notes, r->note_count));
 	set(root, "warnings", strings(r->warnings, r->warning_count));
-	rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-					   JSON_REAL_PRECISION(6));
-	json_decref(root);
-	if (rc == 0 && fputc('\n', out) == EOF)
-		rc = -1;
-	return rc;
+	return write_json(out, root);
 }

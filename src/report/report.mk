@@ -4,6 +4,8 @@ bin_PROGRAMS += src/memprof-report
 src_memprof_report_SOURCES = \
 	src/report/memprof-report.c \
 	src/report/report-folded.c \
+	src/report/report-compare.c src/report/report-compare.h \
+	src/report/report-compare-json.c src/report/report-compare-text.c \
 	src/report/report-frames.c src/report/report-frames.h \
 	src/report/report-heap.c src/report/report-heap.h \
 	src/report/report-html.c \
