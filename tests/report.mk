@@ -19,6 +19,7 @@ tests_report_check_heap_SOURCES = tests/report/check-heap.c \
 	tests/unit/suite-main.c \
 	tests/report/mlyze-script.c tests/report/mlyze-script.h \
 	src/report/report-heap.c src/report/report-heap.h \
+	src/report/report-trend.c src/report/report-trend.h \
 	src/report/report-util.c src/report/report-util.h \
 	src/mlyze/u64map.c src/mlyze/u64map.h
 tests_report_check_heap_CPPFLAGS = $(AM_CPPFLAGS) \
@@ -51,6 +52,7 @@ REPORT_SHELL_TESTS = \
 	tests/report/exports.sh \
 	tests/report/golden.sh \
 	tests/report/html.sh \
+	tests/report/leaks.sh \
 	tests/report/malformed.sh \
 	tests/report/mutations.sh \
 	tests/report/runtime.sh

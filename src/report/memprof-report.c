@@ -7,8 +7,9 @@
  * (report-sites.c) and writes the view asked for (report-views.c: text for
  * people, JSON, folded stacks, speedscope, pprof, HTML).  With --base,
  * the base profiles are read the same way and the sites of both compared
- * (report-compare.c).  A profile that cannot be read is named on stderr
- * and left out of the report of the others.  Exit status:
+ * (report-compare.c); with --leaks, the sites are ranked by the trend of
+ * their live bytes (report-leaks.c).  A profile that cannot be read is
+ * named on stderr and left out of the report of the others.  Exit status:
  * 0 ok, 1 failure (a profile left out, output that cannot be written), 2
  * bad usage, or no profile could be read and one breaks the format.
  */
@@ -49,6 +50,7 @@ struct options {
 	char **base_files; /* --base: compare the profiles with these */
 	size_t base_count;
 	const char *base_sysroot;
+	bool leaks; /* --leaks: rank the sites by their growth */
 };
 
 /* Growable list of messages (warnings, notes). */
@@ -97,6 +99,8 @@ static void usage(FILE *out)
 	      "                          (repeatable): significant changes per site\n"
 	      "      --base-sysroot=DIR  find the modules of the --base profiles\n"
 	      "                          under DIR (default: --sysroot)\n"
+	      "      --leaks             rank the sites by how fast their live bytes\n"
+	      "                          grow over the run (per marker, or second)\n"
 	      "  -h, --help              show this help and exit\n"
 	      "  -V, --version           show the version and exit\n"
 	      "\n"
@@ -158,7 +162,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_SYSROOT,
 		OPT_ALL,
 		OPT_BASE,
-		OPT_BASE_SYSROOT
+		OPT_BASE_SYSROOT,
+		OPT_LEAKS
 	};
 	static const struct option long_options[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -174,6 +179,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "base", required_argument, NULL, OPT_BASE },
 		{ "base-sysroot", required_argument, NULL, OPT_BASE_SYSROOT },
+		{ "leaks", no_argument, NULL, OPT_LEAKS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -231,6 +237,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_BASE_SYSROOT:
 			o->base_sysroot = optarg;
 			break;
+		case OPT_LEAKS:
+			o->leaks = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -254,6 +263,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		o->view = view_named("text");
 	if (o->base_count && !o->view->write_comparison)
 		usage_error("--base writes no --format=%s", o->view->name);
+	if (o->leaks && !o->view->write_leaks)
+		usage_error("--leaks writes no --format=%s", o->view->name);
+	if (o->leaks && o->base_count)
+		usage_error("%s", "--leaks reads one run; --base compares two");
 	return optind;
 }
 
@@ -626,6 +639,36 @@ static int write_comparison(const struct options *o, struct report *report)
 	return rc;
 }
 
+/* Markers of every profile of the report. */
+static size_t markers(const struct report *report)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < report->profile_count; i++)
+		for (size_t k = 0; k < report->profiles[i].mark_count; k++)
+			n += report->profiles[i].marks[k].kind ==
+			     HEAP_EVENT_MARKER;
+	return n;
+}
+
+/* --leaks: the sites by their growth, per marker when the program has
+ * steps, else per second.  Returns 0 or 1. */
+static int write_leaks(const struct options *o, struct report *report)
+{
+	struct leaks leaks;
+	struct view view = *o->view;
+	int rc;
+
+	leaks_rank(&leaks, report->sites,
+		   markers(report) >= 2 ? PER_MARKER : PER_SECOND);
+	report->leaks = &leaks;
+	view.write = view.write_leaks;
+	rc = write_view(o, &view, report);
+	report->leaks = NULL;
+	leaks_free(&leaks);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { .top = DEFAULT_TOP };
@@ -642,6 +685,8 @@ int main(int argc, char **argv)
 		int base_rc = write_comparison(&o, &report);
 
 		rc = rc ? rc : base_rc;
+	} else if (o.leaks) {
+		rc |= write_leaks(&o, &report);
 	} else if (write_view(&o, o.view, &report) != 0) {
 		rc = 1;
 	}

@@ -8,7 +8,6 @@
 #include "report-util.h"
 #include "report-view.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 static const char *const measure_phrases[MEASURES] = {
@@ -18,27 +17,17 @@ static const char *const measure_phrases[MEASURES] = {
 	[MEASURE_ALLOCATIONS] = "number of allocations",
 };
 
-/* Room for a signed size or count. */
-#define AMOUNT_SIZE 40
-
 /* A size or a count by the measure, with a sign when asked. */
-static void amount(char out[AMOUNT_SIZE], const struct report *r, double value,
-		   bool signed_)
+static void amount(char out[SIGNED_SIZE], const struct report *r,
+		   double value, bool plus)
 {
-	char digits[32];
-
-	if (r->sort == SORT_BY_COUNT)
-		format_count(digits, fabs(value));
-	else
-		format_size(digits, fabs(value));
-	snprintf(out, AMOUNT_SIZE, "%s%s",
-		 value < 0 ? "-" : signed_ && value > 0 ? "+" : "", digits);
+	format_signed(out, value, r->sort == SORT_BY_COUNT, plus);
 }
 
 static void side_line(FILE *out, const char *label, const struct report *r,
 		      double value, double variance)
 {
-	char v[AMOUNT_SIZE], ci[AMOUNT_SIZE];
+	char v[SIGNED_SIZE], ci[SIGNED_SIZE];
 
 	amount(v, r, value, false);
 	amount(ci, r, estimator_interval95(variance), false);
@@ -52,8 +41,8 @@ static void side_line(FILE *out, const char *label, const struct report *r,
 static void change_row(FILE *out, const struct report *r,
 		       const struct site_change *c)
 {
-	char change[AMOUNT_SIZE], ci[AMOUNT_SIZE];
-	char base[AMOUNT_SIZE], now[AMOUNT_SIZE];
+	char change[SIGNED_SIZE], ci[SIGNED_SIZE];
+	char base[SIGNED_SIZE], now[SIGNED_SIZE];
 
 	amount(change, r, c->change, true);
 	amount(ci, r, estimator_interval95(c->change_variance), false);
@@ -68,7 +57,7 @@ int view_compare_text(FILE *out, const struct report *r)
 {
 	const struct comparison *c = r->comparison;
 	size_t rows = r->all ? c->count : c->significant;
-	char change[AMOUNT_SIZE], ci[AMOUNT_SIZE];
+	char change[SIGNED_SIZE], ci[SIGNED_SIZE];
 
 	if (r->top && r->top < rows)
 		rows = r->top;

@@ -65,13 +65,27 @@ static void match_sites(struct comparison *c, struct text_index *keys,
 	}
 }
 
-static int by_p_value(const void *pa, const void *pb)
+static int ascending(const void *pa, const void *pb)
 {
-	const struct site_change *a = pa, *b = pb;
+	double a = *(const double *)pa, b = *(const double *)pb;
 
-	if (a->p_value != b->p_value)
-		return a->p_value < b->p_value ? -1 : 1;
-	return strcmp(a->key, b->key);
+	return a < b ? -1 : a > b;
+}
+
+size_t holm_significant(const double *p_values, size_t n, bool *significant)
+{
+	double *sorted = xcalloc(n + 1, sizeof(*sorted));
+	size_t k;
+
+	memcpy(sorted, p_values, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), ascending);
+	k = estimator_holm(sorted, n, COMPARE_ALPHA);
+	/* Equal p-values are all kept or all rejected: the thresholds
+	 * only rise. */
+	for (size_t i = 0; i < n; i++)
+		significant[i] = k > 0 && p_values[i] <= sorted[k - 1];
+	free(sorted);
+	return k;
 }
 
 static int by_verdict_then_size(const void *pa, const void *pb)
@@ -90,14 +104,16 @@ static int by_verdict_then_size(const void *pa, const void *pb)
 static void decide(struct comparison *c)
 {
 	double *p = xcalloc(c->count + 1, sizeof(*p));
+	bool *significant = xcalloc(c->count + 1, sizeof(*significant));
 
-	qsort(c->changes, c->count, sizeof(*c->changes), by_p_value);
 	for (size_t i = 0; i < c->count; i++)
 		p[i] = c->changes[i].p_value;
-	c->significant = estimator_holm(p, c->count, COMPARE_ALPHA);
-	for (size_t i = 0; i < c->significant; i++) {
+	c->significant = holm_significant(p, c->count, significant);
+	for (size_t i = 0; i < c->count; i++) {
 		struct site_change *s = &c->changes[i];
 
+		if (!significant[i])
+			continue;
 		s->verdict = s->change > 0 ? VERDICT_GROWN : VERDICT_SHRUNK;
 		if (s->change > 0)
 			c->grown++;
@@ -105,6 +121,7 @@ static void decide(struct comparison *c)
 			c->shrunk++;
 	}
 	free(p);
+	free(significant);
 	qsort(c->changes, c->count, sizeof(*c->changes),
 	      by_verdict_then_size);
 }

@@ -52,4 +52,8 @@ void compare_sites(struct comparison *c, const struct site_table *base,
 		   enum moment at);
 void comparison_free(struct comparison *c);
 
+/* Holm's correction over n tests: which p-values are significant at the
+ * level COMPARE_ALPHA for all of them together.  Returns how many. */
+size_t holm_significant(const double *p_values, size_t n, bool *significant);
+
 #endif /* SPPROF_REPORT_COMPARE_H */

@@ -13,6 +13,10 @@
  * are kept at a fixed stride of time; when either is full, every other
  * entry goes and the stride doubles, so their size stays bounded however
  * long the profile runs, and their entries stay evenly spaced.
+ *
+ * Each live block also keeps where it was born on the axes of growth (its
+ * second and the markers passed), so that its FREE, or the end, adds its
+ * life to the trend of its stack.
  */
 #include "config.h"
 
@@ -41,6 +45,7 @@ const char *const moment_names[MOMENTS] = { "peak", "end" };
 struct live_blocks {
 	struct u64map by_address;
 	double *counts;   /* by slot */
+	double *born[AXES]; /* by slot */
 	uint32_t *vacant; /* slots free for reuse */
 	size_t slot_count, vacant_count, capacity;
 };
@@ -48,6 +53,7 @@ struct live_blocks {
 /* A stack as the events go by; what an ALLOC changes in one place. */
 struct stack_now {
 	struct estimate allocated, live;
+	struct trend_sums growth[AXES];
 	bool changed; /* since the last peak (then it is in the list) */
 };
 
@@ -60,6 +66,7 @@ struct replay_state {
 	double live_bytes;     /* all stacks together, now */
 	double live_variance;
 	uint64_t live_samples;
+	double position[AXES]; /* now: seconds since the start, markers */
 	double peak_bytes;
 	struct heap_point peak;
 	size_t events_capacity;
@@ -83,6 +90,11 @@ void heap_estimates_add(struct heap_estimates *into,
 	estimate_add(&into->allocated, &from->allocated);
 	for (int m = 0; m < MOMENTS; m++)
 		estimate_add(&into->live[m], &from->live[m]);
+	for (int a = 0; a < AXES; a++) {
+		into->growth[a].slope += from->growth[a].slope;
+		into->growth[a].slope_variance +=
+			from->growth[a].slope_variance;
+	}
 }
 
 static void add_weight(struct estimate *e, const struct estimator_weight *w)
@@ -132,8 +144,9 @@ static void grow_stacks(struct replay_state *st, size_t index)
 	h->stack_count = n;
 }
 
-/* A slot holding `count`. */
-static uint32_t keep_count(struct live_blocks *b, double count)
+/* A slot holding `count`, for a block born at `position`. */
+static uint32_t keep_count(struct live_blocks *b, double count,
+			   const double position[AXES])
 {
 	uint32_t slot;
 
@@ -149,10 +162,15 @@ static uint32_t keep_count(struct live_blocks *b, double count)
 					     sizeof(*b->counts));
 			b->vacant = xrealloc(b->vacant, b->capacity,
 					     sizeof(*b->vacant));
+			for (int a = 0; a < AXES; a++)
+				b->born[a] = xrealloc(b->born[a], b->capacity,
+						      sizeof(*b->born[a]));
 		}
 		slot = (uint32_t)b->slot_count++;
 	}
 	b->counts[slot] = count;
+	for (int a = 0; a < AXES; a++)
+		b->born[a][slot] = position[a];
 	return slot;
 }
 
@@ -196,12 +214,25 @@ static void record_peak(struct replay_state *st, uint64_t time_us)
 	st->peak = live_now(st, time_us);
 }
 
+/* The life of a block, from its birth to now, joins its stack's trend. */
+static void add_life(struct replay_state *st, struct u64map_value block,
+		     const struct estimator_weight *w)
+{
+	uint32_t slot = (uint32_t)(block.b & UINT32_MAX);
+	struct stack_now *now = &st->now[block.b >> 32];
+
+	for (int a = 0; a < AXES; a++)
+		trend_add_block(&now->growth[a], w->bytes, w->bytes_variance,
+				st->blocks.born[a][slot], st->position[a]);
+}
+
 /* A live block is freed (or replaced). */
 static void release_block(struct replay_state *st, struct u64map_value block)
 {
 	size_t stack = block.b >> 32;
 	struct estimator_weight w = block_weight(&st->blocks, block);
 
+	add_life(st, block, &w);
 	remove_weight(&st->now[stack].live, &w);
 	if (--st->live_samples) {
 		st->live_bytes -= w.bytes;
@@ -233,7 +264,8 @@ static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 			st->h->first_replaced_offset = ev->offset;
 		release_block(st, *replaced);
 	}
-	block.b = (uint64_t)stack << 32 | keep_count(&st->blocks, w.count);
+	block.b = (uint64_t)stack << 32 |
+		  keep_count(&st->blocks, w.count, st->position);
 	if (u64map_put(&st->blocks.by_address, ev->alloc.address, block) < 0)
 		out_of_memory();
 	add_weight(&st->now[stack].live, &w);
@@ -416,6 +448,9 @@ static void replay_event(struct replay_state *st, const struct mlyze_event *ev,
 		st->h->rate_changed |= ev->rate.sampling_rate != first_rate;
 		break;
 	case MLYZE_EVENT_MARKER:
+		st->position[PER_MARKER] = (double)++st->h->markers;
+		keep_event(st, ev);
+		break;
 	case MLYZE_EVENT_GC:
 		keep_event(st, ev);
 		break;
@@ -435,9 +470,13 @@ static void finish(struct replay_state *st)
 	while ((slot = u64map_next(&st->blocks.by_address, &cursor))) {
 		w = block_weight(&st->blocks, slot->value);
 		add_weight(&h->by_stack[slot->value.b >> 32].live[AT_END], &w);
+		add_life(st, slot->value, &w);
 	}
 	for (size_t i = 0; i < h->stack_count; i++) {
 		h->by_stack[i].allocated = st->now[i].allocated;
+		for (int a = 0; a < AXES; a++)
+			h->by_stack[i].growth[a] = trend_of(
+				&st->now[i].growth[a], st->position[a]);
 		heap_estimates_add(&h->total, &h->by_stack[i]);
 	}
 	if (h->timeline[h->timeline_count - 1].time_us < h->last_time_us)
@@ -450,8 +489,17 @@ static void free_state(struct replay_state *st)
 	u64map_free(&st->blocks.by_address);
 	free(st->blocks.counts);
 	free(st->blocks.vacant);
+	for (int a = 0; a < AXES; a++)
+		free(st->blocks.born[a]);
 	free(st->now);
 	free(st->changed);
+}
+
+static double seconds_since(const mlyze_reader *r, uint64_t time_us)
+{
+	uint64_t start = mlyze_info(r)->start_time_us;
+
+	return time_us > start ? (double)(time_us - start) / 1e6 : 0.0;
 }
 
 int heap_replay(mlyze_reader *r, struct heap_replay *h,
@@ -467,8 +515,9 @@ int heap_replay(mlyze_reader *r, struct heap_replay *h,
 	h->last_time_us = h->peak_time_us = mlyze_info(r)->start_time_us;
 	start_time_series(&st, r, options);
 	while ((rc = mlyze_next(r, &ev)) > 0) {
-		replay_event(&st, &ev, first_rate);
 		h->last_time_us = ev.time_us;
+		st.position[PER_SECOND] = seconds_since(r, ev.time_us);
+		replay_event(&st, &ev, first_rate);
 		follow_time(&st, ev.time_us);
 		if (++h->events % TICK_EVENTS == 0 && options && options->tick)
 			options->tick(options->tick_ctx, r);

@@ -9,7 +9,9 @@
  * maximum) and the end.  Also keeps the live heap over time (a bounded
  * series of points), the markers and garbage collections with the live
  * heap at their moment, and, when asked, the live bytes of every stack at
- * a bounded number of moments.  One pass over the events; memory grows
+ * a bounded number of moments, and the trend of the live bytes of every
+ * stack over the profile, per second and per marker (report-trend.h).
+ * One pass over the events; memory grows
  * with the live sampled blocks and the stacks, not with the events.
  */
 #ifndef SPPROF_REPORT_HEAP_H
@@ -18,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "report-trend.h"
 #include "spprof/mlyze.h"
 
 /* A sum of sample weights (see estimator.h). */
@@ -44,6 +47,7 @@ extern const char *const moment_names[MOMENTS];
 struct heap_estimates {
 	struct estimate allocated;
 	struct estimate live[MOMENTS];
+	struct trend growth[AXES]; /* of the live bytes, by enum axis */
 };
 
 void heap_estimates_add(struct heap_estimates *into,
@@ -82,6 +86,7 @@ struct heap_replay {
 	uint64_t peak_time_us; /* the start time when nothing was live */
 	uint64_t events;
 	uint64_t last_time_us;
+	uint64_t markers;
 	uint64_t replaced; /* ALLOCs at an address already live */
 	uint64_t first_replaced_offset;
 	bool rate_changed;

@@ -15,6 +15,7 @@
 
 #include "report-compare.h"
 #include "report-heap.h"
+#include "report-leaks.h"
 #include "report-sites.h"
 #include "report-stacks.h"
 
@@ -60,6 +61,7 @@ struct report {
 	 * from them to these (else NULL). */
 	const struct report *base;
 	const struct comparison *comparison;
+	const struct leaks *leaks; /* with --leaks, else NULL */
 	char **notes; /* caveats in plain words, for people and programs */
 	size_t note_count;
 	char **warnings; /* the warnings printed on stderr */
@@ -124,6 +126,8 @@ struct view {
 	size_t snapshots;   /* moments of every stack the view shows */
 	/* Writes a comparison (--base); NULL when the view has none. */
 	int (*write_comparison)(FILE *out, const struct report *report);
+	/* Writes the growth of the sites (--leaks); NULL when it has none. */
+	int (*write_leaks)(FILE *out, const struct report *report);
 };
 
 /* The view of --format NAME, or NULL. */
@@ -142,5 +146,7 @@ int view_pprof(FILE *out, const struct report *report);
 int view_html(FILE *out, const struct report *report);
 int view_compare_text(FILE *out, const struct report *report);
 int view_compare_json(FILE *out, const struct report *report);
+int view_leaks_text(FILE *out, const struct report *report);
+int view_leaks_json(FILE *out, const struct report *report);
 
 #endif /* SPPROF_REPORT_VIEW_H */

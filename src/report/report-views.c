@@ -12,13 +12,15 @@
 #include <string.h>
 
 static const struct view views[] = {
-	{ "text", NULL, view_text, 0, view_compare_text },
-	{ "json", ".json", view_json, 0, view_compare_json },
-	{ "folded", ".folded", view_folded, 0, NULL },
-	{ "speedscope", ".speedscope.json", view_speedscope, 0, NULL },
-	{ "pprof", ".pb.gz", view_pprof, 0, NULL },
+	{ "text", NULL, view_text, 0, view_compare_text,
+	  view_leaks_text },
+	{ "json", ".json", view_json, 0, view_compare_json,
+	  view_leaks_json },
+	{ "folded", ".folded", view_folded, 0, NULL, NULL },
+	{ "speedscope", ".speedscope.json", view_speedscope, 0, NULL, NULL },
+	{ "pprof", ".pb.gz", view_pprof, 0, NULL, NULL },
 	/* The page shows every stack at up to 24 moments of the chart. */
-	{ "html", ".html", view_html, 24, NULL },
+	{ "html", ".html", view_html, 24, NULL, NULL },
 };
 
 #define VIEW_COUNT (sizeof(views) / sizeof(views[0]))

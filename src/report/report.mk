@@ -11,6 +11,8 @@ src_memprof_report_SOURCES = \
 	src/report/report-html.c \
 	src/report/report-index.c src/report/report-index.h \
 	src/report/report-jansson.c src/report/report-jansson.h \
+	src/report/report-leaks.c src/report/report-leaks.h \
+	src/report/report-leaks-json.c src/report/report-leaks-text.c \
 	src/report/report-json.c \
 	src/report/report-pprof.c \
 	src/report/report-progress.c src/report/report-progress.h \
@@ -19,6 +21,7 @@ src_memprof_report_SOURCES = \
 	src/report/report-speedscope.c \
 	src/report/report-stacks.c src/report/report-stacks.h \
 	src/report/report-text.c \
+	src/report/report-trend.c src/report/report-trend.h \
 	src/report/report-util.c src/report/report-util.h \
 	src/report/report-view.h src/report/report-views.c \
 	src/mlyze/u64map.c src/mlyze/u64map.h

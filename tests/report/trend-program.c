@@ -1,7 +1,7 @@
 /* trend-program - a heap whose changes are known, for the tests of
  * memprof-report --base (compare.sh) and --leaks (leaks.sh).
  *
- * Usage: trend-program base|grown|leak
+ * Usage: trend-program base|grown|leak [die]
  *
  * Every mode holds 1 MiB at hold_steady for the whole run and churns
  * memory at steady levels at churn_small, churn_large and scratch_buffers,
@@ -11,11 +11,13 @@
  * of LEAK_SIZE bytes at every step and never frees them: it grows by
  * LEAK_BLOCKS * LEAK_SIZE bytes per marker.  The churn rings are full
  * before the first marker, so that their levels are steady from it on.
- * Nothing is freed at the end.
+ * Nothing is freed at the end.  With "die", the program kills itself
+ * (SIGKILL) after its steps, leaving a profile that was never finalised.
  */
 #include "config.h"
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,12 +64,13 @@ SITE static void scratch_buffers(void)
 		free(blocks[i]);
 }
 
-/* A new block in place of the oldest of a ring. */
+/* A new block in place of the oldest of a ring, of the size of its
+ * slot, so that the ring holds the same bytes at every step. */
 static void replace(void **ring, size_t *next, size_t count,
-		    void *(*site)(size_t), size_t size)
+		    void *(*site)(size_t), size_t smallest, size_t stride)
 {
 	free(ring[*next]);
-	ring[*next] = site(size);
+	ring[*next] = site(smallest + stride * (*next % 48));
 	*next = (*next + 1) % count;
 }
 
@@ -93,23 +96,24 @@ int main(int argc, char **argv)
 	hold(hold_steady, HELD_BLOCKS);
 	hold(grow_me, strcmp(mode, "grown") ? HELD_BLOCKS : 3 * HELD_BLOCKS);
 	for (size_t i = 0; i < SMALL_RING; i++)
-		replace(small, &next_small, SMALL_RING, churn_small,
-			64 + 16 * (i % 61));
+		replace(small, &next_small, SMALL_RING, churn_small, 64, 16);
 	for (size_t i = 0; i < LARGE_RING; i++)
-		replace(large, &next_large, LARGE_RING, churn_large,
-			16384 + 1024 * (i % 48));
+		replace(large, &next_large, LARGE_RING, churn_large, 16384,
+			1024);
 	for (int step = 0; step < STEPS; step++) {
 		if (marker)
 			marker("step");
 		for (int i = 0; i < 64; i++)
 			replace(small, &next_small, SMALL_RING, churn_small,
-				64 + 16 * ((size_t)(step + i) % 61));
+				64, 16);
 		for (int i = 0; i < 4; i++)
 			replace(large, &next_large, LARGE_RING, churn_large,
-				16384 + 1024 * ((size_t)(step + i) % 48));
+				16384, 1024);
 		scratch_buffers();
 		for (int i = 0; strcmp(mode, "leak") == 0 && i < LEAK_BLOCKS; i++)
 			leak_me(LEAK_SIZE);
 	}
+	if (argc > 2 && strcmp(argv[2], "die") == 0)
+		raise(SIGKILL);
 	return 0;
 }
