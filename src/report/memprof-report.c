@@ -281,6 +281,7 @@ struct gathered {
 	struct frame_namer *namer;
 	struct stack_table stacks; /* of all profiles */
 	size_t snapshots;          /* wanted by the view */
+	bool growth;               /* wanted by --leaks */
 };
 
 static void warn(void *ctx, const char *message)
@@ -441,7 +442,8 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 	struct mlyze_options ro = { .warn = warn, .warn_ctx = g };
 	struct replay_options options = { .tick = progress_tick,
 					  .tick_ctx = &g->progress,
-					  .snapshots = g->snapshots };
+					  .snapshots = g->snapshots,
+					  .growth = g->growth };
 	mlyze_reader *r = mlyze_open(file, &ro);
 	enum mlyze_status status;
 	struct heap_replay replay;
@@ -576,6 +578,7 @@ static int gather(struct gathered *g, const struct options *o,
 
 	g->namer = frame_namer_new(&so);
 	g->snapshots = o->view->snapshots;
+	g->growth = o->leaks;
 	stacks_init(&g->stacks);
 	rc = read_profiles(g, files, count);
 	if (g->profile_count)

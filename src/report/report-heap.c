@@ -37,15 +37,20 @@
 
 const char *const moment_names[MOMENTS] = { "peak", "end" };
 
+/* What a live block keeps: the count it stood for when it was weighed
+ * (1/p), from which its FREE rebuilds the very weight its ALLOC added
+ * without weighing it again, and where it was born on the axes of growth;
+ * together, so that a FREE reads one place. */
+struct slot {
+	double count;
+	double born[AXES];
+};
+
 /* The sampled blocks still live: address -> size (value.a), and the
- * stack's index and the block's slot in `counts` (value.b, high and low 32
- * bits).  A slot keeps the count the block stood for when it was weighed
- * (1/p), from which its FREE rebuilds the very weight its ALLOC added,
- * without weighing it again: one double per block stays mostly in cache. */
+ * stack's index and the block's slot (value.b, high and low 32 bits). */
 struct live_blocks {
 	struct u64map by_address;
-	double *counts;   /* by slot */
-	double *born[AXES]; /* by slot */
+	struct slot *slots;
 	uint32_t *vacant; /* slots free for reuse */
 	size_t slot_count, vacant_count, capacity;
 };
@@ -66,6 +71,7 @@ struct replay_state {
 	double live_bytes;     /* all stacks together, now */
 	double live_variance;
 	uint64_t live_samples;
+	bool growth;           /* measure it (replay_options) */
 	double position[AXES]; /* now: seconds since the start, markers */
 	double peak_bytes;
 	struct heap_point peak;
@@ -158,19 +164,16 @@ static uint32_t keep_count(struct live_blocks *b, double count,
 			      " sampled blocks live at once", UINT32_MAX);
 		if (b->slot_count == b->capacity) {
 			b->capacity = b->capacity ? 2 * b->capacity : 1024;
-			b->counts = xrealloc(b->counts, b->capacity,
-					     sizeof(*b->counts));
+			b->slots = xrealloc(b->slots, b->capacity,
+					    sizeof(*b->slots));
 			b->vacant = xrealloc(b->vacant, b->capacity,
 					     sizeof(*b->vacant));
-			for (int a = 0; a < AXES; a++)
-				b->born[a] = xrealloc(b->born[a], b->capacity,
-						      sizeof(*b->born[a]));
 		}
 		slot = (uint32_t)b->slot_count++;
 	}
-	b->counts[slot] = count;
+	b->slots[slot].count = count;
 	for (int a = 0; a < AXES; a++)
-		b->born[a][slot] = position[a];
+		b->slots[slot].born[a] = position[a];
 	return slot;
 }
 
@@ -179,7 +182,7 @@ static struct estimator_weight block_weight(const struct live_blocks *b,
 					    struct u64map_value block)
 {
 	return estimator_weight_of_count(block.a,
-					 b->counts[block.b & UINT32_MAX]);
+					 b->slots[block.b & UINT32_MAX].count);
 }
 
 static void mark_changed(struct replay_state *st, size_t stack)
@@ -221,9 +224,12 @@ static void add_life(struct replay_state *st, struct u64map_value block,
 	uint32_t slot = (uint32_t)(block.b & UINT32_MAX);
 	struct stack_now *now = &st->now[block.b >> 32];
 
+	if (!st->growth)
+		return;
 	for (int a = 0; a < AXES; a++)
 		trend_add_block(&now->growth[a], w->bytes, w->bytes_variance,
-				st->blocks.born[a][slot], st->position[a]);
+				st->blocks.slots[slot].born[a],
+				st->position[a]);
 }
 
 /* A live block is freed (or replaced). */
@@ -401,6 +407,7 @@ static void start_time_series(struct replay_state *st, const mlyze_reader *r,
 	if (st->point_stride_us == 0)
 		st->point_stride_us = DEFAULT_STRIDE_US;
 	st->snapshots_wanted = options ? options->snapshots : 0;
+	st->growth = options && options->growth;
 	if (st->snapshots_wanted) {
 		st->snapshot_stride_us = duration / st->snapshots_wanted;
 		if (st->snapshot_stride_us == 0)
@@ -487,10 +494,8 @@ static void finish(struct replay_state *st)
 static void free_state(struct replay_state *st)
 {
 	u64map_free(&st->blocks.by_address);
-	free(st->blocks.counts);
+	free(st->blocks.slots);
 	free(st->blocks.vacant);
-	for (int a = 0; a < AXES; a++)
-		free(st->blocks.born[a]);
 	free(st->now);
 	free(st->changed);
 }
@@ -516,7 +521,8 @@ int heap_replay(mlyze_reader *r, struct heap_replay *h,
 	start_time_series(&st, r, options);
 	while ((rc = mlyze_next(r, &ev)) > 0) {
 		h->last_time_us = ev.time_us;
-		st.position[PER_SECOND] = seconds_since(r, ev.time_us);
+		if (st.growth)
+			st.position[PER_SECOND] = seconds_since(r, ev.time_us);
 		replay_event(&st, &ev, first_rate);
 		follow_time(&st, ev.time_us);
 		if (++h->events % TICK_EVENTS == 0 && options && options->tick)

@@ -9,8 +9,9 @@
  * maximum) and the end.  Also keeps the live heap over time (a bounded
  * series of points), the markers and garbage collections with the live
  * heap at their moment, and, when asked, the live bytes of every stack at
- * a bounded number of moments, and the trend of the live bytes of every
- * stack over the profile, per second and per marker (report-trend.h).
+ * a bounded number of moments, and, when asked, the trend of the live
+ * bytes of every stack over the profile, per second and per marker
+ * (report-trend.h).
  * One pass over the events; memory grows
  * with the live sampled blocks and the stacks, not with the events.
  */
@@ -105,6 +106,7 @@ struct replay_options {
 	replay_tick *tick; /* may be NULL */
 	void *tick_ctx;
 	size_t snapshots;  /* moments at which to keep every stack's bytes */
+	bool growth;       /* measure the trends (else they stay 0) */
 };
 
 /* Read every event of r; returns 0, or -1 when the reader failed.

@@ -180,7 +180,8 @@ static char *make_trial(const struct scenario *sc, struct model *m)
 }
 
 /* The replay of a script's profile, kept in an anonymous memory file. */
-static void replay_script(const char *script, struct heap_replay *h)
+static void replay_script(const char *script, struct heap_replay *h,
+			  const struct replay_options *options)
 {
 	struct bytes profile = { 0 };
 	char error[256];
@@ -196,7 +197,7 @@ static void replay_script(const char *script, struct heap_replay *h)
 	r = mlyze_open_fd(fd, "trial.mlyze", NULL);
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(mlyze_status(r), MLYZE_OK);
-	ck_assert_int_eq(heap_replay(r, h, NULL), 0);
+	ck_assert_int_eq(heap_replay(r, h, options), 0);
 	mlyze_close(r);
 	close(fd);
 	bytes_free(&profile);
@@ -241,7 +242,7 @@ static void run_trials(const struct scenario *sc, double tolerance)
 		char *script = make_trial(sc, &m);
 		struct heap_replay h;
 
-		replay_script(script, &h);
+		replay_script(script, &h, NULL);
 		ck_assert_msg(h.peak_time_us == m.peak_time_us,
 			      "trial %d: peak at %llu us, expected %llu", trial,
 			      (unsigned long long)h.peak_time_us,
@@ -299,7 +300,7 @@ START_TEST(nothing_allocated)
 	struct heap_replay h;
 
 	replay_script("header start=5000\nmetadata {\"sampling_rate\": 100}\n",
-		      &h);
+		      &h, NULL);
 	ck_assert_uint_eq(h.peak_time_us, 5000);
 	ck_assert_uint_eq(h.total.live[AT_PEAK].samples, 0);
 	ck_assert_double_eq(h.total.live[AT_PEAK].bytes, 0);
@@ -316,6 +317,7 @@ END_TEST
  * (3 * 0.5 + 2 * 1 + 1 * 1.5) = 960 bytes per marker. */
 START_TEST(growth_per_marker)
 {
+	struct replay_options growth = { .growth = true };
 	struct heap_replay h;
 
 	replay_script(
@@ -332,7 +334,7 @@ START_TEST(growth_per_marker)
 		"alloc 0 0x210 1024 0 1\nalloc 0 0x310 1024 1 1\n"
 		"free 500 0x310\nmarker 500 0\n"
 		"alloc 0 0x220 1024 0 1\nmarker 1000 0\n",
-		&h);
+		&h, &growth);
 	ck_assert_uint_eq(h.markers, 4);
 	ck_assert_double_eq_tol(h.by_stack[0].growth[PER_MARKER].slope, 960,
 				1e-9);
