@@ -146,6 +146,7 @@ int view_pprof(FILE *out, const struct report *report);
 int view_html(FILE *out, const struct report *report);
 int view_compare_text(FILE *out, const struct report *report);
 int view_compare_json(FILE *out, const struct report *report);
+int view_compare_pprof(FILE *out, const struct report *report);
 int view_leaks_text(FILE *out, const struct report *report);
 int view_leaks_json(FILE *out, const struct report *report);
 

@@ -18,7 +18,7 @@ static const struct view views[] = {
 	  view_leaks_json },
 	{ "folded", ".folded", view_folded, 0, NULL, NULL },
 	{ "speedscope", ".speedscope.json", view_speedscope, 0, NULL, NULL },
-	{ "pprof", ".pb.gz", view_pprof, 0, NULL, NULL },
+	{ "pprof", ".pb.gz", view_pprof, 0, view_compare_pprof, NULL },
 	/* The page shows every stack at up to 24 moments of the chart. */
 	{ "html", ".html", view_html, 24, NULL, NULL },
 };

@@ -7,6 +7,9 @@
 #    on average; at least PAIRS - 5 here, which a sound interval misses
 #    with a chance of 3 in 10,000), and another site may be called
 #    changed in few pairs (at most 5 %, after Holm's correction).
+#  - with --format=pprof, the file holds the base as negative samples:
+#    go tool pprof (when there) finds in it what -diff_base finds in the
+#    two profiles.
 #  - the same program against itself over SELF_PAIRS pairs: the share of
 #    reports that call any site changed (false positives) is measured and
 #    printed, and must stay near 5 % at most.
@@ -46,6 +49,28 @@ verdict "the interval of grow_me holds 2 MiB in most pairs" \
 	$((covered < PAIRS - 5)) "($covered of $PAIRS)"
 verdict "no other site called changed in most pairs" $((others > 5)) \
 	"($others of $PAIRS)"
+
+# pprof_top FILE [OPTION...]: the live bytes of each function, as pprof
+# -top shows them (flat and name).
+pprof_top() {
+	HOME=$scratch GOCACHE=$scratch/go-cache go tool pprof -top \
+		-sample_index=inuse_space "$@" 2>/dev/null |
+		awk '/^ *flat / { on = 1; next } on { print $1, $6 }' | sort
+}
+
+if command -v go >/dev/null 2>&1; then
+	cd "$scratch" || exit 99
+	"$report" -f pprof --base base.mlyze new.mlyze >diff.pb.gz &&
+		"$report" -f pprof base.mlyze >base.pb.gz &&
+		"$report" -f pprof new.mlyze >new.pb.gz || exit 99
+	pprof_top diff.pb.gz >ours && pprof_top -diff_base base.pb.gz \
+		new.pb.gz >theirs
+	[ -s ours ] && grep -q " grow_me$" ours && diff -u theirs ours
+	verdict "pprof: the base as negative samples, as -diff_base" $?
+	cd - >/dev/null || exit 99
+else
+	echo "skipped: go tool pprof (no go)"
+fi
 
 reports=0 sites=0 uncorrected=0
 i=0
