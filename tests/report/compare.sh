@@ -10,6 +10,8 @@
 #  - with --format=pprof, the file holds the base as negative samples:
 #    go tool pprof (when there) finds in it what -diff_base finds in the
 #    two profiles.
+#  - a base recorded from a program that has moved since: with
+#    --base-sysroot its sites are still matched by name.
 #  - the same program against itself over SELF_PAIRS pairs: the share of
 #    reports that call any site changed (false positives) is measured and
 #    printed, and must stay near 5 % at most.
@@ -71,6 +73,19 @@ if command -v go >/dev/null 2>&1; then
 else
 	echo "skipped: go tool pprof (no go)"
 fi
+
+# The base program ran at $scratch/old, and lies under $scratch/root now.
+mkdir -p "$scratch/old" && cp "$program" "$scratch/old/trend-program" &&
+	(program=$scratch/old/trend-program; profile base moved) &&
+	mkdir -p "$scratch/root$scratch" &&
+	mv "$scratch/old" "$scratch/root$scratch/old" || exit 99
+profile base new
+"$report" -f json --all --base "$scratch/moved.mlyze" \
+	--base-sysroot "$scratch/root" "$scratch/new.mlyze" 2>/dev/null |
+	rows base new >"$scratch/rows"
+awk '$1 == "grow_me" && $2 > 0 && $3 > 0 { found = 1 } END { exit !found }' \
+	"$scratch/rows"
+verdict "--base-sysroot: a moved program's sites match by name" $?
 
 reports=0 sites=0 uncorrected=0
 i=0
