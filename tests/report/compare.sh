@@ -55,7 +55,7 @@ verdict "no other site called changed in most pairs" $((others > 5)) \
 # pprof_top FILE [OPTION...]: the live bytes of each function, as pprof
 # -top shows them (flat and name).
 pprof_top() {
-	HOME=$scratch GOCACHE=$scratch/go-cache go tool pprof -top \
+	HOME=$scratch GOCACHE=$scratch/go-cache go tool pprof -top -unit=B \
 		-sample_index=inuse_space "$@" 2>/dev/null |
 		awk '/^ *flat / { on = 1; next } on { print $1, $6 }' | sort
 }
@@ -73,6 +73,16 @@ if command -v go >/dev/null 2>&1; then
 else
 	echo "skipped: go tool pprof (no go)"
 fi
+
+# The formats without a comparison, and --leaks with --base, are bad usage.
+for args in "-f html" "-f folded" "-f speedscope" --leaks; do
+	# shellcheck disable=SC2086 # two words
+	"$report" $args --base "$scratch/base.mlyze" "$scratch/new.mlyze" \
+		>/dev/null 2>&1
+	status=$?
+	[ "$status" -eq 2 ]
+	verdict "--base $args: bad usage" $? "(exit status $status)"
+done
 
 # The base program ran at $scratch/old, and lies under $scratch/root now.
 mkdir -p "$scratch/old" && cp "$program" "$scratch/old/trend-program" &&
