@@ -53,6 +53,15 @@ static void change_row(FILE *out, const struct report *r,
 		c->text);
 }
 
+/* The caveats of one side, under `title`. */
+static void notes(FILE *out, const char *title, const struct report *r)
+{
+	if (r->note_count)
+		fprintf(out, "\n%s\n", title);
+	for (size_t i = 0; i < r->note_count; i++)
+		fprintf(out, "  %s\n", r->notes[i]);
+}
+
 int view_compare_text(FILE *out, const struct report *r)
 {
 	const struct comparison *c = r->comparison;
@@ -76,14 +85,13 @@ int view_compare_text(FILE *out, const struct report *r)
 		c->count - c->significant);
 	fprintf(out, "(95 %% level for all %zu sites together: z test of each "
 		     "difference, Holm's correction.)\n", c->count);
-	if (rows == 0)
-		return 0;
 	/* "±" takes two bytes and one column. */
-	fprintf(out, "\n%11s %11s %10s %10s  %-7s %s\n", "CHANGE", "±95%",
-		"BASE", "NEW", "VERDICT", "SITE");
+	if (rows)
+		fprintf(out, "\n%11s %11s %10s %10s  %-7s %s\n", "CHANGE",
+			"±95%", "BASE", "NEW", "VERDICT", "SITE");
 	for (size_t i = 0; i < rows; i++)
 		change_row(out, r, &c->changes[i]);
-	for (size_t i = 0; i < r->note_count; i++)
-		fprintf(out, "%s  %s\n", i ? "" : "\nNotes\n", r->notes[i]);
+	notes(out, "Notes on the base", r->base);
+	notes(out, "Notes on the newer profiles", r);
 	return 0;
 }

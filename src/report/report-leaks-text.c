@@ -57,16 +57,17 @@ int view_leaks_text(FILE *out, const struct report *r)
 	fprintf(out, "(95 %% level for all %zu sites together: z test of the "
 		     "slope of each site's live bytes, Holm's correction.)\n",
 		l->count);
-	if (rows == 0)
-		return 0;
 	snprintf(title, sizeof(title), "PER %s",
 		 l->axis == PER_SECOND ? "SECOND" : "MARKER");
 	/* "±" takes two bytes and one column. */
-	fprintf(out, "\n%13s %12s %11s %12s  %-9s %s\n", title, "±95%",
-		"LIVE AT END", "±95%", "VERDICT", "SITE");
+	if (rows)
+		fprintf(out, "\n%13s %12s %11s %12s  %-9s %s\n", title, "±95%",
+			"LIVE AT END", "±95%", "VERDICT", "SITE");
 	for (size_t i = 0; i < rows; i++)
 		growth_row(out, &l->sites[i]);
+	if (r->note_count)
+		fputs("\nNotes\n", out);
 	for (size_t i = 0; i < r->note_count; i++)
-		fprintf(out, "%s  %s\n", i ? "" : "\nNotes\n", r->notes[i]);
+		fprintf(out, "  %s\n", r->notes[i]);
 	return 0;
 }
