@@ -20,7 +20,7 @@ static const struct view views[] = {
 	{ "speedscope", ".speedscope.json", view_speedscope, 0, NULL, NULL },
 	{ "pprof", ".pb.gz", view_pprof, 0, view_compare_pprof, NULL },
 	/* The page shows every stack at up to 24 moments of the chart. */
-	{ "html", ".html", view_html, 24, NULL, NULL },
+	{ "html", ".html", view_html, 24, view_html, NULL },
 };
 
 #define VIEW_COUNT (sizeof(views) / sizeof(views[0]))

@@ -75,7 +75,7 @@ else
 fi
 
 # The formats without a comparison, and --leaks with --base, are bad usage.
-for args in "-f html" "-f folded" "-f speedscope" --leaks; do
+for args in "-f folded" "-f speedscope" --leaks; do
 	# shellcheck disable=SC2086 # two words
 	"$report" $args --base "$scratch/base.mlyze" "$scratch/new.mlyze" \
 		>/dev/null 2>&1
