@@ -13,7 +13,9 @@
 # second on one core.
 # Then writes a profile of FORMAT_EVENTS events (default 1 million) from
 # FORMAT_STACKS stacks (default 100,000) and prints the best time of each
-# format (--format=...) next to `--top 20`, and the size it writes.
+# format (--format=...) next to `--top 20`, and the size it writes; then
+# the same for --base (the profile against a copy of itself: two profiles
+# of FORMAT_EVENTS events read) and --leaks.
 set -eu
 events=${1:-30000000}
 runs=${2:-5}
@@ -77,11 +79,13 @@ END {
 # Time to write each format, best of the runs, CPU time when GNU time is
 # there (else the clock).
 "$gen" large "$format_events" "$profile" "$format_stacks"
-"$report" --top 20 "$profile" >/dev/null 2>&1 # warm-up
+cp "$profile" "$scratch/base.mlyze"
+"$report" --top 20 "$profile" "$scratch/base.mlyze" >/dev/null 2>&1 # warm-up
 echo "writing each format: $format_events events, $format_stacks stacks," \
 	"best of $runs runs"
 for format in "--top 20" --format=json --format=folded \
-	      --format=speedscope --format=pprof --format=html; do
+	      --format=speedscope --format=pprof --format=html \
+	      "--base=$scratch/base.mlyze" --leaks; do
 	best=
 	i=0
 	while [ "$i" -lt "$runs" ]; do
@@ -104,6 +108,10 @@ for format in "--top 20" --format=json --format=folded \
 			'BEGIN { print (a < b ? a : b) }')
 		i=$((i + 1))
 	done
-	printf '%-20s %6.2f s  %6.1f MiB written\n' "$format" "$best" \
+	case $format in
+	--base=*) label="--base (2 files)" ;;
+	*) label=$format ;;
+	esac
+	printf '%-20s %6.2f s  %6.1f MiB written\n' "$label" "$best" \
 		"$(wc -c <"$scratch/out" | awk '{ print $1 / 1048576 }')"
 done

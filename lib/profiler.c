@@ -5,13 +5,13 @@
 #include "profiler.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <spprof/memprof.h>
 
+#include "estimator.h"
 #include "modules.h"
 #include "names.h"
 #include "profiler_state.h"
@@ -311,15 +311,18 @@ MEMPROF_PUBLIC double memprof_estimate_bytes(uint64_t size,
 					     uint64_t sampling_rate,
 					     double *count)
 {
-	double p = sampling_rate ? -expm1(-(double)size / (double)sampling_rate)
-				 : 1.0;
+	struct estimator_weight w = estimator_weigh(size, sampling_rate);
 
-	if (p <= 0.0) {
-		if (count)
-			*count = 0.0;
-		return 0.0;
-	}
+	/* A block of no bytes is never sampled: it stands for nothing. */
+	if (size == 0)
+		w.bytes = w.count = 0.0;
 	if (count)
-		*count = 1.0 / p;
-	return (double)size / p;
+		*count = w.count;
+	return w.bytes;
+}
+
+MEMPROF_PUBLIC double memprof_estimate_variance(uint64_t size,
+						uint64_t sampling_rate)
+{
+	return estimator_weigh(size, sampling_rate).bytes_variance;
 }

@@ -4,6 +4,7 @@ if HAVE_CHECK
 RUNTIME_UNIT_TESTS = \
 	tests/unit/test-code-map \
 	tests/unit/test-codec \
+	tests/unit/test-estimator \
 	tests/unit/test-free-filter \
 	tests/unit/test-heap-map \
 	tests/unit/test-lifecycle \
@@ -46,6 +47,10 @@ tests_unit_libcode_map_plugin_la_LDFLAGS = -module -avoid-version \
 tests_unit_test_codec_SOURCES = tests/unit/test-codec.c tests/unit/suite-main.c
 tests_unit_test_codec_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_codec_LDADD = $(UNIT_LDADD)
+tests_unit_test_estimator_SOURCES = tests/unit/test-estimator.c \
+	tests/unit/suite-main.c
+tests_unit_test_estimator_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_estimator_LDADD = $(UNIT_LDADD) -lm
 tests_unit_test_free_filter_SOURCES = tests/unit/test-free-filter.c tests/unit/suite-main.c
 tests_unit_test_free_filter_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_free_filter_LDADD = $(UNIT_LDADD)

@@ -19,6 +19,7 @@ tests_report_check_heap_SOURCES = tests/report/check-heap.c \
 	tests/unit/suite-main.c \
 	tests/report/mlyze-script.c tests/report/mlyze-script.h \
 	src/report/report-heap.c src/report/report-heap.h \
+	src/report/report-trend.c src/report/report-trend.h \
 	src/report/report-util.c src/report/report-util.h \
 	src/mlyze/u64map.c src/mlyze/u64map.h
 tests_report_check_heap_CPPFLAGS = $(AM_CPPFLAGS) \
@@ -55,17 +56,24 @@ tests_report_unwindless_program_SOURCES = tests/report/unwindless-program.c
 tests_report_unwindless_program_CFLAGS = $(AM_CFLAGS) \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-fomit-frame-pointer
+# Heaps whose changes are known, for compare.sh and leaks.sh.
+check_PROGRAMS += tests/report/trend-program
+tests_report_trend_program_SOURCES = tests/report/trend-program.c
+tests_report_trend_program_LDADD = -ldl
 
 REPORT_SHELL_TESTS = \
+	tests/report/compare.sh \
 	tests/report/exports.sh \
 	tests/report/golden.sh \
 	tests/report/html.sh \
+	tests/report/leaks.sh \
 	tests/report/malformed.sh \
 	tests/report/mutations.sh \
 	tests/report/runtime.sh
 TESTS += $(REPORT_SHELL_TESTS)
 EXTRA_DIST += $(REPORT_SHELL_TESTS) \
 	tests/report/common.sh \
+	tests/report/trend-common.sh \
 	tests/report/exports \
 	tests/report/runtime \
 	tests/report/fuzz-reader.c \

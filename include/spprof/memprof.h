@@ -141,6 +141,10 @@ int memprof_set_frame_walker(memprof_frame_walker walker,
  * size / p and 1 / p, with p = 1 - exp(-size / sampling_rate). */
 double memprof_estimate_bytes(uint64_t size, uint64_t sampling_rate,
 			      double *count);
+/* The variance that one such sample adds to a sum of estimated bytes,
+ * w(w - size) with w = size / p: the square of the standard error of a
+ * sum is the sum of these. */
+double memprof_estimate_variance(uint64_t size, uint64_t sampling_rate);
 
 #ifdef __cplusplus
 }

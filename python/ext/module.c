@@ -411,6 +411,20 @@ static PyObject *py_estimate(PyObject *self, PyObject *args)
 	return Py_BuildValue("(dd)", bytes, count);
 }
 
+PyDoc_STRVAR(estimate_variance_doc,
+	     "estimate_variance(size, sampling_rate) -> float\n\n"
+	     "The variance one sample adds to a sum of estimated bytes.");
+
+static PyObject *py_estimate_variance(PyObject *self, PyObject *args)
+{
+	unsigned long long size, rate;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "KK:estimate_variance", &size, &rate))
+		return NULL;
+	return PyFloat_FromDouble(memprof_estimate_variance(size, rate));
+}
+
 PyDoc_STRVAR(walker_supported_doc,
 	     "walker_supported() -> bool\n\n"
 	     "Whether this build can report Python frames for this CPython.");
@@ -441,6 +455,7 @@ static PyMethodDef functions[] = {
 	FUNCTION(marker, METH_O),
 	FUNCTION(gc_event, METH_VARARGS),
 	FUNCTION(estimate, METH_VARARGS),
+	FUNCTION(estimate_variance, METH_VARARGS),
 	{ NULL, NULL, 0, NULL },
 };
 

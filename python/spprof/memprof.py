@@ -329,7 +329,8 @@ class HeapSnapshot:
             site["estimated_bytes"] += w
             site["estimated_count"] += sample.weight
             site["samples"] += 1
-            site["variance"] += w * (w - sample.size)
+            site["variance"] += _memprof.estimate_variance(
+                sample.size, sample.sampling_rate)
             stack = tuple(sample.stack)
             site["stacks"][stack] = site["stacks"].get(stack, 0.0) + w
         ranked = sorted(sites.values(), key=lambda s: -s["estimated_bytes"])

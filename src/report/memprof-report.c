@@ -5,8 +5,10 @@
  * per stack (report-heap.c), symbolizes the stacks offline and merges them
  * across profiles (report-stacks.c), groups them into sites
  * (report-sites.c) and writes the view asked for (report-views.c: text for
- * people, JSON, folded stacks, speedscope, pprof, HTML).  A profile that
- * cannot be read is
+ * people, JSON, folded stacks, speedscope, pprof, HTML).  With --base,
+ * the base profiles are read the same way and the sites of both compared
+ * (report-compare.c); with --leaks, the sites are ranked by the trend of
+ * their live bytes (report-leaks.c).  A profile that cannot be read is
  * named on stderr and left out of the report of the others.  Exit status:
  * 0 ok, 1 failure (a profile left out, output that cannot be written), 2
  * bad usage, or no profile could be read and one breaks the format.
@@ -42,6 +44,10 @@ struct options {
 	const char **debug_dirs;
 	size_t debug_dir_count;
 	const char *sysroot;
+	char **base_files; /* --base: compare the profiles with these */
+	size_t base_count;
+	const char *base_sysroot;
+	bool leaks; /* --leaks: rank the sites by their growth */
 };
 
 /* Growable list of messages (warnings, notes). */
@@ -86,6 +92,12 @@ static void usage(FILE *out)
 	      "      --all               also list sites with nothing live\n"
 	      "      --debug-dir=DIR     also look for debug files in DIR (repeatable)\n"
 	      "      --sysroot=DIR       find the profiled modules under DIR\n"
+	      "      --base=FILE         show what changed since the profile FILE\n"
+	      "                          (repeatable): significant changes per site\n"
+	      "      --base-sysroot=DIR  find the modules of the --base profiles\n"
+	      "                          under DIR (default: --sysroot)\n"
+	      "      --leaks             rank the sites by how fast their live bytes\n"
+	      "                          grow over the run (per marker, or second)\n"
 	      "  -h, --help              show this help and exit\n"
 	      "  -V, --version           show the version and exit\n"
 	      "\n"
@@ -142,7 +154,14 @@ static size_t parse_top(const char *value)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_DEBUG_DIR = 256, OPT_SYSROOT, OPT_ALL };
+	enum {
+		OPT_DEBUG_DIR = 256,
+		OPT_SYSROOT,
+		OPT_ALL,
+		OPT_BASE,
+		OPT_BASE_SYSROOT,
+		OPT_LEAKS
+	};
 	static const struct option long_options[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
@@ -155,6 +174,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+		{ "base", required_argument, NULL, OPT_BASE },
+		{ "base-sysroot", required_argument, NULL, OPT_BASE_SYSROOT },
+		{ "leaks", no_argument, NULL, OPT_LEAKS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -203,6 +225,18 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_SYSROOT:
 			o->sysroot = optarg;
 			break;
+		case OPT_BASE:
+			o->base_files = xrealloc(o->base_files,
+						 o->base_count + 1,
+						 sizeof(char *));
+			o->base_files[o->base_count++] = optarg;
+			break;
+		case OPT_BASE_SYSROOT:
+			o->base_sysroot = optarg;
+			break;
+		case OPT_LEAKS:
+			o->leaks = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -224,6 +258,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 		o->view = view_for_file(o->output);
 	if (!o->view)
 		o->view = view_named("text");
+	if (o->base_count && !o->view->write_comparison)
+		usage_error("--base writes no --format=%s", o->view->name);
+	if (o->leaks && !o->view->write_leaks)
+		usage_error("--leaks writes no --format=%s", o->view->name);
+	if (o->leaks && o->base_count)
+		usage_error("%s", "--leaks reads one run; --base compares two");
 	return optind;
 }
 
@@ -238,6 +278,7 @@ struct gathered {
 	struct frame_namer *namer;
 	struct stack_table stacks; /* of all profiles */
 	size_t snapshots;          /* wanted by the view */
+	bool growth;               /* wanted by --leaks */
 };
 
 static void warn(void *ctx, const char *message)
@@ -389,7 +430,8 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 	struct mlyze_options ro = { .warn = warn, .warn_ctx = g };
 	struct replay_options options = { .tick = progress_tick,
 					  .tick_ctx = &g->progress,
-					  .snapshots = g->snapshots };
+					  .snapshots = g->snapshots,
+					  .growth = g->growth };
 	mlyze_reader *r = mlyze_open(file, &ro);
 	enum mlyze_status status;
 	struct heap_replay replay;
@@ -481,7 +523,8 @@ static size_t shown_sites(const struct site_table *sites,
 }
 
 /* Write the view to -o FILE or standard output; returns 0 or 1. */
-static int write_view(const struct options *o, const struct report *report)
+static int write_view(const struct options *o, const struct view *view,
+		      const struct report *report)
 {
 	FILE *out = o->output ? fopen(o->output, "w") : stdout;
 	const char *name = o->output ? o->output : "standard output";
@@ -492,7 +535,7 @@ static int write_view(const struct options *o, const struct report *report)
 			strerror(errno));
 		return 1;
 	}
-	failed = o->view->write(out, report) < 0;
+	failed = view->write(out, report) < 0;
 	failed |= fflush(out) != 0 || ferror(out);
 	if (o->output)
 		failed |= fclose(out) != 0;
@@ -507,51 +550,140 @@ static bool colour_wanted(const struct options *o)
 	return !o->output && isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
 }
 
+/* Read `files` into g, their modules found under `sysroot`.  Returns the
+ * exit status of reading them (see read_profiles). */
+static int gather(struct gathered *g, const struct options *o,
+		  const char *sysroot, char **files, int count)
+{
+	struct symbolizer_options so = {
+		.sysroot = sysroot,
+		.debug_dirs = o->debug_dirs,
+		.n_debug_dirs = o->debug_dir_count,
+		.warn = warn,
+		.warn_ctx = g,
+	};
+	int rc;
+
+	g->namer = frame_namer_new(&so);
+	g->snapshots = o->view->snapshots;
+	g->growth = o->leaks;
+	stacks_init(&g->stacks);
+	rc = read_profiles(g, files, count);
+	if (g->profile_count)
+		note_caveats(g);
+	return rc;
+}
+
+/* The report of what g gathered, its sites in `sites`. */
+static struct report make_report(const struct gathered *g,
+				 struct site_table *sites,
+				 const struct options *o)
+{
+	sites_build(sites, &g->stacks, o->grouping, o->cumulative);
+	sites_sort(sites, o->sort, o->at);
+	return (struct report){
+		.profiles = g->profiles,
+		.profile_count = g->profile_count,
+		.stacks = &g->stacks,
+		.sites = sites,
+		.shown_sites = shown_sites(sites, o),
+		.top = o->top,
+		.grouping = o->grouping,
+		.sort = o->sort,
+		.at = o->at,
+		.colour = colour_wanted(o),
+		.all = o->all,
+		.notes = g->notes.items,
+		.note_count = g->notes.count,
+		.warnings = g->warnings.items,
+		.warning_count = g->warnings.count,
+	};
+}
+
+/* --base: what changed from the base profiles to `report`'s.  Returns the
+ * exit status. */
+static int write_comparison(const struct options *o, struct report *report)
+{
+	struct gathered g = { 0 };
+	struct site_table sites;
+	struct comparison comparison;
+	struct report base;
+	struct view view;
+	int rc = gather(&g, o, o->base_sysroot ? o->base_sysroot : o->sysroot,
+			o->base_files, (int)o->base_count);
+
+	if (g.profile_count == 0)
+		return rc ? rc : 1;
+	base = make_report(&g, &sites, o);
+	compare_sites(&comparison, base.sites, report->sites, o->sort, o->at);
+	report->base = &base;
+	report->comparison = &comparison;
+	view = *o->view;
+	view.write = view.write_comparison;
+	if (write_view(o, &view, report) != 0)
+		rc = 1;
+	report->base = NULL;
+	report->comparison = NULL;
+	comparison_free(&comparison);
+	sites_free(&sites);
+	free_gathered(&g);
+	return rc;
+}
+
+/* Markers of every profile of the report. */
+static size_t markers(const struct report *report)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < report->profile_count; i++)
+		for (size_t k = 0; k < report->profiles[i].mark_count; k++)
+			n += report->profiles[i].marks[k].kind ==
+			     HEAP_EVENT_MARKER;
+	return n;
+}
+
+/* --leaks: the sites by their growth, per marker when the program has
+ * steps, else per second.  Returns 0 or 1. */
+static int write_leaks(const struct options *o, struct report *report)
+{
+	struct leaks leaks;
+	struct view view = *o->view;
+	int rc;
+
+	leaks_rank(&leaks, report->sites,
+		   markers(report) >= 2 ? PER_MARKER : PER_SECOND);
+	report->leaks = &leaks;
+	view.write = view.write_leaks;
+	rc = write_view(o, &view, report);
+	report->leaks = NULL;
+	leaks_free(&leaks);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { .top = DEFAULT_TOP };
 	struct gathered g = { 0 };
 	struct site_table sites;
 	int first = parse_options(argc, argv, &o);
-	struct symbolizer_options so = {
-		.sysroot = o.sysroot,
-		.debug_dirs = o.debug_dirs,
-		.n_debug_dirs = o.debug_dir_count,
-		.warn = warn,
-		.warn_ctx = &g,
-	};
 	struct report report;
-	int rc;
+	int rc = gather(&g, &o, o.sysroot, argv + first, argc - first);
 
-	g.namer = frame_namer_new(&so);
-	g.snapshots = o.view->snapshots;
-	stacks_init(&g.stacks);
-	rc = read_profiles(&g, argv + first, argc - first);
 	if (g.profile_count == 0)
 		exit(rc);
-	note_caveats(&g);
-	sites_build(&sites, &g.stacks, o.grouping, o.cumulative);
-	sites_sort(&sites, o.sort, o.at);
-	report = (struct report){
-		.profiles = g.profiles,
-		.profile_count = g.profile_count,
-		.stacks = &g.stacks,
-		.sites = &sites,
-		.shown_sites = shown_sites(&sites, &o),
-		.top = o.top,
-		.grouping = o.grouping,
-		.sort = o.sort,
-		.at = o.at,
-		.colour = colour_wanted(&o),
-		.notes = g.notes.items,
-		.note_count = g.notes.count,
-		.warnings = g.warnings.items,
-		.warning_count = g.warnings.count,
-	};
-	if (write_view(&o, &report) != 0)
+	report = make_report(&g, &sites, &o);
+	if (o.base_count) {
+		int base_rc = write_comparison(&o, &report);
+
+		rc = rc ? rc : base_rc;
+	} else if (o.leaks) {
+		rc |= write_leaks(&o, &report);
+	} else if (write_view(&o, o.view, &report) != 0) {
 		rc = 1;
+	}
 	sites_free(&sites);
 	free_gathered(&g);
 	free(o.debug_dirs);
+	free(o.base_files);
 	return rc;
 }

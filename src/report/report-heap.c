@@ -13,15 +13,19 @@
  * are kept at a fixed stride of time; when either is full, every other
  * entry goes and the stride doubles, so their size stays bounded however
  * long the profile runs, and their entries stay evenly spaced.
+ *
+ * Each live block also keeps where it was born on the axes of growth (its
+ * second and the markers passed), so that its FREE, or the end, adds its
+ * life to the trend of its stack.
  */
 #include "config.h"
 
+#include "estimator.h"
 #include "report-heap.h"
 #include "report-util.h"
 #include "u64map.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,14 +37,20 @@
 
 const char *const moment_names[MOMENTS] = { "peak", "end" };
 
+/* What a live block keeps: the count it stood for when it was weighed
+ * (1/p), from which its FREE rebuilds the very weight its ALLOC added
+ * without weighing it again, and where it was born on the axes of growth;
+ * together, so that a FREE reads one place. */
+struct slot {
+	double count;
+	double born[AXES];
+};
+
 /* The sampled blocks still live: address -> size (value.a), and the
- * stack's index and the block's slot in `counts` (value.b, high and low 32
- * bits).  A slot keeps the count the block stood for when it was weighed
- * (1/p), from which its FREE rebuilds the very weight its ALLOC added,
- * without weighing it again: one double per block stays mostly in cache. */
+ * stack's index and the block's slot (value.b, high and low 32 bits). */
 struct live_blocks {
 	struct u64map by_address;
-	double *counts;   /* by slot */
+	struct slot *slots;
 	uint32_t *vacant; /* slots free for reuse */
 	size_t slot_count, vacant_count, capacity;
 };
@@ -48,6 +58,7 @@ struct live_blocks {
 /* A stack as the events go by; what an ALLOC changes in one place. */
 struct stack_now {
 	struct estimate allocated, live;
+	struct trend_sums growth[AXES];
 	bool changed; /* since the last peak (then it is in the list) */
 };
 
@@ -60,6 +71,8 @@ struct replay_state {
 	double live_bytes;     /* all stacks together, now */
 	double live_variance;
 	uint64_t live_samples;
+	bool growth;           /* measure it (replay_options) */
+	double position[AXES]; /* now: seconds since the start, markers */
 	double peak_bytes;
 	struct heap_point peak;
 	size_t events_capacity;
@@ -83,16 +96,14 @@ void heap_estimates_add(struct heap_estimates *into,
 	estimate_add(&into->allocated, &from->allocated);
 	for (int m = 0; m < MOMENTS; m++)
 		estimate_add(&into->live[m], &from->live[m]);
+	for (int a = 0; a < AXES; a++) {
+		into->growth[a].slope += from->growth[a].slope;
+		into->growth[a].slope_variance +=
+			from->growth[a].slope_variance;
+	}
 }
 
-/* Adding and taking back large weights may leave a variance a little
- * below zero: it is zero. */
-double interval95(double variance)
-{
-	return variance > 0 ? 1.96 * sqrt(variance) : 0;
-}
-
-static void add_weight(struct estimate *e, const struct mlyze_weight *w)
+static void add_weight(struct estimate *e, const struct estimator_weight *w)
 {
 	e->samples++;
 	e->bytes += w->bytes;
@@ -103,7 +114,7 @@ static void add_weight(struct estimate *e, const struct mlyze_weight *w)
 
 /* An estimate left without samples is exactly zero, not the rounding
  * left over from adding and taking back large weights. */
-static void remove_weight(struct estimate *e, const struct mlyze_weight *w)
+static void remove_weight(struct estimate *e, const struct estimator_weight *w)
 {
 	if (--e->samples == 0) {
 		memset(e, 0, sizeof(*e));
@@ -139,8 +150,9 @@ static void grow_stacks(struct replay_state *st, size_t index)
 	h->stack_count = n;
 }
 
-/* A slot holding `count`. */
-static uint32_t keep_count(struct live_blocks *b, double count)
+/* A slot holding `count`, for a block born at `position`. */
+static uint32_t keep_count(struct live_blocks *b, double count,
+			   const double position[AXES])
 {
 	uint32_t slot;
 
@@ -152,28 +164,25 @@ static uint32_t keep_count(struct live_blocks *b, double count)
 			      " sampled blocks live at once", UINT32_MAX);
 		if (b->slot_count == b->capacity) {
 			b->capacity = b->capacity ? 2 * b->capacity : 1024;
-			b->counts = xrealloc(b->counts, b->capacity,
-					     sizeof(*b->counts));
+			b->slots = xrealloc(b->slots, b->capacity,
+					    sizeof(*b->slots));
 			b->vacant = xrealloc(b->vacant, b->capacity,
 					     sizeof(*b->vacant));
 		}
 		slot = (uint32_t)b->slot_count++;
 	}
-	b->counts[slot] = count;
+	b->slots[slot].count = count;
+	for (int a = 0; a < AXES; a++)
+		b->slots[slot].born[a] = position[a];
 	return slot;
 }
 
-/* The weight of a live block, by the formulas of mlyze_weigh from the
- * count it gave: the same numbers, without a second exponential. */
-static void block_weight(const struct live_blocks *b,
-			 struct u64map_value block, struct mlyze_weight *w)
+/* The weight of a live block, from the count it gave. */
+static struct estimator_weight block_weight(const struct live_blocks *b,
+					    struct u64map_value block)
 {
-	double size = (double)block.a;
-
-	w->count = b->counts[block.b & UINT32_MAX];
-	w->count_variance = w->count * (w->count - 1.0);
-	w->bytes = size * w->count;
-	w->bytes_variance = w->bytes * (w->bytes - size);
+	return estimator_weight_of_count(block.a,
+					 b->slots[block.b & UINT32_MAX].count);
 }
 
 static void mark_changed(struct replay_state *st, size_t stack)
@@ -208,13 +217,28 @@ static void record_peak(struct replay_state *st, uint64_t time_us)
 	st->peak = live_now(st, time_us);
 }
 
+/* The life of a block, from its birth to now, joins its stack's trend. */
+static void add_life(struct replay_state *st, struct u64map_value block,
+		     const struct estimator_weight *w)
+{
+	uint32_t slot = (uint32_t)(block.b & UINT32_MAX);
+	struct stack_now *now = &st->now[block.b >> 32];
+
+	if (!st->growth)
+		return;
+	for (int a = 0; a < AXES; a++)
+		trend_add_block(&now->growth[a], w->bytes, w->bytes_variance,
+				st->blocks.slots[slot].born[a],
+				st->position[a]);
+}
+
 /* A live block is freed (or replaced). */
 static void release_block(struct replay_state *st, struct u64map_value block)
 {
 	size_t stack = block.b >> 32;
-	struct mlyze_weight w;
+	struct estimator_weight w = block_weight(&st->blocks, block);
 
-	block_weight(&st->blocks, block, &w);
+	add_life(st, block, &w);
 	remove_weight(&st->now[stack].live, &w);
 	if (--st->live_samples) {
 		st->live_bytes -= w.bytes;
@@ -232,13 +256,13 @@ static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 	size_t stack = ev->alloc.stack->index;
 	struct u64map_value block = { .a = ev->alloc.size };
 	const struct u64map_value *replaced;
-	struct mlyze_weight w;
+	struct estimator_weight w;
 
 	if (stack > UINT32_MAX)
 		fatal("profile has more than %" PRIu32 " stacks", UINT32_MAX);
 	if (stack >= st->h->stack_count)
 		grow_stacks(st, stack);
-	mlyze_weigh(ev->alloc.size, ev->alloc.sampling_rate, &w);
+	w = estimator_weigh(ev->alloc.size, ev->alloc.sampling_rate);
 	add_weight(&st->now[stack].allocated, &w);
 	replaced = u64map_get(&st->blocks.by_address, ev->alloc.address);
 	if (replaced) {
@@ -246,7 +270,8 @@ static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 			st->h->first_replaced_offset = ev->offset;
 		release_block(st, *replaced);
 	}
-	block.b = (uint64_t)stack << 32 | keep_count(&st->blocks, w.count);
+	block.b = (uint64_t)stack << 32 |
+		  keep_count(&st->blocks, w.count, st->position);
 	if (u64map_put(&st->blocks.by_address, ev->alloc.address, block) < 0)
 		out_of_memory();
 	add_weight(&st->now[stack].live, &w);
@@ -382,6 +407,7 @@ static void start_time_series(struct replay_state *st, const mlyze_reader *r,
 	if (st->point_stride_us == 0)
 		st->point_stride_us = DEFAULT_STRIDE_US;
 	st->snapshots_wanted = options ? options->snapshots : 0;
+	st->growth = options && options->growth;
 	if (st->snapshots_wanted) {
 		st->snapshot_stride_us = duration / st->snapshots_wanted;
 		if (st->snapshot_stride_us == 0)
@@ -429,6 +455,9 @@ static void replay_event(struct replay_state *st, const struct mlyze_event *ev,
 		st->h->rate_changed |= ev->rate.sampling_rate != first_rate;
 		break;
 	case MLYZE_EVENT_MARKER:
+		st->position[PER_MARKER] = (double)++st->h->markers;
+		keep_event(st, ev);
+		break;
 	case MLYZE_EVENT_GC:
 		keep_event(st, ev);
 		break;
@@ -442,15 +471,19 @@ static void finish(struct replay_state *st)
 {
 	struct heap_replay *h = st->h;
 	const struct u64map_slot *slot;
-	struct mlyze_weight w;
+	struct estimator_weight w;
 	size_t cursor = 0;
 
 	while ((slot = u64map_next(&st->blocks.by_address, &cursor))) {
-		block_weight(&st->blocks, slot->value, &w);
+		w = block_weight(&st->blocks, slot->value);
 		add_weight(&h->by_stack[slot->value.b >> 32].live[AT_END], &w);
+		add_life(st, slot->value, &w);
 	}
 	for (size_t i = 0; i < h->stack_count; i++) {
 		h->by_stack[i].allocated = st->now[i].allocated;
+		for (int a = 0; a < AXES; a++)
+			h->by_stack[i].growth[a] = trend_of(
+				&st->now[i].growth[a], st->position[a]);
 		heap_estimates_add(&h->total, &h->by_stack[i]);
 	}
 	if (h->timeline[h->timeline_count - 1].time_us < h->last_time_us)
@@ -461,10 +494,17 @@ static void finish(struct replay_state *st)
 static void free_state(struct replay_state *st)
 {
 	u64map_free(&st->blocks.by_address);
-	free(st->blocks.counts);
+	free(st->blocks.slots);
 	free(st->blocks.vacant);
 	free(st->now);
 	free(st->changed);
+}
+
+static double seconds_since(const mlyze_reader *r, uint64_t time_us)
+{
+	uint64_t start = mlyze_info(r)->start_time_us;
+
+	return time_us > start ? (double)(time_us - start) / 1e6 : 0.0;
 }
 
 int heap_replay(mlyze_reader *r, struct heap_replay *h,
@@ -480,8 +520,10 @@ int heap_replay(mlyze_reader *r, struct heap_replay *h,
 	h->last_time_us = h->peak_time_us = mlyze_info(r)->start_time_us;
 	start_time_series(&st, r, options);
 	while ((rc = mlyze_next(r, &ev)) > 0) {
-		replay_event(&st, &ev, first_rate);
 		h->last_time_us = ev.time_us;
+		if (st.growth)
+			st.position[PER_SECOND] = seconds_since(r, ev.time_us);
+		replay_event(&st, &ev, first_rate);
 		follow_time(&st, ev.time_us);
 		if (++h->events % TICK_EVENTS == 0 && options && options->tick)
 			options->tick(options->tick_ctx, r);

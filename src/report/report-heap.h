@@ -9,7 +9,10 @@
  * maximum) and the end.  Also keeps the live heap over time (a bounded
  * series of points), the markers and garbage collections with the live
  * heap at their moment, and, when asked, the live bytes of every stack at
- * a bounded number of moments.  One pass over the events; memory grows
+ * a bounded number of moments, and, when asked, the trend of the live
+ * bytes of every stack over the profile, per second and per marker
+ * (report-trend.h).
+ * One pass over the events; memory grows
  * with the live sampled blocks and the stacks, not with the events.
  */
 #ifndef SPPROF_REPORT_HEAP_H
@@ -18,9 +21,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "report-trend.h"
 #include "spprof/mlyze.h"
 
-/* A sum of sample weights (see mlyze_weigh). */
+/* A sum of sample weights (see estimator.h). */
 struct estimate {
 	uint64_t samples;
 	double bytes, bytes_variance;
@@ -28,8 +32,6 @@ struct estimate {
 };
 
 void estimate_add(struct estimate *into, const struct estimate *from);
-/* Half-width of the 95 % interval of a sum with this variance. */
-double interval95(double variance);
 
 /* The moments at which a report counts live memory. */
 enum moment {
@@ -46,6 +48,7 @@ extern const char *const moment_names[MOMENTS];
 struct heap_estimates {
 	struct estimate allocated;
 	struct estimate live[MOMENTS];
+	struct trend growth[AXES]; /* of the live bytes, by enum axis */
 };
 
 void heap_estimates_add(struct heap_estimates *into,
@@ -84,6 +87,7 @@ struct heap_replay {
 	uint64_t peak_time_us; /* the start time when nothing was live */
 	uint64_t events;
 	uint64_t last_time_us;
+	uint64_t markers;
 	uint64_t replaced; /* ALLOCs at an address already live */
 	uint64_t first_replaced_offset;
 	bool rate_changed;
@@ -102,6 +106,7 @@ struct replay_options {
 	replay_tick *tick; /* may be NULL */
 	void *tick_ctx;
 	size_t snapshots;  /* moments at which to keep every stack's bytes */
+	bool growth;       /* measure the trends (else they stay 0) */
 };
 
 /* Read every event of r; returns 0, or -1 when the reader failed.

@@ -11,9 +11,15 @@
  * are compiled in (report-html-assets.c is made from them at build time).
  * A '<' in the data is written as \u003c, so no text of the profile can
  * end the script element.
+ *
+ * With --base the data also holds the base stacks, in the page's frames
+ * (matched by name), and their estimates: the flame graph keeps the
+ * widths of the newer profiles and colours each box by its change.
  */
 #include "config.h"
 
+#include "estimator.h"
+#include "report-index.h"
 #include "report-jansson.h"
 #include "report-util.h"
 #include "report-view.h"
@@ -50,7 +56,10 @@ static json_t *frames_json(const struct flame_frames *ff, json_t **kinds)
 	return names;
 }
 
-static json_t *stacks_json(const struct report *r, const struct flame_frames *ff)
+/* The stacks as lists of flame frames, each mapped through `map` (the
+ * page's frame of each of ff's) unless NULL. */
+static json_t *stacks_json(const struct report *r, const struct flame_frames *ff,
+			   const size_t *map)
 {
 	const struct stack_table *t = r->stacks;
 	json_t *stacks = json_array();
@@ -64,7 +73,8 @@ static json_t *stacks_json(const struct report *r, const struct flame_frames *ff
 			    sizeof(*ids));
 		n = flame_stack(r, ff, &t->stacks[i], ids);
 		for (size_t k = 0; k < n; k++)
-			append(stack, json_integer((json_int_t)ids[k]));
+			append(stack, json_integer((json_int_t)(
+					      map ? map[ids[k]] : ids[k])));
 		append(stacks, stack);
 	}
 	free(ids);
@@ -86,7 +96,7 @@ static void measures_json(json_t *data, const struct report *r)
 				measured(&t->stacks[i], page_measures[m]);
 
 			append(v, whole(e->bytes));
-			append(ci, whole(interval95(e->bytes_variance)));
+			append(ci, whole(estimator_interval95(e->bytes_variance)));
 			append(n, json_integer((json_int_t)e->samples));
 		}
 		append(values, v);
@@ -104,7 +114,7 @@ static void point_json(json_t *array, const struct report *r,
 {
 	append(array, json_real(report_seconds(r, p->time_us)));
 	append(array, whole(p->bytes));
-	append(array, whole(interval95(p->bytes_variance)));
+	append(array, whole(estimator_interval95(p->bytes_variance)));
 }
 
 static json_t *mark_json(const struct report *r, const struct heap_event *m)
@@ -120,7 +130,7 @@ static json_t *mark_json(const struct report *r, const struct heap_event *m)
 							      : "gc"));
 	append(mark, text(label));
 	append(mark, whole(m->live.bytes));
-	append(mark, whole(interval95(m->live.bytes_variance)));
+	append(mark, whole(estimator_interval95(m->live.bytes_variance)));
 	free(label);
 	return mark;
 }
@@ -138,7 +148,7 @@ static json_t *snapshot_json(const struct report *r,
 	for (size_t i = 0; i < snap->count; i++) {
 		append(stacks, json_integer((json_int_t)snap->stacks[i]));
 		append(bytes, whole(snap->bytes[i]));
-		append(intervals, whole(interval95(snap->bytes_variance[i])));
+		append(intervals, whole(estimator_interval95(snap->bytes_variance[i])));
 		append(samples, json_integer((json_int_t)snap->samples[i]));
 	}
 	append(json, stacks);
@@ -196,7 +206,7 @@ static json_t *sites_json(const struct report *r)
 
 		append(row, text(s->text));
 		append(row, whole(live->bytes));
-		append(row, whole(interval95(live->bytes_variance)));
+		append(row, whole(estimator_interval95(live->bytes_variance)));
 		append(row, json_real(total > 0 ? live->bytes / total : 0));
 		append(row, json_integer((json_int_t)site_measure(
 				    s, r->sort, r->at)->samples));
@@ -221,9 +231,9 @@ static char *summary_text(const struct report *r)
 	char *summary;
 
 	format_size(peak, heap->live[AT_PEAK].bytes);
-	format_size(peak_ci, interval95(heap->live[AT_PEAK].bytes_variance));
+	format_size(peak_ci, estimator_interval95(heap->live[AT_PEAK].bytes_variance));
 	format_size(end, heap->live[AT_END].bytes);
-	format_size(end_ci, interval95(heap->live[AT_END].bytes_variance));
+	format_size(end_ci, estimator_interval95(heap->live[AT_END].bytes_variance));
 	format_size(allocated, heap->allocated.bytes);
 	summary = xasprintf("%s · %" PRIu64 " samples · peak heap %s ± %s · "
 			    "live at the end %s ± %s · allocated %s "
@@ -232,6 +242,39 @@ static char *summary_text(const struct report *r)
 			    end, end_ci, allocated);
 	free(profiles);
 	return summary;
+}
+
+/* data.base: the stacks of the base report in the page's frames, whose
+ * names the page has or is given (data.frames, data.kinds), and their
+ * estimates by measure. */
+static json_t *base_json(json_t *data, const struct report *base,
+			 const struct flame_frames *page)
+{
+	json_t *o = json_object(), *names = json_object_get(data, "frames"),
+	       *kinds = json_object_get(data, "kinds");
+	struct flame_frames ff;
+	struct text_index index;
+	size_t *map;
+	bool added;
+
+	text_index_init(&index);
+	for (size_t i = 0; i < page->count; i++)
+		text_index_intern(&index, page->names[i], &added);
+	flame_frames_build(base, &ff);
+	map = xcalloc(ff.count + 1, sizeof(*map));
+	for (size_t i = 0; i < ff.count; i++) {
+		map[i] = text_index_intern(&index, ff.names[i], &added);
+		if (added) {
+			append(names, text(ff.names[i]));
+			append(kinds, json_integer(ff.kinds[i]));
+		}
+	}
+	set(o, "stacks", stacks_json(base, &ff, map));
+	measures_json(o, base);
+	free(map);
+	flame_frames_free(&ff);
+	text_index_free(&index);
+	return o;
 }
 
 static json_t *page_data(const struct report *r)
@@ -250,12 +293,14 @@ static json_t *page_data(const struct report *r)
 						  : m));
 	set(data, "frames", frames_json(&ff, &kinds));
 	set(data, "kinds", kinds);
-	set(data, "stacks", stacks_json(r, &ff));
+	set(data, "stacks", stacks_json(r, &ff, NULL));
 	measures_json(data, r);
 	for (size_t i = 0; i < r->profile_count; i++)
 		append(profiles, profile_json(r, &r->profiles[i]));
 	set(data, "profiles", profiles);
 	set(data, "sites", sites_json(r));
+	if (r->base)
+		set(data, "base", base_json(data, r->base, &ff));
 	flame_frames_free(&ff);
 	free(summary);
 	return data;
@@ -323,6 +368,7 @@ static const char page_body[] =
 	"<div id=\"tip\" role=\"tooltip\"></div>\n"
 	"<script type=\"application/json\" id=\"data\">";
 
+/* The page of a report, or of a comparison when it has a base. */
 int view_html(FILE *out, const struct report *r)
 {
 	json_t *data = page_data(r);

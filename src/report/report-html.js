@@ -7,6 +7,12 @@
  * pixel are not drawn, so 100,000 stacks stay fast.  A box's estimate is
  * the sum of its stacks', its 95 % interval the root of the sum of their
  * squared intervals (the variances add up).
+ *
+ * A comparison (data.base) adds the base stacks to the same tree, as the
+ * base estimate of each box: the widths stay those of the newer profiles,
+ * and each box is coloured by its change, red where it grew and blue
+ * where it shrank, beyond the 95 % interval of the change; grey within
+ * it.
  */
 "use strict";
 
@@ -48,12 +54,43 @@ function element(tag, attributes, text, namespace) {
 
 function newNode(frame, parent) {
 	return { frame: frame, parent: parent, children: new Map(), value: 0,
-		variance: 0, samples: 0, depth: parent ? parent.depth + 1 : 0 };
+		variance: 0, samples: 0, base: 0, baseVariance: 0,
+		depth: parent ? parent.depth + 1 : 0 };
+}
+
+/* The child of `node` for `frame`, made when new. */
+function childOf(node, frame) {
+	let child = node.children.get(frame);
+	if (!child) {
+		child = newNode(frame, node);
+		node.children.set(frame, child);
+	}
+	return child;
+}
+
+/* The base stacks of a comparison, by measure m, into the boxes' base. */
+function addBase(root, m) {
+	const b = data.base;
+	for (let i = 0; i < b.stacks.length; i++) {
+		const value = b.values[m][i];
+		if (!(value > 0))
+			continue;
+		const variance = b.intervals[m][i] * b.intervals[m][i];
+		let node = root;
+		root.base += value;
+		root.baseVariance += variance;
+		for (const frame of b.stacks[i]) {
+			node = childOf(node, frame);
+			node.base += value;
+			node.baseVariance += variance;
+		}
+	}
 }
 
 /* What the flame graph shows: for each listed stack, its value, 95 %
- * interval and samples. */
-function buildTree(stacks, values, intervals, samples) {
+ * interval and samples; with a comparison, the base of measure `baseOf`
+ * (undefined: none). */
+function buildTree(stacks, values, intervals, samples, baseOf) {
 	const root = newNode(-1, null);
 	let height = 1;
 	for (let i = 0; i < stacks.length; i++) {
@@ -66,11 +103,7 @@ function buildTree(stacks, values, intervals, samples) {
 		root.variance += variance;
 		root.samples += samples[i];
 		for (const frame of data.stacks[stacks[i]]) {
-			let child = node.children.get(frame);
-			if (!child) {
-				child = newNode(frame, node);
-				node.children.set(frame, child);
-			}
+			const child = childOf(node, frame);
 			child.value += value;
 			child.variance += variance;
 			child.samples += samples[i];
@@ -80,6 +113,8 @@ function buildTree(stacks, values, intervals, samples) {
 			height = node.depth + 1;
 	}
 	root.height = height;
+	if (data.base && baseOf !== undefined)
+		addBase(root, baseOf);
 	sortChildren(root);
 	return root;
 }
@@ -100,9 +135,12 @@ function sortChildren(root) {
 /* The children of `node` from index `first` on, as one box. */
 function smallerBoxes(node, first) {
 	const rest = { frame: -2, parent: node, depth: node.depth + 1,
-		value: 0, variance: 0, samples: 0, count: 0 };
+		value: 0, variance: 0, samples: 0, count: 0, base: 0,
+		baseVariance: 0 };
 	for (let i = first; i < node.kids.length; i++) {
 		rest.value += node.kids[i].value;
+		rest.base += node.kids[i].base;
+		rest.baseVariance += node.kids[i].baseVariance;
 		rest.variance += node.kids[i].variance;
 		rest.samples += node.kids[i].samples;
 		rest.count++;
@@ -121,7 +159,7 @@ function allStacks() {
 
 const flame = {
 	canvas: document.getElementById("flame"),
-	root: null, focus: null, title: "", query: "",
+	root: null, focus: null, title: "", query: "", compared: false,
 	drawn: [], /* by row: boxes drawn, [x, width, node] */
 };
 
@@ -142,6 +180,8 @@ function boxColour(node) {
 	const name = data.frames[node.frame];
 	if (flame.query && name.toLowerCase().includes(flame.query))
 		return "#a626a4";
+	if (flame.compared)
+		return changeColour(node);
 	const h = hashName(name);
 	switch (data.kinds[node.frame]) {
 	case 0:
@@ -151,6 +191,18 @@ function boxColour(node) {
 	default:
 		return "hsl(210,8%," + (70 + 12 * h) + "%)";
 	}
+}
+
+/* Red where a box grew since the base, blue where it shrank, the deeper
+ * the larger the change against the box; grey within the noise. */
+function changeColour(node) {
+	const change = node.value - node.base;
+	if (Math.abs(change) <= Math.sqrt(node.variance + node.baseVariance))
+		return "hsl(210,8%,84%)";
+	const strength = Math.min(1, Math.abs(change) /
+		Math.max(node.value, node.base));
+	return "hsl(" + (change > 0 ? 0 : 220) + ",75%," +
+		(86 - 36 * strength) + "%)";
 }
 
 function frameName(node) {
@@ -236,10 +288,18 @@ function describe(node) {
 				flame.focus.value) + " of the zoomed box" : "")),
 		element("div", {}, node.samples + " sample" +
 			(node.samples === 1 ? "" : "s")));
+	if (flame.compared)
+		tip.append(element("div", {}, "change since the base: " +
+			(node.value >= node.base ? "+" : "-") +
+			formatBytes(Math.abs(node.value - node.base)) + " ± " +
+			formatBytes(Math.sqrt(node.variance +
+				node.baseVariance)) + " (95 %), base " +
+			formatBytes(node.base)));
 }
 
 function showTree(root, title) {
 	flame.root = flame.focus = root;
+	flame.compared = Boolean(data.base) && root.base > 0;
 	flame.title = title;
 	document.getElementById("flame-title").textContent = title + ": " +
 		formatBytes(root.value) + " ± " + formatBytes(Math.sqrt(
@@ -325,7 +385,7 @@ function loadState() {
 function showMeasure(m) {
 	document.getElementById("measure").value = String(m);
 	showTree(buildTree(allStacks(), data.values[m], data.intervals[m],
-		data.samples[m]), MEASURES[m]);
+		data.samples[m], m), MEASURES[m]);
 	chart.moment = null;
 	drawChart();
 }
@@ -533,6 +593,13 @@ function start() {
 			drawChart();
 		});
 	});
+	if (data.base)
+		document.getElementById("flame-box").before(element("p",
+			{ class: "legend", id: "change-legend" },
+			"Compared with the base profiles: width is the newer " +
+			"estimate; red boxes grew, blue ones shrank, beyond " +
+			"the 95 % interval of the change; grey ones changed " +
+			"within the noise."));
 	fillTable();
 	showMeasure(data.measure);
 	loadState();

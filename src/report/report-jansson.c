@@ -44,8 +44,32 @@ json_t *whole(double value)
 	return json_integer((json_int_t)llround(value));
 }
 
+json_t *signed_whole(double value)
+{
+	json_t *magnitude;
+	json_int_t n;
+
+	if (!(value < 0))
+		return whole(value);
+	magnitude = whole(-value);
+	n = json_integer_value(magnitude);
+	json_decref(magnitude);
+	return json_integer(-n);
+}
+
 void append(json_t *array, json_t *value)
 {
 	if (!value || json_array_append_new(array, value) < 0)
 		out_of_memory();
+}
+
+int write_json(FILE *out, json_t *root)
+{
+	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+					       JSON_REAL_PRECISION(6));
+
+	json_decref(root);
+	if (rc == 0 && fputc('\n', out) == EOF)
+		rc = -1;
+	return rc;
 }

@@ -8,13 +8,20 @@
 #define SPPROF_REPORT_JANSSON_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 /* object[key] = value, taking value over. */
 void set(json_t *object, const char *key, json_t *value);
 /* array += value, taking value over. */
 void append(json_t *array, json_t *value);
 json_t *text(const char *value);
+/* Write `root` indented, members in their order, reals to six digits,
+ * and a newline; frees it.  Returns 0, or -1 when it could not be
+ * written. */
+int write_json(FILE *out, json_t *root);
 /* A whole number of bytes or blocks, rounded, 0 to 2^63 - 1. */
 json_t *whole(double value);
+/* The same with its sign, -(2^63 - 1) to 2^63 - 1. */
+json_t *signed_whole(double value);
 
 #endif /* SPPROF_REPORT_JANSSON_H */

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include "estimator.h"
 #include "report-jansson.h"
 #include "report-util.h"
 #include "report-view.h"
@@ -43,10 +44,10 @@ static void estimate_members(json_t *o, const char *bytes_key,
 
 	set(o, bytes_key, whole(e->bytes));
 	snprintf(key, sizeof(key), "%s_ci95", bytes_key);
-	set(o, key, whole(interval95(e->bytes_variance)));
+	set(o, key, whole(estimator_interval95(e->bytes_variance)));
 	set(o, count_key, whole(e->count));
 	snprintf(key, sizeof(key), "%s_ci95", count_key);
-	set(o, key, whole(interval95(e->count_variance)));
+	set(o, key, whole(estimator_interval95(e->count_variance)));
 }
 
 /* Live bytes and blocks at one moment, and the samples behind them. */
@@ -81,7 +82,7 @@ static json_t *mark_json(const struct report *r, const struct heap_event *m)
 		set(o, "gc_bytes", json_integer((json_int_t)m->gc_bytes));
 	}
 	set(o, "live_bytes", whole(m->live.bytes));
-	set(o, "live_bytes_ci95", whole(interval95(m->live.bytes_variance)));
+	set(o, "live_bytes_ci95", whole(estimator_interval95(m->live.bytes_variance)));
 	set(o, "live_samples", json_integer((json_int_t)m->live.samples));
 	return o;
 }
@@ -185,7 +186,6 @@ int view_json(FILE *out, const struct report *r)
 	       *sites = json_array();
 	const struct heap_estimates *heap = &r->sites->heap;
 	size_t rows = report_rows(r);
-	int rc;
 
 	if (!root || !profiles || !sites)
 		out_of_memory();
@@ -213,10 +213,5 @@ int view_json(FILE *out, const struct report *r)
 	set(root, "sites", sites);
 	set(root, "notes", strings(r->notes, r->note_count));
 	set(root, "warnings", strings(r->warnings, r->warning_count));
-	rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-					   JSON_REAL_PRECISION(6));
-	json_decref(root);
-	if (rc == 0 && fputc('\n', out) == EOF)
-		rc = -1;
-	return rc;
+	return write_json(out, root);
 }

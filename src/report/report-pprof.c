@@ -11,6 +11,12 @@
  * their module with its build-id.  The protocol buffer is written by
  * report-protobuf.c, a small encoder: four message types are simpler to
  * write by hand than to generate and link with protobuf-c.
+ *
+ * With --base the file holds both sides, as pprof's own -diff_base makes
+ * it: the newer stacks with their values, the base stacks with theirs
+ * negated, so that every view of pprof shows the difference.  The base's
+ * frames and modules are locations and mappings of their own, after the
+ * newer ones; functions are shared by name and file.
  */
 #include "config.h"
 
@@ -47,6 +53,13 @@ static const char *const sample_types[4][2] = {
 	{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
 };
 
+/* The stacks of one side of the file. */
+struct side {
+	const struct stack_table *t;
+	uint64_t first_location, first_mapping; /* ids before the first */
+	bool negated; /* the base of a comparison */
+};
+
 struct encoder {
 	const struct report *r;
 	struct pb out, sub, line;
@@ -68,22 +81,36 @@ static void value_type(struct encoder *e, unsigned field, const char *type,
 	pb_message(&e->out, field, &e->sub);
 }
 
-static uint64_t whole(double value)
+/* A whole value, rounded, as protobuf writes an int64: a negated one in
+ * two's complement. */
+static uint64_t whole(double value, bool negated)
 {
-	return value > 0 ? (value < 0x1p63 ? (uint64_t)value : INT64_MAX) : 0;
+	uint64_t n = value + 0.5 > 0 ? (value + 0.5 < 0x1p63
+						? (uint64_t)(value + 0.5)
+						: INT64_MAX)
+				     : 0;
+
+	return negated ? (uint64_t) - (int64_t)n : n;
 }
 
-/* Location ids are frame indexes + 1; the two stacks without frames have
- * the ids after them. */
-static uint64_t placeholder_location(const struct report *r,
+/* Location ids of a side are its frame indexes + 1 after its first; the
+ * two stacks without frames have the ids after them. */
+static uint64_t placeholder_location(const struct side *side,
 				     const struct report_stack *s)
 {
-	return r->stacks->frame_count + 1 + (s->damaged ? 1 : 0);
+	return side->first_location + side->t->frame_count + 1 +
+	       (s->damaged ? 1 : 0);
 }
 
-static void samples(struct encoder *e)
+/* Ids a side takes: its frames and the two placeholders. */
+static uint64_t location_count(const struct stack_table *t)
 {
-	const struct stack_table *t = e->r->stacks;
+	return t->frame_count + 2;
+}
+
+static void samples(struct encoder *e, const struct side *side)
+{
+	const struct stack_table *t = side->t;
 	uint64_t *ids = NULL;
 	size_t capacity = 0;
 
@@ -91,17 +118,17 @@ static void samples(struct encoder *e)
 		const struct report_stack *s = &t->stacks[i];
 		const struct heap_estimates *h = &s->heap;
 		const struct estimate *live = &h->live[e->r->at];
-		uint64_t values[4] = { whole(h->allocated.count + 0.5),
-				       whole(h->allocated.bytes + 0.5),
-				       whole(live->count + 0.5),
-				       whole(live->bytes + 0.5) };
+		uint64_t values[4] = { whole(h->allocated.count, side->negated),
+				       whole(h->allocated.bytes, side->negated),
+				       whole(live->count, side->negated),
+				       whole(live->bytes, side->negated) };
 		size_t n = 0, first = stack_first_shown(t, s);
 
 		ids = xgrow(ids, &capacity, s->depth + 1, sizeof(*ids));
 		if (stack_placeholder(s))
-			ids[n++] = placeholder_location(e->r, s);
+			ids[n++] = placeholder_location(side, s);
 		for (size_t k = first; k < s->depth; k++)
-			ids[n++] = s->frames[k] + 1;
+			ids[n++] = side->first_location + s->frames[k] + 1;
 		pb_packed(&e->sub, SAMPLE_LOCATION_ID, ids, n);
 		pb_packed(&e->sub, SAMPLE_VALUE, values, 4);
 		pb_message(&e->out, PROFILE_SAMPLE, &e->sub);
@@ -109,14 +136,14 @@ static void samples(struct encoder *e)
 	free(ids);
 }
 
-static void mappings(struct encoder *e)
+static void mappings(struct encoder *e, const struct side *side)
 {
-	const struct stack_table *t = e->r->stacks;
+	const struct stack_table *t = side->t;
 
 	for (size_t i = 0; i < t->module_count; i++) {
 		const struct report_module *m = &t->modules[i];
 
-		pb_uint(&e->sub, MAPPING_ID, i + 1);
+		pb_uint(&e->sub, MAPPING_ID, side->first_mapping + i + 1);
 		pb_uint(&e->sub, MAPPING_START, m->start);
 		pb_uint(&e->sub, MAPPING_LIMIT, m->end);
 		pb_int(&e->sub, MAPPING_FILENAME, string_id(e, m->path));
@@ -164,16 +191,17 @@ static void location(struct encoder *e, uint64_t id, uint64_t mapping,
 	pb_message(&e->out, PROFILE_LOCATION, &e->sub);
 }
 
-static void locations(struct encoder *e)
+static void locations(struct encoder *e, const struct side *side)
 {
-	const struct stack_table *t = e->r->stacks;
+	const struct stack_table *t = side->t;
 
 	for (size_t i = 0; i < t->frame_count; i++) {
 		const struct report_frame *f = &t->frames[i];
 		bool native = f->kind == FRAME_NATIVE;
 		char *name = frame_display_name(f, t->modules);
 
-		location(e, i + 1, native ? f->module + 1 : 0,
+		location(e, side->first_location + i + 1,
+			 native ? side->first_mapping + f->module + 1 : 0,
 			 native ? f->address + t->modules[f->module].load_bias
 				: f->kind == FRAME_ADDRESS ? f->address : 0,
 			 f->function ? f->function : name, f->file, f->line);
@@ -182,7 +210,7 @@ static void locations(struct encoder *e)
 	for (int damaged = 0; damaged < 2; damaged++) {
 		struct report_stack none = { .damaged = damaged };
 
-		location(e, placeholder_location(e->r, &none), 0, 0,
+		location(e, placeholder_location(side, &none), 0, 0,
 			 stack_placeholder(&none), NULL, 0);
 	}
 }
@@ -236,7 +264,9 @@ static int write_gzip(FILE *out, const struct pb *pb)
 	return rc == Z_STREAM_END ? 0 : -1;
 }
 
-int view_pprof(FILE *out, const struct report *r)
+/* The file of `sides`; returns 0 or -1. */
+static int encode(FILE *out, const struct report *r, const struct side *sides,
+		  size_t side_count)
 {
 	struct encoder e = { .r = r };
 	int rc;
@@ -245,9 +275,11 @@ int view_pprof(FILE *out, const struct report *r)
 	text_index_init(&e.functions);
 	string_id(&e, ""); /* string 0 is the empty string */
 	header(&e);
-	mappings(&e);
-	locations(&e);
-	samples(&e);
+	for (size_t i = 0; i < side_count; i++) {
+		mappings(&e, &sides[i]);
+		locations(&e, &sides[i]);
+		samples(&e, &sides[i]);
+	}
 	/* The strings last: every other message has named its own. */
 	for (size_t i = 0; i < e.strings.count; i++)
 		pb_string(&e.out, PROFILE_STRING_TABLE, e.strings.texts[i]);
@@ -258,4 +290,25 @@ int view_pprof(FILE *out, const struct report *r)
 	pb_free(&e.sub);
 	pb_free(&e.line);
 	return rc;
+}
+
+int view_pprof(FILE *out, const struct report *r)
+{
+	struct side side = { .t = r->stacks };
+
+	return encode(out, r, &side, 1);
+}
+
+int view_compare_pprof(FILE *out, const struct report *r)
+{
+	const struct stack_table *t = r->stacks;
+	struct side sides[2] = {
+		{ .t = t },
+		{ .t = r->base->stacks,
+		  .first_location = location_count(t),
+		  .first_mapping = t->module_count,
+		  .negated = true },
+	};
+
+	return encode(out, r, sides, 2);
 }

@@ -1,6 +1,7 @@
 /* report-sites.c - allocation sites (see report-sites.h). */
 #include "config.h"
 
+#include "estimator.h"
 #include "report-sites.h"
 #include "report-util.h"
 
@@ -200,22 +201,28 @@ const struct estimate *site_measure(const struct site *site,
 				   : &site->heap.allocated;
 }
 
-bool site_rough(const struct site *site, enum sort_key key, enum moment at)
+double site_value(const struct site *site, enum sort_key key,
+		  enum moment at, double *variance)
 {
 	const struct estimate *e = site_measure(site, key, at);
-	double value = key == SORT_BY_COUNT ? e->count : e->bytes;
-	double variance = key == SORT_BY_COUNT ? e->count_variance
-					       : e->bytes_variance;
 
-	return value > 0 && interval95(variance) > ROUGH_INTERVAL * value;
+	if (variance)
+		*variance = key == SORT_BY_COUNT ? e->count_variance
+						 : e->bytes_variance;
+	return key == SORT_BY_COUNT ? e->count : e->bytes;
+}
+
+bool site_rough(const struct site *site, enum sort_key key, enum moment at)
+{
+	double variance, value = site_value(site, key, at, &variance);
+
+	return value > 0 && estimator_interval95(variance) > ROUGH_INTERVAL * value;
 }
 
 static double sort_value(const struct site *s, enum sort_key key,
 			 enum moment at)
 {
-	const struct estimate *e = site_measure(s, key, at);
-
-	return key == SORT_BY_COUNT ? e->count : e->bytes;
+	return site_value(s, key, at, NULL);
 }
 
 /* qsort has no context argument */

@@ -60,6 +60,10 @@ void sites_sort(struct site_table *table, enum sort_key key, enum moment at);
 /* The estimate a site is ranked by for `key` (at moment `at`). */
 const struct estimate *site_measure(const struct site *site,
 				    enum sort_key key, enum moment at);
+/* Its bytes (blocks for SORT_BY_COUNT), and their variance in *variance
+ * unless NULL. */
+double site_value(const struct site *site, enum sort_key key,
+		  enum moment at, double *variance);
 /* Whether that estimate is rough (see ROUGH_INTERVAL). */
 bool site_rough(const struct site *site, enum sort_key key, enum moment at);
 

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include "estimator.h"
 #include "report-util.h"
 #include "report-view.h"
 
@@ -240,7 +241,7 @@ static char *estimate_text(const struct estimate *e)
 	char bytes[32], interval[32];
 
 	format_size(bytes, e->bytes);
-	format_size(interval, interval95(e->bytes_variance));
+	format_size(interval, estimator_interval95(e->bytes_variance));
 	return xasprintf("%s ± %s", bytes, interval);
 }
 
@@ -286,7 +287,7 @@ static void row_cells(const struct report *r, const struct site *s,
 	double total = r->sites->heap.live[r->at].bytes;
 
 	format_size(cells[COL_LIVE], live->bytes);
-	format_size(cells[COL_INTERVAL], interval95(live->bytes_variance));
+	format_size(cells[COL_INTERVAL], estimator_interval95(live->bytes_variance));
 	if (total > 0)
 		snprintf(cells[COL_SHARE], 32, "%.1f%%",
 			 100.0 * live->bytes / total);

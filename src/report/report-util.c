@@ -151,3 +151,19 @@ void format_count(char out[32], double count)
 {
 	snprintf(out, 32, "%.0f", round(count));
 }
+
+void format_signed(char out[SIGNED_SIZE], double value, bool is_count,
+		   bool plus)
+{
+	char digits[32];
+
+	if (is_count)
+		format_count(digits, fabs(value));
+	else
+		format_size(digits, fabs(value));
+	/* What rounds to zero has no sign. */
+	if (!(fabs(value) >= 0.5))
+		value = 0;
+	snprintf(out, SIGNED_SIZE, "%s%s",
+		 value < 0 ? "-" : plus && value > 0 ? "+" : "", digits);
+}

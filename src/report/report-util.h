@@ -8,6 +8,7 @@
 #ifndef SPPROF_REPORT_UTIL_H
 #define SPPROF_REPORT_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,5 +40,11 @@ char *sb_take(struct strbuf *sb);
 void format_size(char out[32], double bytes);
 /* Rounded to a whole number: "1234567". */
 void format_count(char out[32], double count);
+/* Room for a signed size or count. */
+#define SIGNED_SIZE 40
+/* A size (a count when `is_count`) with its sign: "-1.5 KiB", "+12";
+ * with `plus` false, only a negative one has a sign. */
+void format_signed(char out[SIGNED_SIZE], double value, bool is_count,
+		   bool plus);
 
 #endif /* SPPROF_REPORT_UTIL_H */

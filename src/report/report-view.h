@@ -13,7 +13,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "report-compare.h"
 #include "report-heap.h"
+#include "report-leaks.h"
 #include "report-sites.h"
 #include "report-stacks.h"
 
@@ -54,6 +56,12 @@ struct report {
 	enum sort_key sort; /* also the measure of the flame graphs */
 	enum moment at;     /* when the live bytes of the sites are counted */
 	bool colour;        /* the text view may use colour */
+	bool all;           /* --all: every site, not only the notable ones */
+	/* With --base: the report of the base profiles, and what changed
+	 * from them to these (else NULL). */
+	const struct report *base;
+	const struct comparison *comparison;
+	const struct leaks *leaks; /* with --leaks, else NULL */
 	char **notes; /* caveats in plain words, for people and programs */
 	size_t note_count;
 	char **warnings; /* the warnings printed on stderr */
@@ -116,6 +124,10 @@ struct view {
 	/* Returns 0, or -1 when the output could not be written. */
 	int (*write)(FILE *out, const struct report *report);
 	size_t snapshots;   /* moments of every stack the view shows */
+	/* Writes a comparison (--base); NULL when the view has none. */
+	int (*write_comparison)(FILE *out, const struct report *report);
+	/* Writes the growth of the sites (--leaks); NULL when it has none. */
+	int (*write_leaks)(FILE *out, const struct report *report);
 };
 
 /* The view of --format NAME, or NULL. */
@@ -132,5 +144,10 @@ int view_folded(FILE *out, const struct report *report);
 int view_speedscope(FILE *out, const struct report *report);
 int view_pprof(FILE *out, const struct report *report);
 int view_html(FILE *out, const struct report *report);
+int view_compare_text(FILE *out, const struct report *report);
+int view_compare_json(FILE *out, const struct report *report);
+int view_compare_pprof(FILE *out, const struct report *report);
+int view_leaks_text(FILE *out, const struct report *report);
+int view_leaks_json(FILE *out, const struct report *report);
 
 #endif /* SPPROF_REPORT_VIEW_H */

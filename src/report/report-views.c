@@ -12,13 +12,15 @@
 #include <string.h>
 
 static const struct view views[] = {
-	{ "text", NULL, view_text, 0 },
-	{ "json", ".json", view_json, 0 },
-	{ "folded", ".folded", view_folded, 0 },
-	{ "speedscope", ".speedscope.json", view_speedscope, 0 },
-	{ "pprof", ".pb.gz", view_pprof, 0 },
+	{ "text", NULL, view_text, 0, view_compare_text,
+	  view_leaks_text },
+	{ "json", ".json", view_json, 0, view_compare_json,
+	  view_leaks_json },
+	{ "folded", ".folded", view_folded, 0, NULL, NULL },
+	{ "speedscope", ".speedscope.json", view_speedscope, 0, NULL, NULL },
+	{ "pprof", ".pb.gz", view_pprof, 0, view_compare_pprof, NULL },
 	/* The page shows every stack at up to 24 moments of the chart. */
-	{ "html", ".html", view_html, 24 },
+	{ "html", ".html", view_html, 24, view_html, NULL },
 };
 
 #define VIEW_COUNT (sizeof(views) / sizeof(views[0]))

@@ -4,11 +4,15 @@ bin_PROGRAMS += src/memprof-report
 src_memprof_report_SOURCES = \
 	src/report/memprof-report.c \
 	src/report/report-folded.c \
+	src/report/report-compare.c src/report/report-compare.h \
+	src/report/report-compare-json.c src/report/report-compare-text.c \
 	src/report/report-frames.c src/report/report-frames.h \
 	src/report/report-heap.c src/report/report-heap.h \
 	src/report/report-html.c \
 	src/report/report-index.c src/report/report-index.h \
 	src/report/report-jansson.c src/report/report-jansson.h \
+	src/report/report-leaks.c src/report/report-leaks.h \
+	src/report/report-leaks-json.c src/report/report-leaks-text.c \
 	src/report/report-json.c \
 	src/report/report-pprof.c \
 	src/report/report-progress.c src/report/report-progress.h \
@@ -17,6 +21,7 @@ src_memprof_report_SOURCES = \
 	src/report/report-speedscope.c \
 	src/report/report-stacks.c src/report/report-stacks.h \
 	src/report/report-text.c \
+	src/report/report-trend.c src/report/report-trend.h \
 	src/report/report-util.c src/report/report-util.h \
 	src/report/report-view.h src/report/report-views.c \
 	src/mlyze/u64map.c src/mlyze/u64map.h

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "estimator.h"
+
 struct wrap_options {
 	const char *output;  /* -o FILE as given; NULL for the default name */
 	uint64_t rate;       /* -r BYTES; 0 when not given */
@@ -33,7 +35,7 @@ struct wrap_options {
 int wrap_parse_args(int argc, char **argv, struct wrap_options *options);
 
 /* The largest sampling rate the runtime accepts (1 TiB). */
-#define WRAP_MAX_RATE (UINT64_C(1) << 40)
+#define WRAP_MAX_RATE ESTIMATOR_MAX_SAMPLING_RATE
 
 /* Parse TEXT as a sampling rate: decimal digits, then optionally K, M, G,
  * KiB, MiB or GiB in any case (all powers of 1024).  On success store the

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "estimator.h"
 #include "mlyze-script.h"
 #include "report-heap.h"
 #include "spprof/mlyze.h"
@@ -179,7 +180,8 @@ static char *make_trial(const struct scenario *sc, struct model *m)
 }
 
 /* The replay of a script's profile, kept in an anonymous memory file. */
-static void replay_script(const char *script, struct heap_replay *h)
+static void replay_script(const char *script, struct heap_replay *h,
+			  const struct replay_options *options)
 {
 	struct bytes profile = { 0 };
 	char error[256];
@@ -195,7 +197,7 @@ static void replay_script(const char *script, struct heap_replay *h)
 	r = mlyze_open_fd(fd, "trial.mlyze", NULL);
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(mlyze_status(r), MLYZE_OK);
-	ck_assert_int_eq(heap_replay(r, h, NULL), 0);
+	ck_assert_int_eq(heap_replay(r, h, options), 0);
 	mlyze_close(r);
 	close(fd);
 	bytes_free(&profile);
@@ -240,7 +242,7 @@ static void run_trials(const struct scenario *sc, double tolerance)
 		char *script = make_trial(sc, &m);
 		struct heap_replay h;
 
-		replay_script(script, &h);
+		replay_script(script, &h, NULL);
 		ck_assert_msg(h.peak_time_us == m.peak_time_us,
 			      "trial %d: peak at %llu us, expected %llu", trial,
 			      (unsigned long long)h.peak_time_us,
@@ -298,10 +300,50 @@ START_TEST(nothing_allocated)
 	struct heap_replay h;
 
 	replay_script("header start=5000\nmetadata {\"sampling_rate\": 100}\n",
-		      &h);
+		      &h, NULL);
 	ck_assert_uint_eq(h.peak_time_us, 5000);
 	ck_assert_uint_eq(h.total.live[AT_PEAK].samples, 0);
 	ck_assert_double_eq(h.total.live[AT_PEAK].bytes, 0);
+	heap_replay_free(&h);
+}
+END_TEST
+
+/* The trend of live bytes per marker: every block weighs exactly its size
+ * (rate 1), so the slopes are exact.  Stack 0 keeps 1024 bytes more after
+ * each of the first three markers, stack 1 frees its blocks within the
+ * step that made them, stack 2 holds its block from the start to the end.
+ * The least-squares line over 4 markers of 0, 1024, 2048 and 3072 bytes
+ * held from markers 1, 2 and 3 on has the slope 12/4^3 * 1024 *
+ * (3 * 0.5 + 2 * 1 + 1 * 1.5) = 960 bytes per marker. */
+START_TEST(growth_per_marker)
+{
+	struct replay_options growth = { .growth = true };
+	struct heap_replay h;
+
+	replay_script(
+		"header start=1000000\n"
+		"metadata {\"complete\": true, \"sampling_rate\": 1, "
+		"\"functions\": {\"0\": \"step\"}, "
+		"\"stack_traces\": {\"0\": [{\"address\": 4096}], "
+		"\"1\": [{\"address\": 8192}], "
+		"\"2\": [{\"address\": 12288}]}}\n"
+		"alloc 0 0x100 1024 2 1\n"
+		"marker 1000 0\n"
+		"alloc 0 0x200 1024 0 1\nalloc 0 0x300 1024 1 1\n"
+		"free 500 0x300\nmarker 500 0\n"
+		"alloc 0 0x210 1024 0 1\nalloc 0 0x310 1024 1 1\n"
+		"free 500 0x310\nmarker 500 0\n"
+		"alloc 0 0x220 1024 0 1\nmarker 1000 0\n",
+		&h, &growth);
+	ck_assert_uint_eq(h.markers, 4);
+	ck_assert_double_eq_tol(h.by_stack[0].growth[PER_MARKER].slope, 960,
+				1e-9);
+	ck_assert_double_eq(h.by_stack[1].growth[PER_MARKER].slope, 0);
+	ck_assert_double_eq(h.by_stack[2].growth[PER_MARKER].slope, 0);
+	ck_assert_double_eq(h.by_stack[2].growth[PER_SECOND].slope, 0);
+	for (int s = 0; s < 3; s++)
+		ck_assert_double_eq(
+			h.by_stack[s].growth[PER_MARKER].slope_variance, 0);
 	heap_replay_free(&h);
 }
 END_TEST
@@ -310,9 +352,9 @@ END_TEST
  * its interval is zero, not NaN. */
 START_TEST(interval_of_rounding_noise)
 {
-	ck_assert_double_eq(interval95(-1e-3), 0);
-	ck_assert_double_eq(interval95(0), 0);
-	ck_assert_double_eq_tol(interval95(4), 3.92, 1e-12);
+	ck_assert_double_eq(estimator_interval95(-1e-3), 0);
+	ck_assert_double_eq(estimator_interval95(0), 0);
+	ck_assert_double_eq_tol(estimator_interval95(4), 3.92, 1e-12);
 }
 END_TEST
 
@@ -326,6 +368,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, sampled_weights);
 	tcase_add_test(t, nothing_allocated);
 	tcase_add_test(t, interval_of_rounding_noise);
+	tcase_add_test(t, growth_per_marker);
 	suite_add_tcase(s, t);
 	return s;
 }

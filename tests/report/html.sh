@@ -3,7 +3,8 @@
 # when it is missing): the script runs without a console error, the page
 # shows the expected functions, sites and totals, a link with #search and
 # #moment shows that search and that moment, the screenshot is not blank,
-# and a profile of 100,000 stacks loads.
+# a profile of 100,000 stacks loads, and so does the page of a comparison
+# (--base), with the legend of its colours.
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
 
@@ -17,7 +18,9 @@ done
 "$gen" large 200000 "$scratch/large.mlyze" 100000 || exit 99
 cd "$scratch" || exit 99
 "$report" -o tree.html tree.mlyze 2>/dev/null &&
-	"$report" -f html large.mlyze >large.html 2>/dev/null || exit 99
+	"$report" -f html large.mlyze >large.html 2>/dev/null &&
+	"$report" -o compared.html --base large.mlyze tree.mlyze \
+		2>/dev/null || exit 99
 
 # browse PAGE[#STATE] OUT [SCREENSHOT]: the DOM after the script ran in
 # OUT, the browser's log in OUT.log (in the scratch directory).
@@ -78,4 +81,10 @@ browse large.html large.dom
 page_ok "100,000 stacks" large.dom
 grep -q '<ol id="largest"><li>' large.dom
 verdict "100,000 stacks: the flame graph is built" $?
+
+browse compared.html compared.dom
+page_ok "--base" compared.dom
+grep -q 'id="change-legend"' compared.dom &&
+	grep -q '<ol id="largest"><li>' compared.dom
+verdict "--base: the flame graph of the change and its legend" $?
 [ "$failures" -eq 0 ]

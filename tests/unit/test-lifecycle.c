@@ -127,6 +127,13 @@ START_TEST(estimates_are_unbiased_weights)
 	ck_assert_double_eq_tol(count, 1.0, 1e-9);
 	ck_assert_double_eq_tol(memprof_estimate_bytes(0, 4096, &count), 0, 1e-12);
 	ck_assert_double_eq_tol(count, 0, 1e-12);
+	/* the variance one sample adds: w (w - size), w = size / p */
+	ck_assert_double_eq_tol(memprof_estimate_variance(4096, 4096),
+				4096 / (1 - exp(-1.0)) *
+					(4096 / (1 - exp(-1.0)) - 4096),
+				1e-3);
+	ck_assert_double_eq_tol(memprof_estimate_variance(100u << 20, 4096), 0,
+				1e-3);
 }
 END_TEST
 

@@ -1,0 +1,27 @@
+# trend-common.sh - sourced by compare.sh and leaks.sh after common.sh:
+# runs of trend-program under the runtime, and the rows of a JSON report.
+program=$PWD/tests/report/trend-program
+runtime=$PWD/lib/.libs/libspprof-alloc.so.0
+[ -f "$runtime" ] || { echo "no $runtime: skipped"; exit 77; }
+
+# profile MODE NAME [RATE]: $scratch/NAME.mlyze of one run in MODE.
+profile() {
+	rm -f "$scratch/$2.mlyze"
+	LD_PRELOAD=$runtime SPPROF_OUTPUT=$scratch/$2.mlyze \
+		SPPROF_SAMPLING_RATE=${3:-32768} "$program" "$1" || exit 99
+}
+
+# rows KEY...: the site and the values of KEY... of every object of the
+# JSON report on standard input that names a site, one line each.
+rows() {
+	awk -v keys="$*" '
+		BEGIN { n = split(keys, k, " ") }
+		/^ *"site": / { site = $0; sub(/^ *"site": "/, "", site)
+				sub(/",?$/, "", site); delete v; inside = 1 }
+		inside && /^ *"[a-z_0-9]+": / {
+			key = $1; gsub(/[":]/, "", key)
+			value = $2; gsub(/[",]/, "", value); v[key] = value }
+		inside && /^ *}/ { line = site
+			for (i = 1; i <= n; i++) line = line " " v[k[i]]
+			print line; inside = 0 }'
+}
