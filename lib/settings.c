@@ -12,6 +12,7 @@
 
 #include <spprof/memprof.h>
 
+#include "estimator.h"
 #include "heap_map.h"
 #include "stack_table.h"
 
@@ -99,7 +100,7 @@ void settings_read(struct runtime_config *c)
 	c->root_pid = 0;
 	c->unwind = UNWIND_AUTO;
 	if ((v = secure_getenv("SPPROF_SAMPLING_RATE")) &&
-	    parse_count("SPPROF_SAMPLING_RATE", v, 1ull << 40, &n) == 0)
+	    parse_count("SPPROF_SAMPLING_RATE", v, ESTIMATOR_MAX_SAMPLING_RATE, &n) == 0)
 		c->sampling_rate = n;
 	if ((v = secure_getenv("SPPROF_STACK_TABLE_MAX")) &&
 	    parse_count("SPPROF_STACK_TABLE_MAX", v, 1u << 24, &n) == 0)
