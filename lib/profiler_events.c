@@ -172,7 +172,8 @@ void profiler_load(void)
 	leave_runtime(saved_errno);
 }
 
-void profiler_exit_now(void)
+/* Finishes the profile now, with the statistics as they are. */
+static void finish_now(const char *exec_program)
 {
 	memprof_stats stats;
 	int saved_errno;
@@ -181,21 +182,18 @@ void profiler_exit_now(void)
 		return;
 	saved_errno = enter_runtime();
 	memprof_get_stats(&stats);
-	writer_finalise_at_exit(&stats);
+	writer_finish_now(&stats, exec_program);
 	leave_runtime(saved_errno);
+}
+
+void profiler_exit_now(void)
+{
+	finish_now(NULL);
 }
 
 void profiler_before_exec(const char *program)
 {
-	memprof_stats stats;
-	int saved_errno;
-
-	if (!writer_enabled())
-		return;
-	saved_errno = enter_runtime();
-	memprof_get_stats(&stats);
-	writer_before_exec(&stats, program);
-	leave_runtime(saved_errno);
+	finish_now(program);
 }
 
 void profiler_exec_failed(void)

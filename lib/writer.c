@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -27,6 +28,7 @@
 #include "spinlock.h"
 
 #define COPY_CHUNK_BYTES (1u << 20)
+#define LOCK_WAIT_NS 10000000ull
 /* Larger than any single event or definition (a MODULE definition
  * carries one path, a STRING one name of at most 4 KiB). */
 #define EVENT_ROOM (PATH_MAX + 1024)
@@ -686,14 +688,29 @@ void writer_finalise(const memprof_stats *stats)
 	unlock();
 }
 
-void writer_finalise_at_exit(const memprof_stats *stats)
+/* Takes the lock unless it stays held for LOCK_WAIT_NS: then the thread
+ * holding it is likely the one a signal handler interrupted, this one. */
+static int lock_briefly(void)
 {
-	/* A vfork() child shares our memory: its _exit() is not ours.  A
-	 * thread interrupted while writing holds the lock: leave the streamed
-	 * file as it is rather than wait. */
-	if (!w.enabled || getpid() != w.pid || !spin_trylock(&w.lock))
+	uint64_t deadline = 0;
+
+	while (!spin_trylock(&w.lock)) {
+		if (!deadline)
+			deadline = monotonic_ns() + LOCK_WAIT_NS;
+		else if (monotonic_ns() > deadline)
+			return 0;
+		sched_yield();
+	}
+	return 1;
+}
+
+void writer_finish_now(const memprof_stats *stats, const char *exec_program)
+{
+	/* A vfork() child shares our memory: its _exit() or exec is not ours.
+	 * Rather than wait for ever, leave the streamed file as it is. */
+	if (!w.enabled || getpid() != w.pid || !lock_briefly())
 		return;
-	finalise_locked(stats, NULL);
+	finalise_locked(stats, exec_program);
 	unlock();
 }
 
@@ -718,15 +735,6 @@ static void start_over(void)
 	atomic_store(&w.events, 0);
 	atomic_store(&w.dropped, 0);
 	reset_clock();
-}
-
-void writer_before_exec(const memprof_stats *stats, const char *program)
-{
-	if (!w.enabled || getpid() != w.pid)
-		return;
-	lock();
-	finalise_locked(stats, program);
-	unlock();
 }
 
 void writer_exec_failed(void)

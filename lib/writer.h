@@ -44,18 +44,17 @@ void writer_gc(uint64_t objects, uint64_t bytes);
 /* Writes the final file; later events are ignored. */
 void writer_finalise(const memprof_stats *stats);
 
-/* The same from _exit(), which skips the exit handlers: never waits for
- * the lock, and does nothing in a vfork() child. */
-void writer_finalise_at_exit(const memprof_stats *stats);
+/* The same from _exit(), which skips the exit handlers, or before an
+ * exec (exec_program: the program named), which marks the profile as
+ * replaced by it.  Does nothing in a vfork() child, and waits for the
+ * lock only briefly: a signal handler may be calling in while its own
+ * thread holds it.  After a failed exec, the next event starts a new
+ * profile. */
+void writer_finish_now(const memprof_stats *stats, const char *exec_program);
+void writer_exec_failed(void);
 
 uint64_t writer_events_written(void);
 uint64_t writer_events_dropped(void);
-
-/* exec: the profile of the image being replaced is finished, marked as
- * replaced by program; when the exec fails, the next event starts a new
- * profile.  Nothing happens in a vfork() child. */
-void writer_before_exec(const memprof_stats *stats, const char *program);
-void writer_exec_failed(void);
 
 /* fork(2) handlers: the child never writes into its parent's file. */
 void writer_prefork(void);
