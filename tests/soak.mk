@@ -21,9 +21,10 @@ EXTRA_DIST += $(SOAK_WORKLOADS) tests/soak/soak.sh tests/soak/unittests.py \
 TEST_EXTENSIONS = .test .soak
 SOAK_LOG_COMPILER = $(SHELL) $(srcdir)/tests/soak/soak.sh
 
+# VERBOSE: what failed is shown, not only named.
 soak: all
 	@$(MAKE) $(AM_MAKEFLAGS) check-TESTS TESTS='$(SOAK_WORKLOADS)' \
-		TEST_SUITE_LOG=soak-suite.log
+		TEST_SUITE_LOG=soak-suite.log VERBOSE=yes
 .PHONY: soak
 CLEANFILES += soak-suite.log $(SOAK_WORKLOADS:.soak=.log) \
 	$(SOAK_WORKLOADS:.soak=.trs)

@@ -67,8 +67,11 @@ run() {
 		"$(($(date +%s) - started)) s"
 }
 
+# different LABEL TEXT...: the run LABEL did not behave as the bare one.
 different() {
-	echo "FAIL: $name at $1: $2" >&2
+	at=$1
+	shift
+	echo "FAIL: $name at $at: $*" >&2
 	failures=$((failures + 1))
 }
 
@@ -122,8 +125,8 @@ check_profiles() {
 run bare
 if [ "$(cat "$scratch/bare.status")" -ne 0 ]; then
 	echo "ERROR: $name fails without the profiler (exit status" \
-		"$(cat "$scratch/bare.status")); its stderr ends:" >&2
-	tail -n 20 "$scratch/bare.err" | sed 's/^/    /' >&2
+		"$(cat "$scratch/bare.status")); its output ends:" >&2
+	tail -n 20 "$scratch/bare.out" "$scratch/bare.err" | sed 's/^/    /' >&2
 	rm -rf "$profiles"
 	exit 99
 fi
