@@ -44,10 +44,19 @@ failures=0
 rm -rf "$scratch"
 mkdir -p "$scratch"
 # Some programs run parts of themselves as another user, whose processes
-# must reach the profile directories; the build tree may lie where that
-# user cannot (under /root), so they are made under /tmp.
+# must reach the profile directories, and load the runtime and the Python
+# frame walker; the build tree may lie where that user cannot (under
+# /root), so the directories are made under /tmp, with copies of both.
 profiles=$(mktemp -d "${TMPDIR:-/tmp}/soak-$name.XXXXXX")
 chmod 755 "$profiles"
+mkdir "$profiles/lib"
+cp "$runtime" "$profiles/lib/"
+wrap_environment="SPPROF_RUNTIME=$profiles/lib/$(basename "$runtime")"
+for walker in "$abs_top_builddir"/python/spprof/.libs/_memprof*.so; do
+	[ -f "$walker" ] || continue
+	cp "$walker" "$profiles/lib/"
+	wrap_environment="$wrap_environment SPPROF_PYTHON_WALKER=$profiles/lib/$(basename "$walker")"
+done
 
 # run LABEL [PREFIX...]: runs the workload as PREFIX sh WORKLOAD in a fresh
 # $scratch/work; its output goes to $scratch/LABEL.{out,err,status}.
@@ -136,8 +145,8 @@ for rate in default 1; do
 	options=
 	[ "$rate" = default ] || options="--rate=$rate"
 	mkdir -m 1777 "$profiles/$label"
-	# shellcheck disable=SC2086 # no option, or one
-	run "$label" SPPROF_RUNTIME="$runtime" "$wrap" --quiet \
+	# shellcheck disable=SC2086 # one word per setting and option
+	run "$label" $wrap_environment "$wrap" --quiet \
 		--output="$profiles/$label" $options
 	compare "$label"
 	check_profiles "$label"
