@@ -94,8 +94,10 @@ compare() {
 		cmp -s "$scratch/bare.$stream" "$scratch/$1.$stream" && continue
 		different "$1" "std$stream differs from the bare run's" \
 			"(diff -u bare $1, first 40 lines):"
-		(cd "$scratch" && diff -u "bare.$stream" "$1.$stream") |
-			head -n 40 | sed 's/^/    /' >&2
+		# As text even where bytes of a profile got in, control
+		# characters made visible.
+		(cd "$scratch" && diff -u --text "bare.$stream" "$1.$stream") |
+			head -n 40 | cat -v | sed 's/^/    /' >&2
 	done
 }
 
