@@ -93,11 +93,11 @@ compare() {
 	for stream in out err; do
 		cmp -s "$scratch/bare.$stream" "$scratch/$1.$stream" && continue
 		different "$1" "std$stream differs from the bare run's" \
-			"(diff -u bare $1, first 40 lines):"
+			"(diff -U1 bare $1, first 60 lines):"
 		# As text even where bytes of a profile got in, control
 		# characters made visible.
-		(cd "$scratch" && diff -u --text "bare.$stream" "$1.$stream") |
-			head -n 40 | cat -v | sed 's/^/    /' >&2
+		(cd "$scratch" && diff -U1 --text "bare.$stream" "$1.$stream") |
+			head -n 60 | cat -v | sed 's/^/    /' >&2
 	done
 }
 
