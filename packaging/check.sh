@@ -14,8 +14,8 @@
 #   3. runs lintian -I --pedantic on both: no error and no warning allowed;
 #   4. installs the .debs with apt-get, runs debian/tests/smoke from /tmp
 #      with a PATH that holds no build tree, then as autopkgtest runs it
-#      (debian/tests/control), purges the packages and checks that no file
-#      is left behind;
+#      (debian/tests/control), purges the packages and checks that none of
+#      the paths they owned is left behind;
 #   5. builds the RPMs with rpmbuild -tb from the tarball;
 #   6. with FRESH_SYSTEMS=1 (network, some minutes, 1 GB in the scratch
 #      directory): builds the .debs again on a new Debian system with
@@ -46,6 +46,12 @@ esac
 
 root=
 [ "$(id -u)" = 0 ] || root=sudo
+
+# Another apt or dpkg may be at work on this machine (an upgrade, a second
+# check): every package operation waits up to this many seconds for it to
+# finish instead of failing at once.
+lock_wait=600
+apt_wait="-oDPkg::Lock::Timeout=$lock_wait"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/spprof-packaging.XXXXXX")
 finish() {
@@ -160,11 +166,19 @@ echo "lintian: no error, no warning"
 
 # --- 4. install, smoke test, purge -------------------------------------------
 
-# Everything a package could leave behind; caches and logs excluded.
-snapshot() {
-	find /usr /etc /var /opt -xdev \( -path /var/cache -o -path /var/log \
-		-o -path /var/tmp -o -path /var/lib/apt/lists \) -prune \
-		-o -print 2>/dev/null | sort
+# Every path the packages in "$@" ship, one per line, sorted: what the
+# .debs carry, read before they are installed.
+shipped_paths() {
+	for d in "$@"; do
+		dpkg-deb --fsys-tarfile "$d" | tar -t
+	done | sed 's|^\./|/|; s|/$||' | grep -v '^/*$' | sort -u
+}
+
+# Of the paths read on standard input, those that exist.
+existing() {
+	while IFS= read -r p; do
+		if [ -e "$p" ] || [ -L "$p" ]; then printf '%s\n' "$p"; fi
+	done
 }
 
 # The .debs to install, debug symbols aside, as the positional parameters.
@@ -183,39 +197,73 @@ for d in "$@"; do
 done
 
 step "apt-get install ./*.deb"
-snapshot >"$work/files.before"
+# Only what belongs to our packages is judged afterwards: the paths they
+# ship that this system did not have (shared directories such as /usr/lib
+# are not theirs), and everything below such a path.  Other programs, such
+# as autopkgtest writing its own caches, are free to leave files elsewhere.
+shipped_paths "$@" >"$work/owned"
+existing <"$work/owned" >"$work/owned.before"
 dpkg-query -W -f '${Package}\n' | sort >"$work/packages.before"
 logged "$work/install.log" $root env DEBIAN_FRONTEND=noninteractive \
-	apt-get install -y --no-install-recommends "$@"
+	apt-get "$apt_wait" install -y --no-install-recommends "$@"
 dpkg-query -W -f '${Package}\n' | sort >"$work/packages.installed"
 added=$(comm -13 "$work/packages.before" "$work/packages.installed" |
 	tr '\n' ' ')
 echo "installed: $added"
+# What dpkg attributes to them once installed, its own records included.
+for d in "$@"; do
+	p=$(dpkg-deb -f "$d" Package)
+	dpkg -L "$p"
+	dpkg-query --control-path "$p"
+done | grep -v '^/\.$' | sort -u - "$work/owned" >"$work/owned.installed"
+comm -23 "$work/owned.installed" "$work/owned.before" >"$work/owned"
 
 step "debian/tests/smoke, run from /tmp"
 cp "$tree/debian/tests/smoke" "$work/smoke"
 (cd /tmp && in_clean_env sh "$work/smoke") || fail "smoke test"
 
 step "autopkgtest of the installed packages (debian/tests/control)"
-logged "$work/autopkgtest.log" in_clean_env $root autopkgtest \
-	--no-built-binaries "$dsc" -- null
+# autopkgtest installs the test's Depends with apt-get, which APT_CONFIG
+# makes wait for the lock, but also runs dpkg itself, which cannot wait:
+# while its log says that it found the lock taken, it is run again.
+echo "DPkg::Lock::Timeout \"$lock_wait\";" >"$work/apt.conf"
+give_up=$(($(date +%s) + lock_wait))
+until in_clean_env $root env APT_CONFIG="$work/apt.conf" autopkgtest \
+	--no-built-binaries "$dsc" -- null >"$work/autopkgtest.log" 2>&1; do
+	if grep -q -e 'locked by another process' -e 'Could not get lock' \
+		"$work/autopkgtest.log" && [ "$(date +%s)" -lt "$give_up" ]; then
+		echo "the dpkg lock is taken; autopkgtest again in 10 s"
+		sleep 10
+	else
+		tail -n 60 "$work/autopkgtest.log" >&2
+		fail "autopkgtest (full log: $work/autopkgtest.log)"
+	fi
+done
 grep -E '^smoke ' "$work/autopkgtest.log" | sort -u
+# Its last step, removing the package that pulled in the Depends, is a
+# dpkg call whose failure it ignores.
+case $(dpkg-query -W -f '${db:Status-Status}' autopkgtest-satdep 2>/dev/null) in
+'' | not-installed) ;;
+*) logged "$work/satdep.log" $root env DEBIAN_FRONTEND=noninteractive \
+	apt-get "$apt_wait" purge -y autopkgtest-satdep ;;
+esac
 
 step "apt-get purge"
 # shellcheck disable=SC2086 # one package per word
 logged "$work/purge.log" $root env DEBIAN_FRONTEND=noninteractive \
-	apt-get purge -y $added
-snapshot >"$work/files.after"
+	apt-get "$apt_wait" purge -y $added
 dpkg-query -W -f '${Package}\n' | sort >"$work/packages.after"
 cmp -s "$work/packages.before" "$work/packages.after" ||
 	fail "the package set differs after the purge"
-comm -13 "$work/files.before" "$work/files.after" >"$work/files.left"
+existing <"$work/owned" | while IFS= read -r p; do
+	find "$p" -xdev
+done | sort -u >"$work/files.left"
 if [ -s "$work/files.left" ]; then
 	cat "$work/files.left" >&2
 	fail "files left behind by the packages"
 fi
-echo "purged; no file left behind ($(wc -l <"$work/files.before") paths" \
-	"compared)"
+echo "purged; no file left behind ($(wc -l <"$work/owned") paths of the" \
+	"packages checked)"
 
 # --- 5. RPM ---------------------------------------------------------------------
 
@@ -252,7 +300,7 @@ if [ "${FRESH_SYSTEMS:-0}" = 1 ]; then
 	fresh_system build buildd
 	$root tar -xzf "$tarball" -C "$work/build/tmp"
 	logged "$work/build-dep.log" in_system build \
-		'apt-get update && apt-get build-dep -y /tmp/spprof-mem-*/'
+		"apt-get $apt_wait update && apt-get $apt_wait build-dep -y /tmp/spprof-mem-*/"
 	logged "$work/fresh-build.log" in_system build \
 		'cd /tmp/spprof-mem-*/ && dpkg-buildpackage -us -uc -b -j2'
 	grep -E '^(# [A-Z]+:|dpkg-deb: building)' "$work/fresh-build.log"
@@ -266,7 +314,8 @@ if [ "${FRESH_SYSTEMS:-0}" = 1 ]; then
 		"$tree/debian/tests/control" | grep -v -x -e spprof-mem \
 		-e libspprof-alloc-dev -e python3-spprof | tr '\n' ' ')
 	logged "$work/fresh-install.log" in_system run \
-		"apt-get update && apt-get install -y /tmp/debs/*.deb $test_depends"
+		"apt-get $apt_wait update &&
+		apt-get $apt_wait install -y /tmp/debs/*.deb $test_depends"
 	in_system run 'cd /tmp && sh /tmp/debs/smoke' >"$work/fresh-smoke.log" \
 		2>&1 || { cat "$work/fresh-smoke.log"; fail "smoke test"; }
 	grep '^smoke:' "$work/fresh-smoke.log"

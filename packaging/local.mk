@@ -23,6 +23,7 @@ EXTRA_DIST += \
 	debian/tests/control \
 	debian/tests/smoke \
 	packaging/check.sh \
+	packaging/fresh-test.sh \
 	rpm/spprof-mem.spec
 
 check-packaging: dist-gzip

@@ -1,0 +1,30 @@
+## Soak test, not part of `make check` (it takes minutes and needs more of
+## the system): `make soak` runs real programs from Debian packages (CPython's
+## own tests, git, sqlite3, gcc, xz, zstd, pigz, bash, dash) bare and under
+## memprof-wrap at two sampling rates, and requires the same exit status,
+## output and error output, and profiles that memprof-report reads (see
+## tests/soak/soak.sh).  The README's test command runs it last.  Its results
+## go to soak-suite.log, beside make check's test-suite.log.
+
+SOAK_WORKLOADS = \
+	tests/soak/python.soak \
+	tests/soak/git.soak \
+	tests/soak/compressors.soak \
+	tests/soak/sqlite.soak \
+	tests/soak/gcc.soak \
+	tests/soak/bash.soak \
+	tests/soak/dash.soak
+EXTRA_DIST += $(SOAK_WORKLOADS) tests/soak/soak.sh tests/soak/unittests.py \
+	tests/soak/shell-workout.sh
+
+# Each workload is a test of automake's harness, run by the soak driver.
+TEST_EXTENSIONS = .test .soak
+SOAK_LOG_COMPILER = $(SHELL) $(srcdir)/tests/soak/soak.sh
+
+# VERBOSE: what failed is shown, not only named.
+soak: all
+	@$(MAKE) $(AM_MAKEFLAGS) check-TESTS TESTS='$(SOAK_WORKLOADS)' \
+		TEST_SUITE_LOG=soak-suite.log VERBOSE=yes
+.PHONY: soak
+CLEANFILES += soak-suite.log $(SOAK_WORKLOADS:.soak=.log) \
+	$(SOAK_WORKLOADS:.soak=.trs)
