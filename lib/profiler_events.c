@@ -157,15 +157,24 @@ void profiler_load(void)
 	leave_runtime(saved_errno);
 }
 
+/* A profile about to be finished reads the stats under the re-entrancy
+ * guard; 0 when no profile is written. */
+static int enter_to_finish(memprof_stats *stats, int *saved_errno)
+{
+	if (!writer_enabled())
+		return 0;
+	*saved_errno = enter_runtime();
+	memprof_get_stats(stats);
+	return 1;
+}
+
 void profiler_exit_now(void)
 {
 	memprof_stats stats;
 	int saved_errno;
 
-	if (!writer_enabled())
+	if (!enter_to_finish(&stats, &saved_errno))
 		return;
-	saved_errno = enter_runtime();
-	memprof_get_stats(&stats);
 	writer_finalise_at_exit(&stats);
 	leave_runtime(saved_errno);
 }
@@ -175,10 +184,8 @@ void profiler_before_exec(const char *program)
 	memprof_stats stats;
 	int saved_errno;
 
-	if (!writer_enabled())
+	if (!enter_to_finish(&stats, &saved_errno))
 		return;
-	saved_errno = enter_runtime();
-	memprof_get_stats(&stats);
 	writer_before_exec(&stats, program);
 	leave_runtime(saved_errno);
 }
