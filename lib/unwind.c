@@ -213,10 +213,41 @@ static int reached_anchor(const uintptr_t *frames, const struct fp_walk *w)
 
 /* The unwind tables' stack, without the runtime's own frames, in
  * frames[0..UNWIND_TABLES_MAX_DEPTH); at most max kept. */
+/* The registers of the hook's caller, right after the return to it: the
+ * runtime's own frames keep frame pointers, and on x86-64 a frame record
+ * also tells where the caller's stack resumes.  The tables then need not
+ * walk the runtime's frames again. */
+static int hook_caller(struct frame_regs *regs, uintptr_t stack_top)
+{
+#if defined(__x86_64__)
+	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+
+	while (plausible_frame(fp, stack_top)) {
+		const uintptr_t *frame = (const uintptr_t *)fp;
+
+		if (!own_code(frame[1])) {
+			*regs = (struct frame_regs){ frame[1], fp + 16, frame[0] };
+			return 1;
+		}
+		if (frame[0] <= fp)
+			break;
+		fp = frame[0];
+	}
+#else
+	(void)regs;
+	(void)stack_top;
+#endif
+	return 0;
+}
+
 static uint32_t walk_tables(uintptr_t *frames, uint32_t max, int *truncated)
 {
-	uint32_t n = unwind_tables_capture(frames, UNWIND_TABLES_MAX_DEPTH,
-					   current_stack_top(), truncated);
+	uintptr_t top = current_stack_top();
+	struct frame_regs caller;
+	uint32_t n = unwind_tables_capture(hook_caller(&caller, top) ? &caller
+								       : NULL,
+					   frames, UNWIND_TABLES_MAX_DEPTH, top,
+					   truncated);
 	uint32_t depth = 0;
 
 	for (uint32_t i = 0; i < n; i++) {

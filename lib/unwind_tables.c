@@ -18,12 +18,6 @@
 
 #define relaxed memory_order_relaxed
 
-/* The registers of a frame: its instruction pointer (a return address,
- * except at the start and after a signal frame), stack pointer and frame
- * pointer. */
-struct frame_regs {
-	uintptr_t pc, sp, fp;
-};
 
 #if defined(__x86_64__) || defined(__aarch64__)
 #define HAVE_TABLE_WALK 1
@@ -294,15 +288,20 @@ int unwind_tables_init(uintptr_t libc_text_lo, uintptr_t libc_text_hi)
 #endif
 
 __attribute__((noinline)) uint32_t
-unwind_tables_capture(uintptr_t *frames, uint32_t max, uintptr_t stack_top,
-		      int *truncated)
+unwind_tables_capture(const struct frame_regs *start, uintptr_t *frames,
+		      uint32_t max, uintptr_t stack_top, int *truncated)
 {
 	struct frame_regs regs;
 	struct frame_rule rule;
 	uint32_t depth = 0;
 
-	CURRENT_REGS(regs);
-	rule = rule_for(regs.pc, 0);
+	if (start) {
+		regs = *start;
+		rule = rule_for(regs.pc, 1);
+	} else {
+		CURRENT_REGS(regs);
+		rule = rule_for(regs.pc, 0);
+	}
 	*truncated = 0;
 	while (HAVE_TABLE_WALK && rule.kind != FRAME_NOT_CODE) {
 		if (depth == max) {

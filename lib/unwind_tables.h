@@ -33,10 +33,19 @@
  * is_signal_trampoline). */
 int unwind_tables_init(uintptr_t libc_text_lo, uintptr_t libc_text_hi);
 
-/* Fills frames[0..max) with this function's address and the return
- * addresses above it, leaf first; *truncated is set when the walk
+/* The registers of a frame: its instruction pointer (a return address,
+ * except at the start of a walk and after a signal frame), stack pointer
+ * and frame pointer. */
+struct frame_regs {
+	uintptr_t pc, sp, fp;
+};
+
+/* Fills frames[0..max) with the return addresses from start (a frame whose
+ * registers after the return are known), or from this function's own
+ * address when start is NULL, leaf first; *truncated is set when the walk
  * stopped at max. */
-uint32_t unwind_tables_capture(uintptr_t *frames, uint32_t max,
+uint32_t unwind_tables_capture(const struct frame_regs *start,
+			       uintptr_t *frames, uint32_t max,
 			       uintptr_t stack_top, int *truncated);
 
 /* Whether pc is a sigreturn trampoline: the return address the kernel
