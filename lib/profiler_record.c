@@ -6,8 +6,6 @@
 #include "profiler.h"
 
 #include <math.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 
 #include <spprof/memprof.h>
@@ -21,38 +19,9 @@
 #define relaxed memory_order_relaxed
 #define SHALLOW_STACK_DEPTH 3
 
-INITIAL_EXEC_TLS struct deferred_frees deferred_frees;
-
 static void count(_Atomic uint64_t *counter)
 {
 	atomic_fetch_add_explicit(counter, 1, relaxed);
-}
-
-/* Signals wait while the list is emptied: a handler that frees another
- * block meanwhile finds the thread outside the runtime, or inside with
- * the list whole. */
-void write_deferred_frees(void)
-{
-	sigset_t all, before;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &before);
-	sampler_tls.in_runtime = 1;
-	for (uint32_t i = 0; i < deferred_frees.count; i++)
-		if (atomic_load_explicit(&prof.track_frees, relaxed))
-			writer_free(deferred_frees.blocks[i]);
-	deferred_frees.count = 0;
-	sampler_tls.in_runtime = 0;
-	pthread_sigmask(SIG_SETMASK, &before, NULL);
-}
-
-static void defer_free(void *block)
-{
-	if (deferred_frees.count == DEFERRED_FREES_MAX)
-		count(&prof.skipped_reentrant); /* its FREE is lost */
-	else
-		deferred_frees.blocks[deferred_frees.count++] =
-			(uintptr_t)block;
 }
 
 int profiler_wants_sample(void)
@@ -172,7 +141,11 @@ int profiler_release(void *block, struct heap_record *record)
 	atomic_fetch_sub_explicit(&prof.live_estimate, record->estimate,
 				  relaxed);
 	if (sampler_tls.in_runtime) {
-		defer_free(block); /* a signal handler's: the lock may be held */
+		/* A signal handler's free: its thread may hold the writer's
+		 * lock, so the FREE is written by the next event. */
+		if (atomic_load_explicit(&prof.track_frees, relaxed) &&
+		    writer_free_later((uintptr_t)block) < 0)
+			count(&prof.skipped_reentrant);
 	} else if (atomic_load_explicit(&prof.track_frees, relaxed)) {
 		saved_errno = enter_runtime();
 		writer_free((uintptr_t)block);

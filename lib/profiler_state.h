@@ -14,7 +14,6 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "compiler.h"
 #include "heap_map.h"
 #include "sampler.h"
 #include "settings.h"
@@ -45,19 +44,6 @@ extern struct profiler_state prof;
  * runtime's objects without its loader reads them at init instead. */
 void profiler_read_settings_once(void);
 
-/* A sampled block freed by a signal handler while its thread is inside
- * the runtime (perhaps holding the writer's lock) cannot have its FREE
- * written then: it waits here, and is written when the thread leaves
- * the runtime. */
-#define DEFERRED_FREES_MAX 16
-struct deferred_frees {
-	uint32_t count;
-	uintptr_t blocks[DEFERRED_FREES_MAX];
-};
-extern INITIAL_EXEC_TLS struct deferred_frees deferred_frees;
-
-void write_deferred_frees(void);
-
 /* The hooks' work runs under the re-entrancy guard and leaves errno as
  * the C library set it. */
 static inline int enter_runtime(void)
@@ -69,10 +55,6 @@ static inline int enter_runtime(void)
 static inline void leave_runtime(int saved_errno)
 {
 	sampler_tls.in_runtime = 0;
-	/* A handler from here on writes its own FREE; one before deferred it. */
-	atomic_signal_fence(memory_order_seq_cst);
-	if (unlikely(deferred_frees.count))
-		write_deferred_frees();
 	errno = saved_errno;
 }
 

@@ -29,6 +29,7 @@
 
 #define COPY_CHUNK_BYTES (1u << 20)
 #define LOCK_WAIT_NS 10000000ull
+#define FREES_LATER_MAX 64
 /* Larger than any single event or definition (a MODULE definition
  * carries one path, a STRING one name of at most 4 KiB). */
 #define EVENT_ROOM (PATH_MAX + 1024)
@@ -65,6 +66,13 @@ static struct {
 	pid_t pid;            /* the process this writer belongs to */
 	struct profile_files files;
 } w __attribute__((aligned(64)));
+
+/* Frees to be written by the next event (writer_free_later): slots, and
+ * how many are taken, which every event reads and a free rarely writes. */
+static struct {
+	_Atomic int count;
+	_Atomic uintptr_t blocks[FREES_LATER_MAX];
+} later __attribute__((aligned(64)));
 
 _Static_assert(offsetof(__typeof__(w), stream.end) + sizeof(w.stream.end) <=
 		       64,
@@ -427,6 +435,43 @@ static int create_file(void)
 	return 0;
 }
 
+int writer_free_later(uintptr_t address)
+{
+	for (unsigned i = 0; i < FREES_LATER_MAX; i++) {
+		uintptr_t empty = 0;
+
+		if (atomic_compare_exchange_strong(&later.blocks[i], &empty,
+						   address)) {
+			atomic_fetch_add(&later.count, 1);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void put_free_at(uintptr_t address, uint64_t now_ns)
+{
+	uint8_t *p = put_event_at(MLYZE_EV_FREE, now_ns);
+
+	if (p)
+		piece_end(encode_le(p, address, 8));
+}
+
+/* With the lock held: writes the frees waiting in `later`. */
+static void put_frees_later(void)
+{
+	if (!atomic_load_explicit(&later.count, memory_order_acquire))
+		return;
+	for (unsigned i = 0; i < FREES_LATER_MAX; i++) {
+		uintptr_t address = atomic_exchange(&later.blocks[i], 0);
+
+		if (address) {
+			atomic_fetch_sub(&later.count, 1);
+			put_free_at(address, monotonic_ns());
+		}
+	}
+}
+
 /* Takes the lock and makes the file ready; 0 when the caller may write
  * an event (and must then unlock). */
 static int begin_event(void)
@@ -439,6 +484,7 @@ static int begin_event(void)
 		unlock();
 		return -1;
 	}
+	put_frees_later();
 	return 0;
 }
 
@@ -462,13 +508,10 @@ void writer_alloc(uintptr_t address, const struct heap_record *r)
 void writer_free(uintptr_t address)
 {
 	uint64_t now_ns = monotonic_ns(); /* before the lock, held the less */
-	uint8_t *p;
 
 	if (begin_event() < 0)
 		return;
-	p = put_event_at(MLYZE_EV_FREE, now_ns);
-	if (p)
-		piece_end(encode_le(p, address, 8));
+	put_free_at(address, now_ns);
 	unlock();
 }
 
@@ -660,6 +703,7 @@ static void finalise_locked(const memprof_stats *stats,
 	if (!w.finalised &&
 	    (w.created || (!w.files.descendant && !exec_program)) &&
 	    (w.created || create_file() == 0)) {
+		put_frees_later();
 		if (exec_program)
 			profile_files_announce(&w.files, 'X', exec_program);
 		err = assemble(stats, exec_program, final, sizeof(final));
@@ -732,6 +776,9 @@ static void start_over(void)
 	w.finalised = 0;
 	w.stream_failure_told = 0;
 	w.first_rate = w.rate;
+	for (unsigned i = 0; i < FREES_LATER_MAX; i++)
+		atomic_store(&later.blocks[i], 0); /* frees of the old file's */
+	atomic_store(&later.count, 0);
 	atomic_store(&w.events, 0);
 	atomic_store(&w.dropped, 0);
 	reset_clock();

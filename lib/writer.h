@@ -37,6 +37,11 @@ int writer_enabled(void);
 
 void writer_alloc(uintptr_t address, const struct heap_record *record);
 void writer_free(uintptr_t address);
+/* For a free made while this thread may hold the writer's lock (a
+ * signal handler that interrupted the runtime): the FREE is written
+ * before the next event of any thread, so before any ALLOC that reuses
+ * the address.  Lock-free; -1 when too many wait already. */
+int writer_free_later(uintptr_t address);
 void writer_rate(uint64_t sampling_rate);
 int writer_marker(const char *name);
 void writer_gc(uint64_t objects, uint64_t bytes);
