@@ -7,9 +7,10 @@
  * (report-sites.c) and writes the view asked for (report-views.c: text for
  * people, JSON, folded stacks, speedscope, pprof, HTML).  With --base,
  * the base profiles are read the same way and the sites of both compared
- * (report-compare.c); with --leaks, the sites are ranked by the trend of
- * their live bytes (report-leaks.c).  A profile that cannot be read is
- * named on stderr and left out of the report of the others.  Exit status:
+ * (report-compare.c); with --leaks, and for the HTML page's chart, the
+ * sites are ranked by the trend of their live bytes (report-leaks.c).  A
+ * profile that cannot be read is named on stderr and left out of the
+ * report of the others.  Exit status:
  * 0 ok, 1 failure (a profile left out, output that cannot be written), 2
  * bad usage, or no profile could be read and one breaks the format.
  */
@@ -278,7 +279,7 @@ struct gathered {
 	struct frame_namer *namer;
 	struct stack_table stacks; /* of all profiles */
 	size_t snapshots;          /* wanted by the view */
-	bool growth;               /* wanted by --leaks */
+	bool growth;               /* wanted by --leaks or the view */
 };
 
 static void warn(void *ctx, const char *message)
@@ -566,7 +567,8 @@ static int gather(struct gathered *g, const struct options *o,
 
 	g->namer = frame_namer_new(&so);
 	g->snapshots = o->view->snapshots;
-	g->growth = o->leaks;
+	/* A comparison shows no growth: its base needs none either. */
+	g->growth = o->leaks || (o->view->shows_growth && !o->base_count);
 	stacks_init(&g->stacks);
 	rc = read_profiles(g, files, count);
 	if (g->profile_count)
@@ -642,9 +644,10 @@ static size_t markers(const struct report *report)
 	return n;
 }
 
-/* --leaks: the sites by their growth, per marker when the program has
- * steps, else per second.  Returns 0 or 1. */
-static int write_leaks(const struct options *o, struct report *report)
+/* The report with the sites ranked by their growth, per marker when the
+ * program has steps, else per second: the view of --leaks, or a view that
+ * shows the growing sites.  Returns 0 or 1. */
+static int write_with_growth(const struct options *o, struct report *report)
 {
 	struct leaks leaks;
 	struct view view = *o->view;
@@ -653,7 +656,8 @@ static int write_leaks(const struct options *o, struct report *report)
 	leaks_rank(&leaks, report->sites,
 		   markers(report) >= 2 ? PER_MARKER : PER_SECOND);
 	report->leaks = &leaks;
-	view.write = view.write_leaks;
+	if (o->leaks)
+		view.write = view.write_leaks;
 	rc = write_view(o, &view, report);
 	report->leaks = NULL;
 	leaks_free(&leaks);
@@ -676,8 +680,8 @@ int main(int argc, char **argv)
 		int base_rc = write_comparison(&o, &report);
 
 		rc = rc ? rc : base_rc;
-	} else if (o.leaks) {
-		rc |= write_leaks(&o, &report);
+	} else if (o.leaks || o.view->shows_growth) {
+		rc |= write_with_growth(&o, &report);
 	} else if (write_view(&o, o.view, &report) != 0) {
 		rc = 1;
 	}

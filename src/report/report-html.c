@@ -7,7 +7,9 @@
  * each stack's estimate, 95 % interval and samples for three measures
  * (live at the peak, live at the end, allocated), each profile's live
  * heap over time with its markers, garbage collections and snapshots of
- * the live stacks, and the rows of the top sites.  The style and script
+ * the live stacks, the rows of the top sites, and the sites that grow
+ * significantly (up to CHART_SITES, as --leaks ranks them) with their
+ * live bytes at the snapshots, for the chart.  The style and script
  * are compiled in (report-html-assets.c is made from them at build time).
  * A '<' in the data is written as \u003c, so no text of the profile can
  * end the script element.
@@ -220,6 +222,74 @@ static json_t *sites_json(const struct report *r)
 	return json;
 }
 
+/* The growing sites the chart draws, the fastest first. */
+#define CHART_SITES 5
+
+static const char *const axis_units[AXES] = {
+	[PER_SECOND] = "per second",
+	[PER_MARKER] = "per marker",
+};
+
+/* The live bytes of the stacks flagged in `mine` (by stack) at each
+ * snapshot of `p`, as [time, bytes, ...]. */
+static json_t *site_series_json(const struct report *r,
+				const struct profile_summary *p,
+				const bool *mine)
+{
+	json_t *series = json_array();
+
+	for (size_t i = 0; i < p->snapshot_count; i++) {
+		const struct heap_snapshot *snap = &p->snapshots[i];
+		double bytes = 0;
+
+		for (size_t k = 0; k < snap->count; k++)
+			if (mine[snap->stacks[k]])
+				bytes += snap->bytes[k];
+		append(series, json_real(report_seconds(r, snap->live.time_us)));
+		append(series, whole(bytes));
+	}
+	return series;
+}
+
+/* {"label": "site: +1.0 KiB ± 80 B per second", "series": [by profile]};
+ * `mine` is room for a flag by stack. */
+static json_t *growing_site_json(const struct report *r,
+				 const struct site_growth *g, bool *mine)
+{
+	json_t *json = json_object(), *series = json_array();
+	char rate[SIGNED_SIZE], rate_ci[32];
+	char *label;
+
+	memset(mine, 0, r->stacks->stack_count * sizeof(*mine));
+	for (size_t i = 0; i < g->site->stack_count; i++)
+		mine[g->site->stacks[i]] = true;
+	format_signed(rate, g->trend.slope, false, true);
+	format_size(rate_ci, estimator_interval95(g->trend.slope_variance));
+	label = xasprintf("%s: %s ± %s %s", g->site->text, rate, rate_ci,
+			  axis_units[r->leaks->axis]);
+	for (size_t i = 0; i < r->profile_count; i++)
+		append(series, site_series_json(r, &r->profiles[i], mine));
+	set(json, "label", text(label));
+	set(json, "series", series);
+	free(label);
+	return json;
+}
+
+/* data.growing: the sites that grow significantly (as --leaks ranks
+ * them), up to CHART_SITES, with their live bytes at the snapshots. */
+static json_t *growing_json(const struct report *r)
+{
+	json_t *sites = json_array();
+	size_t n = r->leaks->growing < CHART_SITES ? r->leaks->growing
+						   : CHART_SITES;
+	bool *mine = xcalloc(r->stacks->stack_count + 1, sizeof(*mine));
+
+	for (size_t i = 0; i < n; i++)
+		append(sites, growing_site_json(r, &r->leaks->sites[i], mine));
+	free(mine);
+	return sites;
+}
+
 /* "3 profiles · peak heap 11.0 MiB ± 0 B · live at end ... · ..." */
 static char *summary_text(const struct report *r)
 {
@@ -301,6 +371,8 @@ static json_t *page_data(const struct report *r)
 	set(data, "sites", sites_json(r));
 	if (r->base)
 		set(data, "base", base_json(data, r->base, &ff));
+	if (r->leaks)
+		set(data, "growing", growing_json(r));
 	flame_frames_free(&ff);
 	free(summary);
 	return data;
@@ -338,6 +410,9 @@ static const char page_body[] =
 	"collections. Click a moment to see its flame graph.</p>\n"
 	"<svg id=\"chart\" role=\"img\" aria-label=\"Estimated live heap over "
 	"time\"></svg>\n"
+	"<div class=\"controls\" id=\"growth\" hidden><label><input "
+	"type=\"checkbox\" id=\"show-growing\"> show growing sites</label>"
+	"<ul class=\"legend\" id=\"growth-legend\"></ul></div>\n"
 	"<h2 id=\"flame-title\">Flame graph</h2>\n"
 	"<div class=\"controls\">\n"
 	"<label>Show <select id=\"measure\">"

@@ -13,6 +13,9 @@
  * and each box is coloured by its change, red where it grew and blue
  * where it shrank, beyond the 95 % interval of the change; grey within
  * it.
+ *
+ * The sites that grow significantly (data.growing) are drawn on the
+ * chart of the heap, each its own colour and dash, under a checkbox.
  */
 "use strict";
 
@@ -482,6 +485,54 @@ function drawProfile(p) {
 	return g;
 }
 
+/* The growing sites: colours and dashes that tell them apart without
+ * relying on red and green (Okabe and Ito's palette). */
+const GROWING_STYLES = [["#e69f00", ""], ["#cc79a7", "6 3"],
+	["#009e73", "2 2"], ["#d55e00", "8 3 2 3"], ["#000000", "1 3"]];
+const growing = document.getElementById("show-growing");
+
+/* A growing site's live bytes at the snapshots, as steps like the heap. */
+function drawGrowingSite(site, index) {
+	const [colour, dash] = GROWING_STYLES[index % GROWING_STYLES.length];
+	const g = svg("g", { class: "growing" });
+	for (const s of site.series) {
+		let line = "";
+		for (let i = 0; i < s.length; i += 2) {
+			const x = chart.x(s[i]).toFixed(1);
+			const y = chart.y(s[i + 1]).toFixed(1);
+			line += (i ? "H" + x + "V" : "M" + x + ",") + y;
+		}
+		if (line)
+			g.append(svg("path", { class: "site-line", d: line,
+				stroke: colour, "stroke-dasharray": dash,
+				"data-site": site.label }));
+	}
+	return g;
+}
+
+/* The legend and checkbox of the growing sites, when the data has them. */
+function showGrowingLegend() {
+	if (!data.growing)
+		return;
+	const legend = document.getElementById("growth-legend");
+	document.getElementById("growth").hidden = false;
+	growing.checked = data.growing.length > 0;
+	growing.disabled = data.growing.length === 0;
+	if (!data.growing.length)
+		legend.append(element("li", {}, "no site grows significantly"));
+	data.growing.forEach((site, i) => {
+		const [colour, dash] = GROWING_STYLES[i % GROWING_STYLES.length];
+		const key = svg("svg", { width: 28, height: 10 });
+		key.append(svg("line", { x1: 0, x2: 28, y1: 5, y2: 5,
+			stroke: colour, "stroke-width": 2,
+			"stroke-dasharray": dash }));
+		const item = element("li");
+		item.append(key, site.label);
+		legend.append(item);
+	});
+	growing.addEventListener("change", drawChart);
+}
+
 function drawChart() {
 	const s = chart.svg;
 	const width = s.clientWidth || 800, height = s.clientHeight || 220;
@@ -489,6 +540,8 @@ function drawChart() {
 	const top = chartScales(width, height);
 	s.replaceChildren(drawAxes(width, height, top),
 		...data.profiles.map(drawProfile));
+	if (data.growing && growing.checked)
+		s.append(...data.growing.map(drawGrowingSite));
 	if (chart.moment !== null) {
 		const x = chart.x(chart.moment);
 		s.append(svg("line", { class: "moment", x1: x, x2: x, y1: 10,
@@ -601,6 +654,7 @@ function start() {
 			"the 95 % interval of the change; grey ones changed " +
 			"within the noise."));
 	fillTable();
+	showGrowingLegend();
 	showMeasure(data.measure);
 	loadState();
 	document.body.setAttribute("data-ready", "1");

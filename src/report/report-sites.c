@@ -117,6 +117,16 @@ static struct site *one_frame_site(struct site_table *table,
 	return s;
 }
 
+/* `stack` adds to site `s`. */
+static void attribute(struct site *s, const struct stack_table *stacks,
+		      const struct report_stack *stack)
+{
+	s->stacks = xgrow(s->stacks, &s->stack_capacity, s->stack_count + 1,
+			  sizeof(*s->stacks));
+	s->stacks[s->stack_count++] = (size_t)(stack - stacks->stacks);
+	heap_estimates_add(&s->heap, &stack->heap);
+}
+
 /* Every function from the site out holds what the stack holds, once
  * however often it recurs. */
 static void add_cumulative(struct site_table *table,
@@ -135,8 +145,7 @@ static void add_cumulative(struct site_table *table,
 			again |= seen[k] == index;
 		if (!again) {
 			seen[seen_count++] = index;
-			heap_estimates_add(&table->sites[index].heap,
-					   &stack->heap);
+			attribute(&table->sites[index], stacks, stack);
 		}
 	}
 	free(seen);
@@ -162,7 +171,7 @@ static void add_stack(struct site_table *table,
 			    ? whole_stack_site(table, stacks, stack, site)
 			    : one_frame_site(table, stacks, stack, site);
 	}
-	heap_estimates_add(&s->heap, &stack->heap);
+	attribute(s, stacks, stack);
 }
 
 void sites_build(struct site_table *table, const struct stack_table *stacks,
@@ -188,6 +197,7 @@ void sites_free(struct site_table *table)
 			free(s->callers[k]);
 		free(s->callers);
 		free(s->frames);
+		free(s->stacks);
 	}
 	free(table->sites);
 	text_index_free(&table->keys);

@@ -7,7 +7,7 @@
  * only when no named frame calls it); by stack, every frame past the
  * allocators is shown.  Cumulatively, every function of a
  * stack is a site, and holds what everything it calls holds.  Also keeps
- * the totals of all stacks.
+ * the totals of all stacks, and which stacks make each site.
  */
 #ifndef SPPROF_REPORT_SITES_H
 #define SPPROF_REPORT_SITES_H
@@ -39,6 +39,9 @@ struct site {
 	 * stack table's frames (caller_count + 1 of them). */
 	size_t *frames;
 	struct heap_estimates heap;
+	/* The stacks that add to the site, as indexes in the stack table. */
+	size_t *stacks;
+	size_t stack_count, stack_capacity;
 };
 
 struct site_table {

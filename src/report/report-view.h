@@ -61,7 +61,8 @@ struct report {
 	 * from them to these (else NULL). */
 	const struct report *base;
 	const struct comparison *comparison;
-	const struct leaks *leaks; /* with --leaks, else NULL */
+	/* With --leaks, or for a view that shows_growth, else NULL. */
+	const struct leaks *leaks;
 	char **notes; /* caveats in plain words, for people and programs */
 	size_t note_count;
 	char **warnings; /* the warnings printed on stderr */
@@ -128,6 +129,10 @@ struct view {
 	int (*write_comparison)(FILE *out, const struct report *report);
 	/* Writes the growth of the sites (--leaks); NULL when it has none. */
 	int (*write_leaks)(FILE *out, const struct report *report);
+	/* The view shows the fastest growing sites, whose trends the
+	 * replay then measures (report->leaks is set, also without
+	 * --leaks). */
+	bool shows_growth;
 };
 
 /* The view of --format NAME, or NULL. */

@@ -4,9 +4,13 @@
 # shows the expected functions, sites and totals, a link with #search and
 # #moment shows that search and that moment, the screenshot is not blank,
 # a profile of 100,000 stacks loads, and so does the page of a comparison
-# (--base), with the legend of its colours.
+# (--base), with the legend of its colours.  The chart of a run of
+# trend-program in leak mode draws leak_me, the site that grows, as a line
+# of its own named by the legend; a profile whose sites hold steady
+# levels says that none grows.
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
+. "${srcdir:-.}/tests/report/trend-common.sh"
 
 browser=
 for candidate in chromium chromium-browser; do
@@ -21,6 +25,10 @@ cd "$scratch" || exit 99
 	"$report" -f html large.mlyze >large.html 2>/dev/null &&
 	"$report" -o compared.html --base large.mlyze tree.mlyze \
 		2>/dev/null || exit 99
+profile leak leak 8192
+"$gen" compile "$here/profiles/merge-b.txt" "$scratch/steady.mlyze" || exit 99
+"$report" -o leak.html leak.mlyze && "$report" -o steady.html steady.mlyze \
+	2>/dev/null || exit 99
 
 # browse PAGE[#STATE] OUT [SCREENSHOT]: the DOM after the script ran in
 # OUT, the browser's log in OUT.log (in the scratch directory).
@@ -87,4 +95,19 @@ page_ok "--base" compared.dom
 grep -q 'id="change-legend"' compared.dom &&
 	grep -q '<ol id="largest"><li>' compared.dom
 verdict "--base: the flame graph of the change and its legend" $?
+
+browse leak.html leak.dom leak.png
+page_ok "a leak" leak.dom
+grep -q '<input type="checkbox" id="show-growing">' leak.dom &&
+	grep -q '<li><svg [^>]*>.*</svg>leak_me: +[0-9.]* [KMG]*i*B ± [0-9.]* [KMG]*i*B per marker</li>' \
+		leak.dom &&
+	grep -q '<path class="site-line" [^>]*data-site="leak_me: ' leak.dom
+verdict "a leak: the legend names leak_me and its rate, the chart its line" \
+	$? "$(grep -o '<ul class="legend" id="growth-legend">.\{0,300\}' leak.dom)"
+
+browse steady.html steady.dom
+page_ok "no leak" steady.dom
+grep -q '<li>no site grows significantly</li>' steady.dom &&
+	! grep -q 'class="site-line"' steady.dom
+verdict "no leak: no site grows significantly, no line" $?
 [ "$failures" -eq 0 ]
