@@ -9,11 +9,15 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "compiler.h"
 #include "frame_pointers.h"
 #include "rawmem.h"
 #include "spinlock.h"
 
 #define CODE_RANGES_MAX 8192
+/* Ranges each thread remembers: a stack's return addresses lie in a few
+ * objects, mostly the same ones from one sample to the next. */
+#define CACHED_RANGES 4
 /* A lookup that keeps meeting a rebuild gives up rather than wait. */
 #define LOOKUP_ATTEMPTS 64
 
@@ -71,9 +75,17 @@ search(const struct published_range *r, uint32_t n, uintptr_t start,
 	return NULL;
 }
 
+/* What a lookup found: the range and what it holds (kind NOT_CODE and
+ * an empty range when none), under the array's sequence `sequence`. */
+struct found_range {
+	uint32_t sequence;
+	uintptr_t start, end;
+	struct code_info info;
+};
+
 /* 1 and *found set when the array was read whole (no rebuild ran): what
  * the array says of the range holding a byte of (start, end]. */
-static int lookup(uintptr_t start, uintptr_t end, struct code_info *found)
+static int lookup(uintptr_t start, uintptr_t end, struct found_range *found)
 {
 	const struct published_range *r;
 	struct tables *t = atomic_load_explicit(&map.tables,
@@ -82,32 +94,73 @@ static int lookup(uintptr_t start, uintptr_t end, struct code_info *found)
 					    memory_order_acquire);
 	uint32_t n = atomic_load_explicit(&map.count, relaxed);
 
-	*found = (struct code_info){ NOT_CODE, 0 };
+	*found = (struct found_range){ .sequence = seq,
+				       .info = { NOT_CODE, 0 } };
 	if (!t)
 		return 1;
 	if (seq & 1)
 		return 0;
 	r = search(t->published, n < CODE_RANGES_MAX ? n : 0, start, end);
 	if (r) {
-		found->kind = (enum code_kind)atomic_load_explicit(&r->kind,
-								  relaxed);
-		found->eh_frame_hdr =
+		found->start = atomic_load_explicit(&r->start, relaxed);
+		found->end = atomic_load_explicit(&r->end, relaxed);
+		found->info.kind = (enum code_kind)atomic_load_explicit(
+			&r->kind, relaxed);
+		found->info.eh_frame_hdr =
 			atomic_load_explicit(&r->eh_frame_hdr, relaxed);
 	}
 	atomic_thread_fence(memory_order_acquire);
 	return atomic_load_explicit(&map.sequence, relaxed) == seq;
 }
 
-static struct code_info info_of(uintptr_t start, uintptr_t end)
+static struct found_range range_of(uintptr_t start, uintptr_t end)
 {
-	struct code_info found;
+	struct found_range found;
 
 	for (int i = 0; i < LOOKUP_ATTEMPTS; i++) {
 		if (lookup(start, end, &found))
 			return found;
 		cpu_relax();
 	}
-	return (struct code_info){ NOT_CODE, 0 };
+	return (struct found_range){ .info = { NOT_CODE, 0 } };
+}
+
+static struct code_info info_of(uintptr_t start, uintptr_t end)
+{
+	return range_of(start, end).info;
+}
+
+/* The ranges this thread found last, each valid while the array keeps the
+ * sequence it was found under (the first build makes it non-zero, so an
+ * empty entry never matches).  `busy` keeps a signal handler that looks
+ * up an address from an entry being rewritten: it reads the array. */
+static INITIAL_EXEC_TLS struct {
+	struct found_range ranges[CACHED_RANGES];
+	unsigned next; /* the entry replaced next */
+	int busy;
+} cache;
+
+static const struct found_range *cached_range(uintptr_t address)
+{
+	uint32_t seq = atomic_load_explicit(&map.sequence,
+					    memory_order_acquire);
+
+	for (int i = 0; i < CACHED_RANGES; i++) {
+		const struct found_range *r = &cache.ranges[i];
+
+		if (r->sequence == seq && r->start < address &&
+		    address <= r->end)
+			return r;
+	}
+	return NULL;
+}
+
+static void remember_range(const struct found_range *found)
+{
+	if (found->info.kind == NOT_CODE || (found->sequence & 1))
+		return;
+	cache.ranges[cache.next] = *found;
+	cache.next = (cache.next + 1) % CACHED_RANGES;
 }
 
 struct scan {
@@ -249,14 +302,35 @@ static int maybe_new_code(uintptr_t address)
 #endif
 }
 
+static struct found_range uncached_lookup(uintptr_t address)
+{
+	struct found_range found = range_of(address - 1, address);
+
+	if (found.info.kind == NOT_CODE && maybe_new_code(address) &&
+	    rebuild_if_changed())
+		found = range_of(address - 1, address);
+	return found;
+}
+
 struct code_info code_map_lookup(uintptr_t address)
 {
-	struct code_info info = info_of(address - 1, address);
+	const struct found_range *r;
+	struct found_range found;
 
-	if (info.kind == NOT_CODE && maybe_new_code(address) &&
-	    rebuild_if_changed())
-		info = info_of(address - 1, address);
-	return info;
+	if (cache.busy) /* a signal handler's, amid this thread's lookup */
+		return uncached_lookup(address).info;
+	cache.busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	r = cached_range(address);
+	if (r) {
+		found = *r;
+	} else {
+		found = uncached_lookup(address);
+		remember_range(&found);
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	cache.busy = 0;
+	return found.info;
 }
 
 uint32_t code_map_generation(void)
