@@ -47,10 +47,22 @@ int stream_reopen(const struct event_stream *s)
 	return fd;
 }
 
-static void unmap_window(struct event_stream *s)
+/* Lets go of the current window: unmapped now, or by a chore (when
+ * `later`).  One being faulted in is unmapped when that ends, by
+ * stream_chores_done(). */
+static void leave_window(struct event_stream *s, int later)
 {
-	if (s->window)
-		munmap(s->window, s->window_end - s->window_start);
+	size_t bytes = s->window_end - s->window_start;
+
+	if (s->window && s->window != s->populating) {
+		if (later && !s->chores.unmap) {
+			s->chores.unmap = s->window;
+			s->chores.unmap_bytes = bytes;
+			s->chores_waiting = 1;
+		} else {
+			munmap(s->window, bytes);
+		}
+	}
 	s->window = NULL;
 	s->window_start = s->window_end = 0;
 }
@@ -103,7 +115,7 @@ static int move_window(struct event_stream *s, int fd, size_t n)
 	if (window == MAP_FAILED)
 		return errno;
 	madvise(window, end - start, MADV_DONTFORK);
-	unmap_window(s);
+	leave_window(s, 1);
 	s->window = window;
 	s->window_start = start;
 	s->window_end = end;
@@ -141,6 +153,13 @@ static void slide(struct event_stream *s, size_t n)
 	}
 	s->error = move_window(s, fd, n);
 	close(fd);
+	/* Only a stream that filled a window is faulted in ahead: most
+	 * processes write far less than one. */
+	if (!s->error) {
+		s->chores.populate = s->window;
+		s->chores.populate_bytes = s->window_end - s->window_start;
+		s->chores_waiting = 1;
+	}
 }
 
 uint8_t *stream_room(struct event_stream *s, size_t n)
@@ -157,11 +176,50 @@ void stream_commit(struct event_stream *s, const uint8_t *end)
 	s->end = s->window_start + (uint64_t)(end - s->window);
 }
 
+struct stream_chores stream_take_chores_slow(struct event_stream *s)
+{
+	struct stream_chores c = s->chores;
+
+	memset(&s->chores, 0, sizeof(s->chores));
+	s->chores_waiting = 0;
+	if (c.populate && (s->populating || c.populate != s->window))
+		c.populate = NULL;
+	if (c.populate)
+		s->populating = c.populate;
+	return c;
+}
+
+void stream_do_chores(const struct stream_chores *c)
+{
+	if (c->unmap)
+		munmap(c->unmap, c->unmap_bytes);
+#ifdef MADV_POPULATE_WRITE
+	/* Where the kernel cannot, or the file was cut meanwhile, the
+	 * stores fault the pages in as they come (no SIGBUS is raised). */
+	if (c->populate)
+		madvise(c->populate, c->populate_bytes, MADV_POPULATE_WRITE);
+#endif
+}
+
+void stream_chores_done(struct event_stream *s, const struct stream_chores *c)
+{
+	if (s->populating == c->populate)
+		s->populating = NULL;
+	/* Left meanwhile (or forgotten with its stream): nobody else unmaps
+	 * a window being faulted in. */
+	if (c->populate && c->populate != s->window)
+		munmap(c->populate, c->populate_bytes);
+}
+
 int stream_close(struct event_stream *s)
 {
 	int fd, err = s->error;
 
-	unmap_window(s);
+	leave_window(s, 0);
+	if (s->chores.unmap)
+		munmap(s->chores.unmap, s->chores.unmap_bytes);
+	memset(&s->chores, 0, sizeof(s->chores));
+	s->chores_waiting = 0;
 	fd = stream_reopen(s);
 	if (fd < 0)
 		return err ? err : errno;

@@ -18,7 +18,15 @@
  * process's RLIMIT_FSIZE, so no SIGXFSZ is ever raised in the program.
  * The mapping is not inherited by fork() children.
  *
- * Nothing here allocates or takes a lock; the caller serialises access.
+ * The first store into each page of a new window is a page fault of a
+ * few microseconds, and unmapping the old window takes a while too: a
+ * move leaves both as chores that the caller does after it lets go of its
+ * lock (stream_take_chores, stream_do_chores, stream_chores_done), so
+ * other threads do not wait for them.  A window being faulted in is
+ * never unmapped before that ends.
+ *
+ * Nothing here allocates or takes a lock; the caller serialises access,
+ * except to stream_do_chores().
  */
 #ifndef SPPROF_EVENT_STREAM_H
 #define SPPROF_EVENT_STREAM_H
@@ -30,12 +38,23 @@
 
 #define STREAM_WINDOW_BYTES (1u << 20)
 
+/* Work a move of the window leaves for after the caller's lock. */
+struct stream_chores {
+	uint8_t *unmap;        /* the window left behind */
+	size_t unmap_bytes;
+	uint8_t *populate;     /* the new window, to fault in */
+	size_t populate_bytes;
+};
+
 /* What every event writes comes first, what it reads next. */
 struct event_stream {
 	uint64_t end;          /* where the next event goes */
 	int error;             /* errno value that ended the stream, or 0 */
+	int chores_waiting;    /* chores holds work */
 	uint8_t *window;       /* file offset window_start is at window[0] */
 	uint64_t window_start, window_end;
+	struct stream_chores chores;
+	uint8_t *populating;   /* the window being faulted in, or NULL */
 	uint64_t allocated;    /* bytes of the file backed by disk blocks */
 	dev_t device;          /* the file's identity, checked at each open */
 	ino_t inode;
@@ -53,6 +72,24 @@ int stream_open(struct event_stream *s, int fd, const char *path,
  * bytes count once stream_commit() is told where they end. */
 uint8_t *stream_room(struct event_stream *s, size_t n);
 void stream_commit(struct event_stream *s, const uint8_t *end);
+
+/* With the caller's lock held: takes the chores left by moves of the
+ * window.  At most one window is faulted in at a time. */
+struct stream_chores stream_take_chores_slow(struct event_stream *s);
+static inline struct stream_chores stream_take_chores(struct event_stream *s)
+{
+	struct stream_chores none = { 0 };
+
+	return s->chores_waiting ? stream_take_chores_slow(s) : none;
+}
+
+/* Without the lock: does them. */
+void stream_do_chores(const struct stream_chores *c);
+
+/* With the lock held again, after chores that faulted a window in: that
+ * window is unmapped now if the stream left it meanwhile (or was closed,
+ * opened anew or forgotten: the window stays mapped until this call). */
+void stream_chores_done(struct event_stream *s, const struct stream_chores *c);
 
 /* The file opened again for reading and writing (for the final copy and
  * for trimming): a descriptor, or -1 with errno set (ESTALE when the path

@@ -83,9 +83,21 @@ static void lock(void)
 	spin_lock(&w.lock);
 }
 
+/* Lets go of the lock, then does what moving the stream's window left
+ * to do, so that other threads need not wait for it. */
 static void unlock(void)
 {
+	struct stream_chores chores = stream_take_chores(&w.stream);
+
 	spin_unlock(&w.lock);
+	if (!chores.unmap && !chores.populate)
+		return;
+	stream_do_chores(&chores);
+	if (chores.populate) { /* the window stays mapped until this */
+		spin_lock(&w.lock);
+		stream_chores_done(&w.stream, &chores);
+		spin_unlock(&w.lock);
+	}
 }
 
 int writer_enabled(void)

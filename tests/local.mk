@@ -5,6 +5,7 @@ RUNTIME_UNIT_TESTS = \
 	tests/unit/test-code-map \
 	tests/unit/test-codec \
 	tests/unit/test-estimator \
+	tests/unit/test-event-stream \
 	tests/unit/test-free-filter \
 	tests/unit/test-heap-map \
 	tests/unit/test-lifecycle \
@@ -57,6 +58,11 @@ tests_unit_test_free_filter_LDADD = $(UNIT_LDADD)
 tests_unit_test_heap_map_SOURCES = tests/unit/test-heap-map.c tests/unit/suite-main.c
 tests_unit_test_heap_map_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_heap_map_LDADD = $(UNIT_LDADD)
+tests_unit_test_event_stream_SOURCES = tests/unit/test-event-stream.c \
+	tests/unit/suite-main.c
+tests_unit_test_event_stream_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_event_stream_LDADD = $(UNIT_LDADD)
+
 tests_unit_test_lifecycle_SOURCES = tests/unit/test-lifecycle.c tests/unit/suite-main.c
 tests_unit_test_lifecycle_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_lifecycle_LDADD = $(UNIT_LDADD) -lm
