@@ -11,6 +11,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/clock.h \
 	lib/code_map.c lib/code_map.h \
 	lib/compiler.h \
+	lib/counters.c lib/counters.h \
 	lib/estimator.h \
 	lib/frames.h \
 	lib/frame_pointers.c lib/frame_pointers.h \

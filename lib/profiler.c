@@ -210,6 +210,11 @@ static uint64_t load(_Atomic uint64_t *counter)
 	return atomic_load_explicit(counter, relaxed);
 }
 
+static uint64_t sum(unsigned counter)
+{
+	return counters_sum(&prof.counters, counter);
+}
+
 MEMPROF_PUBLIC int memprof_get_stats(memprof_stats *out)
 {
 	struct heap_map *h = &prof.heap;
@@ -221,9 +226,9 @@ MEMPROF_PUBLIC int memprof_get_stats(memprof_stats *out)
 	out->sampling_rate = sampler_rate();
 	if (!heap_map_ready(h))
 		return 0;
-	out->total_samples = load(&prof.samples);
-	out->freed_samples = load(&prof.freed);
-	out->live_samples = load(&h->live) - load(&prof.carved_only);
+	out->total_samples = sum(COUNT_SAMPLES);
+	out->freed_samples = sum(COUNT_FREED);
+	out->live_samples = load(&h->live) - sum(COUNT_CARVED_ONLY);
 	out->unique_stacks = stack_table_count(&prof.stacks);
 	out->stack_table_capacity = stack_table_capacity(&prof.stacks);
 	out->stack_table_drops = load(&prof.stacks.drops);
@@ -233,18 +238,18 @@ MEMPROF_PUBLIC int memprof_get_stats(memprof_stats *out)
 	out->death_during_birth = load(&h->death_during_birth);
 	out->tombstones_recycled = load(&h->tombstones_recycled);
 	out->max_probe_length = load(&h->max_probe);
-	out->skipped_reentrant = load(&prof.skipped_reentrant);
+	out->skipped_reentrant = sum(COUNT_SKIPPED_REENTRANT);
 	out->events_written = writer_events_written();
 	out->events_dropped = writer_events_dropped();
 	out->native_stacks = out->total_samples; /* one capture per sample */
-	out->native_frames = load(&prof.native_frames);
-	out->shallow_stacks = load(&prof.shallow);
-	out->truncated_stacks = load(&prof.truncated);
-	out->fp_stacks = load(&prof.fp_stacks);
-	out->dwarf_stacks = load(&prof.dwarf_stacks);
+	out->native_frames = sum(COUNT_NATIVE_FRAMES);
+	out->shallow_stacks = sum(COUNT_SHALLOW);
+	out->truncated_stacks = sum(COUNT_TRUNCATED);
+	out->fp_stacks = sum(COUNT_FP_STACKS);
+	out->dwarf_stacks = sum(COUNT_DWARF_STACKS);
 	out->min_native_depth = min_depth == UINT32_MAX ? 0 : min_depth;
 	out->heap_map_load_percent = heap_map_load_percent(h);
-	out->estimated_live_bytes = (double)load(&prof.live_estimate);
+	out->estimated_live_bytes = (double)sum(COUNT_LIVE_ESTIMATE);
 	return 0;
 }
 

@@ -52,14 +52,14 @@ static void after_fork_in_parent(void)
  * (the heap map and stack table, and their counters, are inherited). */
 static void reset_counters(void)
 {
-	atomic_store(&prof.samples, 0);
-	atomic_store(&prof.freed, 0);
-	atomic_store(&prof.skipped_reentrant, 0);
-	atomic_store(&prof.native_frames, 0);
-	atomic_store(&prof.shallow, 0);
-	atomic_store(&prof.truncated, 0);
-	atomic_store(&prof.fp_stacks, 0);
-	atomic_store(&prof.dwarf_stacks, 0);
+	static const unsigned per_profile[] = {
+		COUNT_SAMPLES,	     COUNT_FREED,	  COUNT_SKIPPED_REENTRANT,
+		COUNT_NATIVE_FRAMES, COUNT_SHALLOW,	  COUNT_TRUNCATED,
+		COUNT_FP_STACKS,     COUNT_DWARF_STACKS,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(per_profile); i++)
+		counters_clear(&prof.counters, per_profile[i]);
 	atomic_store(&prof.min_depth, UINT32_MAX);
 }
 

@@ -19,9 +19,14 @@
 #define relaxed memory_order_relaxed
 #define SHALLOW_STACK_DEPTH 3
 
-static void count(_Atomic uint64_t *counter)
+static void count(unsigned counter)
 {
-	atomic_fetch_add_explicit(counter, 1, relaxed);
+	counters_add(&prof.counters, counter, 1);
+}
+
+static void count_bytes(unsigned counter, uint64_t n)
+{
+	counters_add(&prof.counters, counter, n);
 }
 
 int profiler_wants_sample(void)
@@ -37,11 +42,11 @@ static void note_stack_health(uint32_t depth, uint32_t merged, int truncated)
 {
 	uint32_t min = atomic_load_explicit(&prof.min_depth, relaxed);
 
-	atomic_fetch_add_explicit(&prof.native_frames, depth, relaxed);
+	count_bytes(COUNT_NATIVE_FRAMES, depth);
 	if (merged < SHALLOW_STACK_DEPTH)
-		count(&prof.shallow);
+		count(COUNT_SHALLOW);
 	if (truncated)
-		count(&prof.truncated);
+		count(COUNT_TRUNCATED);
 	while (depth < min &&
 	       !atomic_compare_exchange_weak_explicit(&prof.min_depth, &min,
 						      depth, relaxed, relaxed))
@@ -56,7 +61,7 @@ static uint32_t capture_stack(void)
 	uint32_t merged = script_stack_merge(frames, r.depth,
 					     MEMPROF_MAX_STACK_DEPTH);
 
-	count(r.method == UNWIND_DWARF ? &prof.dwarf_stacks : &prof.fp_stacks);
+	count(r.method == UNWIND_DWARF ? COUNT_DWARF_STACKS : COUNT_FP_STACKS);
 	note_stack_health(r.depth, merged, r.truncated);
 	return stack_table_intern(&prof.stacks, frames, merged);
 }
@@ -77,11 +82,10 @@ static int publish(void *block, const struct heap_record *r)
 	    !heap_map_finalize(&prof.heap, slot, (uintptr_t)block, r))
 		return 0;
 	if (!is_sample(r)) {
-		count(&prof.carved_only);
+		count(COUNT_CARVED_ONLY);
 	} else {
-		count(&prof.samples);
-		atomic_fetch_add_explicit(&prof.live_estimate, r->estimate,
-					  relaxed);
+		count(COUNT_SAMPLES);
+		count_bytes(COUNT_LIVE_ESTIMATE, r->estimate);
 		writer_alloc((uintptr_t)block, r);
 	}
 	return 1;
@@ -99,7 +103,6 @@ int profiler_record_alloc(void *block, size_t size, uint32_t offset,
 	/* The program's own work has usually evicted these since the last
 	 * sample: let them load while the stack is captured. */
 	heap_map_prefetch(&prof.heap, (uintptr_t)block);
-	__builtin_prefetch(&prof.samples, 1);
 	r = (struct heap_record){
 		.size = size,
 		.sampling_rate = rate,
@@ -134,18 +137,17 @@ int profiler_release(void *block, struct heap_record *record)
 	    heap_map_remove(&prof.heap, (uintptr_t)block, record) != 1)
 		return 0;
 	if (!is_sample(record)) {
-		atomic_fetch_sub_explicit(&prof.carved_only, 1, relaxed);
+		count_bytes(COUNT_CARVED_ONLY, (uint64_t)-1);
 		return 1;
 	}
-	count(&prof.freed);
-	atomic_fetch_sub_explicit(&prof.live_estimate, record->estimate,
-				  relaxed);
+	count(COUNT_FREED);
+	count_bytes(COUNT_LIVE_ESTIMATE, -record->estimate);
 	if (sampler_tls.in_runtime) {
 		/* A signal handler's free: its thread may hold the writer's
 		 * lock, so the FREE is written by the next event. */
 		if (atomic_load_explicit(&prof.track_frees, relaxed) &&
 		    writer_free_later((uintptr_t)block) < 0)
-			count(&prof.skipped_reentrant);
+			count(COUNT_SKIPPED_REENTRANT);
 	} else if (atomic_load_explicit(&prof.track_frees, relaxed)) {
 		saved_errno = enter_runtime();
 		writer_free((uintptr_t)block);

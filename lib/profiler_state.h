@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "counters.h"
 #include "heap_map.h"
 #include "sampler.h"
 #include "settings.h"
@@ -27,16 +28,25 @@ struct profiler_state {
 	int settings_read;
 	struct heap_map heap;
 	struct stack_table stacks;
-	/* The counters every sample updates, in one cache line. */
-	_Atomic uint64_t samples __attribute__((aligned(64)));
-	_Atomic uint64_t freed;
-	_Atomic uint64_t live_estimate; /* whole bytes, kept as blocks come and go */
-	_Atomic uint64_t carved_only;   /* heap-map records that are not samples */
-	_Atomic uint64_t native_frames, shallow;
-	_Atomic uint32_t min_depth;
-	_Atomic uint64_t truncated, skipped_reentrant;
-	_Atomic uint64_t fp_stacks, dwarf_stacks; /* by the method that took them */
+	struct counters counters; /* what every sample updates: COUNT_* */
+	_Atomic uint32_t min_depth; /* seldom written */
 };
+
+/* The counters of prof.counters. */
+enum {
+	COUNT_SAMPLES,
+	COUNT_FREED,
+	COUNT_LIVE_ESTIMATE, /* whole bytes, kept as blocks come and go */
+	COUNT_CARVED_ONLY,   /* heap-map records that are not samples */
+	COUNT_NATIVE_FRAMES,
+	COUNT_SHALLOW,
+	COUNT_TRUNCATED,
+	COUNT_SKIPPED_REENTRANT,
+	COUNT_FP_STACKS,     /* stacks by the method that took them */
+	COUNT_DWARF_STACKS,
+	COUNT_KINDS
+};
+_Static_assert(COUNT_KINDS <= COUNTERS_MAX, "the counters fit");
 
 extern struct profiler_state prof;
 

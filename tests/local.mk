@@ -4,6 +4,7 @@ if HAVE_CHECK
 RUNTIME_UNIT_TESTS = \
 	tests/unit/test-code-map \
 	tests/unit/test-codec \
+	tests/unit/test-counters \
 	tests/unit/test-estimator \
 	tests/unit/test-event-stream \
 	tests/unit/test-free-filter \
@@ -58,6 +59,11 @@ tests_unit_test_free_filter_LDADD = $(UNIT_LDADD)
 tests_unit_test_heap_map_SOURCES = tests/unit/test-heap-map.c tests/unit/suite-main.c
 tests_unit_test_heap_map_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_heap_map_LDADD = $(UNIT_LDADD)
+tests_unit_test_counters_SOURCES = tests/unit/test-counters.c \
+	tests/unit/suite-main.c
+tests_unit_test_counters_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_counters_LDADD = $(UNIT_LDADD)
+
 tests_unit_test_event_stream_SOURCES = tests/unit/test-event-stream.c \
 	tests/unit/suite-main.c
 tests_unit_test_event_stream_CFLAGS = $(UNIT_CFLAGS)
