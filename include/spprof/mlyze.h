@@ -184,6 +184,10 @@ struct mlyze_info {
 	/* Stacks defined so far whose definition was damaged; grows while
 	 * the stream defines more. */
 	uint64_t damaged_stacks;
+	/* Of the stats, placed here so that the fields above keep their
+	 * offsets: the stacks walked by frame pointers and those read from
+	 * unwind tables (0 when absent). */
+	uint64_t fp_stacks, dwarf_stacks;
 };
 
 struct mlyze_options {

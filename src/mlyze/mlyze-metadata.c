@@ -350,15 +350,17 @@ static int read_stats(struct mlyze_reader *r, json_t *root)
 {
 	static const struct {
 		const char *key;
-		size_t offset;
+		size_t offset; /* in struct mlyze_info */
 	} counters[] = {
-#define COUNTER(name) { #name, offsetof(struct mlyze_stats, name) }
+#define COUNTER(name) { #name, offsetof(struct mlyze_info, stats.name) }
 		COUNTER(samples),	     COUNTER(frees_tracked),
 		COUNTER(heap_map_full_drops), COUNTER(stack_table_drops),
 		COUNTER(events_dropped),     COUNTER(native_stacks),
 		COUNTER(native_frames),	     COUNTER(shallow_stacks),
 		COUNTER(truncated_stacks),
 #undef COUNTER
+		{ "fp_stacks", offsetof(struct mlyze_info, fp_stacks) },
+		{ "dwarf_stacks", offsetof(struct mlyze_info, dwarf_stacks) },
 	};
 	json_t *stats;
 
@@ -370,7 +372,7 @@ static int read_stats(struct mlyze_reader *r, json_t *root)
 	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
 		struct field f = field_of(r, "stats ", stats, counters[i].key);
 
-		if (get_uint(&f, false, (uint64_t *)((char *)&r->info.stats +
+		if (get_uint(&f, false, (uint64_t *)((char *)&r->info +
 						     counters[i].offset)) < 0)
 			return -1;
 	}

@@ -353,6 +353,9 @@ static void summarise(struct gathered *g, const char *file,
 	p->truncated = mlyze_truncated(r);
 	p->exec_program = replaced_by(info);
 	p->damaged_stacks = info->damaged_stacks;
+	p->has_stats = info->has_stats;
+	p->fp_stacks = info->fp_stacks;
+	p->dwarf_stacks = info->dwarf_stacks;
 	p->events = h->events;
 	p->peak_time_s = (double)(h->peak_time_us - info->start_time_us) / 1e6;
 	p->peak = h->total.live[AT_PEAK];

@@ -156,6 +156,13 @@ static void profile_block(FILE *out, const struct style *st,
 			     p->rate_changed);
 	line(out, st, "  sampling", text);
 	free(text);
+	if (p->has_stats && (p->fp_stacks || p->dwarf_stacks)) {
+		text = xasprintf("%" PRIu64 " walked by frame pointers, %" PRIu64
+				 " read from unwind tables",
+				 p->fp_stacks, p->dwarf_stacks);
+		line(out, st, "  stacks", text);
+		free(text);
+	}
 	if (p->complete == 0)
 		line(out, st, "  state", NOT_FINALISED);
 	if (p->truncated)

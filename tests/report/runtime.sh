@@ -3,7 +3,8 @@
 # sampling rate of 1 byte, where each of their blocks is sampled for sure
 # and stands for exactly its size; memprof-report must then find their
 # sites and sizes exactly (runtime/CASE.out; the command line, pid,
-# duration and time of the peak are masked):
+# duration, time of the peak and the count of stacks by method, which
+# native-stacks.sh checks, are masked):
 #  - alloc-program, at the peak of the heap and at the end, with stacks
 #    read by the default method and from unwind tables;
 #  - flat-program, which allocates in main: its stacks are as short as
@@ -38,6 +39,7 @@ check() {
 	sed -e 's/^\(  command    \).*/\1COMMAND/' \
 	    -e 's/^\(  pid        \).*/\1PID/' \
 	    -e 's/^\(  duration   \).*/\1DURATION/' \
+	    -e 's/^\(  stacks     \).*/\1STACKS/' \
 	    -e 's/^\(Peak heap    .* at \)[0-9.]* s$/\1TIME s/' \
 	    -e 's/^\(Profile      \).*/\1PROFILE/' \
 	    "$scratch/out" >"$scratch/masked"
