@@ -138,6 +138,8 @@ int stream_open(struct event_stream *s, int fd, const char *path,
 		s->allocated = (uint64_t)st.st_size;
 		s->end = start;
 		err = move_window(s, fd, 0);
+		/* The first pages fault in as they are written. */
+		s->fault_ahead_from = s->window_start + STREAM_FAULT_AHEAD;
 	}
 	s->error = err;
 	return err;
@@ -153,13 +155,7 @@ static void slide(struct event_stream *s, size_t n)
 	}
 	s->error = move_window(s, fd, n);
 	close(fd);
-	/* Only a stream that filled a window is faulted in ahead: most
-	 * processes write far less than one. */
-	if (!s->error) {
-		s->chores.populate = s->window;
-		s->chores.populate_bytes = s->window_end - s->window_start;
-		s->chores_waiting = 1;
-	}
+	s->fault_ahead_from = page_round_up(s->end);
 }
 
 uint8_t *stream_room(struct event_stream *s, size_t n)
@@ -171,9 +167,31 @@ uint8_t *stream_room(struct event_stream *s, size_t n)
 	return s->window + (s->end - s->window_start);
 }
 
+/* Leaves the next STREAM_FAULT_AHEAD bytes of the window to fault in. */
+static void fault_ahead(struct event_stream *s)
+{
+	uint64_t from = s->fault_ahead_from;
+	uint64_t to = from + STREAM_FAULT_AHEAD;
+
+	if (from >= s->window_end) {
+		s->fault_ahead_from = UINT64_MAX; /* until the window moves */
+		return;
+	}
+	if (to > s->window_end)
+		to = s->window_end;
+	s->fault_ahead_from = to;
+	s->chores.populate = s->window + (from - s->window_start);
+	s->chores.populate_bytes = to - from;
+	s->chores.window = s->window;
+	s->chores.window_bytes = s->window_end - s->window_start;
+	s->chores_waiting = 1;
+}
+
 void stream_commit(struct event_stream *s, const uint8_t *end)
 {
 	s->end = s->window_start + (uint64_t)(end - s->window);
+	if (s->end + STREAM_FAULT_AHEAD / 2 > s->fault_ahead_from)
+		fault_ahead(s);
 }
 
 struct stream_chores stream_take_chores_slow(struct event_stream *s)
@@ -182,10 +200,10 @@ struct stream_chores stream_take_chores_slow(struct event_stream *s)
 
 	memset(&s->chores, 0, sizeof(s->chores));
 	s->chores_waiting = 0;
-	if (c.populate && (s->populating || c.populate != s->window))
-		c.populate = NULL;
+	if (c.populate && (s->populating || c.window != s->window))
+		c.populate = c.window = NULL;
 	if (c.populate)
-		s->populating = c.populate;
+		s->populating = c.window;
 	return c;
 }
 
@@ -203,12 +221,14 @@ void stream_do_chores(const struct stream_chores *c)
 
 void stream_chores_done(struct event_stream *s, const struct stream_chores *c)
 {
-	if (s->populating == c->populate)
+	if (!c->window)
+		return;
+	if (s->populating == c->window)
 		s->populating = NULL;
 	/* Left meanwhile (or forgotten with its stream): nobody else unmaps
 	 * a window being faulted in. */
-	if (c->populate && c->populate != s->window)
-		munmap(c->populate, c->populate_bytes);
+	if (c->window != s->window)
+		munmap(c->window, c->window_bytes);
 }
 
 int stream_close(struct event_stream *s)

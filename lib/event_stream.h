@@ -18,12 +18,14 @@
  * process's RLIMIT_FSIZE, so no SIGXFSZ is ever raised in the program.
  * The mapping is not inherited by fork() children.
  *
- * The first store into each page of a new window is a page fault of a
- * few microseconds, and unmapping the old window takes a while too: a
- * move leaves both as chores that the caller does after it lets go of its
- * lock (stream_take_chores, stream_do_chores, stream_chores_done), so
- * other threads do not wait for them.  A window being faulted in is
- * never unmapped before that ends.
+ * The first store into each page of the window is a page fault of a
+ * few microseconds, and unmapping a window left behind takes a while too:
+ * the stream leaves both as chores that the caller does after it lets go
+ * of its lock (stream_take_chores, stream_do_chores, stream_chores_done),
+ * so other threads do not wait for them.  Pages are faulted in
+ * STREAM_FAULT_AHEAD bytes at a time, before the stream reaches them, once
+ * it has written half as much (a short-lived process writes far less).  A
+ * window with pages being faulted in is never unmapped before that ends.
  *
  * Nothing here allocates or takes a lock; the caller serialises access,
  * except to stream_do_chores().
@@ -37,13 +39,16 @@
 #include <sys/types.h>
 
 #define STREAM_WINDOW_BYTES (1u << 20)
+#define STREAM_FAULT_AHEAD (64u << 10)
 
-/* Work a move of the window leaves for after the caller's lock. */
+/* Work the stream leaves for after the caller's lock. */
 struct stream_chores {
-	uint8_t *unmap;        /* the window left behind */
+	uint8_t *unmap;        /* a window left behind */
 	size_t unmap_bytes;
-	uint8_t *populate;     /* the new window, to fault in */
+	uint8_t *populate;     /* pages to fault in, */
 	size_t populate_bytes;
+	uint8_t *window;       /* of this window */
+	size_t window_bytes;
 };
 
 /* What every event writes comes first, what it reads next. */
@@ -53,6 +58,7 @@ struct event_stream {
 	int chores_waiting;    /* chores holds work */
 	uint8_t *window;       /* file offset window_start is at window[0] */
 	uint64_t window_start, window_end;
+	uint64_t fault_ahead_from; /* pages from here are not faulted in */
 	struct stream_chores chores;
 	uint8_t *populating;   /* the window being faulted in, or NULL */
 	uint64_t allocated;    /* bytes of the file backed by disk blocks */
@@ -73,8 +79,8 @@ int stream_open(struct event_stream *s, int fd, const char *path,
 uint8_t *stream_room(struct event_stream *s, size_t n);
 void stream_commit(struct event_stream *s, const uint8_t *end);
 
-/* With the caller's lock held: takes the chores left by moves of the
- * window.  At most one window is faulted in at a time. */
+/* With the caller's lock held: takes the chores the stream left.  Pages
+ * of one window at a time are faulted in. */
 struct stream_chores stream_take_chores_slow(struct event_stream *s);
 static inline struct stream_chores stream_take_chores(struct event_stream *s)
 {
@@ -86,7 +92,7 @@ static inline struct stream_chores stream_take_chores(struct event_stream *s)
 /* Without the lock: does them. */
 void stream_do_chores(const struct stream_chores *c);
 
-/* With the lock held again, after chores that faulted a window in: that
+/* With the lock held again, after chores that faulted pages in: their
  * window is unmapped now if the stream left it meanwhile (or was closed,
  * opened anew or forgotten: the window stays mapped until this call). */
 void stream_chores_done(struct event_stream *s, const struct stream_chores *c);

@@ -1,6 +1,7 @@
 /* Unit tests of the crash-safe event stream: what is written reads back,
- * and a window being faulted in outside the writer's lock stays mapped
- * until that ends, however the stream moves meanwhile. */
+ * pages are faulted in ahead of the stream, and a window being faulted in
+ * outside the writer's lock stays mapped until that ends, however the
+ * stream moves meanwhile. */
 #include "config.h"
 
 #include <check.h>
@@ -56,19 +57,30 @@ static void write_piece(unsigned i)
 	stream_commit(&stream, p + PIECE);
 }
 
-/* Writes pieces until the window moves; returns the chores it left. */
-static struct stream_chores write_until_moved(unsigned *i)
+/* Writes pieces until the stream leaves chores, and returns them. */
+static struct stream_chores next_chores(unsigned *i)
 {
-	const uint8_t *window = stream.window;
 	struct stream_chores c;
 
-	for (;;) {
+	do {
 		write_piece((*i)++);
 		c = stream_take_chores(&stream);
-		if (stream.window != window)
-			return c;
-		ck_assert_ptr_null(c.unmap);
-		ck_assert_ptr_null(c.populate);
+	} while (!c.unmap && !c.populate);
+	return c;
+}
+
+/* Writes pieces, doing the chores they leave, until the window moves. */
+static void write_until_moved(unsigned *i)
+{
+	const uint8_t *window = stream.window;
+
+	while (stream.window == window) {
+		struct stream_chores c;
+
+		write_piece((*i)++);
+		c = stream_take_chores(&stream);
+		stream_do_chores(&c);
+		stream_chores_done(&stream, &c);
 	}
 }
 
@@ -89,68 +101,85 @@ static void check_file(unsigned pieces)
 	close(fd);
 }
 
-/* The first window is left to fault in as the stores come (most
- * processes write far less); each move leaves the old window to unmap
- * and the new one to fault in. */
-START_TEST(moves_leave_chores)
+/* Pages are faulted in ahead, a stretch at a time, once the stream has
+ * written half a stretch (the first pages fault in as they are written);
+ * a move leaves the old window to unmap and goes on in the new one. */
+START_TEST(faults_in_ahead)
 {
 	unsigned i = 0;
 	const uint8_t *first = stream.window;
-	size_t bytes = STREAM_WINDOW_BYTES;
 	struct stream_chores c = stream_take_chores(&stream);
+	uint64_t expected = STREAM_FAULT_AHEAD;
 
 	ck_assert_ptr_null(c.unmap);
 	ck_assert_ptr_null(c.populate);
-	c = write_until_moved(&i);
+	for (;;) {
+		c = next_chores(&i);
+		if (c.unmap)
+			break;
+		ck_assert_ptr_eq(c.window, first);
+		ck_assert_ptr_eq(c.populate, first + expected);
+		ck_assert_uint_eq(c.populate_bytes, STREAM_FAULT_AHEAD);
+		/* ahead of the stream, half a stretch away */
+		ck_assert_uint_lt(stream.end, expected);
+		ck_assert_uint_gt(stream.end + STREAM_FAULT_AHEAD / 2, expected);
+		expected += STREAM_FAULT_AHEAD;
+		stream_do_chores(&c);
+		stream_chores_done(&stream, &c);
+	}
+	ck_assert_uint_eq(expected, STREAM_WINDOW_BYTES);
 	ck_assert_ptr_eq(c.unmap, first);
-	ck_assert_ptr_eq(c.populate, stream.window);
+	ck_assert_ptr_eq(c.window, stream.window);
+	ck_assert_ptr_nonnull(c.populate);
 	stream_do_chores(&c);
 	stream_chores_done(&stream, &c);
-	ck_assert(!is_mapped(first, bytes));
-	ck_assert(is_mapped(c.populate, c.populate_bytes));
+	ck_assert(!is_mapped(first, STREAM_WINDOW_BYTES));
+	ck_assert(is_mapped(stream.window, c.window_bytes));
 	ck_assert_int_eq(stream_close(&stream), 0);
 	check_file(i);
 }
 END_TEST
 
-/* The window moves twice while one is being faulted in: that one is not
- * handed out to be unmapped, and is unmapped when its faulting ends; the
- * next is not faulted in meanwhile. */
+/* While pages of a window are being faulted in, no other pages are, the
+ * window moves twice, and it is not handed out to be unmapped: it is
+ * unmapped when the faulting ends. */
 START_TEST(window_being_faulted_in_stays_mapped)
 {
 	unsigned i = 0;
-	struct stream_chores slow = write_until_moved(&i), c;
+	struct stream_chores slow = next_chores(&i), c;
 
-	c = write_until_moved(&i);
-	ck_assert_ptr_null(c.unmap);
-	ck_assert_ptr_null(c.populate);
-	c = write_until_moved(&i);
-	ck_assert_ptr_nonnull(c.unmap);
-	ck_assert_ptr_ne(c.unmap, slow.populate);
-	ck_assert_ptr_null(c.populate);
+	ck_assert_ptr_nonnull(slow.populate);
+	do {
+		c = next_chores(&i);
+		ck_assert_ptr_null(c.populate);
+	} while (!c.unmap);
+	ck_assert_ptr_ne(c.unmap, slow.window);
 	stream_do_chores(&c);
-	ck_assert(is_mapped(slow.populate, slow.populate_bytes));
+	ck_assert(is_mapped(slow.window, slow.window_bytes));
 	stream_do_chores(&slow);
 	stream_chores_done(&stream, &slow);
-	ck_assert(!is_mapped(slow.populate, slow.populate_bytes));
+	ck_assert(!is_mapped(slow.window, slow.window_bytes));
 	ck_assert_int_eq(stream_close(&stream), 0);
 	check_file(i);
 }
 END_TEST
 
-/* Closing the stream while its window is faulted in leaves it mapped
- * until the faulting ends; the file is cut to what was written. */
+/* Closing the stream while pages of its window are faulted in leaves the
+ * window mapped until that ends; the file is cut to what was written. */
 START_TEST(close_while_faulting_in)
 {
 	unsigned i = 0;
-	struct stream_chores slow = write_until_moved(&i);
+	struct stream_chores slow;
 
+	write_until_moved(&i);
+	slow = next_chores(&i);
+	ck_assert_ptr_nonnull(slow.populate);
 	write_piece(i++);
 	ck_assert_int_eq(stream_close(&stream), 0);
-	ck_assert(is_mapped(slow.populate, slow.populate_bytes));
+	ck_assert(is_mapped(slow.window, slow.window_bytes));
 	stream_do_chores(&slow);
 	stream_chores_done(&stream, &slow);
-	ck_assert(!is_mapped(slow.populate, slow.populate_bytes));
+	ck_assert(!is_mapped(slow.window, slow.window_bytes));
 	check_file(i);
 }
 END_TEST
@@ -161,7 +190,7 @@ Suite *test_suite(void)
 	TCase *tc = tcase_create("chores");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, moves_leave_chores);
+	tcase_add_test(tc, faults_in_ahead);
 	tcase_add_test(tc, window_being_faulted_in_stays_mapped);
 	tcase_add_test(tc, close_while_faulting_in);
 	suite_add_tcase(s, tc);
