@@ -316,6 +316,7 @@ struct code_info code_map_lookup(uintptr_t address)
 {
 	const struct found_range *r;
 	struct found_range found;
+	struct code_info info;
 
 	if (cache.busy) /* a signal handler's, amid this thread's lookup */
 		return uncached_lookup(address).info;
@@ -323,14 +324,15 @@ struct code_info code_map_lookup(uintptr_t address)
 	atomic_signal_fence(memory_order_seq_cst);
 	r = cached_range(address);
 	if (r) {
-		found = *r;
+		info = r->info;
 	} else {
 		found = uncached_lookup(address);
 		remember_range(&found);
+		info = found.info;
 	}
 	atomic_signal_fence(memory_order_seq_cst);
 	cache.busy = 0;
-	return found.info;
+	return info;
 }
 
 uint32_t code_map_generation(void)

@@ -19,14 +19,14 @@
 #define relaxed memory_order_relaxed
 #define SHALLOW_STACK_DEPTH 3
 
-static void count(unsigned counter)
-{
-	counters_add(&prof.counters, counter, 1);
-}
-
-static void count_bytes(unsigned counter, uint64_t n)
+static void count_n(unsigned counter, uint64_t n)
 {
 	counters_add(&prof.counters, counter, n);
+}
+
+static void count(unsigned counter)
+{
+	count_n(counter, 1);
 }
 
 int profiler_wants_sample(void)
@@ -42,7 +42,7 @@ static void note_stack_health(uint32_t depth, uint32_t merged, int truncated)
 {
 	uint32_t min = atomic_load_explicit(&prof.min_depth, relaxed);
 
-	count_bytes(COUNT_NATIVE_FRAMES, depth);
+	count_n(COUNT_NATIVE_FRAMES, depth);
 	if (merged < SHALLOW_STACK_DEPTH)
 		count(COUNT_SHALLOW);
 	if (truncated)
@@ -85,7 +85,7 @@ static int publish(void *block, const struct heap_record *r)
 		count(COUNT_CARVED_ONLY);
 	} else {
 		count(COUNT_SAMPLES);
-		count_bytes(COUNT_LIVE_ESTIMATE, r->estimate);
+		count_n(COUNT_LIVE_ESTIMATE, r->estimate);
 		writer_alloc((uintptr_t)block, r);
 	}
 	return 1;
@@ -137,11 +137,11 @@ int profiler_release(void *block, struct heap_record *record)
 	    heap_map_remove(&prof.heap, (uintptr_t)block, record) != 1)
 		return 0;
 	if (!is_sample(record)) {
-		count_bytes(COUNT_CARVED_ONLY, (uint64_t)-1);
+		count_n(COUNT_CARVED_ONLY, (uint64_t)-1);
 		return 1;
 	}
 	count(COUNT_FREED);
-	count_bytes(COUNT_LIVE_ESTIMATE, -record->estimate);
+	count_n(COUNT_LIVE_ESTIMATE, -record->estimate);
 	if (sampler_tls.in_runtime) {
 		/* A signal handler's free: its thread may hold the writer's
 		 * lock, so the FREE is written by the next event. */

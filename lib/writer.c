@@ -83,8 +83,9 @@ static void lock(void)
 	spin_lock(&w.lock);
 }
 
-/* Lets go of the lock, then does what moving the stream's window left
- * to do, so that other threads need not wait for it. */
+/* Lets go of the lock, then does what the stream left to do (unmapping
+ * a window left behind, faulting pages in ahead of it), so that other
+ * threads need not wait for it. */
 static void unlock(void)
 {
 	struct stream_chores chores = stream_take_chores(&w.stream);
