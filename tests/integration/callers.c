@@ -191,8 +191,13 @@ static memprof_stats runtime_stats(void)
 
 static void run_methods(void)
 {
+	static char out[BUFSIZ];
 	memprof_stats stats;
 
+	/* stdout's own buffer would otherwise be allocated by the printf
+	 * below, after the counts are taken, and could be sampled: the
+	 * finished profile would then count one stack more. */
+	setvbuf(stdout, out, _IOFBF, sizeof(out));
 	method_caller();
 	stats = runtime_stats();
 	printf("fp_stacks=%llu dwarf_stacks=%llu\n",
