@@ -186,8 +186,10 @@ struct mlyze_info {
 	uint64_t damaged_stacks;
 	/* Of the stats, placed here so that the fields above keep their
 	 * offsets: the stacks walked by frame pointers and those read from
-	 * unwind tables (0 when absent). */
+	 * unwind tables, known when has_stack_methods is 1 (the stats carry
+	 * them); else 0. */
 	uint64_t fp_stacks, dwarf_stacks;
+	int has_stack_methods;
 };
 
 struct mlyze_options {

@@ -369,6 +369,8 @@ static int read_stats(struct mlyze_reader *r, json_t *root)
 	if (!stats)
 		return 0;
 	r->info.has_stats = 1;
+	r->info.has_stack_methods = json_object_get(stats, "fp_stacks") &&
+				    json_object_get(stats, "dwarf_stacks");
 	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
 		struct field f = field_of(r, "stats ", stats, counters[i].key);
 

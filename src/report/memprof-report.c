@@ -353,7 +353,7 @@ static void summarise(struct gathered *g, const char *file,
 	p->truncated = mlyze_truncated(r);
 	p->exec_program = replaced_by(info);
 	p->damaged_stacks = info->damaged_stacks;
-	p->has_stats = info->has_stats;
+	p->has_stack_methods = info->has_stack_methods;
 	p->fp_stacks = info->fp_stacks;
 	p->dwarf_stacks = info->dwarf_stacks;
 	p->events = h->events;

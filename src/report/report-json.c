@@ -119,10 +119,10 @@ static json_t *profile_json(const struct report *r,
 	set(o, "exec_program",
 	    p->exec_program ? text(p->exec_program) : json_null());
 	set(o, "damaged_stacks", json_integer((json_int_t)p->damaged_stacks));
-	set(o, "fp_stacks", p->has_stats
+	set(o, "fp_stacks", p->has_stack_methods
 				    ? json_integer((json_int_t)p->fp_stacks)
 				    : json_null());
-	set(o, "dwarf_stacks", p->has_stats
+	set(o, "dwarf_stacks", p->has_stack_methods
 				       ? json_integer((json_int_t)p->dwarf_stacks)
 				       : json_null());
 	set(o, "events", json_integer((json_int_t)p->events));

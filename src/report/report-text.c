@@ -156,7 +156,7 @@ static void profile_block(FILE *out, const struct style *st,
 			     p->rate_changed);
 	line(out, st, "  sampling", text);
 	free(text);
-	if (p->has_stats && (p->fp_stacks || p->dwarf_stacks)) {
+	if (p->has_stack_methods) {
 		text = xasprintf("%" PRIu64 " walked by frame pointers, %" PRIu64
 				 " read from unwind tables",
 				 p->fp_stacks, p->dwarf_stacks);

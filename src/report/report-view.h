@@ -31,7 +31,7 @@ struct profile_summary {
 	bool truncated;
 	char *exec_program; /* the process was replaced by exec; else NULL */
 	uint64_t damaged_stacks;
-	bool has_stats;        /* the two below are known */
+	bool has_stack_methods; /* the two below are known */
 	uint64_t fp_stacks, dwarf_stacks; /* by the method that took them */
 	uint64_t events;
 	double peak_time_s; /* since the start */

@@ -135,6 +135,7 @@ START_TEST(header_and_metadata)
 	ck_assert_uint_eq(info->stats.samples, 2);
 	ck_assert_uint_eq(info->stats.shallow_stacks, 1);
 	ck_assert_uint_eq(info->stats.events_dropped, 3);
+	ck_assert_int_eq(info->has_stack_methods, 0); /* not in its stats */
 	ck_assert_uint_eq(mlyze_string_count(r, MLYZE_TABLE_FUNCTIONS), 2);
 	ck_assert_str_eq(mlyze_string_at(r, MLYZE_TABLE_FUNCTIONS, 1)->text,
 			 "main");
@@ -147,6 +148,24 @@ START_TEST(header_and_metadata)
 	ck_assert_ptr_eq(mlyze_find_stack(r, 7), mlyze_stack_at(r, 0));
 	ck_assert_ptr_null(mlyze_find_stack(r, 8));
 	ck_assert_int_eq(warning_count, 0);
+	expect_end(r);
+	close_reader(r);
+}
+END_TEST
+
+/* Stats that count the stacks by unwinding method make them known. */
+START_TEST(stack_methods)
+{
+	mlyze_reader *r = open_script(
+		"header start=1000\n"
+		"metadata {\"complete\": true, \"stats\": {\"samples\": 9, "
+		"\"fp_stacks\": 7, \"dwarf_stacks\": 2}}\n");
+	const struct mlyze_info *info = mlyze_info(r);
+
+	ck_assert_int_eq(mlyze_status(r), MLYZE_OK);
+	ck_assert_int_eq(info->has_stack_methods, 1);
+	ck_assert_uint_eq(info->fp_stacks, 7);
+	ck_assert_uint_eq(info->dwarf_stacks, 2);
 	expect_end(r);
 	close_reader(r);
 }
@@ -710,6 +729,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(t, header_and_metadata);
+	tcase_add_test(t, stack_methods);
 	tcase_add_test(t, every_event_type);
 	tcase_add_test(t, metadata_definitions);
 	tcase_add_test(t, inline_definitions);
