@@ -5,12 +5,15 @@
  * the file as a memory profile: alloc_objects/count, alloc_space/bytes,
  * inuse_objects/count, inuse_space/bytes, in use meaning live at the
  * report's moment (--at).  Every stack is one sample with its estimates.
- * Every frame is a location with a function (its file and line when
- * known; "libfoo.so+0x1234" when the module is stripped, so that pprof
- * does not try to symbolize it again), native ones in the mapping of
- * their module with its build-id.  The protocol buffer is written by
- * report-protobuf.c, a small encoder: four message types are simpler to
- * write by hand than to generate and link with protobuf-c.
+ * Every return address is a location in the mapping of its module (with
+ * its build-id), whose lines are the functions inlined there, innermost
+ * first, then the function that holds them, as profile.proto describes
+ * inlining; a function has its file and line when known, and is
+ * "libfoo.so+0x1234" when the module is stripped, so that pprof does not
+ * try to symbolize it again.  A Python frame is a location of one line.
+ * The protocol buffer is written by report-protobuf.c, a small encoder:
+ * four message types are simpler to write by hand than to generate and
+ * link with protobuf-c.
  *
  * With --base the file holds both sides, as pprof's own -diff_base makes
  * it: the newer stacks with their values, the base stacks with theirs
@@ -93,7 +96,8 @@ static uint64_t whole(double value, bool negated)
 	return negated ? (uint64_t) - (int64_t)n : n;
 }
 
-/* Location ids of a side are its frame indexes + 1 after its first; the
+/* Location ids of a side are its frame indexes + 1 after its first (the
+ * location of a frame holds it and the frames it is inlined into); the
  * two stacks without frames have the ids after them. */
 static uint64_t placeholder_location(const struct side *side,
 				     const struct report_stack *s)
@@ -106,6 +110,44 @@ static uint64_t placeholder_location(const struct side *side,
 static uint64_t location_count(const struct stack_table *t)
 {
 	return t->frame_count + 2;
+}
+
+/* The frames from `frame` to the one it is inlined into, if any, and so
+ * on to the function that holds them: one location. */
+static size_t location_lines(const struct stack_table *t, size_t frame)
+{
+	size_t n = 1;
+
+	while (frame + n < t->frame_count && t->frames[frame + n - 1].inlined)
+		n++;
+	return n;
+}
+
+/* Calls fn for the frames of s that start a location, leaf first: the
+ * first frame shown, then each after a location's last line. */
+static void each_location(const struct stack_table *t,
+			  const struct report_stack *s,
+			  void (*fn)(void *ctx, size_t frame), void *ctx)
+{
+	size_t k = stack_first_shown(t, s);
+
+	while (k < s->depth) {
+		fn(ctx, s->frames[k]);
+		k += location_lines(t, s->frames[k]);
+	}
+}
+
+struct location_ids {
+	const struct side *side;
+	uint64_t *ids;
+	size_t n;
+};
+
+static void add_location_id(void *ctx, size_t frame)
+{
+	struct location_ids *l = ctx;
+
+	l->ids[l->n++] = l->side->first_location + frame + 1;
 }
 
 static void samples(struct encoder *e, const struct side *side)
@@ -122,14 +164,14 @@ static void samples(struct encoder *e, const struct side *side)
 				       whole(h->allocated.bytes, side->negated),
 				       whole(live->count, side->negated),
 				       whole(live->bytes, side->negated) };
-		size_t n = 0, first = stack_first_shown(t, s);
+		struct location_ids l = { .side = side };
 
 		ids = xgrow(ids, &capacity, s->depth + 1, sizeof(*ids));
+		l.ids = ids;
 		if (stack_placeholder(s))
-			ids[n++] = placeholder_location(side, s);
-		for (size_t k = first; k < s->depth; k++)
-			ids[n++] = side->first_location + s->frames[k] + 1;
-		pb_packed(&e->sub, SAMPLE_LOCATION_ID, ids, n);
+			ids[l.n++] = placeholder_location(side, s);
+		each_location(t, s, add_location_id, &l);
+		pb_packed(&e->sub, SAMPLE_LOCATION_ID, ids, l.n);
 		pb_packed(&e->sub, SAMPLE_VALUE, values, 4);
 		pb_message(&e->out, PROFILE_SAMPLE, &e->sub);
 	}
@@ -178,40 +220,73 @@ static uint64_t function_id(struct encoder *e, const char *name,
 	return id;
 }
 
-static void location(struct encoder *e, uint64_t id, uint64_t mapping,
-		     uint64_t address, const char *function, const char *file,
-		     uint64_t line)
+/* One line of the location being written: a function at its line. */
+static void location_line(struct encoder *e, const char *function,
+			  const char *file, uint64_t line)
 {
 	pb_uint(&e->line, LINE_FUNCTION_ID, function_id(e, function, file));
 	pb_int(&e->line, LINE_LINE, (int64_t)line);
+	pb_message(&e->sub, LOCATION_LINE, &e->line);
+}
+
+static void end_location(struct encoder *e, uint64_t id, uint64_t mapping,
+			 uint64_t address)
+{
 	pb_uint(&e->sub, LOCATION_ID, id);
 	pb_uint(&e->sub, LOCATION_MAPPING_ID, mapping);
 	pb_uint(&e->sub, LOCATION_ADDRESS, address);
-	pb_message(&e->sub, LOCATION_LINE, &e->line);
 	pb_message(&e->out, PROFILE_LOCATION, &e->sub);
 }
 
+struct location_writer {
+	struct encoder *e;
+	const struct side *side;
+	bool *written; /* by frame index */
+};
+
+/* The location that starts at `frame`, unless written already. */
+static void write_location(void *ctx, size_t frame)
+{
+	struct location_writer *w = ctx;
+	const struct stack_table *t = w->side->t;
+	const struct report_frame *f = &t->frames[frame];
+	bool native = f->kind == FRAME_NATIVE;
+	size_t lines = location_lines(t, frame);
+
+	if (w->written[frame])
+		return;
+	w->written[frame] = true;
+	for (size_t i = frame; i < frame + lines; i++) {
+		const struct report_frame *g = &t->frames[i];
+		char *name = frame_display_name(g, t->modules);
+
+		location_line(w->e, g->function ? g->function : name, g->file,
+			      g->line);
+		free(name);
+	}
+	end_location(w->e, w->side->first_location + frame + 1,
+		     native ? w->side->first_mapping + f->module + 1 : 0,
+		     native ? f->address + t->modules[f->module].load_bias
+			    : f->kind == FRAME_ADDRESS ? f->address : 0);
+}
+
+/* The locations the samples refer to. */
 static void locations(struct encoder *e, const struct side *side)
 {
 	const struct stack_table *t = side->t;
+	struct location_writer w = {
+		.e = e, .side = side,
+		.written = xcalloc(t->frame_count + 1, sizeof(bool)),
+	};
 
-	for (size_t i = 0; i < t->frame_count; i++) {
-		const struct report_frame *f = &t->frames[i];
-		bool native = f->kind == FRAME_NATIVE;
-		char *name = frame_display_name(f, t->modules);
-
-		location(e, side->first_location + i + 1,
-			 native ? side->first_mapping + f->module + 1 : 0,
-			 native ? f->address + t->modules[f->module].load_bias
-				: f->kind == FRAME_ADDRESS ? f->address : 0,
-			 f->function ? f->function : name, f->file, f->line);
-		free(name);
-	}
+	for (size_t i = 0; i < t->stack_count; i++)
+		each_location(t, &t->stacks[i], write_location, &w);
+	free(w.written);
 	for (int damaged = 0; damaged < 2; damaged++) {
 		struct report_stack none = { .damaged = damaged };
 
-		location(e, placeholder_location(side, &none), 0, 0,
-			 stack_placeholder(&none), NULL, 0);
+		location_line(e, stack_placeholder(&none), NULL, 0);
+		end_location(e, placeholder_location(side, &none), 0, 0);
 	}
 }
 

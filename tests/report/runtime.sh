@@ -14,7 +14,8 @@
 #  - inline-program (C++, -O2 -g), which allocates in a constructor the
 #    compiler inlined: the report names it as the site and, by stack,
 #    shows each inlined call at its line (runtime/inline-program.chain,
-#    with the lines of the source's markers).
+#    with the lines of the source's markers), in JSON, and in pprof as
+#    the lines of one location.
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
 runtime=$PWD/lib/.libs/libspprof-alloc.so.0
@@ -87,4 +88,23 @@ inlined_json() {
 [ "$(inlined_json 'Holder<int>::Holder(unsigned long)')" = true ] &&
 	[ "$(inlined_json main)" = false ]
 verdict "inline-program, inlined frames in JSON" $?
+# pprof: one location per return address, whose lines are the calls
+# inlined there, then the function that holds them.
+if command -v go >/dev/null 2>&1; then
+	"$report" -f pprof "$scratch/inline-program-auto.mlyze" \
+		>"$scratch/inline.pb.gz" &&
+		HOME=$scratch GOCACHE=$scratch/go-cache \
+			go tool pprof -raw "$scratch/inline.pb.gz" \
+			>"$scratch/inline.raw" 2>&1
+	# The constructor's line and the two after it, each as the first
+	# word of a location's line ("N:" when a location starts there).
+	lines=$(sed -n '/^Locations/,/^Mappings/p' "$scratch/inline.raw" |
+		grep -m1 -A2 ' Holder::Holder ' | awk '{ print $1 }' |
+		tr '\n' ' ')
+	[ "$lines" = "Holder::Holder std::unique_ptr main " ]
+	verdict "inline-program, inlined calls in one pprof location" $? \
+		"$lines; $(cat "$scratch/inline.raw")"
+else
+	echo "skipped: go tool pprof (no go; Debian: golang-go)"
+fi
 [ "$failures" -eq 0 ]
