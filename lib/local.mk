@@ -35,6 +35,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/symbols.c lib/symbols.h \
 	lib/unwind.c lib/unwind.h \
 	lib/event_stream.c lib/event_stream.h \
+	lib/profile_assembly.c lib/profile_assembly.h \
 	lib/profile_files.c lib/profile_files.h \
 	lib/profile_meta.c lib/profile_meta.h \
 	lib/unwind_tables.c lib/unwind_tables.h \

@@ -4,14 +4,12 @@
 #include "writer.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -22,12 +20,12 @@
 #include "modules.h"
 #include "names.h"
 #include "outbuf.h"
+#include "profile_assembly.h"
 #include "profile_files.h"
 #include "profile_meta.h"
 #include "rawmem.h"
 #include "spinlock.h"
 
-#define COPY_CHUNK_BYTES (1u << 20)
 #define LOCK_WAIT_NS 10000000ull
 #define FREES_LATER_MAX 64
 /* Larger than any single event or definition (a MODULE definition
@@ -586,97 +584,16 @@ uint64_t writer_events_dropped(void)
 
 /* ---- finalisation ------------------------------------------------------ */
 
-/* Copies bytes [offset, end) of file `from` to the end of `to`: inside
- * the kernel when it can, else through buffer. */
-static int copy_range(int from_fd, int to, uint64_t offset, uint64_t end,
-		      uint8_t *buffer)
-{
-	int in_kernel = 1;
-
-	while (offset < end) {
-		size_t want = end - offset < COPY_CHUNK_BYTES
-				      ? (size_t)(end - offset)
-				      : COPY_CHUNK_BYTES;
-		off64_t from = (off64_t)offset;
-		ssize_t n = -1;
-		int err;
-
-		if (in_kernel) {
-			n = copy_file_range(from_fd, &from, to, NULL, want, 0);
-			in_kernel = n > 0;
-		}
-		if (n < 0) {
-			n = pread(from_fd, buffer, want, (off_t)offset);
-			if (n > 0 && (err = write_all(to, buffer, (size_t)n)))
-				return err;
-		}
-		if (n <= 0)
-			return n < 0 ? errno : EIO; /* the file got shorter */
-		offset += (uint64_t)n;
-	}
-	return 0;
-}
-
-/* The bytes of events the final file holds: all but the definitions. */
-static uint64_t event_bytes(void)
-{
-	uint64_t n = w.stream.end - w.events_offset;
-
-	for (size_t i = 0; i < w.definition_words; i += 2)
-		n -= w.definitions[i + 1] - w.definitions[i];
-	return n;
-}
-
-/* Copies the streamed events into `to`, whose first `written` bytes are
- * there already, leaving out the inline definitions that the final
- * metadata replaces. */
-static int copy_events(int from_fd, int to, uint64_t written,
-		       uint8_t *buffer)
-{
-	uint64_t from = w.events_offset;
-	int err = 0;
-
-	if (written + event_bytes() > file_size_limit())
-		return EFBIG;
-	for (size_t i = 0; i < w.definition_words && !err; i += 2) {
-		err = copy_range(from_fd, to, from, w.definitions[i], buffer);
-		from = w.definitions[i + 1];
-	}
-	return err ? err : copy_range(from_fd, to, from, w.stream.end, buffer);
-}
-
-/* Writes the final file next to the streamed one: "<part>.final", then
- * published under its final name. */
-static int write_final(const struct profile_meta *meta, int from_fd,
-		       uint8_t *buffer, char *final, size_t size)
-{
-	char tmp[PATH_MAX + 8];
-	struct outbuf o;
-	int fd, err;
-
-	snprintf(tmp, sizeof(tmp), "%s.final", w.files.part);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd < 0)
-		return errno;
-	outbuf_init(&o, fd, buffer, COPY_CHUNK_BYTES);
-	err = meta_write_prologue(&o, meta, 1);
-	if (!err)
-		err = copy_events(from_fd, fd, o.written, buffer);
-	if (close(fd) < 0 && !err)
-		err = errno;
-	if (!err)
-		err = profile_files_publish(&w.files, tmp, final, size);
-	if (err)
-		unlink(tmp);
-	return err;
-}
-
 static int assemble(const memprof_stats *stats, const char *exec_program,
 		    char *final, size_t size)
 {
 	struct profile_meta meta = identity();
-	uint8_t *buffer;
-	int from_fd, err = stream_close(&w.stream);
+	struct streamed_events events = {
+		.start = w.events_offset,
+		.definitions = w.definitions,
+		.definition_words = w.definition_words,
+	};
+	int err = stream_close(&w.stream);
 
 	if (err)
 		return err;
@@ -687,14 +604,12 @@ static int assemble(const memprof_stats *stats, const char *exec_program,
 	meta.none_defined = w.none_defined;
 	meta.stats = stats;
 	meta.exec_program = exec_program;
-	from_fd = stream_reopen(&w.stream);
-	if (from_fd < 0)
+	events.end = w.stream.end;
+	events.fd = stream_reopen(&w.stream);
+	if (events.fd < 0)
 		return errno;
-	buffer = rawmem_map(COPY_CHUNK_BYTES);
-	err = buffer ? write_final(&meta, from_fd, buffer, final, size)
-		     : ENOMEM;
-	rawmem_unmap(buffer, COPY_CHUNK_BYTES);
-	close(from_fd);
+	err = profile_assemble(&events, &meta, &w.files, final, size);
+	close(events.fd);
 	return err;
 }
 

@@ -5,10 +5,10 @@
  * survives any end of the process, and memory stays bounded however long
  * the run.  The streamed file is itself a valid .mlyze file: stacks,
  * modules and names are defined inline (event types 4-6) before their
- * first use.  writer_finalise() assembles the final file (header, complete
- * JSON metadata, events) under a temporary name, links it to its final
- * name - never over an existing file - and removes the streamed one
- * (profile_files.h names them).  The file is created lazily, at the first
+ * first use.  writer_finalise() has the final file assembled (header,
+ * complete JSON metadata, events: profile_assembly.h) and published under
+ * its final name - never over an existing file - and removes the streamed
+ * one (profile_files.h names them).  The file is created lazily, at the first
  * event, so a forked child that only execs leaves nothing behind; at exit
  * the first process of a tree writes its profile even when empty,
  * descendants only when they recorded something.  When the stream cannot

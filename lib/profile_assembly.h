@@ -1,0 +1,39 @@
+/* profile_assembly.h - the final .mlyze file, made from the streamed one.
+ *
+ * Contract: the streamed "<name>.part" defines stacks, modules and names
+ * inline, right before their first use; the final file puts all of them
+ * in its metadata, before the events.  profile_assemble() writes
+ * "<part>.final": the prologue of `meta` (header and complete metadata),
+ * then the streamed events without the inline definitions, copied inside
+ * the kernel where it can; then publishes it under its final name
+ * (profile_files_publish(), never over an existing file).  The streamed
+ * file is left as it is: removing it is the caller's choice.  Returns 0
+ * or an errno value (EFBIG when the file would pass the size limit), and
+ * leaves no "<part>.final" behind on failure.  Nothing here allocates
+ * from the C library.
+ */
+#ifndef SPPROF_PROFILE_ASSEMBLY_H
+#define SPPROF_PROFILE_ASSEMBLY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile_files.h"
+#include "profile_meta.h"
+
+/* Where the events lie in the streamed file, open on fd. */
+struct streamed_events {
+	int fd;
+	uint64_t start, end; /* bytes [start, end) of the file */
+	/* The inline definitions among them, [start, end) pairs of offsets
+	 * in the order written. */
+	const uint64_t *definitions;
+	size_t definition_words;
+};
+
+int profile_assemble(const struct streamed_events *events,
+		     const struct profile_meta *meta,
+		     const struct profile_files *files, char *final,
+		     size_t size);
+
+#endif /* SPPROF_PROFILE_ASSEMBLY_H */
