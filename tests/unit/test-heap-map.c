@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "heap_map.h"
@@ -557,6 +558,114 @@ START_TEST(concurrent_growth)
 }
 END_TEST
 
+/* fork() while other threads insert and remove without pause, so that
+ * calls are in progress and rebuilds run at every moment: the child must
+ * get a table where no call is half done, with the records live at the
+ * fork (and, as ever, no rebuild moving them), and that works on. */
+#define FORK_STABLE 100
+#define FORK_CHURNERS 2
+#define FORK_WINDOW 300
+#define FORKS 200
+
+static struct heap_map fork_map;
+static _Atomic int fork_stop;
+
+static uintptr_t stable_address(uintptr_t i)
+{
+	return 0x10000 + i * 16;
+}
+
+static void *fork_churner(void *arg)
+{
+	uintptr_t base = ((uintptr_t)arg + 1) << 32;
+	struct heap_record out;
+
+	for (uintptr_t i = 0; !atomic_load(&fork_stop); i++) {
+		uintptr_t address = base + i * 16;
+		struct heap_record r = record_for(address);
+		long slot = heap_map_reserve(&fork_map, address);
+
+		if (slot >= 0)
+			heap_map_finalize(&fork_map, slot, address, &r);
+		if (i >= FORK_WINDOW)
+			heap_map_remove(&fork_map, address - FORK_WINDOW * 16,
+					&out);
+	}
+	return NULL;
+}
+
+static void count_whole(void *ctx, uintptr_t address,
+			const struct heap_record *r)
+{
+	struct heap_record expected = record_for(address);
+
+	if (r->size == expected.size && r->estimate == expected.estimate &&
+	    r->stack_id == expected.stack_id)
+		(*(size_t *)ctx)++;
+}
+
+/* In the child: 0 when the table is as it must be. */
+static int child_finds_the_table_whole(void)
+{
+	struct heap_record r;
+	size_t whole = 0;
+
+	heap_map_after_fork(&fork_map);
+	for (uintptr_t i = 0; i < FORK_STABLE; i++)
+		if (!heap_map_find(&fork_map, stable_address(i), &r) ||
+		    r.size != record_for(stable_address(i)).size)
+			return 1;
+	heap_map_for_each(&fork_map, count_whole, &whole);
+	if (whole != atomic_load(&fork_map.live))
+		return 2; /* a reservation the child can never finish */
+	for (uintptr_t i = 0; i < 4 * FORK_WINDOW; i++) {
+		uintptr_t address = (UINT64_C(9) << 32) + i * 16;
+		struct heap_record rec = record_for(address);
+		long slot = heap_map_reserve(&fork_map, address);
+
+		if (slot < 0 ||
+		    !heap_map_finalize(&fork_map, slot, address, &rec) ||
+		    heap_map_remove(&fork_map, address, &r) != 1)
+			return 3;
+	}
+	return 0;
+}
+
+START_TEST(fork_while_calls_and_rebuilds_run)
+{
+	pthread_t churners[FORK_CHURNERS];
+	uint64_t rebuilds_before;
+	int status;
+
+	ck_assert_int_eq(heap_map_init(&fork_map, 1 << 14), 0);
+	for (uintptr_t i = 0; i < FORK_STABLE; i++)
+		insert(&fork_map, stable_address(i));
+	atomic_store(&fork_stop, 0);
+	for (uintptr_t t = 0; t < FORK_CHURNERS; t++)
+		pthread_create(&churners[t], NULL, fork_churner, (void *)t);
+	rebuilds_before = atomic_load(&fork_map.rebuilds);
+	for (int f = 0; f < FORKS; f++) {
+		pid_t pid;
+
+		heap_map_prefork(&fork_map);
+		pid = fork();
+		if (pid == 0)
+			_exit(child_finds_the_table_whole());
+		heap_map_postfork_parent(&fork_map);
+		ck_assert_int_gt(pid, 0);
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "fork %d: child status %#x", f, status);
+	}
+	atomic_store(&fork_stop, 1);
+	for (int t = 0; t < FORK_CHURNERS; t++)
+		pthread_join(churners[t], NULL);
+	/* the forks came between rebuilds, not after them all */
+	ck_assert_uint_gt(atomic_load(&fork_map.rebuilds), rebuilds_before);
+	heap_map_destroy(&fork_map);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("heap_map");
@@ -578,6 +687,7 @@ Suite *test_suite(void)
 	tcase_add_test(sig, signal_handler_during_its_threads_rebuild);
 	tcase_add_test(mt, concurrent_reserve_finalize_remove);
 	tcase_add_test(mt, concurrent_growth);
+	tcase_add_test(mt, fork_while_calls_and_rebuilds_run);
 	tcase_set_timeout(mt, 60);
 	tcase_set_timeout(sig, 2); /* a handler that waits for its thread hangs */
 	suite_add_tcase(s, tc);
