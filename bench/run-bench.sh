@@ -195,6 +195,15 @@ median() {
 		      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# middle_half: "q1-q3", the quartiles of the numbers read (the nearest
+# ranks), between which the middle half of them lie.
+middle_half() {
+	sort -g | awk '{ v[NR] = $1 }
+		END { if (NR == 0) exit 1
+		      lo = int((NR + 3) / 4); hi = NR + 1 - lo
+		      printf "%.2f-%.2f", v[lo], v[hi] }'
+}
+
 # column FILE N: the median of column N.
 column() { awk -v n="$2" '{ print $n }' "$1" | median; }
 
@@ -212,8 +221,13 @@ reference_runs() {
 # the ratio of wall times (column 1) or CPU times (3), each run paired with
 # the reference run of the same round.
 paired_ratio() {
+	round_ratios "$@" | median
+}
+
+# round_ratios KEY CONFIG REFERENCE [COLUMN]: the ratio of each round.
+round_ratios() {
 	paste -d ' ' "$TMP/$1.$2" "$(reference_runs "$1" "$2" "$3")" |
-		awk -v c="${4:-1}" '{ print $c / $(c + 3) }' | median
+		awk -v c="${4:-1}" '{ print $c / $(c + 3) }'
 }
 
 human_ops() {
@@ -226,7 +240,7 @@ human_ops() {
 row() {
 	local key=$1 config=$2 label=$3 ops=$4 ref=$5 glibc_ref=${6:-}
 	local target=${7:-} file=$TMP/$1.$2 secs rss ratio cpu_ratio against
-	local vs_glibc= verdict=
+	local vs_glibc= verdict= spread=-
 	secs=$(column "$file" 1)
 	rss=$(column "$file" 2)
 	if [ "$config" = "$ref" ]; then
@@ -235,6 +249,7 @@ row() {
 		against=-
 	else
 		ratio=$(paired_ratio "$key" "$config" "$ref")
+		spread=$(round_ratios "$key" "$config" "$ref" | middle_half)
 		cpu_ratio=$(paired_ratio "$key" "$config" "$ref" 3)
 		against=$ref
 	fi
@@ -248,9 +263,9 @@ row() {
 	fi
 	awk -v l="$label" -v o="$(human_ops "$ops")" -v s="$secs" -v r="$ratio" \
 		-v c="$cpu_ratio" -v a="$against" -v g="$vs_glibc" -v m="$rss" \
-		-v v="$verdict" \
-		'BEGIN { printf "  %-24s %5s %8.3f %7.3f %7.3f  %-8s %7s %7.1f  %s\n",
-			 l, o, s, r, c, a, (g == "" ? "" : sprintf("%.3f", g)),
+		-v v="$verdict" -v h="$spread" \
+		'BEGIN { printf "  %-24s %5s %8.3f %7.3f %13s %7.3f  %-8s %7s %7.1f  %s\n",
+			 l, o, s, r, h, c, a, (g == "" ? "" : sprintf("%.3f", g)),
 			 m / 1024, v }'
 }
 
@@ -328,8 +343,9 @@ run_workload() {
 			"$@" "$hp_ops"
 	fi
 	echo >&2
-	printf '  %-24s %5s %8s %7s %7s  %-8s %7s %7s  %s\n' profiler ops \
-		"wall s" ratio "cpu" against "x glibc" "RSS MiB" "target (wall ratio)"
+	printf '  %-24s %5s %8s %7s %13s %7s  %-8s %7s %7s  %s\n' profiler \
+		ops "wall s" ratio "mid half" "cpu" against "x glibc" "RSS MiB" \
+		"target (wall ratio)"
 	row "$key" glibc "none (glibc)" "$ops" glibc
 	row "$key" dormant "spprof-mem dormant" "$ops" glibc "" "$target"
 	row "$key" recording "spprof-mem recording" "$ops" glibc "" "$target"
@@ -461,8 +477,9 @@ echo "           side by side = each configuration runs at the same time as the 
 echo "           compared against, each pinned to its own CPU;"
 echo "           alternating = one after the other, order reversed every round"
 echo "           wall s = median wall time of the whole process; ratio = median over rounds of"
-echo "           wall time / wall time of 'against' in the same round; cpu = the same ratio of"
-echo "           CPU time (user + system); RSS = median peak resident set"
+echo "           wall time / wall time of 'against' in the same round; mid half = the range of"
+echo "           the middle half of those rounds' ratios (a wide one: a noisy machine); cpu ="
+echo "           the same ratio of CPU time (user + system); RSS = median peak resident set"
 echo "peers:     jemalloc  ${JEMALLOC:-not installed}$JEMALLOC_NOTE"
 echo "           tcmalloc  ${TCMALLOC:-not installed}"
 echo "           heaptrack ${HEAPTRACK:-not installed}"
