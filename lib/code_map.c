@@ -157,7 +157,7 @@ static const struct found_range *cached_range(uintptr_t address)
 
 static void remember_range(const struct found_range *found)
 {
-	if (found->info.kind == NOT_CODE || (found->sequence & 1))
+	if (found->info.kind == NOT_CODE) /* or the array was never read */
 		return;
 	cache.ranges[cache.next] = *found;
 	cache.next = (cache.next + 1) % CACHED_RANGES;

@@ -8,9 +8,9 @@
  * first use.  writer_finalise() has the final file assembled (header,
  * complete JSON metadata, events: profile_assembly.h) and published under
  * its final name - never over an existing file - and removes the streamed
- * one (profile_files.h names them).  The file is created lazily, at the first
- * event, so a forked child that only execs leaves nothing behind; at exit
- * the first process of a tree writes its profile even when empty,
+ * one (profile_files.h names them).  The file is created lazily, at the
+ * first event, so a forked child that only execs leaves nothing behind; at
+ * exit the first process of a tree writes its profile even when empty,
  * descendants only when they recorded something.  When the stream cannot
  * go on (disk full, file size limit, file removed), recording stops with
  * one message and the program carries on.

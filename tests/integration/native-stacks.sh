@@ -90,15 +90,16 @@ expect_counts callers auto 'fp_stacks=0 dwarf_stacks=1???'
 expect_counts callers-fp auto 'fp_stacks=9?? dwarf_stacks=[1-9]'
 # memprof-report tells the same counts, in text and in JSON.
 profile_file=$scratch/methods-callers-fp-auto.mlyze
-shown=$("$report" "$profile_file" | sed -n 's/^  stacks  *\([0-9]*\) walked by frame pointers, \([0-9]*\) read from unwind tables$/fp_stacks=\1 dwarf_stacks=\2/p')
-[ "$shown" = "$(cat "$scratch/counts")" ] ||
-	fail "memprof-report shows '$shown', the runtime counted $(cat "$scratch/counts")"
-shown=$("$report" --format=json "$profile_file" | python3 -c '
+# expect_shown WHERE COUNTS: COUNTS, shown in WHERE, are the runtime's.
+expect_shown() {
+	[ "$2" = "$(cat "$scratch/counts")" ] ||
+		fail "memprof-report's $1 has '$2', the runtime counted $(cat "$scratch/counts")"
+}
+expect_shown text "$("$report" "$profile_file" | sed -n 's/^  stacks  *\([0-9]*\) walked by frame pointers, \([0-9]*\) read from unwind tables$/fp_stacks=\1 dwarf_stacks=\2/p')"
+expect_shown JSON "$("$report" --format=json "$profile_file" | python3 -c '
 import json, sys
 p = json.load(sys.stdin)["profiles"][0]
-print("fp_stacks=%d dwarf_stacks=%d" % (p["fp_stacks"], p["dwarf_stacks"]))')
-[ "$shown" = "$(cat "$scratch/counts")" ] ||
-	fail "memprof-report's JSON has '$shown', the runtime counted $(cat "$scratch/counts")"
+print("fp_stacks=%d dwarf_stacks=%d" % (p["fp_stacks"], p["dwarf_stacks"]))')"
 expect_counts callers-fp fp 'fp_stacks=1??? dwarf_stacks=0'
 expect_counts callers dwarf 'fp_stacks=0 dwarf_stacks=1???'
 # A stack deeper than the limit is cut there, and counted.
