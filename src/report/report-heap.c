@@ -531,6 +531,8 @@ int heap_replay(mlyze_reader *r, struct heap_replay *h,
 	if (rc == 0)
 		finish(&st);
 	free_state(&st);
+	if (rc < 0)
+		heap_replay_free(h);
 	return rc;
 }
 

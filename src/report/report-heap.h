@@ -109,8 +109,8 @@ struct replay_options {
 	bool growth;       /* measure the trends (else they stay 0) */
 };
 
-/* Read every event of r; returns 0, or -1 when the reader failed.
- * options may be NULL. */
+/* Read every event of r; returns 0, or -1 when the reader failed (out
+ * then holds nothing to free).  options may be NULL. */
 int heap_replay(mlyze_reader *r, struct heap_replay *out,
 		const struct replay_options *options);
 void heap_replay_free(struct heap_replay *h);

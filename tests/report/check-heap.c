@@ -180,8 +180,11 @@ static char *make_trial(const struct scenario *sc, struct model *m)
 }
 
 /* The replay of a script's profile, kept in an anonymous memory file. */
-static void replay_script(const char *script, struct heap_replay *h,
-			  const struct replay_options *options)
+/* Replays a script (tests/report/mlyze-script.h) into h; the replay must
+ * return `expected`. */
+static void replay_script_expecting(const char *script, struct heap_replay *h,
+				    const struct replay_options *options,
+				    int expected)
 {
 	struct bytes profile = { 0 };
 	char error[256];
@@ -197,10 +200,16 @@ static void replay_script(const char *script, struct heap_replay *h,
 	r = mlyze_open_fd(fd, "trial.mlyze", NULL);
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(mlyze_status(r), MLYZE_OK);
-	ck_assert_int_eq(heap_replay(r, h, options), 0);
+	ck_assert_int_eq(heap_replay(r, h, options), expected);
 	mlyze_close(r);
 	close(fd);
 	bytes_free(&profile);
+}
+
+static void replay_script(const char *script, struct heap_replay *h,
+			  const struct replay_options *options)
+{
+	replay_script_expecting(script, h, options, 0);
 }
 
 /* Sums that went up and down may differ by rounding in proportion to the
@@ -348,6 +357,32 @@ START_TEST(growth_per_marker)
 }
 END_TEST
 
+/* A profile that breaks after some events: the replay fails, and what it
+ * had built so far (stacks, time series, snapshots) is freed, not left to
+ * a caller who has nothing to free. */
+START_TEST(failed_replay_holds_nothing)
+{
+	struct replay_options every = { .snapshots = 4, .growth = true };
+	struct heap_replay h;
+
+	replay_script_expecting(
+		"header start=1000\n"
+		"metadata {\"sampling_rate\": 1, "
+		"\"stack_traces\": {\"0\": [{\"address\": 4096}]}}\n"
+		"alloc 0 0x100 1024 0 1\nmarker 10 0\n"
+		"alloc 10 0x200 2048 0 1\nfree 10 0x100\n"
+		"rate 10 0\n",
+		&h, &every, -1);
+	ck_assert_ptr_null(h.by_stack);
+	ck_assert_ptr_null(h.timeline);
+	ck_assert_ptr_null(h.events_kept);
+	ck_assert_ptr_null(h.snapshots);
+	ck_assert_uint_eq(h.stack_count + h.timeline_count +
+				  h.events_kept_count + h.snapshot_count,
+			  0);
+}
+END_TEST
+
 /* Taking back large weights may leave a variance a little below zero:
  * its interval is zero, not NaN. */
 START_TEST(interval_of_rounding_noise)
@@ -369,6 +404,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, nothing_allocated);
 	tcase_add_test(t, interval_of_rounding_noise);
 	tcase_add_test(t, growth_per_marker);
+	tcase_add_test(t, failed_replay_holds_nothing);
 	suite_add_tcase(s, t);
 	return s;
 }
