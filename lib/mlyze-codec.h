@@ -142,6 +142,27 @@ static inline uint64_t mlyze_get_le(const uint8_t *in, size_t bytes)
 	return v;
 }
 
+/* The layout of a fixed-layout event after its type and delta: `before`
+ * bytes of fixed width (the address), then `varints` varints, then
+ * `after` bytes of fixed width (the thread). */
+struct mlyze_fixed_layout {
+	uint8_t before, varints, after;
+};
+
+static inline struct mlyze_fixed_layout mlyze_fixed_layout(unsigned type)
+{
+	switch (type) {
+	case MLYZE_EV_ALLOC: /* address, size, stack id, thread */
+		return (struct mlyze_fixed_layout){ 8, 2, 2 };
+	case MLYZE_EV_FREE: /* address */
+		return (struct mlyze_fixed_layout){ 8, 0, 0 };
+	case MLYZE_EV_GC: /* objects, bytes */
+		return (struct mlyze_fixed_layout){ 0, 2, 0 };
+	default: /* MARKER: name id */
+		return (struct mlyze_fixed_layout){ 0, 1, 0 };
+	}
+}
+
 enum mlyze_event_status {
 	MLYZE_EVENT_OK = 0,
 	MLYZE_EVENT_TRUNCATED = 1, /* the input ends inside the event */
@@ -155,12 +176,7 @@ static inline enum mlyze_event_status
 mlyze_event_size(const uint8_t *in, size_t avail, size_t *length,
 		 unsigned *type)
 {
-	/* Per fixed type: how many varints follow the delta, and the bytes of
-	 * fixed-width fields that precede (u64 address) and follow (u16
-	 * thread) them. */
-	static const uint8_t varints[] = { 2, 0, 2, 1 };
-	static const uint8_t before[] = { 8, 8, 0, 0 };
-	static const uint8_t after[] = { 2, 0, 0, 0 };
+	struct mlyze_fixed_layout layout;
 	size_t pos = 1, used;
 	uint64_t v;
 	enum mlyze_varint_status st;
@@ -182,8 +198,9 @@ mlyze_event_size(const uint8_t *in, size_t avail, size_t *length,
 		*length = pos + (size_t)v;
 		return MLYZE_EVENT_OK;
 	}
-	pos += before[*type];
-	for (unsigned i = 0; i < varints[*type]; i++) {
+	layout = mlyze_fixed_layout(*type);
+	pos += layout.before;
+	for (unsigned i = 0; i < layout.varints; i++) {
 		if (pos > avail)
 			return MLYZE_EVENT_TRUNCATED;
 		st = mlyze_get_varint(in + pos, avail - pos, &v, &used);
@@ -191,7 +208,7 @@ mlyze_event_size(const uint8_t *in, size_t avail, size_t *length,
 			return (enum mlyze_event_status)st;
 		pos += used;
 	}
-	pos += after[*type];
+	pos += layout.after;
 	if (pos > avail)
 		return MLYZE_EVENT_TRUNCATED;
 	*length = pos;

@@ -327,14 +327,22 @@ struct cursor {
 	bool in_payload;
 };
 
-static void stop_truncated(struct mlyze_reader *r, uint64_t event_offset,
-			   const char *event_name)
+/* The events end before the one at event_offset, left incomplete as
+ * `cut` says (by the end of the file, or where its writer stopped). */
+static void stop_cut_short(struct mlyze_reader *r, uint64_t event_offset,
+			   const char *event_name, const char *cut)
 {
 	r->truncated = true;
 	r->finished = true;
-	reader_warn(r, "%s: offset %" PRIu64 ": %s event cut short by the "
-		    "end of the file; read up to the last whole event",
-		    r->name, event_offset, event_name);
+	reader_warn(r, "%s: offset %" PRIu64 ": %s event cut short %s; "
+		    "read up to the last whole event",
+		    r->name, event_offset, event_name, cut);
+}
+
+static void stop_truncated(struct mlyze_reader *r, uint64_t event_offset,
+			   const char *event_name)
+{
+	stop_cut_short(r, event_offset, event_name, "by the end of the file");
 }
 
 static bool ran_out(struct mlyze_reader *r, const struct cursor *c)
@@ -661,6 +669,16 @@ static int skip_payload(struct mlyze_reader *r)
 	return 0;
 }
 
+/* The name of event type `type`: "ALLOC", or "type 12" written in
+ * unknown (which must outlive the name). */
+static const char *event_name_of(unsigned type, char unknown[16])
+{
+	if (type <= MLYZE_EV_RATE)
+		return event_names[type];
+	snprintf(unknown, 16, "type %u", type);
+	return unknown;
+}
+
 /* Decode the event at r->next.  Returns 1 with an event, 0 when there is no
  * event to deliver (*needed set when more bytes must be buffered first),
  * -1 on error. */
@@ -673,12 +691,7 @@ static int decode_event(struct mlyze_reader *r, struct mlyze_event *ev,
 	bool ok;
 
 	*needed = LONGEST_FIXED_EVENT;
-	if (type <= MLYZE_EV_RATE) {
-		c.event_name = event_names[type];
-	} else {
-		snprintf(c.unknown_name, sizeof(c.unknown_name), "type %u", type);
-		c.event_name = c.unknown_name;
-	}
+	c.event_name = event_name_of(type, c.unknown_name);
 	if (!take_varint(r, &c, "delta", &delta))
 		return r->status == MLYZE_OK ? 0 : -1;
 	ev->type = (enum mlyze_event_kind)type;
@@ -799,6 +812,72 @@ static int at_unwritten_tail(struct mlyze_reader *r)
 	}
 }
 
+/* ---- an event its writer did not finish ---- */
+
+/* A varint read loosely, as a writer stopped inside it may have left it:
+ * up to its first byte without the continuation bit.  Returns its length
+ * (at most what is left before end) and stores its value. */
+static size_t loose_varint(const uint8_t *p, const uint8_t *end,
+			   uint64_t *value)
+{
+	size_t n = 0;
+
+	*value = 0;
+	while (p + n < end && n < MLYZE_VARINT_MAX) {
+		*value |= (uint64_t)(p[n] & 0x7f) << (7 * n);
+		if (!(p[n++] & 0x80))
+			break;
+	}
+	return n;
+}
+
+/* How many bytes the event at p claims by its layout (its varints read
+ * loosely), counted up to end at most. */
+static size_t claimed_length(const uint8_t *p, const uint8_t *end)
+{
+	struct mlyze_fixed_layout layout;
+	unsigned type = *p;
+	size_t n = 1;
+	uint64_t value;
+
+	n += loose_varint(p + n, end, &value); /* the delta */
+	if (type >= MLYZE_EV_FIRST_SIZED) {
+		n += loose_varint(p + n, end, &value);
+		return value < (uint64_t)(end - p) - n ? n + (size_t)value
+						       : (size_t)(end - p);
+	}
+	layout = mlyze_fixed_layout(type);
+	n += layout.before;
+	for (unsigned i = 0; i < layout.varints && p + n < end; i++)
+		n += loose_varint(p + n, end, &value);
+	n += layout.after;
+	return n < (size_t)(end - p) ? n : (size_t)(end - p);
+}
+
+/* After the event at r->next could not be read: in a streamed file, an
+ * event that reaches into the zero bytes that end the file is the one its
+ * writer was writing when its process ended (killed, say).  Then the
+ * error becomes a warning and the events end before it: returns 1.
+ * Otherwise the error stands: 0. */
+static int cut_short_by_its_writer(struct mlyze_reader *r)
+{
+	const uint8_t *event = r->next, *last;
+	char unknown[16];
+
+	if (r->status != MLYZE_BAD_FILE || r->info.complete != 0 ||
+	    event >= r->end)
+		return 0;
+	last = last_nonzero(event, r->end);
+	if (!last || event + claimed_length(event, r->end) <= last + 1 ||
+	    (!r->at_eof && zeros_to_end(r) != 1))
+		return 0;
+	free(reader_take_error(r));
+	stop_cut_short(r, offset_of(r, event), event_name_of(*event, unknown),
+		       "where the writing stopped (its process ended in the "
+		       "middle of it)");
+	return 1;
+}
+
 /* One warning for all the damaged stacks, when the stream ends. */
 static void report_damage(struct mlyze_reader *r)
 {
@@ -844,6 +923,8 @@ MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
 		}
 		rc = decode_event(r, ev, &needed);
 
+		if (rc < 0 && cut_short_by_its_writer(r))
+			continue;
 		if (rc != 0)
 			return rc;
 	}

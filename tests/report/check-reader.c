@@ -24,31 +24,46 @@ static void record_warning(void *ctx, const char *message)
 	snprintf(last_warning, sizeof(last_warning), "%s", message);
 }
 
+/* Write bytes into an anonymous file and open a reader on it. */
+static mlyze_reader *open_bytes(const uint8_t *data, size_t length,
+				size_t buffer_size)
+{
+	struct mlyze_options options = { .buffer_size = buffer_size,
+					 .warn = record_warning };
+	FILE *f = tmpfile();
+	mlyze_reader *r;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, length, f), length);
+	fflush(f);
+	profile_fd = dup(fileno(f));
+	fclose(f);
+	ck_assert_int_eq(lseek(profile_fd, 0, SEEK_SET), 0);
+	warning_count = 0;
+	last_warning[0] = '\0';
+	r = mlyze_open_fd(profile_fd, "test.mlyze", &options);
+	ck_assert_ptr_nonnull(r);
+	return r;
+}
+
+static void compile(const char *script, struct bytes *profile)
+{
+	char error[256];
+
+	ck_assert_msg(script_compile(script, profile, error, sizeof(error)) == 0,
+		      "%s", error);
+}
+
 /* Compile a script into an anonymous file and open a reader on it. */
 static mlyze_reader *open_script_buffered(const char *script,
 					  size_t buffer_size)
 {
 	struct bytes profile = { 0 };
-	struct mlyze_options options = { .buffer_size = buffer_size,
-					 .warn = record_warning };
-	char error[256];
-	FILE *f = tmpfile();
 	mlyze_reader *r;
 
-	ck_assert_msg(script_compile(script, &profile, error, sizeof(error)) == 0,
-		      "%s", error);
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(profile.data, 1, profile.length, f),
-			  profile.length);
-	fflush(f);
-	profile_fd = dup(fileno(f));
-	fclose(f);
-	ck_assert_int_eq(lseek(profile_fd, 0, SEEK_SET), 0);
+	compile(script, &profile);
+	r = open_bytes(profile.data, profile.length, buffer_size);
 	bytes_free(&profile);
-	warning_count = 0;
-	last_warning[0] = '\0';
-	r = mlyze_open_fd(profile_fd, "test.mlyze", &options);
-	ck_assert_ptr_nonnull(r);
 	return r;
 }
 
@@ -629,6 +644,79 @@ START_TEST(zero_bytes_followed_by_data_are_read_as_events)
 }
 END_TEST
 
+/* Reads every event to the end; returns how many, failing on an error. */
+static int count_events_to_end(mlyze_reader *r)
+{
+	struct mlyze_event ev;
+	int rc, events = 0;
+
+	while ((rc = mlyze_next(r, &ev)) > 0)
+		events++;
+	ck_assert_msg(rc == 0, "%s", mlyze_error(r));
+	return events;
+}
+
+/* A process killed while writing an event leaves the event's first bytes
+ * and the zeros after them.  Wherever the cut falls, in an event of any
+ * type, the events before it are read and nothing fails; where the event
+ * cannot be read, the reader says it was cut short. */
+START_TEST(an_event_its_writer_did_not_finish_ends_the_events)
+{
+	static const char prefix[] =
+		"header\n"
+		"metadata {\"complete\": false, \"sampling_rate\": 8}\n"
+		"string 0 0 200 a.py\n"
+		"string 0 1 200 load\n"
+		"stack 0 200 native:4096\n"
+		"alloc 0 0x10 8 200 1\n";
+	static const char *const last_events[] = {
+		"alloc 300 0x7f0012345678 100000 200 4660\n",
+		"free 300 0x7f0012345678\n",
+		"gc 300 100000 200000\n",
+		"marker 300 200\n",
+		"stack 300 201 native:0x7f0012345678 python:200:200:4660\n",
+		"module 300 9 0x7f0000000000 0x7f0000100000 0 abcdef "
+		"/usr/lib/libx.so\n",
+		"string 300 1 201 a_function_name\n",
+		"rate 300 100000\n",
+	};
+	struct bytes before = { 0 };
+	int cut_short = 0;
+
+	compile(prefix, &before);
+	for (size_t e = 0; e < sizeof(last_events) / sizeof(*last_events);
+	     e++) {
+		struct bytes all = { 0 };
+		char script[512];
+
+		snprintf(script, sizeof(script), "%s%s", prefix, last_events[e]);
+		compile(script, &all);
+		for (size_t kept = before.length; kept <= all.length; kept++) {
+			uint8_t *cut = calloc(1, all.length + 64);
+			mlyze_reader *r;
+			int events;
+
+			memcpy(cut, all.data, kept);
+			r = open_bytes(cut, all.length + 64, 0);
+			events = count_events_to_end(r);
+			ck_assert_msg(events == 4 + (kept == all.length) ||
+					      (events == 5 && kept > before.length),
+				      "%s cut after %zu bytes: %d events",
+				      last_events[e], kept - before.length,
+				      events);
+			cut_short += strstr(last_warning,
+					    "cut short where the writing stopped") !=
+				     NULL;
+			close_reader(r);
+			free(cut);
+		}
+		bytes_free(&all);
+	}
+	bytes_free(&before);
+	ck_assert_int_gt(cut_short, 0);
+}
+END_TEST
+
 START_TEST(how_the_process_ended_is_exposed)
 {
 	mlyze_reader *r = open_script(
@@ -748,6 +836,7 @@ int main(void)
 	tcase_add_test(t, a_damaged_stack_in_the_metadata_damages_that_stack_only);
 	tcase_add_test(t, a_damaged_stack_in_the_stream_damages_that_stack_only);
 	tcase_add_test(t, the_unwritten_tail_of_a_streamed_file_ends_it);
+	tcase_add_test(t, an_event_its_writer_did_not_finish_ends_the_events);
 	tcase_add_test(t, zero_bytes_followed_by_data_are_read_as_events);
 	tcase_add_test(t, how_the_process_ended_is_exposed);
 	suite_add_tcase(s, t);
