@@ -72,25 +72,59 @@ static int copy_events(const struct streamed_events *e, int to,
 	return err ? err : copy_range(e->fd, to, from, e->end, buffer);
 }
 
-/* Writes the final file next to the streamed one: "<part>.final", then
- * published under its final name. */
-static int write_final(const struct streamed_events *e,
+/* Writes the prologue of meta, then the events, into fd. */
+static int write_into(int fd, const struct streamed_events *e,
+		      const struct profile_meta *meta, uint8_t *buffer)
+{
+	struct outbuf o;
+	int err;
+
+	outbuf_init(&o, fd, buffer, COPY_CHUNK_BYTES);
+	err = meta_write_prologue(&o, meta, 1);
+	return err ? err : copy_events(e, fd, o.written, buffer);
+}
+
+#define NO_UNNAMED (-1) /* not an errno value */
+
+/* Writes the final file as an unnamed file and publishes it once whole,
+ * so that a process killed meanwhile leaves nothing behind.  NO_UNNAMED
+ * where the file system has no unnamed files, or it cannot be linked (no
+ * /proc, and no privilege to link a descriptor). */
+static int write_unnamed(const struct streamed_events *e,
+			 const struct profile_meta *meta,
+			 const struct profile_files *files, uint8_t *buffer,
+			 char *final, size_t size)
+{
+	int fd = profile_files_open_unnamed(files);
+	int err;
+
+	if (fd < 0)
+		return NO_UNNAMED;
+	err = write_into(fd, e, meta, buffer);
+	if (!err) {
+		err = profile_files_publish_unnamed(files, fd, final, size);
+		if (err && err != EEXIST && err != ENAMETOOLONG)
+			err = NO_UNNAMED;
+	}
+	close(fd); /* unnamed files are local: close reports nothing */
+	return err;
+}
+
+/* Writes the final file next to the streamed one, "<part>.final", then
+ * renames it: where there are no unnamed files. */
+static int write_named(const struct streamed_events *e,
 		       const struct profile_meta *meta,
 		       const struct profile_files *files, uint8_t *buffer,
 		       char *final, size_t size)
 {
 	char tmp[PATH_MAX + 8];
-	struct outbuf o;
 	int fd, err;
 
 	snprintf(tmp, sizeof(tmp), "%s.final", files->part);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return errno;
-	outbuf_init(&o, fd, buffer, COPY_CHUNK_BYTES);
-	err = meta_write_prologue(&o, meta, 1);
-	if (!err)
-		err = copy_events(e, fd, o.written, buffer);
+	err = write_into(fd, e, meta, buffer);
 	if (close(fd) < 0 && !err)
 		err = errno;
 	if (!err)
@@ -106,8 +140,12 @@ int profile_assemble(const struct streamed_events *events,
 		     size_t size)
 {
 	uint8_t *buffer = rawmem_map(COPY_CHUNK_BYTES);
-	int err = buffer ? write_final(events, meta, files, buffer, final, size)
+	int err = buffer ? write_unnamed(events, meta, files, buffer, final,
+					 size)
 			 : ENOMEM;
+
+	if (err == NO_UNNAMED)
+		err = write_named(events, meta, files, buffer, final, size);
 
 	rawmem_unmap(buffer, COPY_CHUNK_BYTES);
 	return err;

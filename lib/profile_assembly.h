@@ -2,15 +2,17 @@
  *
  * Contract: the streamed "<name>.part" defines stacks, modules and names
  * inline, right before their first use; the final file puts all of them
- * in its metadata, before the events.  profile_assemble() writes
- * "<part>.final": the prologue of `meta` (header and complete metadata),
- * then the streamed events without the inline definitions, copied inside
- * the kernel where it can; then publishes it under its final name
- * (profile_files_publish(), never over an existing file).  The streamed
- * file is left as it is: removing it is the caller's choice.  Returns 0
- * or an errno value (EFBIG when the file would pass the size limit), and
- * leaves no "<part>.final" behind on failure.  Nothing here allocates
- * from the C library.
+ * in its metadata, before the events.  profile_assemble() writes the
+ * prologue of `meta` (header and complete metadata), then the streamed
+ * events without the inline definitions, copied inside the kernel where
+ * it can, into an unnamed file in the streamed file's directory; then
+ * publishes it under its final name (never over an existing file).  A
+ * process killed in the middle leaves no part of it behind.  Where the
+ * file system has no unnamed files, the file is written as
+ * "<part>.final" and renamed.  The streamed file is left as it is:
+ * removing it is the caller's choice.  Returns 0 or an errno value
+ * (EFBIG when the file would pass the size limit), and leaves no file
+ * behind on failure.  Nothing here allocates from the C library.
  */
 #ifndef SPPROF_PROFILE_ASSEMBLY_H
 #define SPPROF_PROFILE_ASSEMBLY_H

@@ -96,28 +96,79 @@ int profile_files_create_part(struct profile_files *f)
 	return fd;
 }
 
+/* Gives a file the name `name` unless a file has it: 0, EEXIST (try the
+ * next name) or another errno value. */
+typedef int place_fn(const void *file, const char *name);
+
+/* Places a file under the first free final name, copied into final. */
+static int publish(const struct profile_files *f, place_fn *place,
+		   const void *file, char *final, size_t size)
+{
+	for (unsigned k = 0; k < NAME_ATTEMPTS; k++) {
+		int err;
+
+		if (candidate_name(f, final, size, k) < 0)
+			return ENAMETOOLONG;
+		err = place(file, final);
+		if (err != EEXIST)
+			return err;
+	}
+	return EEXIST;
+}
+
+static int rename_no_replace(const void *file, const char *name)
+{
+	const char *tmp = file;
+
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return errno;
+	/* No RENAME_NOREPLACE on this file system: link + unlink. */
+	if (link(tmp, name) < 0)
+		return errno;
+	unlink(tmp);
+	return 0;
+}
+
 int profile_files_publish(const struct profile_files *f, const char *tmp,
 			  char *final, size_t size)
 {
-	for (unsigned k = 0; k < NAME_ATTEMPTS; k++) {
-		if (candidate_name(f, final, size, k) < 0)
-			return ENAMETOOLONG;
-		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final,
-			      RENAME_NOREPLACE) == 0)
-			return 0;
-		if (errno == EEXIST)
-			continue;
-		if (errno != EINVAL && errno != ENOSYS)
-			return errno;
-		/* No RENAME_NOREPLACE on this file system: link + unlink. */
-		if (link(tmp, final) == 0) {
-			unlink(tmp);
-			return 0;
-		}
-		if (errno != EEXIST)
-			return errno;
-	}
-	return EEXIST;
+	return publish(f, rename_no_replace, tmp, final, size);
+}
+
+/* Links an unnamed file by its /proc entry, or, without /proc, by its
+ * descriptor (which needs a privilege). */
+static int link_unnamed(const void *file, const char *name)
+{
+	int fd = *(const int *)file;
+	char proc[32];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno != ENOENT)
+		return errno;
+	return linkat(fd, "", AT_FDCWD, name, AT_EMPTY_PATH) == 0 ? 0 : errno;
+}
+
+int profile_files_open_unnamed(const struct profile_files *f)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(f->part, '/');
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s",
+			 (int)(slash == f->part ? 1 : slash - f->part), f->part);
+	return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+}
+
+int profile_files_publish_unnamed(const struct profile_files *f, int fd,
+				  char *final, size_t size)
+{
+	return publish(f, link_unnamed, &fd, final, size);
 }
 
 void profile_files_announce(const struct profile_files *f, char kind,

@@ -41,6 +41,16 @@ int profile_files_create_part(struct profile_files *f);
 int profile_files_publish(const struct profile_files *f, const char *tmp,
 			  char *final, size_t size);
 
+/* An unnamed file (O_TMPFILE) for writing, in the streamed file's
+ * directory: it vanishes with the process, unless published first.  -1
+ * with errno set, where the file system has none. */
+int profile_files_open_unnamed(const struct profile_files *f);
+
+/* Gives the unnamed file open on fd the first free final name, as
+ * profile_files_publish() does.  0 or an errno value. */
+int profile_files_publish_unnamed(const struct profile_files *f, int fd,
+				  char *final, size_t size);
+
 /* Appends "<kind> <part>[\t<detail>]" to the manifest, if there is one. */
 void profile_files_announce(const struct profile_files *f, char kind,
 			    const char *detail);

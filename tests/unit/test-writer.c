@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -217,6 +218,53 @@ START_TEST(streamed_file_defines_before_use)
 }
 END_TEST
 
+/* Whether the file system of dir has unnamed files (O_TMPFILE). */
+static int has_unnamed_files(void)
+{
+	int fd = open(dir, O_TMPFILE | O_WRONLY, 0600);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/* The final file is written unnamed and linked in once whole: finalising
+ * names no file in the directory but the profile, so a process killed in
+ * the middle of it leaves no part of a final file behind.  (Where the
+ * file system has no unnamed files, a named one is renamed instead.) */
+START_TEST(finalising_names_only_the_profile)
+{
+	struct heap_record r = { .size = 4096, .sampling_rate = 4096 };
+	uintptr_t frames[1] = { 0x1234 };
+	char events[4096];
+	ssize_t n;
+	int watch;
+
+	setup();
+	if (!has_unnamed_files()) {
+		fprintf(stderr, "%s: no unnamed files here: not tested\n", dir);
+		return;
+	}
+	r.stack_id = stack_table_intern(&stacks, frames, 1);
+	writer_alloc(0x1000, &r);
+	watch = inotify_init1(IN_NONBLOCK);
+	ck_assert_int_ge(watch, 0);
+	ck_assert_int_ge(inotify_add_watch(watch, dir, IN_CREATE | IN_MOVED_TO),
+			 0);
+	writer_finalise(&no_stats);
+	n = read(watch, events, sizeof(events));
+	ck_assert_int_gt(n, 0);
+	for (char *p = events; p < events + n;) {
+		const struct inotify_event *ev = (const struct inotify_event *)p;
+
+		ck_assert_str_eq(ev->name, "out.mlyze");
+		p += sizeof(*ev) + ev->len;
+	}
+	close(watch);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("writer");
@@ -225,6 +273,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, never_overwrites);
 	tcase_add_test(tc, streamed_file_defines_before_use);
+	tcase_add_test(tc, finalising_names_only_the_profile);
 	suite_add_tcase(s, tc);
 	return s;
 }
