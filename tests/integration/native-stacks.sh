@@ -71,8 +71,11 @@ done
 
 # Which method took the stacks: the unwind tables wherever frame pointers
 # are missing; the frame-pointer walk for nearly all stacks of a program
-# built with them, once the thread's outermost frame is known.
-SPPROF_SAMPLING_RATE=65536
+# built with them, once the thread's outermost frame is known.  At one
+# sample per 4 KiB, each of the 1000 allocations of 1 MiB is sampled but
+# with a chance of e^-256 (at one per 64 KiB, e^-16: a count of 999 in
+# about one run in 10^4).
+SPPROF_SAMPLING_RATE=4096
 # counts PROGRAM UNWIND: "fp_stacks=N dwarf_stacks=M" of the methods mode
 counts() {
 	SPPROF_OUTPUT=$scratch/methods-$1-$2.mlyze SPPROF_UNWIND=$2
