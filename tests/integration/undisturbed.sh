@@ -104,4 +104,25 @@ live=$("$report" --json --at end "$scratch/kill/kill.mlyze.part" \
 [ "${live:-0}" -ge $((48 << 20)) ] ||
 	fail "kill: the report shows ${live:-no} live bytes, not 48 MiB"
 
+# SIGKILL at any moment (inside an event, or while the final file is
+# written at exit) leaves only files that read: the streamed file, or the
+# finished profile, and nothing half made beside them.
+mkdir -p "$scratch/kills"
+for i in $(seq 40); do
+	SPPROF_OUTPUT=$scratch/kills/k$i.mlyze LD_PRELOAD="$runtime_so" \
+		"$prog" churn 400000 >/dev/null &
+	pid=$!
+	sleep "$(awk -v i="$i" 'BEGIN { srand(i); printf "%.3f", rand() * 0.15 }')"
+	kill -9 $pid 2>/dev/null
+	wait $pid
+done
+for f in "$scratch"/kills/*; do
+	case $f in
+	*.mlyze | *.mlyze.part) ;;
+	*) fail "kills: $f left behind" ;;
+	esac
+	"$report" "$f" >/dev/null 2>"$scratch/kills.stderr" ||
+		fail "kills: $f does not read: $(cat "$scratch/kills.stderr")"
+done
+
 pass
