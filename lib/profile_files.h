@@ -15,6 +15,8 @@
  *   N <part>                  ... or not: that exec failed, and the
  *                             process goes on in a new profile
  *   E <part>\t<reason>        recording stopped: the stream could not go on
+ *   W <part>\t<reason>        the final file could not be written: the
+ *                             streamed one holds every event
  *
  * Nothing here allocates; descriptors are open only inside a call.
  */

@@ -642,9 +642,7 @@ static void finalise_locked(const memprof_stats *stats,
 			runtime_message("cannot write the profile (%s); the "
 					"streamed data stays in %s",
 					error_text(err), w.files.part);
-			if (exec_program)
-				profile_files_announce(&w.files, 'E',
-						       error_text(err));
+			profile_files_announce(&w.files, 'W', error_text(err));
 		}
 	}
 	w.finalised = 1;

@@ -57,6 +57,7 @@ struct profile {
 	char *final;        /* NULL until finalised */
 	char *exec_program; /* the image was replaced by exec of this */
 	char *stopped;      /* why recording stopped early, or NULL */
+	char *unwritten;    /* why the final file could not be written */
 	bool exec_failed;   /* ... but that exec failed */
 };
 
@@ -88,6 +89,7 @@ static void set_detail(struct profile *profile, char kind, const char *detail)
 	char **field = kind == 'F'   ? &profile->final
 		       : kind == 'X' ? &profile->exec_program
 		       : kind == 'E' ? &profile->stopped
+		       : kind == 'W' ? &profile->unwritten
 				     : NULL;
 
 	if (field != NULL) {
@@ -181,6 +183,10 @@ static char *profile_note(const struct profile *profile,
 	if (profile->stopped != NULL)
 		return wrap_format("   # partial: recording stopped (%s)",
 				   profile->stopped);
+	if (profile->unwritten != NULL)
+		return wrap_format("   # not finalised: the final file could "
+				   "not be written (%s)",
+				   profile->unwritten);
 	if (descendants_running)
 		return wrap_format("%s", "   # not finalised: its process "
 					 "still runs or was killed");
@@ -244,6 +250,7 @@ void wrap_manifest_report(const struct wrap_manifest *manifest, bool quiet,
 		free(list.items[i].final);
 		free(list.items[i].exec_program);
 		free(list.items[i].stopped);
+		free(list.items[i].unwritten);
 	}
 	if (!quiet && descendants_running)
 		wrap_error("some processes started by the command still run; "

@@ -67,6 +67,20 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 		'$integ_bin/mlyze-check' --streamed --min-allocs=100 \
 			'$scratch/full.mnt/full.mlyze.part' >/dev/null" ||
 		fail "full disk: $(cat "$scratch/full/stderr" 2>/dev/null)"
+	# Room for the streamed file, not for the final one beside it:
+	# memprof-wrap says so, and the streamed file holds every event.
+	mkdir -p "$scratch/unwritten.mnt"
+	unshare -m sh -ec "
+		mount -t tmpfs -o size=4m none '$scratch/unwritten.mnt'
+		cd '$scratch/unwritten.mnt'
+		'$abs_top_builddir/src/memprof-wrap' -r 1 -o w.mlyze \
+			'$prog' churn 100000 >'$scratch/unwritten.stdout' \
+			2>'$scratch/unwritten.stderr'
+		grep -q '# not finalised: the final file could not be written (No space left on device)' \
+			'$scratch/unwritten.stderr'
+		'$integ_bin/mlyze-check' --streamed --min-allocs=100000 \
+			w.mlyze.part >/dev/null" ||
+		fail "final file on a full disk: $(cat "$scratch/unwritten.stderr")"
 else
 	echo "full disk: skipped (needs root and mount namespaces)"
 fi
