@@ -103,7 +103,9 @@ static int write_unnamed(const struct streamed_events *e,
 	err = write_into(fd, e, meta, buffer);
 	if (!err) {
 		err = profile_files_publish_unnamed(files, fd, final, size);
-		if (err && err != EEXIST && err != ENAMETOOLONG)
+		/* Only a link that cannot be made is worth a named file:
+		 * a full disk, say, would fail it the same way. */
+		if (err == ENOENT || err == EPERM)
 			err = NO_UNNAMED;
 	}
 	close(fd); /* unnamed files are local: close reports nothing */
