@@ -37,25 +37,48 @@ static struct site *find_site(struct site_table *table, const char *key,
 	return s;
 }
 
+/* Whether the site may pass over the unnamed native frame `unnamed` for
+ * the named frame f that calls it: when f is a Python frame, or code of
+ * the same module (a stripped library's own helpers, called from the
+ * function it exports).  Not when f is another module's: the entry code
+ * of the C library calling a stripped program would otherwise be the site
+ * of everything that program allocates. */
+static bool names_unnamed(const struct report_frame *f,
+			  const struct report_frame *unnamed)
+{
+	return !unnamed || f->kind == FRAME_PYTHON ||
+	       (f->kind == FRAME_NATIVE && f->module == unnamed->module);
+}
+
 /* The innermost named frame that is neither an allocator nor code inlined
- * from the C++ standard library's headers (by stack, the innermost that is
- * not an allocator, so that the stack shows every frame); else the
- * innermost that is not an allocator; else (nothing but allocators) the
- * outermost, the best there is. */
+ * from the C++ standard library's headers, unless unnamed native frames
+ * of another module lie before it (see names_unnamed(); then the first of
+ * them); by stack, the innermost that is not an allocator, so that the
+ * stack shows every frame.  Else the innermost that is not an allocator;
+ * else (nothing but allocators) the outermost, the best there is. */
 static size_t site_frame(const struct site_table *table,
 			 const struct stack_table *stacks,
 			 const struct report_stack *stack)
 {
 	size_t first = stack_first_shown(stacks, stack);
+	const struct report_frame *unnamed = NULL;
+	size_t unnamed_at = 0;
 
 	for (size_t i = first; i < stack->depth; i++) {
 		const struct report_frame *f = &stacks->frames[stack->frames[i]];
 
-		if (table->grouping == GROUP_BY_STACK ? !f->allocator
-						      : !f->allocator &&
-								!f->library_inline &&
-								frame_is_named(f))
+		if (f->allocator)
+			continue;
+		if (table->grouping == GROUP_BY_STACK)
 			return i;
+		if (f->library_inline)
+			continue;
+		if (frame_is_named(f))
+			return names_unnamed(f, unnamed) ? i : unnamed_at;
+		if (!unnamed && f->kind == FRAME_NATIVE) {
+			unnamed = f;
+			unnamed_at = i;
+		}
 	}
 	if (stacks->frames[stack->frames[first]].allocator)
 		return stack->depth - 1;

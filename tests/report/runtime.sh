@@ -9,6 +9,7 @@
 #    read by the default method and from unwind tables;
 #  - flat-program, which allocates in main: its stacks are as short as
 #    complete stacks get, so the report has nothing to say about them;
+#    stripped, its main (known by address) is still the site;
 #  - unwindless-program, whose stacks break in its own code: the report
 #    says so and names it;
 #  - inline-program (C++, -O2 -g), which allocates in a constructor the
@@ -61,6 +62,18 @@ for unwind in fp dwarf; do
 	profile flat-program $unwind
 	check "flat-program, $unwind" flat-program flat-program-$unwind.mlyze
 done
+# Stripped of its symbols, flat-program's main is known by its address
+# only; the C library's frame that calls it has a name, but is no site:
+# the site is the program's own code, as an address.
+cp "$programs/flat-program" "$scratch/flat-program-stripped" &&
+	strip "$scratch/flat-program-stripped" || exit 99
+(cd "$scratch" && LD_PRELOAD=$runtime SPPROF_SAMPLING_RATE=1 \
+	SPPROF_OUTPUT=$scratch/stripped.mlyze ./flat-program-stripped) ||
+	exit 99
+site=$(cd "$scratch" && NO_COLOR=1 "$report" --top 1 stripped.mlyze |
+	sed -n '/ SITE$/{n;p}' | awk '{ print $NF }')
+expr "$site" : 'flat-program-stripped+0x[0-9a-f]*$' >/dev/null
+verdict "flat-program, stripped: its own code is the site" $? "(site $site)"
 profile unwindless-program dwarf
 check "unwindless-program" unwindless-program \
 	unwindless-program-dwarf.mlyze
