@@ -579,13 +579,18 @@ static int gather(struct gathered *g, const struct options *o,
 	return rc;
 }
 
-/* The report of what g gathered, its sites in `sites`. */
-static struct report make_report(const struct gathered *g,
-				 struct site_table *sites,
+/* The report of what g gathered, its sites in `sites` (what they show
+ * adds to g's notes). */
+static struct report make_report(struct gathered *g, struct site_table *sites,
 				 const struct options *o)
 {
+	char *unnamed;
+
 	sites_build(sites, &g->stacks, o->grouping, o->cumulative);
 	sites_sort(sites, o->sort, o->at);
+	unnamed = sites_unnamed_note(sites, &g->stacks);
+	if (unnamed)
+		add_message(&g->notes, unnamed);
 	return (struct report){
 		.profiles = g->profiles,
 		.profile_count = g->profile_count,

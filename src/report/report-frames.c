@@ -93,7 +93,7 @@ static bool in_cxx_headers(const char *file)
 }
 
 static void native_frame(const struct symbol_info *symbol, bool in_runtime,
-			 size_t module_index, uint64_t address,
+			 bool readable, size_t module_index, uint64_t address,
 			 struct report_frame *out)
 {
 	*out = (struct report_frame){
@@ -104,6 +104,7 @@ static void native_frame(const struct symbol_info *symbol, bool in_runtime,
 		.inlined = symbol->inlined,
 		.library_inline = symbol->inlined &&
 				  in_cxx_headers(symbol->file),
+		.module_unreadable = !readable,
 	};
 	if (symbol->function && symbol->file && symbol->line) {
 		out->file = xstrdup(symbol->file);
@@ -123,13 +124,15 @@ static size_t resolve_native(struct frame_namer *namer,
 	int n = symbolizer_lookup_inlined(namer->symbolizer, module->path,
 					  module->build_id, frame->offset, 1,
 					  symbols, FRAME_CHAIN_MAX);
+	bool readable = symbolizer_module_readable(
+		namer->symbolizer, module->path, module->build_id);
 
 	if (n < 1) {
 		symbols[0] = (struct symbol_info){ NULL, NULL, 0, 0 };
 		n = 1;
 	}
 	for (int i = 0; i < n; i++)
-		native_frame(&symbols[i], in_runtime(module->path),
+		native_frame(&symbols[i], in_runtime(module->path), readable,
 			     module_index, frame->offset, &out[i]);
 	return (size_t)n;
 }

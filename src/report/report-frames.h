@@ -52,6 +52,9 @@ struct report_frame {
 	/* Inlined from the C++ standard library's headers (std::vector's
 	 * allocation plumbing...): shown in a stack, never a site. */
 	bool library_inline;
+	/* native: its module's file could not be read (a warning said so),
+	 * so that no name was to be had. */
+	bool module_unreadable;
 };
 
 struct frame_namer;

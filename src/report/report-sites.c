@@ -174,6 +174,22 @@ static void add_cumulative(struct site_table *table,
 	free(seen);
 }
 
+/* Counts the samples of `stack`, and adds them to its module's when its
+ * site (frame `site`) is known by its address only, though the module's
+ * file was read (see sites_unnamed_note()). */
+static void count_unnamed(struct site_table *table,
+			  const struct stack_table *stacks,
+			  const struct report_stack *stack, size_t site)
+{
+	const struct report_frame *f = &stacks->frames[stack->frames[site]];
+	uint64_t samples = stack->heap.allocated.samples;
+
+	table->samples_with_site += samples;
+	if (f->kind == FRAME_NATIVE && !frame_is_named(f) &&
+	    !f->module_unreadable)
+		table->unnamed[f->module] += samples;
+}
+
 static void add_stack(struct site_table *table,
 		      const struct stack_table *stacks,
 		      const struct report_stack *stack)
@@ -186,6 +202,7 @@ static void add_stack(struct site_table *table,
 		s = find_site(table, placeholder, placeholder);
 	} else {
 		site = site_frame(table, stacks, stack);
+		count_unnamed(table, stacks, stack, site);
 		if (table->cumulative) {
 			add_cumulative(table, stacks, stack, site);
 			return;
@@ -204,6 +221,8 @@ void sites_build(struct site_table *table, const struct stack_table *stacks,
 	table->grouping = grouping;
 	table->cumulative = cumulative;
 	text_index_init(&table->keys);
+	table->unnamed = xcalloc(stacks->module_count + 1,
+				 sizeof(*table->unnamed));
 	for (size_t i = 0; i < stacks->stack_count; i++)
 		add_stack(table, stacks, &stacks->stacks[i]);
 	table->heap = stacks->heap;
@@ -223,8 +242,32 @@ void sites_free(struct site_table *table)
 		free(s->stacks);
 	}
 	free(table->sites);
+	free(table->unnamed);
 	text_index_free(&table->keys);
 	memset(table, 0, sizeof(*table));
+}
+
+char *sites_unnamed_note(const struct site_table *table,
+			 const struct stack_table *stacks)
+{
+	uint64_t unnamed = 0;
+	struct strbuf note = { 0 };
+
+	for (size_t i = 0; i < stacks->module_count; i++)
+		unnamed += table->unnamed[i];
+	if (unnamed == 0 || (double)unnamed <= UNNAMED_SITES_LIMIT *
+						       (double)table->samples_with_site)
+		return NULL;
+	sb_printf(&note, "%.0f %% of the sampled allocations have their site "
+		  "in code known by its address only, in",
+		  100.0 * (double)unnamed / (double)table->samples_with_site);
+	sb_add_module_shares(&note, stacks, table->unnamed,
+			     table->samples_with_site);
+	sb_add(&note, ": no symbols were found for that code (stripped, and "
+		      "no debug file). Install its debug symbols (on Debian, "
+		      "the -dbgsym package of the package that ships it) or "
+		      "name their directory with --debug-dir.");
+	return sb_take(&note);
 }
 
 const struct estimate *site_measure(const struct site *site,

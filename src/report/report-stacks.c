@@ -18,8 +18,8 @@
  * are worth a note: a site here and there named without its callers is
  * not. */
 #define BROKEN_STACKS_LIMIT 0.05
-/* The modules a note on broken stacks names, the most frequent first. */
-#define BROKEN_MODULES_NAMED 3
+/* The modules a note names, the most frequent first. */
+#define MODULES_NAMED 3
 
 void stacks_init(struct stack_table *table)
 {
@@ -309,33 +309,54 @@ size_t stack_first_shown(const struct stack_table *table,
 	return 0;
 }
 
-/* Samples of the broken stacks that end in one module. */
-struct broken_module {
+/* One module's samples, to sort. */
+struct module_samples {
 	size_t module;
 	uint64_t samples;
 };
 
 static int more_samples_first(const void *pa, const void *pb)
 {
-	const struct broken_module *a = pa, *b = pb;
+	const struct module_samples *a = pa, *b = pb;
 
 	if (a->samples != b->samples)
 		return a->samples > b->samples ? -1 : 1;
 	return a->module < b->module ? -1 : a->module > b->module;
 }
 
-/* By module, the samples of the broken stacks that end there, the most
- * first; *all and *broken get the samples of every stack with frames and
- * of the broken ones. */
-static struct broken_module *broken_by_module(const struct stack_table *table,
-					      uint64_t *all, uint64_t *broken)
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+void sb_add_module_shares(struct strbuf *sb, const struct stack_table *table,
+			  const uint64_t *samples, uint64_t all)
 {
 	size_t n = table->module_count;
-	struct broken_module *by_module = xcalloc(n + 1, sizeof(*by_module));
+	struct module_samples *sorted = xcalloc(n + 1, sizeof(*sorted));
+
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = (struct module_samples){ i, samples[i] };
+	qsort(sorted, n, sizeof(*sorted), more_samples_first);
+	for (size_t i = 0; i < MODULES_NAMED && sorted[i].samples; i++)
+		sb_printf(sb, "%s %s (%.0f %%)", i ? "," : "",
+			  base_name(table->modules[sorted[i].module].path),
+			  100.0 * (double)sorted[i].samples / (double)all);
+	free(sorted);
+}
+
+/* By module, the samples of the broken stacks that end there; *all and
+ * *broken get the samples of every stack with frames and of the broken
+ * ones. */
+static uint64_t *broken_by_module(const struct stack_table *table,
+				  uint64_t *all, uint64_t *broken)
+{
+	uint64_t *by_module = xcalloc(table->module_count + 1,
+				      sizeof(*by_module));
 
 	*all = *broken = 0;
-	for (size_t i = 0; i < n; i++)
-		by_module[i].module = i;
 	for (size_t i = 0; i < table->stack_count; i++) {
 		const struct report_stack *stack = &table->stacks[i];
 		uint64_t samples = stack->heap.allocated.samples;
@@ -349,23 +370,15 @@ static struct broken_module *broken_by_module(const struct stack_table *table,
 		*broken += samples;
 		/* Named: a native frame in a module. */
 		outermost = &table->frames[stack->frames[stack->depth - 1]];
-		by_module[outermost->module].samples += samples;
+		by_module[outermost->module] += samples;
 	}
-	qsort(by_module, n, sizeof(*by_module), more_samples_first);
-	return by_module; /* ends with an entry of no samples */
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
+	return by_module;
 }
 
 char *stacks_health_note(const struct stack_table *table)
 {
 	uint64_t all, broken;
-	struct broken_module *by_module = broken_by_module(table, &all, &broken);
+	uint64_t *by_module = broken_by_module(table, &all, &broken);
 	struct strbuf note = { 0 };
 
 	if (broken == 0 || (double)broken <= BROKEN_STACKS_LIMIT * (double)all) {
@@ -376,12 +389,7 @@ char *stacks_health_note(const struct stack_table *table)
 		  "stop short of the program's entry point, so their sites may "
 		  "miss callers. They end in",
 		  100.0 * (double)broken / (double)all);
-	for (size_t i = 0; i < BROKEN_MODULES_NAMED && by_module[i].samples;
-	     i++) {
-		sb_printf(&note, "%s %s (%.0f %%)", i ? "," : "",
-			  base_name(table->modules[by_module[i].module].path),
-			  100.0 * (double)by_module[i].samples / (double)all);
-	}
+	sb_add_module_shares(&note, table, by_module, all);
 	sb_add(&note, ": the runtime found no way out of that code, neither "
 		      "frame pointers nor unwind tables it could follow "
 		      "(SPPROF_UNWIND=fp reads none); rebuild it with "

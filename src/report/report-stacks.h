@@ -21,6 +21,7 @@
 #include "report-frames.h"
 #include "report-heap.h"
 #include "report-index.h"
+#include "report-util.h"
 
 /* Where a stack ends, from the leaf out. */
 enum stack_end {
@@ -86,5 +87,9 @@ size_t stack_first_shown(const struct stack_table *table,
  * modules they end in and what to do about them; NULL when too few do to
  * matter (however short the stacks are).  Belongs to the caller. */
 char *stacks_health_note(const struct stack_table *table);
+/* Appends ", "-separated "module (N %)" for the few modules with the most
+ * of `samples` (by module index), as shares of `all`. */
+void sb_add_module_shares(struct strbuf *sb, const struct stack_table *table,
+			  const uint64_t *samples, uint64_t all);
 
 #endif /* SPPROF_REPORT_STACKS_H */

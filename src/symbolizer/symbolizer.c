@@ -387,3 +387,11 @@ int symbolizer_lookup_inlined(struct symbolizer *s, const char *path,
 					       inlined[i].line, 1 };
 	return (int)n + 1;
 }
+
+int symbolizer_module_readable(struct symbolizer *s, const char *path,
+			       const char *build_id_hex)
+{
+	struct module *m = module_get(s, path, build_id_hex);
+
+	return m != NULL && m->binary.elf != NULL;
+}

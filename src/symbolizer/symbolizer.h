@@ -67,4 +67,9 @@ int symbolizer_lookup_inlined(struct symbolizer *s, const char *path,
 			      int is_return_address, struct symbol_info *out,
 			      size_t max);
 
+/* 1 when the file of the module at `path` (under the sysroot) could be
+ * read, 0 when not (a warning said why). */
+int symbolizer_module_readable(struct symbolizer *s, const char *path,
+			       const char *build_id_hex);
+
 #endif

@@ -9,7 +9,8 @@
 #    read by the default method and from unwind tables;
 #  - flat-program, which allocates in main: its stacks are as short as
 #    complete stacks get, so the report has nothing to say about them;
-#    stripped, its main (known by address) is still the site;
+#    stripped, its main (known by address) is still the site, and a
+#    note says how to get its symbols;
 #  - unwindless-program, whose stacks break in its own code: the report
 #    says so and names it;
 #  - inline-program (C++, -O2 -g), which allocates in a constructor the
@@ -70,10 +71,14 @@ cp "$programs/flat-program" "$scratch/flat-program-stripped" &&
 (cd "$scratch" && LD_PRELOAD=$runtime SPPROF_SAMPLING_RATE=1 \
 	SPPROF_OUTPUT=$scratch/stripped.mlyze ./flat-program-stripped) ||
 	exit 99
-site=$(cd "$scratch" && NO_COLOR=1 "$report" --top 1 stripped.mlyze |
-	sed -n '/ SITE$/{n;p}' | awk '{ print $NF }')
+(cd "$scratch" && NO_COLOR=1 "$report" --top 1 stripped.mlyze >stripped.out)
+site=$(sed -n '/ SITE$/{n;p}' "$scratch/stripped.out" | awk '{ print $NF }')
 expr "$site" : 'flat-program-stripped+0x[0-9a-f]*$' >/dev/null
 verdict "flat-program, stripped: its own code is the site" $? "(site $site)"
+grep -q 'in flat-program-stripped (100 %): no symbols were found' \
+	"$scratch/stripped.out"
+verdict "flat-program, stripped: a note says how to get its symbols" $? \
+	"$(cat "$scratch/stripped.out")"
 profile unwindless-program dwarf
 check "unwindless-program" unwindless-program \
 	unwindless-program-dwarf.mlyze

@@ -318,8 +318,18 @@ END_TEST
 
 START_TEST(stripped_without_debug_file_gives_minus_one)
 {
+	struct warnings w;
+	struct symbolizer *s = new_symbolizer(&w, NULL, NULL);
+
 	check_unknown(FIXTURES "/fixture-stripped", fixture.build_id,
 		      fixture.leaf, 0);
+	/* Nothing to name its code with, but the file itself is fine. */
+	ck_assert_int_eq(symbolizer_module_readable(
+				 s, FIXTURES "/fixture-stripped",
+				 fixture.build_id),
+			 1);
+	ck_assert_int_eq(w.count, 0);
+	symbolizer_free(s);
 }
 END_TEST
 
@@ -350,17 +360,19 @@ START_TEST(build_id_mismatch_warns_once_and_resolves)
 }
 END_TEST
 
-/* Modules whose lookups fail, and the problem their warning names. */
+/* Modules whose lookups fail, the problem their warning names, and
+ * whether their file could be read all the same. */
 static const struct {
 	const char *path;
 	const char *problem;
+	int readable;
 } unusable_modules[] = {
-	{ FIXTURES "/no-such-file", "No such file" },
-	{ FIXTURES "/garbage", "not an ELF file" },
-	{ FIXTURES "/truncated", "truncated" },
-	{ FIXTURES, "not a regular file" },
+	{ FIXTURES "/no-such-file", "No such file", 0 },
+	{ FIXTURES "/garbage", "not an ELF file", 0 },
+	{ FIXTURES "/truncated", "truncated", 0 },
+	{ FIXTURES, "not a regular file", 0 },
 	/* Stripped, and its debuglink names a file that changed since. */
-	{ FIXTURES "/badcrc/fixture-badcrc", "fixture-badcrc.debug" },
+	{ FIXTURES "/badcrc/fixture-badcrc", "fixture-badcrc.debug", 1 },
 };
 
 START_TEST(unusable_module_warns_once)
@@ -374,6 +386,8 @@ START_TEST(unusable_module_warns_once)
 		ck_assert_int_eq(symbolizer_lookup(s, path, NULL,
 						   fixture.leaf + i, 1, &info),
 				 -1);
+	ck_assert_int_eq(symbolizer_module_readable(s, path, NULL),
+			 unusable_modules[_i].readable);
 	ck_assert_int_eq(w.count, 1);
 	ck_assert_msg(strncmp(w.last, path, strlen(path)) == 0 &&
 			      strstr(w.last, unusable_modules[_i].problem),
