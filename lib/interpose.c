@@ -201,11 +201,36 @@ static size_t usable_bytes(char *block, const struct heap_record *r)
 	return real.malloc_usable_size(block - r->offset) - r->offset;
 }
 
-/* A pool block keeps its run of pages when the new size needs the same
- * run, tracked even when the sampler did not pick the new size (as a
- * carved block resized in place); else it moves to a new block.  It is
- * released first, so the profile never shows both blocks live at once,
- * and put back if no new block can be had. */
+/* Makes the run of pool block `block` (of old_size bytes) fit `size`
+ * bytes in place and tracks it at its new size: shorter runs give their
+ * last pages back once the block is tracked, longer ones claim the pages
+ * after it first.  0, with the run as it was, when `size` is too large
+ * for the pool, the pages after the run are taken or the tables have no
+ * room. */
+static int resize_pooled(char *block, size_t old_size, size_t size,
+			 int sample)
+{
+	int longer;
+
+	if (size > POOL_BLOCK_MAX)
+		return 0;
+	longer = pool_run_bytes(size) > pool_run_bytes(old_size);
+	if (longer && !pool_extend(block, old_size, size))
+		return 0;
+	if (!profiler_record_alloc(block, size, POOL_OFFSET, sample > 0)) {
+		if (longer)
+			pool_trim(block, size, old_size);
+		return 0;
+	}
+	pool_trim(block, old_size, size);
+	return 1;
+}
+
+/* A pool block keeps its place when its run can be resized, tracked even
+ * when the sampler did not pick the new size (as a carved block resized
+ * in place); else it moves to a new block.  It is released first, so the
+ * profile never shows both blocks live at once, and put back if no new
+ * block can be had. */
 static void *realloc_pooled(char *block, size_t size, struct heap_record *old,
 			    int sample)
 {
@@ -213,8 +238,7 @@ static void *realloc_pooled(char *block, size_t size, struct heap_record *old,
 	void *moved = NULL;
 
 	profiler_release(block, old);
-	if (size && pool_run_bytes(size) == run &&
-	    profiler_record_alloc(block, size, POOL_OFFSET, sample > 0))
+	if (size && resize_pooled(block, old->size, size, sample))
 		return block;
 	if (size) {
 		moved = sample > 0 ? sampled_alloc(size, 0, 0) : real.malloc(size);

@@ -219,12 +219,18 @@ void *pool_alloc(size_t size)
 	return NULL;
 }
 
-void pool_free(void *block, size_t size)
+/* The page number of a block in the whole pool. */
+static size_t page_of(const void *block)
 {
-	size_t page = (size_t)((char *)block - atomic_load_explicit(
-						       &pages, relaxed)) /
-		      PAGE_BYTES;
-	size_t count = pool_run_bytes(size) / PAGE_BYTES;
+	return (size_t)((const char *)block -
+			atomic_load_explicit(&pages, relaxed)) /
+	       PAGE_BYTES;
+}
+
+/* Gives back `count` pages from page `page` of the pool (at most two
+ * words of one zone), and lowers the zone's hint to them. */
+static void give_back(size_t page, size_t count)
+{
 	struct zone *z = &zones[page / ZONE_PAGES];
 	size_t first = page % ZONE_PAGES, word = first / WORD_BITS;
 	size_t last = (first + count - 1) / WORD_BITS;
@@ -237,4 +243,38 @@ void pool_free(void *block, size_t size)
 	       !atomic_compare_exchange_weak_explicit(
 		       &z->lowest_free_word, &hint, word, relaxed, relaxed))
 		;
+}
+
+void pool_free(void *block, size_t size)
+{
+	give_back(page_of(block), pool_run_bytes(size) / PAGE_BYTES);
+}
+
+int pool_extend(void *block, size_t size, size_t new_size)
+{
+	size_t page = page_of(block);
+	size_t had = pool_run_bytes(size) / PAGE_BYTES;
+	size_t wanted = pool_run_bytes(new_size) / PAGE_BYTES;
+	size_t first = page % ZONE_PAGES + had;
+
+	if (new_size > POOL_BLOCK_MAX || first + (wanted - had) > ZONE_PAGES)
+		return 0;
+	return claim(&zones[page / ZONE_PAGES], first, wanted - had);
+}
+
+void pool_trim(void *block, size_t size, size_t new_size)
+{
+	size_t had = pool_run_bytes(size) / PAGE_BYTES;
+	size_t kept = pool_run_bytes(new_size) / PAGE_BYTES;
+
+	if (kept < had)
+		give_back(page_of(block) + kept, had - kept);
+}
+
+int pool_contains(const void *p)
+{
+	const char *base = atomic_load_explicit(&pages, relaxed);
+
+	return base && (const char *)p >= base &&
+	       (const char *)p < base + POOL_MAX_BYTES;
 }

@@ -41,5 +41,17 @@ static inline size_t pool_run_bytes(size_t size)
 
 void *pool_alloc(size_t size);
 void pool_free(void *block, size_t size);
+/* Resizing a run in place, so that realloc() need not copy a sampled
+ * block, as the C library grows and shrinks its own blocks in place.
+ * pool_extend() makes the run of a block taken for `size` bytes long
+ * enough for new_size (whose run is longer) by claiming the pages right
+ * after it: 1 when they were free, 0 (nothing changed) when they are not,
+ * lie past the block's zone, or new_size is over POOL_BLOCK_MAX.
+ * pool_trim() gives back the pages that new_size (whose run is no longer)
+ * does not need.  Either way, the block's size is new_size from then on. */
+int pool_extend(void *block, size_t size, size_t new_size);
+void pool_trim(void *block, size_t size, size_t new_size);
+/* 1 when p lies in the pool (a block it gave out, or may give out). */
+int pool_contains(const void *p);
 
 #endif /* SPPROF_SAMPLE_POOL_H */

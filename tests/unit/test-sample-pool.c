@@ -111,6 +111,48 @@ START_TEST(free_stretches_cross_map_words)
 }
 END_TEST
 
+/* A run grows in place over the free pages after it, and only over
+ * them; a shorter run gives back its last pages, which serve others. */
+START_TEST(runs_resize_in_place)
+{
+	char *a = pool_alloc(2 * PAGE);
+	char *b = pool_alloc(PAGE);
+
+	ck_assert_ptr_eq(b, a + 2 * PAGE);
+	ck_assert_int_eq(pool_extend(a, 2 * PAGE, 3 * PAGE), 0); /* b's */
+	pool_free(b, PAGE);
+	ck_assert_int_eq(pool_extend(a, 2 * PAGE, 4 * PAGE - 1), 1);
+	ck_assert_ptr_eq(pool_alloc(PAGE), a + 4 * PAGE); /* a has 4 */
+	pool_trim(a, 4 * PAGE - 1, PAGE + 1);
+	ck_assert_ptr_eq(pool_alloc(2 * PAGE), a + 2 * PAGE);
+	ck_assert_int_eq(pool_extend(a, PAGE + 1, 3 * PAGE), 0);
+	pool_trim(a, PAGE + 1, 2 * PAGE); /* the same run: nothing to give */
+	ck_assert_int_eq(pool_extend(a, 2 * PAGE, POOL_BLOCK_MAX + 1), 0);
+	pool_free(a, 2 * PAGE);
+	ck_assert_ptr_eq(pool_alloc(2 * PAGE), a);
+}
+END_TEST
+
+/* A run never grows into the next zone, which another thread owns,
+ * even where that zone's first page is free. */
+START_TEST(runs_grow_only_inside_their_zone)
+{
+	enum { ZONE_BYTES = MAP_LIMIT / 8, RUN_PAGES = POOL_BLOCK_MAX / PAGE };
+	char *first = pool_alloc(POOL_BLOCK_MAX), *last = first, *tail;
+
+	while (last != first + ZONE_BYTES - POOL_BLOCK_MAX)
+		ck_assert_ptr_nonnull(last = pool_alloc(POOL_BLOCK_MAX));
+	pool_trim(last, POOL_BLOCK_MAX, PAGE);
+	tail = pool_alloc((RUN_PAGES - 1) * PAGE); /* to the zone's end */
+	ck_assert_ptr_eq(tail, last + PAGE);
+	ck_assert_int_eq(pool_extend(tail, (RUN_PAGES - 1) * PAGE,
+				     POOL_BLOCK_MAX), 0);
+	pool_trim(tail, (RUN_PAGES - 1) * PAGE, (RUN_PAGES - 2) * PAGE);
+	ck_assert_int_eq(pool_extend(tail, (RUN_PAGES - 2) * PAGE,
+				     (RUN_PAGES - 1) * PAGE), 1);
+}
+END_TEST
+
 START_TEST(oversized_blocks_are_refused)
 {
 	ck_assert_ptr_null(pool_alloc(POOL_BLOCK_MAX + 1));
@@ -135,6 +177,26 @@ START_TEST(the_pool_is_bounded)
 	pool_free(last, POOL_BLOCK_MAX);
 	ck_assert_ptr_eq(pool_alloc(PAGE), last);
 	ck_assert_ptr_eq(pool_alloc(PAGE), last + PAGE);
+}
+END_TEST
+
+/* The pool knows the addresses it serves, from its first byte (the first
+ * run of a new pool) to its last, and no other: nothing, before it has
+ * served a block. */
+START_TEST(the_pool_knows_its_addresses)
+{
+	static char outside[PAGE];
+	char *first;
+
+	ck_assert(!pool_contains(outside));
+	first = pool_alloc(PAGE);
+	ck_assert_ptr_nonnull(first);
+	ck_assert(pool_contains(first));
+	ck_assert(pool_contains(first + MAP_LIMIT - 1));
+	ck_assert(!pool_contains(first - 1));
+	ck_assert(!pool_contains(first + MAP_LIMIT));
+	ck_assert(!pool_contains(outside));
+	pool_free(first, PAGE);
 }
 END_TEST
 
@@ -267,8 +329,11 @@ Suite *test_suite(void)
 	tcase_add_test(tc, lowest_free_pages_are_reused_first);
 	tcase_add_test(tc, free_pages_join_and_split);
 	tcase_add_test(tc, free_stretches_cross_map_words);
+	tcase_add_test(tc, runs_resize_in_place);
+	tcase_add_test(tc, runs_grow_only_inside_their_zone);
 	tcase_add_test(tc, oversized_blocks_are_refused);
 	tcase_add_test(tc, the_pool_is_bounded);
+	tcase_add_test(tc, the_pool_knows_its_addresses);
 	tcase_add_test(tc, threads_never_share_a_page);
 	suite_add_tcase(s, tc);
 	return s;
