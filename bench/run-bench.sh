@@ -20,7 +20,7 @@
 # counts instructions, the repeatable number, also those of one stack
 # capture by each unwinding method.
 #
-# Environment: BENCH_ROUNDS (default 21; twice as many less one for the
+# Environment: BENCH_ROUNDS (default 41; twice as many less one for the
 # alternating method, whose pairs are further apart in time and so
 # noisier), BENCH_TRACER_ROUNDS (3),
 # BENCH_SCALE (1; multiplies every operation count, 0.1 for a smoke run),
@@ -44,16 +44,19 @@ for f in "$RUNTIME" "$WORKLOAD" "$WORKLOAD_NOFP" "$BINDIR/bench-run"; do
 	fi
 done
 
-# On a shared machine one round's ratio can be off by 10 % either way; the
-# median of 21 rounds (41 alternating) is then within about 2 % of the
-# ratio, where 11 left about 4 %, as wide as the margins of the targets.
-ROUNDS=${BENCH_ROUNDS:-21}
+# Many short runs rather than a few long ones.  A shared machine slows a
+# run down in bursts: glibc beside glibc, the middle half of the rounds'
+# ratios spanned 0.95-1.02 with runs of 0.8 s, and 0.99-1.01 with runs of
+# 0.2 s, most of which no burst reaches.  The median of 41 such rounds
+# moves by well under 1 %, where the targets leave 5 to 10 %.  Loads on
+# both CPUs get no such shelter, hence twice the rounds.
+ROUNDS=${BENCH_ROUNDS:-41}
 ALTERNATING_ROUNDS=$((2 * ROUNDS - 1))
 TRACER_ROUNDS=${BENCH_TRACER_ROUNDS:-3}
 SCALE=${BENCH_SCALE:-1}
 scaled() { awk -v n="$1" -v s="$SCALE" 'BEGIN { printf "%d", n * s }'; }
-CHURN_OPS=$(scaled 40000000)
-MIXED_OPS=$(scaled 6000000)
+CHURN_OPS=$(scaled 10000000)
+MIXED_OPS=$(scaled 2000000)
 CALLGRIND_CHURN_OPS=$(scaled 1000000)
 CALLGRIND_MIXED_OPS=$(scaled 300000)
 HEAPTRACK_DIVISOR=20  # heaptrack is about 30 times slower
