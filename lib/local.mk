@@ -7,6 +7,7 @@ spprofinclude_HEADERS = include/spprof/memprof.h
 # can link the components without interposing their own malloc.
 noinst_LTLIBRARIES += lib/libspprof-core.la
 lib_libspprof_core_la_SOURCES = \
+	lib/carved_count.c lib/carved_count.h \
 	lib/cfi.c lib/cfi.h \
 	lib/clock.h \
 	lib/code_map.c lib/code_map.h \

@@ -10,8 +10,10 @@
 
 #include <spprof/memprof.h>
 
+#include "carved_count.h"
 #include "clock.h"
 #include "profiler_state.h"
+#include "sample_pool.h"
 #include "script_stack.h"
 #include "unwind.h"
 #include "writer.h"
@@ -72,15 +74,29 @@ static uint64_t estimate_of(uint64_t size, uint64_t sampling_rate)
 	return (uint64_t)llround(memprof_estimate_bytes(size, sampling_rate,
 							NULL));
 }
+/* Whether the tables may hold a record for block: a pool block, or one
+ * outside the pool at an address where one was counted. */
+static int may_be_tracked(const void *block)
+{
+	return pool_contains(block) || carved_count_may_hold(block);
+}
+
 /* Enters a record in the heap map (and the profile when it is a sample);
  * 0 when the table has no room for it. */
 static int publish(void *block, const struct heap_record *r)
 {
-	long slot = heap_map_reserve(&prof.heap, (uintptr_t)block);
+	int outside_pool = r->offset != POOL_OFFSET;
+	long slot;
 
+	if (outside_pool)
+		carved_count_add(block, 1);
+	slot = heap_map_reserve(&prof.heap, (uintptr_t)block);
 	if (slot < 0 ||
-	    !heap_map_finalize(&prof.heap, slot, (uintptr_t)block, r))
+	    !heap_map_finalize(&prof.heap, slot, (uintptr_t)block, r)) {
+		if (outside_pool)
+			carved_count_add(block, -1);
 		return 0;
+	}
 	if (!is_sample(r)) {
 		count(COUNT_CARVED_ONLY);
 	} else {
@@ -133,9 +149,11 @@ int profiler_release(void *block, struct heap_record *record)
 
 	/* Always looked up, whatever the state: the C library's pointer of
 	 * a sampled block is only known from its record. */
-	if (!heap_map_ready(&prof.heap) ||
+	if (!may_be_tracked(block) || !heap_map_ready(&prof.heap) ||
 	    heap_map_remove(&prof.heap, (uintptr_t)block, record) != 1)
 		return 0;
+	if (record->offset != POOL_OFFSET)
+		carved_count_add(block, -1);
 	if (!is_sample(record)) {
 		count_n(COUNT_CARVED_ONLY, (uint64_t)-1);
 		return 1;
@@ -158,6 +176,6 @@ int profiler_release(void *block, struct heap_record *record)
 
 int profiler_find(void *block, struct heap_record *record)
 {
-	return heap_map_ready(&prof.heap) &&
+	return may_be_tracked(block) && heap_map_ready(&prof.heap) &&
 	       heap_map_find(&prof.heap, (uintptr_t)block, record);
 }

@@ -2,6 +2,7 @@
 
 if HAVE_CHECK
 RUNTIME_UNIT_TESTS = \
+	tests/unit/test-carved-count \
 	tests/unit/test-code-map \
 	tests/unit/test-codec \
 	tests/unit/test-counters \
@@ -26,6 +27,10 @@ AM_TESTS_ENVIRONMENT += CK_TIMEOUT_MULTIPLIER=10; export CK_TIMEOUT_MULTIPLIER;
 UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 UNIT_LDADD = lib/libspprof-core.la $(CHECK_LIBS)
 
+tests_unit_test_carved_count_SOURCES = tests/unit/test-carved-count.c \
+	tests/unit/suite-main.c
+tests_unit_test_carved_count_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_carved_count_LDADD = $(UNIT_LDADD)
 tests_unit_test_code_map_SOURCES = tests/unit/test-code-map.c \
 	tests/unit/suite-main.c
 tests_unit_test_code_map_CPPFLAGS = $(AM_CPPFLAGS) \
