@@ -74,6 +74,7 @@ static uint64_t estimate_of(uint64_t size, uint64_t sampling_rate)
 	return (uint64_t)llround(memprof_estimate_bytes(size, sampling_rate,
 							NULL));
 }
+
 /* Whether the tables may hold a record for block: a pool block, or one
  * outside the pool at an address where one was counted. */
 static int may_be_tracked(const void *block)
@@ -147,8 +148,8 @@ int profiler_release(void *block, struct heap_record *record)
 {
 	int saved_errno;
 
-	/* Always looked up, whatever the state: the C library's pointer of
-	 * a sampled block is only known from its record. */
+	/* Looked up in every state, wherever a record may be: the C
+	 * library's pointer of a sampled block is only known from it. */
 	if (!may_be_tracked(block) || !heap_map_ready(&prof.heap) ||
 	    heap_map_remove(&prof.heap, (uintptr_t)block, record) != 1)
 		return 0;
