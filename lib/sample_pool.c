@@ -95,40 +95,51 @@ static int claim(struct zone *z, size_t first, size_t count)
 	return 1;
 }
 
+_Static_assert(POOL_BLOCK_MAX / PAGE_BYTES <= WORD_BITS,
+	       "a run fits in one word of the page map, or straddles two");
+
+/* The bits of x that start a stretch of n set bits lying wholly in x
+ * (1 <= n <= WORD_BITS): each step doubles the length checked, so a word
+ * costs a few shifts however its free pages are scattered. */
+static uint64_t stretch_starts(uint64_t x, size_t n)
+{
+	for (size_t have = 1; have < n && x;) {
+		size_t step = have < n - have ? have : n - have;
+
+		x &= x >> step;
+		have += step;
+	}
+	return x;
+}
+
+/* Whether the n lowest bits of x (1 <= n < WORD_BITS) are all set. */
+static int low_bits_set(uint64_t x, size_t n)
+{
+	uint64_t mask = ((uint64_t)1 << n) - 1;
+
+	return (x & mask) == mask;
+}
+
 /* The first page of the lowest stretch of `count` free pages of a zone,
- * from word `start` on, or NO_RUN.  Steps over whole stretches of free or
- * used pages at a time, not over single pages. */
+ * from word `start` on, or NO_RUN. */
 static size_t find_free_pages(struct zone *z, size_t start, size_t count)
 {
-	size_t first = 0, found = 0;
+	size_t carried = 0; /* free pages at the end of the word before */
 
 	for (size_t word = start; word < ZONE_WORDS; word++) {
 		uint64_t free_bits =
 			~atomic_load_explicit(&z->used[word], relaxed);
-		unsigned bit = 0;
+		uint64_t starts;
 
-		while (bit < WORD_BITS) {
-			uint64_t ahead = free_bits >> bit;
-			unsigned stretch;
-
-			if (!ahead) { /* used to the end of the word */
-				found = 0;
-				break;
-			}
-			if (!(ahead & 1)) { /* skip used pages */
-				found = 0;
-				bit += (unsigned)__builtin_ctzll(ahead);
-				continue;
-			}
-			stretch = ~ahead ? (unsigned)__builtin_ctzll(~ahead)
-					 : WORD_BITS - bit;
-			if (!found)
-				first = word * WORD_BITS + bit;
-			found += stretch;
-			if (found >= count)
-				return first;
-			bit += stretch;
-		}
+		/* A stretch from the word before starts lower than any in
+		 * this word (had it fitted there, it would have been found). */
+		if (carried && low_bits_set(free_bits, count - carried))
+			return word * WORD_BITS - carried;
+		starts = stretch_starts(free_bits, count);
+		if (starts)
+			return word * WORD_BITS + (size_t)__builtin_ctzll(starts);
+		/* Not all free, or a stretch would have been found. */
+		carried = (size_t)__builtin_clzll(~free_bits);
 	}
 	return NO_RUN;
 }

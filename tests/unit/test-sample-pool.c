@@ -111,6 +111,45 @@ START_TEST(free_stretches_cross_map_words)
 }
 END_TEST
 
+/* Runs are first fit, lowest first, whatever the pattern of free pages:
+ * random runs taken and given back in one zone are checked against a
+ * plain page-by-page search. */
+START_TEST(runs_are_the_lowest_that_fit)
+{
+	enum { ZONE_PAGES = MAP_LIMIT / PAGE / 8, LIVE = 96, STEPS = 20000 };
+	static unsigned char used[ZONE_PAGES];
+	static struct { char *at; size_t pages; } live[LIVE];
+	char *base = pool_alloc(PAGE);
+	uint64_t rng = 0x9E3779B97F4A7C15ull;
+
+	pool_free(base, PAGE);
+	for (int step = 0; step < STEPS; step++) {
+		size_t i, n, expected = 0, slot;
+
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		slot = rng % LIVE;
+		if (live[slot].at) {
+			n = live[slot].pages;
+			pool_free(live[slot].at, n * PAGE);
+			memset(used + (live[slot].at - base) / PAGE, 0, n);
+			live[slot].at = NULL;
+			continue;
+		}
+		n = 1 + (rng >> 32) % MAX_RUN_PAGES;
+		for (i = 0; i < n && expected + n <= ZONE_PAGES; i++)
+			if (used[expected + i]) {
+				expected += i + 1;
+				i = (size_t)-1;
+			}
+		ck_assert_uint_le(expected + n, ZONE_PAGES);
+		live[slot].at = pool_alloc(n * PAGE - (rng >> 40) % PAGE);
+		live[slot].pages = n;
+		ck_assert_ptr_eq(live[slot].at, base + expected * PAGE);
+		memset(used + expected, 1, n);
+	}
+}
+END_TEST
+
 /* A run grows in place over the free pages after it, and only over
  * them; a shorter run gives back its last pages, which serve others. */
 START_TEST(runs_resize_in_place)
@@ -329,6 +368,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, lowest_free_pages_are_reused_first);
 	tcase_add_test(tc, free_pages_join_and_split);
 	tcase_add_test(tc, free_stretches_cross_map_words);
+	tcase_add_test(tc, runs_are_the_lowest_that_fit);
 	tcase_add_test(tc, runs_resize_in_place);
 	tcase_add_test(tc, runs_grow_only_inside_their_zone);
 	tcase_add_test(tc, oversized_blocks_are_refused);
