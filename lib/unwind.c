@@ -163,15 +163,34 @@ static int plausible_frame(uintptr_t fp, uintptr_t stack_top)
 	       fp + 2 * sizeof(uintptr_t) <= stack_top;
 }
 
-/* Walks frame records from here up.  A return address into code without
+/* The frame record of the hook's caller: the first one that the
+ * runtime's own frames, which all keep frame pointers, lead to; 0 when
+ * their chain breaks before.  Both walks start there, so that the
+ * runtime's frames are walked once. */
+static uintptr_t caller_record(uintptr_t stack_top)
+{
+	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+
+	while (plausible_frame(fp, stack_top)) {
+		const uintptr_t *frame = (const uintptr_t *)fp;
+
+		if (!own_code(frame[1]))
+			return fp;
+		if (frame[0] <= fp)
+			break;
+		fp = frame[0];
+	}
+	return 0;
+}
+
+/* Walks frame records up from fp.  A return address into code without
  * frame pointers is recorded, but the frame record that follows may be
  * its caller's caller's (the function kept the register as it found it),
  * so with stop_at_gap the walk ends there. */
 static struct fp_walk walk_frame_pointers(uintptr_t *frames, uint32_t max,
-					  int stop_at_gap)
+					  int stop_at_gap, uintptr_t fp,
+					  uintptr_t top)
 {
-	uintptr_t top = current_stack_top();
-	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
 	struct fp_walk w = { 0 };
 
 	while (plausible_frame(fp, top)) {
@@ -211,41 +230,36 @@ static int reached_anchor(const uintptr_t *frames, const struct fp_walk *w)
 	       frames[w->depth - 1] == anchor.pc;
 }
 
-/* The unwind tables' stack, without the runtime's own frames, in
- * frames[0..UNWIND_TABLES_MAX_DEPTH); at most max kept. */
-/* The registers of the hook's caller, right after the return to it: the
- * runtime's own frames keep frame pointers, and on x86-64 a frame record
- * also tells where the caller's stack resumes.  The tables then need not
- * walk the runtime's frames again. */
-static int hook_caller(struct frame_regs *regs, uintptr_t stack_top)
+/* The registers of the hook's caller right after the return to it, from
+ * its frame record: on x86-64 a frame record also tells where the
+ * caller's stack resumes.  The tables then need not walk the runtime's
+ * frames. */
+static int resume_regs(uintptr_t record, struct frame_regs *regs)
 {
 #if defined(__x86_64__)
-	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+	const uintptr_t *frame = (const uintptr_t *)record;
 
-	while (plausible_frame(fp, stack_top)) {
-		const uintptr_t *frame = (const uintptr_t *)fp;
-
-		if (!own_code(frame[1])) {
-			*regs = (struct frame_regs){ frame[1], fp + 16, frame[0] };
-			return 1;
-		}
-		if (frame[0] <= fp)
-			break;
-		fp = frame[0];
+	if (record) {
+		*regs = (struct frame_regs){ frame[1], record + 16, frame[0] };
+		return 1;
 	}
 #else
+	(void)record;
 	(void)regs;
-	(void)stack_top;
 #endif
 	return 0;
 }
 
-static uint32_t walk_tables(uintptr_t *frames, uint32_t max, int *truncated)
+/* The unwind tables' stack from the hook's caller (its frame record, or
+ * 0), without the runtime's own frames, in
+ * frames[0..UNWIND_TABLES_MAX_DEPTH); at most max kept. */
+static uint32_t walk_tables(uintptr_t *frames, uint32_t max, int *truncated,
+			    uintptr_t record, uintptr_t top)
 {
-	uintptr_t top = current_stack_top();
 	struct frame_regs caller;
-	uint32_t n = unwind_tables_capture(hook_caller(&caller, top) ? &caller
-								       : NULL,
+	uint32_t n = unwind_tables_capture(resume_regs(record, &caller)
+						   ? &caller
+						   : NULL,
 					   frames, UNWIND_TABLES_MAX_DEPTH, top,
 					   truncated);
 	uint32_t depth = 0;
@@ -285,14 +299,15 @@ static void learn_anchor(const uintptr_t *fp_frames, const struct fp_walk *w,
 }
 
 /* Replaces the frame-pointer walk in frames (if any: w) by the tables'
- * stack, and learns from the two. */
+ * stack from the hook's caller, and learns from the two. */
 static struct unwind_result from_tables(uintptr_t *frames, uint32_t max,
-					const struct fp_walk *w)
+					const struct fp_walk *w,
+					uintptr_t record, uintptr_t top)
 {
 	uintptr_t tables[UNWIND_TABLES_MAX_DEPTH];
 	struct unwind_result r = { .method = UNWIND_DWARF };
 
-	r.depth = walk_tables(tables, max, &r.truncated);
+	r.depth = walk_tables(tables, max, &r.truncated, record, top);
 	if (w && !r.truncated)
 		learn_anchor(frames, w, tables, r.depth);
 	memcpy(frames, tables, r.depth * sizeof(*frames));
@@ -322,12 +337,16 @@ static void tell_incomplete_once(void)
 
 struct unwind_result unwind_capture(uintptr_t *frames, uint32_t max)
 {
+	uintptr_t top = current_stack_top();
+	uintptr_t record = caller_record(top);
 	struct fp_walk w;
 	struct unwind_result r = { .method = UNWIND_FP };
 
 	if (method == UNWIND_DWARF)
-		return from_tables(frames, max, NULL);
-	w = walk_frame_pointers(frames, max, method == UNWIND_AUTO && have_tables);
+		return from_tables(frames, max, NULL, record, top);
+	w = walk_frame_pointers(frames, max,
+				method == UNWIND_AUTO && have_tables, record,
+				top);
 	r.depth = w.depth;
 	r.truncated = w.truncated;
 	if (reached_anchor(frames, &w)) {
@@ -335,7 +354,7 @@ struct unwind_result unwind_capture(uintptr_t *frames, uint32_t max)
 					      &r.truncated);
 	} else if (method == UNWIND_AUTO) {
 		if (have_tables)
-			return from_tables(frames, max, &w);
+			return from_tables(frames, max, &w, record, top);
 		if (w.broken)
 			tell_incomplete_once();
 	}
