@@ -86,7 +86,8 @@ static struct rule_slot *slot_of(struct rule_slot *cache, uintptr_t pc)
 
 _Static_assert(RULE_CACHE_SLOTS == 1 << 13, "the hash keeps 13 bits");
 
-static int cached_rule(uintptr_t key, struct frame_rule *rule)
+/* The packed rule cached for key, 0 when there is none. */
+static inline uint64_t cached_rule(uintptr_t key)
 {
 	struct rule_slot *cache = atomic_load_explicit(&rule_cache,
 						       memory_order_acquire);
@@ -99,10 +100,9 @@ static int cached_rule(uintptr_t key, struct frame_rule *rule)
 	if (atomic_load_explicit(&s->key, memory_order_acquire) != key)
 		return 0;
 	packed = atomic_load_explicit(&s->rule, memory_order_acquire);
-	if (atomic_load_explicit(&s->key, relaxed) != key || !packed)
+	if (atomic_load_explicit(&s->key, relaxed) != key)
 		return 0;
-	*rule = unpack(packed);
-	return 1;
+	return packed;
 }
 
 static void cache_rule(uintptr_t key, const struct frame_rule *rule)
@@ -137,21 +137,16 @@ static int still_loaded(uintptr_t address, uintptr_t *eh_frame_hdr)
 	return 1;
 }
 
-/* The rule for the frame at pc (for a return address, of the call before
- * it), which also says whether pc is code at all. */
-static struct frame_rule rule_for(uintptr_t pc, int return_address)
+/* The rule for an address the cache does not hold: from the object's
+ * tables, then cached.  Kept out of line, so that a cache hit, the
+ * common case, saves no registers. */
+static __attribute__((noinline)) struct frame_rule
+look_up_rule(uintptr_t pc, int return_address, uintptr_t key)
 {
 	uintptr_t at = return_address ? pc - 1 : pc;
-	uintptr_t key = at | (uintptr_t)code_map_generation()
-				     << GENERATION_SHIFT;
 	struct frame_rule rule = { .kind = FRAME_NOT_CODE };
-	struct code_info code;
+	struct code_info code = code_map_lookup(at + 1);
 
-	if (at >> GENERATION_SHIFT)
-		return rule;
-	if (cached_rule(key, &rule))
-		return rule;
-	code = code_map_lookup(at + 1);
 	if (code.kind == NOT_CODE || !still_loaded(at, &code.eh_frame_hdr))
 		return rule;
 	if (return_address && is_signal_trampoline(pc))
@@ -160,6 +155,23 @@ static struct frame_rule rule_for(uintptr_t pc, int return_address)
 		rule = cfi_find_rule(code.eh_frame_hdr, at);
 	cache_rule(key, &rule);
 	return rule;
+}
+
+/* The rule for the frame at pc (for a return address, of the call before
+ * it), which also says whether pc is code at all. */
+static inline struct frame_rule rule_for(uintptr_t pc, int return_address)
+{
+	uintptr_t at = return_address ? pc - 1 : pc;
+	uintptr_t key = at | (uintptr_t)code_map_generation()
+				     << GENERATION_SHIFT;
+	uint64_t packed;
+
+	if (at >> GENERATION_SHIFT)
+		return (struct frame_rule){ .kind = FRAME_NOT_CODE };
+	packed = cached_rule(key);
+	if (packed)
+		return unpack(packed);
+	return look_up_rule(pc, return_address, key);
 }
 
 #if defined(__x86_64__)
