@@ -16,13 +16,22 @@ bench_workload_nofp_LDFLAGS = -pthread
 bench_bench_run_SOURCES = bench/bench-run.c bench/cli.c bench/cli.h
 CLEANFILES += bench/workload$(EXEEXT) bench/workload-nofp$(EXEEXT) \
 	bench/bench-run$(EXEEXT)
-EXTRA_DIST += bench/run-bench.sh
+EXTRA_DIST += bench/run-bench.sh bench/forward-only.c
+
+# A preload that only forwards the malloc family: the floor that any
+# preloaded profiler stands on.  Built by hand, as automake has no rule for
+# a shared object that is neither installed nor a convenience library.
+bench/forward-only.so: bench/forward-only.c
+	$(AM_V_CC)$(CC) $(AM_CFLAGS) $(CFLAGS) -O2 -fno-plt -fPIC -shared \
+		-o $@ $(srcdir)/bench/forward-only.c
+CLEANFILES += bench/forward-only.so
 
 BENCH_RUNTIME = $(abs_top_builddir)/lib/.libs/libspprof-alloc.so.0
 
 .PHONY: bench
 bench: bench/workload$(EXEEXT) bench/workload-nofp$(EXEEXT) \
-		bench/bench-run$(EXEEXT) lib/libspprof-alloc.la
+		bench/bench-run$(EXEEXT) bench/forward-only.so \
+		lib/libspprof-alloc.la
 	$(SHELL) $(srcdir)/bench/run-bench.sh $(BENCH_RUNTIME) \
 		$(abs_top_builddir)/bench
 

@@ -3,14 +3,17 @@
 #
 # Usage: run-bench.sh RUNTIME BINDIR
 #   RUNTIME  the libspprof-alloc.so.0 to preload
-#   BINDIR   where the workload and bench-run programs were built
+#   BINDIR   where the workload, bench-run and forward-only.so were built
 #
 # Prints one table: for each workload, the median wall time, CPU time and
 # peak RSS of the process with no profiler, with the runtime preloaded but
-# dormant, with the runtime recording a profile, and with the peers that
-# are installed (jemalloc's sampling profiler, tcmalloc's heap profiler,
-# heaptrack).  A ratio is the median over rounds of (time with / time
-# without) within one round.  Single-threaded loads run side by side: each
+# dormant, with the runtime recording a profile, with a preload that only
+# forwards the malloc family to the C library (what interposition itself
+# costs), and with the peers that are installed (jemalloc's sampling
+# profiler, tcmalloc's heap profiler, heaptrack).  A ratio is the median
+# over rounds of (time with / time without) within one round.  The rounds
+# of the four loads are interleaved, so that each load's rounds are spread
+# over the whole run rather than caught in one stretch of it.  Single-threaded loads run side by side: each
 # configuration at the same time as its reference, each pinned to its own
 # CPU (swapped every round), so that both see the same moment of a shared
 # machine.  The two-thread load needs both CPUs, so its configurations run
@@ -37,7 +40,9 @@ BINDIR=$2
 WORKLOAD=$BINDIR/workload
 WORKLOAD_FP=$WORKLOAD
 WORKLOAD_NOFP=$BINDIR/workload-nofp
-for f in "$RUNTIME" "$WORKLOAD" "$WORKLOAD_NOFP" "$BINDIR/bench-run"; do
+FORWARD_ONLY=$BINDIR/forward-only.so
+for f in "$RUNTIME" "$WORKLOAD" "$WORKLOAD_NOFP" "$BINDIR/bench-run" \
+	"$FORWARD_ONLY"; do
 	if [ ! -f "$f" ]; then
 		echo "run-bench.sh: $f: no such file (run make bench)" >&2
 		exit 2
@@ -49,7 +54,10 @@ done
 # ratios spanned 0.95-1.02 with runs of 0.8 s, and 0.99-1.01 with runs of
 # 0.2 s, most of which no burst reaches.  The median of 41 such rounds
 # moves by well under 1 %, where the targets leave 5 to 10 %.  Loads on
-# both CPUs get no such shelter, hence twice the rounds.
+# both CPUs get no such shelter, hence twice the rounds.  The machine's
+# state also drifts over minutes (the dormant runtime's churn ratio moved
+# between 1.03 and 1.05 from one set of 40 rounds to the next), which more
+# rounds in a row cannot average out; rounds spread over the whole run do.
 ROUNDS=${BENCH_ROUNDS:-41}
 ALTERNATING_ROUNDS=$((2 * ROUNDS - 1))
 TRACER_ROUNDS=${BENCH_TRACER_ROUNDS:-3}
@@ -97,6 +105,7 @@ measure() {
 	set -- "$WORKLOAD" "$@"
 	case $config in
 	glibc) ;;
+	forward) set -- "LD_PRELOAD=$FORWARD_ONLY" "$@" ;;
 	dormant) set -- "LD_PRELOAD=$RUNTIME" "$@" ;;
 	recording)
 		set -- "LD_PRELOAD=$RUNTIME" "SPPROF_OUTPUT=$TMP/prof.mlyze" "$@" ;;
@@ -131,61 +140,68 @@ keep_profile_size() {
 	rm -f "$@"
 }
 
-# rounds COUNT KEY CONFIG... -- WORKLOAD-ARG...: runs every
-# configuration COUNT times, in forward order on odd rounds and backward
-# on even ones.  Results go to $TMP/KEY.CONFIG.
-rounds() {
-	local count=$1 key=$2 configs= backward= order c round=1
+# alternating_round ROUND KEY CONFIG... -- WORKLOAD-ARG...: runs every
+# configuration once, in forward order on odd rounds and backward on even
+# ones.  Results go to $TMP/KEY.CONFIG.
+alternating_round() {
+	local round=$1 key=$2 configs= backward= c
 	shift 2
 	while [ "$1" != -- ]; do
 		configs="$configs $1"
+		backward="$1 $backward"
 		shift
 	done
 	shift
-	for c in $configs; do backward="$c $backward"; done
+	[ $((round % 2)) -eq 0 ] && configs=$backward
+	for c in $configs; do
+		measure "$TMP/$key.$c" "$c" "$@"
+	done
+}
+
+# alternating COUNT KEY CONFIG... -- WORKLOAD-ARG...: COUNT such rounds.
+alternating() {
+	local count=$1 round=1
+	shift
 	while [ "$round" -le "$count" ]; do
-		order=$configs
-		[ $((round % 2)) -eq 0 ] && order=$backward
-		for c in $order; do
-			measure "$TMP/$key.$c" "$c" "$@"
-		done
-		printf '.' >&2
+		alternating_round "$round" "$@"
 		round=$((round + 1))
 	done
 }
 
-# side_by_side COUNT KEY CONFIG:REFERENCE... -- WORKLOAD-ARG...: each
-# round runs every configuration at the same time as its reference, each
-# pinned to one of two CPUs, swapped from round to round.  Results go to
+# side_by_side_round ROUND KEY CONFIG:REFERENCE... -- WORKLOAD-ARG...:
+# runs every configuration at the same time as its reference, each pinned
+# to one of two CPUs, swapped from round to round.  Results go to
 # $TMP/KEY.CONFIG and $TMP/KEY.CONFIG.beside-REFERENCE.
-side_by_side() {
-	local count=$1 key=$2 pairs= pair c ref round=1 first second a b
+side_by_side_round() {
+	local round=$1 key=$2 pairs= pair c ref first second a b
 	shift 2
 	while [ "$1" != -- ]; do
 		pairs="$pairs $1"
 		shift
 	done
 	shift
-	while [ "$round" -le "$count" ]; do
-		first=$((round % 2))
-		second=$((1 - first))
-		for pair in $pairs; do
-			c=${pair%:*}
-			ref=${pair#*:}
-			(PIN=$first measure "$TMP/$key.$c" "$c" "$@") &
-			a=$!
-			(PIN=$second measure "$TMP/$key.$c.beside-$ref" "$ref" "$@") &
-			b=$!
-			wait "$a"
-			a=$?
-			wait "$b"
-			[ "$a" -eq 0 ] && [ $? -eq 0 ] || exit 1
-		done
-		printf '.' >&2
-		round=$((round + 1))
-	done
-	# the reference's own row shows the runs beside the first pair
+	first=$((round % 2))
+	second=$((1 - first))
 	for pair in $pairs; do
+		c=${pair%:*}
+		ref=${pair#*:}
+		(PIN=$first measure "$TMP/$key.$c" "$c" "$@") &
+		a=$!
+		(PIN=$second measure "$TMP/$key.$c.beside-$ref" "$ref" "$@") &
+		b=$!
+		wait "$a"
+		a=$?
+		wait "$b"
+		[ "$a" -eq 0 ] && [ $? -eq 0 ] || exit 1
+	done
+}
+
+# reference_row KEY CONFIG:REFERENCE...: a reference measured only beside
+# others shows, in its own row, the runs beside the first of them.
+reference_row() {
+	local key=$1 pair ref
+	shift
+	for pair in "$@"; do
 		ref=${pair#*:}
 		[ -f "$TMP/$key.$ref" ] ||
 			cp "$TMP/$key.${pair%:*}.beside-$ref" "$TMP/$key.$ref"
@@ -295,7 +311,7 @@ jemalloc_profiles() {
 	[ -f "$1" ] && rm -f "$@"
 }
 
-CONFIGS="glibc dormant recording"
+CONFIGS="glibc forward dormant recording"
 JEMALLOC_NOTE=
 if [ -n "$JEMALLOC" ]; then
 	CONFIGS="$CONFIGS jemalloc"
@@ -324,45 +340,105 @@ for c in $CONFIGS; do
 	esac
 done
 
-# run_workload TITLE KEY TARGET METHOD OPS WORKLOAD-ARG...: every
-# configuration (side by side when METHOD is side-by-side and the machine
-# allows it, else alternating), then the tracers on fewer operations;
-# prints the section.
-run_workload() {
-	local title=$1 key=$2 target=$3 method=$4 ops=$5 ht_ops hp_ops
-	shift 5
-	ht_ops=$((ops > HEAPTRACK_DIVISOR ? ops / HEAPTRACK_DIVISOR : 1))
-	hp_ops=$((ops > HEAPPROFILE_DIVISOR ? ops / HEAPPROFILE_DIVISOR : 1))
-	[ -n "$SIDE_BY_SIDE" ] || method=alternating
-	echo
-	echo "$title ($method)"
-	if [ "$method" = side-by-side ]; then
-		side_by_side "$ROUNDS" "$key" $PAIRS -- "$@" "$ops"
+# The loads, one row each: key, binary, target (wall ratio), how its
+# configurations are compared, operations, the workload's arguments, and
+# the section's title.
+LOADS="churn mixed mixed2 mixednofp"
+
+# load KEY: sets WORKLOAD, TARGET, METHOD, OPS, ARGS and TITLE for KEY.
+load() {
+	WORKLOAD=$WORKLOAD_FP
+	case $1 in
+	churn)
+		TARGET=1.05 METHOD=side-by-side OPS=$CHURN_OPS ARGS=churn
+		TITLE="a) small-object churn: free + malloc of 8-264 B, ring of 1024 live blocks" ;;
+	mixed)
+		TARGET=1.10 METHOD=side-by-side OPS=$MIXED_OPS ARGS=mixed
+		TITLE="b) mixed sizes 16 B - 64 KiB (1 op in 8 a realloc), ring of 1024 live blocks" ;;
+	mixed2)
+		TARGET=1.10 METHOD=alternating OPS=$MIXED_OPS ARGS="-t 2 mixed"
+		TITLE="c) the same mixed load split over 2 threads" ;;
+	mixednofp)
+		WORKLOAD=$WORKLOAD_NOFP
+		TARGET=1.10 METHOD=side-by-side OPS=$MIXED_OPS ARGS=mixed
+		TITLE="d) the mixed load built without frame pointers (stacks from unwind tables)" ;;
+	esac
+	[ -n "$SIDE_BY_SIDE" ] || METHOD=alternating
+}
+
+# load_round ROUND KEY: round ROUND of every configuration on the load;
+# an alternating load runs two rounds for each side-by-side one, less the
+# very last (see ALTERNATING_ROUNDS).
+load_round() {
+	load "$2"
+	if [ "$METHOD" = side-by-side ]; then
+		side_by_side_round "$1" "$2" $PAIRS -- $ARGS "$OPS"
 	else
-		rounds "$ALTERNATING_ROUNDS" "$key" $CONFIGS -- "$@" "$ops"
+		alternating_round $((2 * $1 - 1)) "$2" $CONFIGS -- $ARGS "$OPS"
+		[ "$1" -lt "$ROUNDS" ] &&
+			alternating_round $((2 * $1)) "$2" $CONFIGS -- $ARGS "$OPS"
 	fi
+}
+
+# all_rounds: every load's rounds, interleaved.
+all_rounds() {
+	local round=1 key
+	while [ "$round" -le "$ROUNDS" ]; do
+		for key in $LOADS; do
+			load_round "$round" "$key"
+		done
+		printf '.' >&2
+		round=$((round + 1))
+	done
+	echo >&2
+	for key in $LOADS; do
+		load "$key"
+		[ "$METHOD" = side-by-side ] && reference_row "$key" $PAIRS
+	done
+}
+
+# tracers KEY: the exhaustive tracers on fewer operations, each against
+# glibc on as many.
+tracers() {
+	load "$1"
 	if [ -n "$HEAPTRACK" ]; then
-		rounds "$TRACER_ROUNDS" "$key-ht" glibc heaptrack -- "$@" "$ht_ops"
+		alternating "$TRACER_ROUNDS" "$1-ht" glibc heaptrack -- $ARGS \
+			"$(tracer_ops "$HEAPTRACK_DIVISOR")"
 	fi
 	if [ -n "$TCMALLOC" ]; then
-		rounds "$TRACER_ROUNDS" "$key-hp" glibc tcmalloc heapprofile -- \
-			"$@" "$hp_ops"
+		alternating "$TRACER_ROUNDS" "$1-hp" glibc tcmalloc heapprofile \
+			-- $ARGS "$(tracer_ops "$HEAPPROFILE_DIVISOR")"
 	fi
-	echo >&2
+	printf '.' >&2
+}
+
+tracer_ops() {
+	echo $((OPS > $1 ? OPS / $1 : 1))
+}
+
+# section KEY: the load's table.
+section() {
+	local key=$1 ht_ops hp_ops
+	load "$key"
+	ht_ops=$(tracer_ops "$HEAPTRACK_DIVISOR")
+	hp_ops=$(tracer_ops "$HEAPPROFILE_DIVISOR")
+	echo
+	echo "$TITLE ($METHOD)"
 	printf '  %-24s %5s %8s %7s %13s %7s  %-8s %7s %7s  %s\n' profiler \
 		ops "wall s" ratio "mid half" "cpu" against "x glibc" "RSS MiB" \
 		"target (wall ratio)"
-	row "$key" glibc "none (glibc)" "$ops" glibc
-	row "$key" dormant "spprof-mem dormant" "$ops" glibc "" "$target"
-	row "$key" recording "spprof-mem recording" "$ops" glibc "" "$target"
+	row "$key" glibc "none (glibc)" "$OPS" glibc
+	row "$key" forward "forward-only preload" "$OPS" glibc
+	row "$key" dormant "spprof-mem dormant" "$OPS" glibc "" "$TARGET"
+	row "$key" recording "spprof-mem recording" "$OPS" glibc "" "$TARGET"
 	if [ -n "$JEMALLOC" ]; then
-		row "$key" jemalloc "jemalloc, no profiling" "$ops" glibc
+		row "$key" jemalloc "jemalloc, no profiling" "$OPS" glibc
 	fi
 	case $CONFIGS in *jeprof*)
-		row "$key" jeprof "jemalloc prof (lg 19)" "$ops" jemalloc glibc ;;
+		row "$key" jeprof "jemalloc prof (lg 19)" "$OPS" jemalloc glibc ;;
 	esac
 	if [ -n "$TCMALLOC" ]; then
-		row "$key" tcmalloc "tcmalloc, no profiling" "$ops" glibc
+		row "$key" tcmalloc "tcmalloc, no profiling" "$OPS" glibc
 	fi
 	if [ -n "$HEAPTRACK" ]; then
 		row "$key-ht" glibc "none (glibc)" "$ht_ops" glibc
@@ -481,7 +557,10 @@ echo "runtime:   $RUNTIME"
 echo "method:    $ROUNDS rounds side by side, $ALTERNATING_ROUNDS alternating (tracers $TRACER_ROUNDS);"
 echo "           side by side = each configuration runs at the same time as the one it is"
 echo "           compared against, each pinned to its own CPU;"
-echo "           alternating = one after the other, order reversed every round"
+echo "           alternating = one after the other, order reversed every round;"
+echo "           the rounds of the four loads are interleaved (the tracers run last);"
+echo "           forward-only = a preload that hands every call straight to the C library:"
+echo "           the cost of interposition itself, which every preloaded profiler pays;"
 echo "           wall s = median wall time of the whole process; ratio = median over rounds of"
 echo "           wall time / wall time of 'against' in the same round; mid half = the range of"
 echo "           the middle half of those rounds' ratios (a wide one: a noisy machine); cpu ="
@@ -492,15 +571,14 @@ echo "           heaptrack ${HEAPTRACK:-not installed}"
 echo "sampling:  spprof-mem default rate (512 KiB); jemalloc lg_prof_sample:19 (512 KiB);"
 echo "           heaptrack and tcmalloc HEAPPROFILE record every call"
 
-run_workload "a) small-object churn: free + malloc of 8-264 B, ring of 1024 live blocks" \
-	churn 1.05 side-by-side "$CHURN_OPS" churn
-run_workload "b) mixed sizes 16 B - 64 KiB (1 op in 8 a realloc), ring of 1024 live blocks" \
-	mixed 1.10 side-by-side "$MIXED_OPS" mixed
-run_workload "c) the same mixed load split over 2 threads" \
-	mixed2 1.10 alternating "$MIXED_OPS" -t 2 mixed
-WORKLOAD=$WORKLOAD_NOFP
-run_workload "d) the mixed load built without frame pointers (stacks from unwind tables)" \
-	mixednofp 1.10 side-by-side "$MIXED_OPS" mixed
+all_rounds
+for key in $LOADS; do
+	tracers "$key"
+done
+echo >&2
+for key in $LOADS; do
+	section "$key"
+done
 WORKLOAD=$WORKLOAD_FP
 
 if [ -n "$VALGRIND" ]; then
