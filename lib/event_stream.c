@@ -92,13 +92,24 @@ static int allocate_blocks(struct event_stream *s, int fd, uint64_t *end,
 	return err;
 }
 
+/* Most processes write far less than a window, and the disk blocks under
+ * one stay allocated while the process runs (memory, on tmpfs), so the
+ * first window is small unless the first event needs more. */
+static uint64_t window_bytes(const struct event_stream *s, uint64_t start,
+			     size_t n)
+{
+	if (!s->window && s->end + n <= start + STREAM_FIRST_WINDOW_BYTES)
+		return STREAM_FIRST_WINDOW_BYTES;
+	return STREAM_WINDOW_BYTES;
+}
+
 /* Maps a new window that starts at the page holding s->end and has room
  * for n more bytes, giving the file disk blocks up to its end first: a
  * store into a mapped hole on a full disk would be a SIGBUS. */
 static int move_window(struct event_stream *s, int fd, size_t n)
 {
 	uint64_t start = s->end & ~(uint64_t)(PAGE_BYTES - 1);
-	uint64_t end = start + STREAM_WINDOW_BYTES;
+	uint64_t end = start + window_bytes(s, start, n);
 	uint64_t limit = file_size_limit();
 	void *window;
 	int err;
@@ -233,17 +244,21 @@ void stream_chores_done(struct event_stream *s, const struct stream_chores *c)
 
 int stream_close(struct event_stream *s)
 {
-	int fd, err = s->error;
-
 	leave_window(s, 0);
 	if (s->chores.unmap)
 		munmap(s->chores.unmap, s->chores.unmap_bytes);
 	memset(&s->chores, 0, sizeof(s->chores));
 	s->chores_waiting = 0;
-	fd = stream_reopen(s);
+	return s->error;
+}
+
+int stream_trim(const struct event_stream *s)
+{
+	int fd = stream_reopen(s), err = 0;
+
 	if (fd < 0)
-		return err ? err : errno;
-	if (ftruncate(fd, (off_t)s->end) < 0 && !err)
+		return errno;
+	if (ftruncate(fd, (off_t)s->end) < 0)
 		err = errno;
 	close(fd);
 	return err;

@@ -7,8 +7,9 @@
  * event written so far in the file.  The disk blocks under the window are
  * allocated before it is mapped, so a full disk ends the stream with an
  * error instead of a SIGBUS in the program.  The file is extended a window
- * at a time; what the stream has not reached yet reads as zero bytes,
- * which mlyze(5) defines as the unwritten tail of a streamed file.
+ * at a time (the first one, STREAM_FIRST_WINDOW_BYTES, smaller); what the
+ * stream has not reached yet reads as zero bytes, which mlyze(5) defines
+ * as the unwritten tail of a streamed file.
  *
  * The stream holds no file descriptor while the program runs: the file is
  * opened by its absolute path only for the moment of moving the window,
@@ -39,6 +40,7 @@
 #include <sys/types.h>
 
 #define STREAM_WINDOW_BYTES (1u << 20)
+#define STREAM_FIRST_WINDOW_BYTES (128u << 10)
 #define STREAM_FAULT_AHEAD (64u << 10)
 
 /* Work the stream leaves for after the caller's lock. */
@@ -102,9 +104,16 @@ void stream_chores_done(struct event_stream *s, const struct stream_chores *c);
  * now names another file). */
 int stream_reopen(const struct event_stream *s);
 
-/* Ends the stream: the window is unmapped and the file cut to the events
- * written.  Returns s->error, or the error of cutting the file. */
+/* Ends the stream: the window is unmapped.  The file keeps the unwritten
+ * tail of its last window (zero bytes) until stream_trim().  Returns
+ * s->error. */
 int stream_close(struct event_stream *s);
+
+/* Cuts a closed stream's file to the events written: for a file that
+ * stays.  (One copied into a final file and removed need not be: cutting
+ * gives disk blocks back, which costs more than removing them with it.)
+ * 0, or an errno value. */
+int stream_trim(const struct event_stream *s);
 
 /* In a fork() child, which has no mapping: forgets the parent's stream. */
 void stream_forget(struct event_stream *s);

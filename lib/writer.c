@@ -638,7 +638,10 @@ static void finalise_locked(const memprof_stats *stats,
 		if (!err) {
 			unlink(w.files.part);
 			profile_files_announce(&w.files, 'F', final);
-		} else if (!w.stream_failure_told) {
+		} else {
+			stream_trim(&w.stream); /* it stays: no zero tail */
+		}
+		if (err && !w.stream_failure_told) {
 			runtime_message("cannot write the profile (%s); the "
 					"streamed data stays in %s",
 					error_text(err), w.files.part);

@@ -1,7 +1,8 @@
 /* Unit tests of the crash-safe event stream: what is written reads back,
  * pages are faulted in ahead of the stream, and a window being faulted in
  * outside the writer's lock stays mapped until that ends, however the
- * stream moves meanwhile. */
+ * stream moves meanwhile; the first window is small, and the file keeps
+ * its unwritten tail until trimmed. */
 #include "config.h"
 
 #include <check.h>
@@ -84,22 +85,79 @@ static void write_until_moved(unsigned *i)
 	}
 }
 
-static void check_file(unsigned pieces)
+/* The file holds the pieces written, then (untrimmed) zero bytes up to
+ * the end of the last window. */
+static void check_file(unsigned pieces, int trimmed)
 {
 	struct stat st;
 	uint8_t buffer[PIECE];
+	off_t written = (off_t)pieces * PIECE;
+	ssize_t n;
 	int fd = open(path, O_RDONLY);
 
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(fstat(fd, &st), 0);
-	ck_assert_int_eq(st.st_size, (off_t)pieces * PIECE);
+	if (trimmed)
+		ck_assert_int_eq(st.st_size, written);
+	else
+		ck_assert_int_gt(st.st_size, written);
 	for (unsigned i = 0; i < pieces; i++) {
 		ck_assert_int_eq(read(fd, buffer, PIECE), PIECE);
 		for (unsigned j = 0; j < PIECE; j++)
 			ck_assert_uint_eq(buffer[j], i % 251);
 	}
+	while ((n = read(fd, buffer, PIECE)) > 0)
+		for (ssize_t j = 0; j < n; j++)
+			ck_assert_uint_eq(buffer[j], 0);
 	close(fd);
 }
+
+/* Closing leaves the unwritten tail; trimming cuts it. */
+static void close_and_check(unsigned pieces)
+{
+	ck_assert_int_eq(stream_close(&stream), 0);
+	check_file(pieces, 0);
+	ck_assert_int_eq(stream_trim(&stream), 0);
+	check_file(pieces, 1);
+}
+
+/* The first window is small, the next ones full size. */
+START_TEST(first_window_is_small)
+{
+	unsigned i = 0;
+	struct stat st;
+
+	ck_assert_uint_eq(stream.window_end - stream.window_start,
+			  STREAM_FIRST_WINDOW_BYTES);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, STREAM_FIRST_WINDOW_BYTES);
+	write_until_moved(&i);
+	ck_assert_uint_eq(stream.window_end - stream.window_start,
+			  STREAM_WINDOW_BYTES);
+	close_and_check(i);
+}
+END_TEST
+
+/* A first event longer than the small window gets a full one. */
+START_TEST(long_first_event_gets_a_full_window)
+{
+	const size_t n = STREAM_WINDOW_BYTES / 2;
+	struct stream_chores c;
+	uint8_t *p = stream_room(&stream, n);
+
+	ck_assert_uint_gt(n, STREAM_FIRST_WINDOW_BYTES);
+	ck_assert_ptr_nonnull(p);
+	memset(p, 0, n);
+	stream_commit(&stream, p + n);
+	ck_assert_uint_eq(stream.window_end - stream.window_start,
+			  STREAM_WINDOW_BYTES);
+	c = stream_take_chores(&stream);
+	stream_do_chores(&c);
+	stream_chores_done(&stream, &c);
+	ck_assert_int_eq(stream_close(&stream), 0);
+	ck_assert_int_eq(stream_trim(&stream), 0);
+}
+END_TEST
 
 /* Pages are faulted in ahead, a stretch at a time, once the stream has
  * written half a stretch (the first pages fault in as they are written);
@@ -127,16 +185,15 @@ START_TEST(faults_in_ahead)
 		stream_do_chores(&c);
 		stream_chores_done(&stream, &c);
 	}
-	ck_assert_uint_eq(expected, STREAM_WINDOW_BYTES);
+	ck_assert_uint_eq(expected, STREAM_FIRST_WINDOW_BYTES);
 	ck_assert_ptr_eq(c.unmap, first);
 	ck_assert_ptr_eq(c.window, stream.window);
 	ck_assert_ptr_nonnull(c.populate);
 	stream_do_chores(&c);
 	stream_chores_done(&stream, &c);
-	ck_assert(!is_mapped(first, STREAM_WINDOW_BYTES));
+	ck_assert(!is_mapped(first, STREAM_FIRST_WINDOW_BYTES));
 	ck_assert(is_mapped(stream.window, c.window_bytes));
-	ck_assert_int_eq(stream_close(&stream), 0);
-	check_file(i);
+	close_and_check(i);
 }
 END_TEST
 
@@ -159,8 +216,7 @@ START_TEST(window_being_faulted_in_stays_mapped)
 	stream_do_chores(&slow);
 	stream_chores_done(&stream, &slow);
 	ck_assert(!is_mapped(slow.window, slow.window_bytes));
-	ck_assert_int_eq(stream_close(&stream), 0);
-	check_file(i);
+	close_and_check(i);
 }
 END_TEST
 
@@ -180,7 +236,8 @@ START_TEST(close_while_faulting_in)
 	stream_do_chores(&slow);
 	stream_chores_done(&stream, &slow);
 	ck_assert(!is_mapped(slow.window, slow.window_bytes));
-	check_file(i);
+	ck_assert_int_eq(stream_trim(&stream), 0);
+	check_file(i, 1);
 }
 END_TEST
 
@@ -193,6 +250,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, faults_in_ahead);
 	tcase_add_test(tc, window_being_faulted_in_stays_mapped);
 	tcase_add_test(tc, close_while_faulting_in);
+	tcase_add_test(tc, first_window_is_small);
+	tcase_add_test(tc, long_first_event_gets_a_full_window);
 	suite_add_tcase(s, tc);
 	return s;
 }
