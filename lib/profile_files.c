@@ -12,7 +12,11 @@
 
 #include "outbuf.h"
 
+/* Names past the first free one that are tried when others take them at
+ * the same moment. */
 #define NAME_ATTEMPTS 1000
+/* Numbered names tried at most: the search takes about 2 log2(n) steps. */
+#define NAME_NUMBER_MAX (1u << 30)
 
 /* Copies base into out with ".tag" inserted before a trailing ".mlyze"
  * (or appended); returns -1 when it does not fit. */
@@ -69,27 +73,78 @@ static int expand_pattern(struct profile_files *f)
 	return 0;
 }
 
+/* Whether attempt k's name is taken, by a finished profile or a streamed
+ * one; the name goes to candidate and its .part to f->part.  -1 when it
+ * does not fit. */
+static int name_taken(struct profile_files *f, unsigned k, char *candidate,
+		      size_t size)
+{
+	if (candidate_name(f, candidate, size, k) < 0 ||
+	    (size_t)snprintf(f->part, sizeof(f->part), "%s.part", candidate) >=
+		    sizeof(f->part))
+		return -1;
+	return access(candidate, F_OK) == 0 || access(f->part, F_OK) == 0;
+}
+
+/* The first attempt whose name is free, on the assumption that the taken
+ * ones come first (as this search makes them): doubling, then halving, so
+ * that a directory with thousands of profiles of one name costs a few
+ * dozen lookups, not thousands.  -1 when names do not fit. */
+static long first_free_attempt(struct profile_files *f, char *candidate,
+			       size_t size)
+{
+	unsigned lo = 0, hi = 1; /* lo taken; hi taken or not */
+	int taken = name_taken(f, 0, candidate, size);
+
+	if (taken <= 0)
+		return taken;
+	while ((taken = name_taken(f, hi, candidate, size)) > 0 &&
+	       hi < NAME_NUMBER_MAX) {
+		lo = hi;
+		hi *= 2;
+	}
+	if (taken < 0)
+		return -1;
+	while (hi - lo > 1) { /* lo taken, hi free */
+		unsigned mid = lo + (hi - lo) / 2;
+
+		taken = name_taken(f, mid, candidate, size);
+		if (taken < 0)
+			return -1;
+		if (taken)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
 int profile_files_create_part(struct profile_files *f)
 {
 	char candidate[PATH_MAX];
+	long first;
 	int fd = -1;
 
-	if (expand_pattern(f) < 0) {
+	if (expand_pattern(f) < 0 ||
+	    (first = first_free_attempt(f, candidate, sizeof(candidate))) < 0) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	for (unsigned k = 0; k < NAME_ATTEMPTS && fd < 0; k++) {
-		if (candidate_name(f, candidate, sizeof(candidate), k) < 0 ||
-		    (size_t)snprintf(f->part, sizeof(f->part), "%s.part",
-				     candidate) >= sizeof(f->part)) {
+	/* Another process may take the same name meanwhile: the next. */
+	for (unsigned k = (unsigned)first; k - first < NAME_ATTEMPTS && fd < 0;
+	     k++) {
+		int taken = name_taken(f, k, candidate, sizeof(candidate));
+
+		if (taken < 0) {
 			errno = ENAMETOOLONG;
 			return -1;
 		}
-		if (access(candidate, F_OK) == 0)
+		if (taken)
 			continue; /* never reuse the name of a finished profile */
 		fd = open(f->part, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (fd < 0 && errno != EEXIST)
 			return -1;
+		f->attempt = k;
 	}
 	if (fd < 0)
 		errno = EEXIST;
@@ -104,7 +159,7 @@ typedef int place_fn(const void *file, const char *name);
 static int publish(const struct profile_files *f, place_fn *place,
 		   const void *file, char *final, size_t size)
 {
-	for (unsigned k = 0; k < NAME_ATTEMPTS; k++) {
+	for (unsigned k = f->attempt; k - f->attempt < NAME_ATTEMPTS; k++) {
 		int err;
 
 		if (candidate_name(f, final, size, k) < 0)

@@ -5,7 +5,9 @@
  * descendant's name gets its pid even when the pattern has none, so that
  * the processes of one tree never share a name).  A name that is taken,
  * by a finished profile or a streamed one, is never reused or replaced:
- * "name.1.mlyze", "name.2.mlyze"... are tried instead.  Each step is
+ * "name.1.mlyze", "name.2.mlyze"... are taken instead, the next number
+ * after those in use (found in a few lookups however many there are), and
+ * the final name starts from the streamed file's.  Each step is
  * announced in the manifest memprof-wrap reads (SPPROF_MANIFEST), one
  * whole line per append:
  *
@@ -31,6 +33,7 @@ struct profile_files {
 	char manifest[PATH_MAX]; /* SPPROF_MANIFEST, or "" */
 	char base[PATH_MAX];     /* final name, before any collision suffix */
 	char part[PATH_MAX];     /* the streamed file, "" until created */
+	unsigned attempt;        /* its number: 0 for the bare name */
 	int descendant;
 };
 

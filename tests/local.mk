@@ -12,6 +12,7 @@ RUNTIME_UNIT_TESTS = \
 	tests/unit/test-heap-map \
 	tests/unit/test-lifecycle \
 	tests/unit/test-prng \
+	tests/unit/test-profile-files \
 	tests/unit/test-sample-pool \
 	tests/unit/test-script-stack \
 	tests/unit/test-stack-table \
@@ -73,6 +74,11 @@ tests_unit_test_event_stream_SOURCES = tests/unit/test-event-stream.c \
 	tests/unit/suite-main.c
 tests_unit_test_event_stream_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_event_stream_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_profile_files_SOURCES = tests/unit/test-profile-files.c \
+	tests/unit/suite-main.c
+tests_unit_test_profile_files_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_profile_files_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_lifecycle_SOURCES = tests/unit/test-lifecycle.c tests/unit/suite-main.c
 tests_unit_test_lifecycle_CFLAGS = $(UNIT_CFLAGS)
