@@ -27,7 +27,10 @@
 # alternating method, whose pairs are further apart in time and so
 # noisier), BENCH_TRACER_ROUNDS (3),
 # BENCH_SCALE (1; multiplies every operation count, 0.1 for a smoke run),
-# BENCH_JEMALLOC, BENCH_TCMALLOC (library paths; found with ldconfig).
+# BENCH_JEMALLOC, BENCH_TCMALLOC (library paths; found with ldconfig),
+# BENCH_COMPARE (another build of the runtime, recording in the same
+# rounds: how a change moves the numbers, free of the drift between runs
+# of a shared machine).
 
 set -u
 
@@ -41,8 +44,9 @@ WORKLOAD=$BINDIR/workload
 WORKLOAD_FP=$WORKLOAD
 WORKLOAD_NOFP=$BINDIR/workload-nofp
 FORWARD_ONLY=$BINDIR/forward-only.so
+COMPARE=${BENCH_COMPARE:-}
 for f in "$RUNTIME" "$WORKLOAD" "$WORKLOAD_NOFP" "$BINDIR/bench-run" \
-	"$FORWARD_ONLY"; do
+	"$FORWARD_ONLY" ${COMPARE:+"$COMPARE"}; do
 	if [ ! -f "$f" ]; then
 		echo "run-bench.sh: $f: no such file (run make bench)" >&2
 		exit 2
@@ -109,6 +113,9 @@ measure() {
 	dormant) set -- "LD_PRELOAD=$RUNTIME" "$@" ;;
 	recording)
 		set -- "LD_PRELOAD=$RUNTIME" "SPPROF_OUTPUT=$TMP/prof.mlyze" "$@" ;;
+	compare)
+		set -- "LD_PRELOAD=$COMPARE" "SPPROF_OUTPUT=$TMP/compare.mlyze" \
+			"$@" ;;
 	jemalloc) set -- "LD_PRELOAD=$JEMALLOC" "$@" ;;
 	jeprof)
 		set -- "LD_PRELOAD=$JEMALLOC" \
@@ -124,6 +131,7 @@ measure() {
 		>>"$LOG" 2>&1 || fail "$config failed: $*"
 	case $config in
 	recording) keep_profile_size "$results" "$TMP"/prof.mlyze ;;
+	compare) keep_profile_size "$results" "$TMP"/compare.mlyze ;;
 	jeprof) keep_profile_size "$results" "$TMP"/jeprof.*.heap ;;
 	heapprofile) keep_profile_size "$results" "$TMP"/tcprof.*.heap ;;
 	heaptrack) keep_profile_size "$results" "$TMP"/heaptrack.* ;;
@@ -312,6 +320,7 @@ jemalloc_profiles() {
 }
 
 CONFIGS="glibc forward dormant recording"
+[ -n "$COMPARE" ] && CONFIGS="$CONFIGS compare"
 JEMALLOC_NOTE=
 if [ -n "$JEMALLOC" ]; then
 	CONFIGS="$CONFIGS jemalloc"
@@ -431,6 +440,9 @@ section() {
 	row "$key" forward "forward-only preload" "$OPS" glibc
 	row "$key" dormant "spprof-mem dormant" "$OPS" glibc "" "$TARGET"
 	row "$key" recording "spprof-mem recording" "$OPS" glibc "" "$TARGET"
+	if [ -n "$COMPARE" ]; then
+		row "$key" compare "BENCH_COMPARE recording" "$OPS" glibc
+	fi
 	if [ -n "$JEMALLOC" ]; then
 		row "$key" jemalloc "jemalloc, no profiling" "$OPS" glibc
 	fi
@@ -465,12 +477,14 @@ instructions() {
 	dormant) set -- "LD_PRELOAD=$RUNTIME" "$@" ;;
 	recording)
 		set -- "LD_PRELOAD=$RUNTIME" "SPPROF_OUTPUT=$TMP/prof.mlyze" "$@" ;;
+	compare)
+		set -- "LD_PRELOAD=$COMPARE" "SPPROF_OUTPUT=$TMP/prof.mlyze" "$@" ;;
 	esac
 	"$BINDIR/bench-run" -o "$TMP/callgrind.times" "$@" >>"$LOG" 2>&1 ||
 		fail "callgrind run failed: $*"
-	if [ "$config" = recording ]; then
-		keep_profile_size "$TMP/callgrind.times" "$TMP/prof.mlyze"
-	fi
+	case $config in recording | compare)
+		keep_profile_size "$TMP/callgrind.times" "$TMP/prof.mlyze" ;;
+	esac
 	awk '$1 == "totals:" { print $2 }' "$out"
 }
 
@@ -499,7 +513,7 @@ callgrind_rows() {
 	local label=$1 ops=$2 base ir own config
 	shift 2
 	base=$(instructions glibc "$TMP/cg.base" "$@" "$ops")
-	for config in dormant recording; do
+	for config in dormant recording ${COMPARE:+compare}; do
 		ir=$(instructions "$config" "$TMP/cg.$config" "$@" "$ops")
 		own=$(runtime_share "$TMP/cg.$config")
 		awk -v l="$label" -v c="$config" -v o="$(human_ops "$ops")" \
@@ -554,6 +568,7 @@ capture_row() {
 MISSES=0
 echo "spprof-mem overhead benchmark"
 echo "runtime:   $RUNTIME"
+[ -n "$COMPARE" ] && echo "compared:  $COMPARE (BENCH_COMPARE)"
 echo "method:    $ROUNDS rounds side by side, $ALTERNATING_ROUNDS alternating (tracers $TRACER_ROUNDS);"
 echo "           side by side = each configuration runs at the same time as the one it is"
 echo "           compared against, each pinned to its own CPU;"
