@@ -27,6 +27,8 @@ AM_TESTS_ENVIRONMENT += CK_TIMEOUT_MULTIPLIER=10; export CK_TIMEOUT_MULTIPLIER;
 
 UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 UNIT_LDADD = lib/libspprof-core.la $(CHECK_LIBS)
+# For the tests that write files.
+SCRATCH_DIR_SOURCES = tests/unit/scratch-dir.c tests/unit/scratch-dir.h
 
 tests_unit_test_carved_count_SOURCES = tests/unit/test-carved-count.c \
 	tests/unit/suite-main.c
@@ -71,12 +73,12 @@ tests_unit_test_counters_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_counters_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_event_stream_SOURCES = tests/unit/test-event-stream.c \
-	tests/unit/suite-main.c
+	tests/unit/suite-main.c $(SCRATCH_DIR_SOURCES)
 tests_unit_test_event_stream_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_event_stream_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_profile_files_SOURCES = tests/unit/test-profile-files.c \
-	tests/unit/suite-main.c
+	tests/unit/suite-main.c $(SCRATCH_DIR_SOURCES)
 tests_unit_test_profile_files_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_profile_files_LDADD = $(UNIT_LDADD)
 
@@ -98,6 +100,7 @@ tests_unit_test_stack_table_LDADD = $(UNIT_LDADD)
 tests_unit_test_unwind_SOURCES = tests/unit/test-unwind.c tests/unit/suite-main.c
 tests_unit_test_unwind_CFLAGS = $(UNIT_CFLAGS) -pthread
 tests_unit_test_unwind_LDADD = $(UNIT_LDADD)
-tests_unit_test_writer_SOURCES = tests/unit/test-writer.c tests/unit/suite-main.c
+tests_unit_test_writer_SOURCES = tests/unit/test-writer.c tests/unit/suite-main.c \
+	$(SCRATCH_DIR_SOURCES)
 tests_unit_test_writer_CFLAGS = $(UNIT_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_test_writer_LDADD = $(UNIT_LDADD) $(JANSSON_LIBS)

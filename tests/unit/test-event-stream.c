@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "event_stream.h"
+#include "scratch-dir.h"
 
 Suite *test_suite(void);
 
@@ -29,7 +30,7 @@ static void setup(void)
 {
 	int fd;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	scratch_dir_make(dir);
 	snprintf(path, sizeof(path), "%s/s.part", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
 	ck_assert_int_ge(fd, 0);
@@ -39,8 +40,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	unlink(path);
-	rmdir(dir);
+	scratch_dir_remove(dir);
 }
 
 static int is_mapped(const void *address, size_t bytes)

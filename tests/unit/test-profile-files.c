@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <check.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "profile_files.h"
+#include "scratch-dir.h"
 
 Suite *test_suite(void);
 
@@ -20,26 +20,14 @@ static struct profile_files files;
 
 static void setup(void)
 {
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	scratch_dir_make(dir);
 	memset(&files, 0, sizeof(files));
 	snprintf(files.pattern, sizeof(files.pattern), "%s/p.mlyze", dir);
 }
 
 static void teardown(void)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[PATH_MAX];
-
-	while (d && (e = readdir(d)))
-		if (e->d_name[0] != '.') {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	if (d)
-		closedir(d);
-	rmdir(dir);
-	memcpy(dir + strlen(dir) - 6, "XXXXXX", 6);
+	scratch_dir_remove(dir);
 }
 
 static void make_file(const char *name)

@@ -14,6 +14,7 @@
 #include "mlyze-codec.h"
 #include "modules.h"
 #include "writer.h"
+#include "scratch-dir.h"
 
 Suite *test_suite(void);
 
@@ -29,11 +30,16 @@ struct decoded {
 
 static void setup(void)
 {
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	scratch_dir_make(dir);
 	snprintf(settings.output, sizeof(settings.output), "%s/out.mlyze", dir);
 	ck_assert_int_eq(stack_table_init(&stacks, STACK_TABLE_MAX_DEFAULT), 0);
 	ck_assert_int_eq(modules_init(), 0);
 	ck_assert_int_eq(writer_configure(&settings, &stacks, 4096, 0), 0);
+}
+
+static void teardown(void)
+{
+	scratch_dir_remove(dir);
 }
 
 static uint8_t *slurp(const char *path, size_t *len)
@@ -131,7 +137,6 @@ START_TEST(round_trip)
 	struct decoded d;
 	json_t *meta, *stack;
 
-	setup();
 	r.stack_id = stack_table_intern(&stacks, frames, 2);
 	writer_alloc(0x7000, &r);
 	writer_marker("phase two");
@@ -177,7 +182,6 @@ START_TEST(never_overwrites)
 	char path[PATH_MAX], second[PATH_MAX];
 	int fd;
 
-	setup();
 	snprintf(path, sizeof(path), "%s/out.mlyze", dir);
 	snprintf(second, sizeof(second), "%s/out.1.mlyze", dir);
 	fd = open(path, O_WRONLY | O_CREAT, 0644);
@@ -205,7 +209,6 @@ START_TEST(streamed_file_defines_before_use)
 	struct decoded d;
 	json_t *meta;
 
-	setup();
 	r.stack_id = stack_table_intern(&stacks, frames, 1);
 	for (int i = 0; i < 20000; i++) /* enough to flush the buffer */
 		writer_alloc(0x1000 * (uintptr_t)(i + 1), &r);
@@ -241,7 +244,6 @@ START_TEST(finalising_names_only_the_profile)
 	ssize_t n;
 	int watch;
 
-	setup();
 	if (!has_unnamed_files()) {
 		fprintf(stderr, "%s: no unnamed files here: not tested\n", dir);
 		return;
@@ -270,6 +272,7 @@ Suite *test_suite(void)
 	Suite *s = suite_create("writer");
 	TCase *tc = tcase_create("writer");
 
+	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, never_overwrites);
 	tcase_add_test(tc, streamed_file_defines_before_use);
