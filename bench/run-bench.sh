@@ -100,6 +100,11 @@ fail() {
 
 # ---- running one configuration ----------------------------------------------
 
+# runtime_of CONFIG: the build of the runtime that a recording runs.
+runtime_of() {
+	if [ "$1" = compare ]; then echo "$COMPARE"; else echo "$RUNTIME"; fi
+}
+
 # measure RESULTS CONFIG WORKLOAD-ARG...: runs the workload once under
 # CONFIG, appends "wall-seconds maxrss-KiB cpu-seconds" to RESULTS, checks
 # that a profiler meant to write a profile did, and notes its size.
@@ -111,11 +116,9 @@ measure() {
 	glibc) ;;
 	forward) set -- "LD_PRELOAD=$FORWARD_ONLY" "$@" ;;
 	dormant) set -- "LD_PRELOAD=$RUNTIME" "$@" ;;
-	recording)
-		set -- "LD_PRELOAD=$RUNTIME" "SPPROF_OUTPUT=$TMP/prof.mlyze" "$@" ;;
-	compare)
-		set -- "LD_PRELOAD=$COMPARE" "SPPROF_OUTPUT=$TMP/compare.mlyze" \
-			"$@" ;;
+	recording | compare)
+		set -- "LD_PRELOAD=$(runtime_of "$config")" \
+			"SPPROF_OUTPUT=$TMP/prof.mlyze" "$@" ;;
 	jemalloc) set -- "LD_PRELOAD=$JEMALLOC" "$@" ;;
 	jeprof)
 		set -- "LD_PRELOAD=$JEMALLOC" \
@@ -130,8 +133,7 @@ measure() {
 	${PIN:+taskset -c "$PIN"} "$BINDIR/bench-run" -o "$results" "$@" \
 		>>"$LOG" 2>&1 || fail "$config failed: $*"
 	case $config in
-	recording) keep_profile_size "$results" "$TMP"/prof.mlyze ;;
-	compare) keep_profile_size "$results" "$TMP"/compare.mlyze ;;
+	recording | compare) keep_profile_size "$results" "$TMP"/prof.mlyze ;;
 	jeprof) keep_profile_size "$results" "$TMP"/jeprof.*.heap ;;
 	heapprofile) keep_profile_size "$results" "$TMP"/tcprof.*.heap ;;
 	heaptrack) keep_profile_size "$results" "$TMP"/heaptrack.* ;;
@@ -475,10 +477,9 @@ instructions() {
 		"$WORKLOAD" "$@"
 	case $config in
 	dormant) set -- "LD_PRELOAD=$RUNTIME" "$@" ;;
-	recording)
-		set -- "LD_PRELOAD=$RUNTIME" "SPPROF_OUTPUT=$TMP/prof.mlyze" "$@" ;;
-	compare)
-		set -- "LD_PRELOAD=$COMPARE" "SPPROF_OUTPUT=$TMP/prof.mlyze" "$@" ;;
+	recording | compare)
+		set -- "LD_PRELOAD=$(runtime_of "$config")" \
+			"SPPROF_OUTPUT=$TMP/prof.mlyze" "$@" ;;
 	esac
 	"$BINDIR/bench-run" -o "$TMP/callgrind.times" "$@" >>"$LOG" 2>&1 ||
 		fail "callgrind run failed: $*"
