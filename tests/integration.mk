@@ -50,6 +50,11 @@ tests_integration_edge_cases_cxx_LDADD = $(RUNTIME_LIBS)
 
 check_PROGRAMS += tests/integration/undisturbed
 
+# A long-running program with a known live heap, for ctl.sh.
+check_PROGRAMS += tests/integration/hold-program
+tests_integration_hold_program_CFLAGS = $(AM_CFLAGS) -pthread
+tests_integration_hold_program_LDFLAGS = -pthread
+
 check_PROGRAMS += tests/integration/handler-allocs
 tests_integration_handler_allocs_SOURCES = \
 	tests/integration/handler-allocs.c $(integ_api_sources)
@@ -65,7 +70,8 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/edge-cases.sh \
 	tests/integration/static.sh \
 	tests/integration/stray-frames.sh \
-	tests/integration/native-stacks.sh
+	tests/integration/native-stacks.sh \
+	tests/integration/ctl.sh
 TESTS += $(integ_drivers)
 EXTRA_DIST += $(integ_drivers) tests/integration/common.sh \
 	tests/integration/stacks.sh
