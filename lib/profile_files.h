@@ -19,7 +19,13 @@
  *   E <part>\t<reason>        recording stopped: the stream could not go on
  *   W <part>\t<reason>        the final file could not be written: the
  *                             streamed one holds every event
+ *   H <part>                  the process may no longer create files in
+ *                             the directory (it changed its user): the
+ *                             final file goes with the line, in a
+ *                             descriptor, for memprof-wrap to publish
+ *                             and to remove the streamed one
  *
+ * The manifest is memprof-wrap's socket or a file (wrap_channel.h).
  * Nothing here allocates; descriptors are open only inside a call.
  */
 #ifndef SPPROF_PROFILE_FILES_H
@@ -59,5 +65,12 @@ int profile_files_publish_unnamed(const struct profile_files *f, int fd,
 /* Appends "<kind> <part>[\t<detail>]" to the manifest, if there is one. */
 void profile_files_announce(const struct profile_files *f, char kind,
 			    const char *detail);
+
+/* Whether memprof-wrap listens, and can publish a final file. */
+int profile_files_can_hand_over(const struct profile_files *f);
+
+/* Hands the final file open on fd to memprof-wrap ("H <part>"), which
+ * publishes it under the first free final name.  0 or an errno value. */
+int profile_files_hand_over(const struct profile_files *f, int fd);
 
 #endif /* SPPROF_PROFILE_FILES_H */

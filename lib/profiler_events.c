@@ -207,6 +207,18 @@ void profiler_exec_failed(void)
 	leave_runtime(saved_errno);
 }
 
+void profiler_before_id_change(uid_t uid, gid_t gid)
+{
+	int saved_errno;
+
+	if (!writer_enabled() || ((uid == (uid_t)-1 || uid == geteuid()) &&
+				  (gid == (gid_t)-1 || gid == getegid())))
+		return;
+	saved_errno = enter_runtime();
+	writer_before_id_change(uid, gid);
+	leave_runtime(saved_errno);
+}
+
 void profiler_unload(void)
 {
 	if (writer_enabled())

@@ -22,6 +22,7 @@
 #define SPPROF_WRITER_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <spprof/memprof.h>
 
@@ -57,6 +58,14 @@ void writer_finalise(const memprof_stats *stats);
  * profile. */
 void writer_finish_now(const memprof_stats *stats, const char *exec_program);
 void writer_exec_failed(void);
+
+/* Before the process changes its effective user or group to uid or gid
+ * ((uid_t)-1, (gid_t)-1: unchanged), while it may still create files
+ * where it runs: the streamed file is created if it is not yet, and given
+ * to the new owner, so that the process can go on writing it.  Its final
+ * file, should the process no longer be allowed to create it, goes to
+ * memprof-wrap to publish (profile_files_hand_over). */
+void writer_before_id_change(uid_t uid, gid_t gid);
 
 uint64_t writer_events_written(void);
 uint64_t writer_events_dropped(void);

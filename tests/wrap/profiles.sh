@@ -5,13 +5,7 @@
 # killed before finalising listed as partial.
 . "${srcdir:-.}/tests/wrap/common.sh"
 
-runtime=$top_builddir/lib/.libs/libspprof-alloc.so.0
-if [ ! -e "$runtime" ]; then
-	echo "SKIP: $runtime not built"
-	exit 77
-fi
-# memprof-wrap must find the runtime of its build tree by itself.
-unset SPPROF_RUNTIME
+use_real_runtime
 
 allocate=$helpers/allocate
 report="memprof-report --top 20"
