@@ -18,6 +18,7 @@
 
 #include "code_map.h"
 #include "names.h"
+#include "profile_meta.h"
 #include "profiler_state.h"
 #include "real_alloc.h"
 #include "unwind.h"
@@ -161,6 +162,7 @@ void profiler_load(void)
 	int saved_errno = enter_runtime();
 
 	real_alloc_init();
+	meta_note_command_line();
 	sampler_init_entropy();
 	profiler_read_settings_once();
 	unwind_init(prof.settings.unwind);
