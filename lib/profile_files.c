@@ -226,12 +226,12 @@ int profile_files_publish_unnamed(const struct profile_files *f, int fd,
 	return publish(f, link_unnamed, &fd, final, size);
 }
 
-/* The line "<kind> <part>[\t<detail>]\n" into line; its length, or 0
+/* The line "<kind> <subject>[\t<detail>]\n" into line; its length, or 0
  * when it does not fit. */
-static size_t manifest_line(const struct profile_files *f, char kind,
+static size_t manifest_line(char kind, const char *subject,
 			    const char *detail, char *line, size_t size)
 {
-	int n = snprintf(line, size, "%c %s%s%s\n", kind, f->part,
+	int n = snprintf(line, size, "%c %s%s%s\n", kind, subject,
 			 detail ? "\t" : "", detail ? detail : "");
 
 	return n < 0 || (size_t)n >= size ? 0 : (size_t)n;
@@ -244,7 +244,19 @@ void profile_files_announce(const struct profile_files *f, char kind,
 	size_t n;
 
 	if (f->manifest[0] &&
-	    (n = manifest_line(f, kind, detail, line, sizeof(line))))
+	    (n = manifest_line(kind, f->part, detail, line, sizeof(line))))
+		channel_send(f->manifest, line, n, -1);
+}
+
+void profile_files_announce_unsampled(const struct profile_files *f,
+				      const char *name)
+{
+	char line[3 * PATH_MAX], pid[16];
+	size_t n;
+
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	if (f->manifest[0] &&
+	    (n = manifest_line('S', pid, name, line, sizeof(line))))
 		channel_send(f->manifest, line, n, -1);
 }
 
@@ -256,7 +268,7 @@ int profile_files_can_hand_over(const struct profile_files *f)
 int profile_files_hand_over(const struct profile_files *f, int fd)
 {
 	char line[PATH_MAX + 8];
-	size_t n = manifest_line(f, 'H', NULL, line, sizeof(line));
+	size_t n = manifest_line('H', f->part, NULL, line, sizeof(line));
 
 	if (!profile_files_can_hand_over(f))
 		return EINVAL;

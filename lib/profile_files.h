@@ -24,6 +24,9 @@
  *                             final file goes with the line, in a
  *                             descriptor, for memprof-wrap to publish
  *                             and to remove the streamed one
+ *   S <pid>\t<name>           a process ended without taking a sample,
+ *                             so without a profile: its title or
+ *                             command line
  *
  * The manifest is memprof-wrap's socket or a file (wrap_channel.h).
  * Nothing here allocates; descriptors are open only inside a call.
@@ -65,6 +68,10 @@ int profile_files_publish_unnamed(const struct profile_files *f, int fd,
 /* Appends "<kind> <part>[\t<detail>]" to the manifest, if there is one. */
 void profile_files_announce(const struct profile_files *f, char kind,
 			    const char *detail);
+
+/* Appends "S <pid>\t<name>" to the manifest, if there is one. */
+void profile_files_announce_unsampled(const struct profile_files *f,
+				      const char *name);
 
 /* Whether memprof-wrap listens, and can publish a final file. */
 int profile_files_can_hand_over(const struct profile_files *f);

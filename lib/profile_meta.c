@@ -71,25 +71,51 @@ static void write_command_line(struct outbuf *o)
 	outbuf_str(o, "]");
 }
 
+/* Joins the n bytes of arguments in c with spaces, in place, without
+ * trailing padding: one line. */
+static void join_arguments(struct command_line *c)
+{
+	while (c->n > 0 && (c->text[c->n - 1] == '\0' ||
+			    c->text[c->n - 1] == ' '))
+		c->n--;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->text[i] == '\0')
+			c->text[i] = ' ';
+	c->text[c->n] = '\0';
+}
+
 /* A program that rewrites its arguments to show what it does (servers:
  * "postgres: checkpointer", "nginx: worker process") has a title: the
- * command line as it is now, one line, without the padding it left. */
-static void write_title(struct outbuf *o)
+ * command line as it is now, one line.  NULL when it has none. */
+static const char *title_now(void)
 {
 	static struct command_line now;
 
 	read_command_line(&now);
 	if (now.n == at_start.n && !memcmp(now.text, at_start.text, now.n))
-		return;
-	while (now.n > 0 && (now.text[now.n - 1] == '\0' ||
-			     now.text[now.n - 1] == ' '))
-		now.n--;
-	for (size_t i = 0; i < now.n; i++)
-		if (now.text[i] == '\0')
-			now.text[i] = ' ';
-	now.text[now.n] = '\0';
-	if (now.n)
-		json_string_member(o, "title", now.text);
+		return NULL;
+	join_arguments(&now);
+	return now.n ? now.text : NULL;
+}
+
+static void write_title(struct outbuf *o)
+{
+	const char *title = title_now();
+
+	if (title)
+		json_string_member(o, "title", title);
+}
+
+const char *meta_process_name(void)
+{
+	static struct command_line started;
+	const char *title = title_now();
+
+	if (title)
+		return title;
+	started = at_start;
+	join_arguments(&started);
+	return started.text;
 }
 
 /* The members every profile starts its metadata with (no closing brace). */

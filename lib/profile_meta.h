@@ -34,6 +34,10 @@ struct profile_meta {
  * title when the program changed it. */
 void meta_note_command_line(void);
 
+/* What the process is, on one line, for people: its title if it has
+ * one, else its command line.  Valid until the next call. */
+const char *meta_process_name(void);
+
 /* 0, or the errno value of the first failed write. */
 int meta_write_prologue(struct outbuf *o, const struct profile_meta *m,
 			int complete);

@@ -651,7 +651,11 @@ static void finalise_locked(const memprof_stats *stats,
 
 	/* The first process always leaves a profile, even an empty one; a
 	 * descendant that sampled nothing (a shell, a wrapper) leaves none,
-	 * nor does an image replaced by exec before it recorded anything. */
+	 * only its name in the manifest, nor does an image replaced by exec
+	 * before it recorded anything (its new image says for itself). */
+	if (!w.finalised && !w.created && w.files.descendant && !exec_program &&
+	    !w.create_failed)
+		profile_files_announce_unsampled(&w.files, meta_process_name());
 	if (!w.finalised &&
 	    (w.created || (!w.files.descendant && !exec_program)) &&
 	    (w.created || create_file() == 0)) {

@@ -11,7 +11,8 @@
  * one (profile_files.h names them).  The file is created lazily, at the
  * first event, so a forked child that only execs leaves nothing behind; at
  * exit the first process of a tree writes its profile even when empty,
- * descendants only when they recorded something.  When the stream cannot
+ * descendants only when they recorded something (the others name
+ * themselves in the manifest, profile_files.h).  When the stream cannot
  * go on (disk full, file size limit, file removed), recording stops with
  * one message and the program carries on.
  *

@@ -2,12 +2,14 @@
 ## that run it with helper programs (see tests/wrap/common.sh).
 
 check_PROGRAMS += tests/wrap/print-argv tests/wrap/print-env \
-	tests/wrap/catch-signal tests/wrap/allocate tests/wrap/drop-privileges
+	tests/wrap/catch-signal tests/wrap/allocate tests/wrap/drop-privileges \
+	tests/wrap/idle-child
 tests_wrap_print_argv_SOURCES = tests/wrap/print-argv.c
 tests_wrap_print_env_SOURCES = tests/wrap/print-env.c
 tests_wrap_catch_signal_SOURCES = tests/wrap/catch-signal.c
 tests_wrap_allocate_SOURCES = tests/wrap/allocate.c
 tests_wrap_drop_privileges_SOURCES = tests/wrap/drop-privileges.c
+tests_wrap_idle_child_SOURCES = tests/wrap/idle-child.c
 
 ## Stands in for the runtime where a test is about memprof-wrap alone;
 ## -rpath makes libtool build it shared, as LD_PRELOAD needs.

@@ -30,10 +30,57 @@ struct profile {
 	bool exec_failed;   /* ... but that exec failed */
 };
 
+/* Shows a line a process sent, without the control characters it could
+ * slip in. */
+static void show_message(const char *text)
+{
+	for (const char *c = text; *c != '\0'; c++)
+		fputc((unsigned char)*c < ' ' && *c != '\t' ? '?' : *c, stderr);
+	fputc('\n', stderr);
+}
+
 struct profile_list {
 	struct profile *items;
 	size_t count;
+	/* Processes that ended without a sample: "pid<TAB>name" each. */
+	char **unsampled;
+	size_t unsampled_count;
 };
+
+/* Processes without a profile listed at most, the others counted. */
+#define UNSAMPLED_SHOWN 20
+
+static void add_unsampled(struct profile_list *list, const char *pid,
+			  const char *name)
+{
+	char **grown = realloc(list->unsampled, (list->unsampled_count + 1) *
+							sizeof *grown);
+
+	if (grown == NULL) {
+		wrap_error("out of memory");
+		exit(1);
+	}
+	list->unsampled = grown;
+	grown[list->unsampled_count++] = wrap_format("pid %s  %s", pid, name);
+}
+
+/* Every process is accounted for: those that took no sample have no
+ * profile, and are named here. */
+static void list_unsampled(const struct profile_list *list)
+{
+	size_t count = list->unsampled_count;
+
+	if (count == 0)
+		return;
+	wrap_error("%zu process%s ended without taking a sample, so without "
+		   "a profile:", count, count == 1 ? "" : "es");
+	for (size_t i = 0; i < count && i < UNSAMPLED_SHOWN; i++) {
+		fputs("  ", stderr);
+		show_message(list->unsampled[i]);
+	}
+	if (count > UNSAMPLED_SHOWN)
+		fprintf(stderr, "  ... and %zu more\n", count - UNSAMPLED_SHOWN);
+}
 
 static struct profile *find_or_add(struct profile_list *list, const char *part)
 {
@@ -98,7 +145,7 @@ int wrap_manifest_create(struct wrap_manifest *manifest)
 	manifest->socket = fd;
 	manifest->address = wrap_format("@%s", name);
 	manifest->profiles = wrap_alloc(sizeof *manifest->profiles);
-	*manifest->profiles = (struct profile_list){ NULL, 0 };
+	*manifest->profiles = (struct profile_list){ NULL, 0, NULL, 0 };
 	free(name);
 	return 0;
 }
@@ -116,15 +163,6 @@ static void set_detail(struct profile *profile, char kind, const char *detail)
 		free(*field);
 		*field = wrap_format("%s", detail);
 	}
-}
-
-/* Shows a message of the runtime as it comes, without the control
- * characters a process could slip in. */
-static void show_message(const char *text)
-{
-	for (const char *c = text; *c != '\0'; c++)
-		fputc((unsigned char)*c < ' ' && *c != '\t' ? '?' : *c, stderr);
-	fputc('\n', stderr);
 }
 
 /* What a process handed over: its final profile, open on fd. */
@@ -152,7 +190,12 @@ static void take_line(struct profile_list *list, char *line, int fd)
 		find_or_add(list, line + 2)->exec_failed = true;
 	} else if (line[0] == 'H') {
 		publish_handed(find_or_add(list, line + 2), fd);
-	} else if ((tab = strchr(line, '\t')) != NULL) {
+	} else if ((tab = strchr(line, '\t')) == NULL) {
+		return;
+	} else if (line[0] == 'S') {
+		*tab = '\0';
+		add_unsampled(list, line + 2, tab + 1);
+	} else {
 		*tab = '\0';
 		set_detail(find_or_add(list, line + 2), line[0], tab + 1);
 	}
@@ -319,6 +362,8 @@ void wrap_manifest_report(struct wrap_manifest *manifest, bool quiet,
 					      descendants_running);
 		}
 	}
+	if (!quiet)
+		list_unsampled(list);
 	if (!quiet && descendants_running)
 		wrap_error("some processes started by the command still run; "
 			   "profiles they write later are not listed");
@@ -338,8 +383,12 @@ void wrap_manifest_remove(struct wrap_manifest *manifest)
 		free(list->items[i].stopped);
 		free(list->items[i].unwritten);
 	}
-	if (list != NULL)
+	for (size_t i = 0; list != NULL && i < list->unsampled_count; i++)
+		free(list->unsampled[i]);
+	if (list != NULL) {
 		free(list->items);
+		free(list->unsampled);
+	}
 	free(list);
 	free(manifest->address);
 	*manifest = (struct wrap_manifest){ .socket = -1 };

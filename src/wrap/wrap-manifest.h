@@ -10,11 +10,13 @@
  * "E <part>\t<reason>" when recording stopped early, "W <part>\t<reason>"
  * when the final file could not be written, "H <part>" with the final file
  * as a descriptor when the process could not publish it itself (it is
- * published here, wrap-publish.h), and "M <text>", a message of the
- * runtime, shown on stderr at once.  wrap_manifest_receive() takes the
+ * published here, wrap-publish.h), "S <pid>\t<name>" when a process ended
+ * without taking a sample, so without a profile, and "M <text>", a
+ * message of the runtime, shown on stderr at once.  wrap_manifest_receive() takes the
  * lines waiting, without blocking; wrap_manifest_report() takes the last
  * ones, then lists on stderr every profile with the memprof-report
- * command that reads it, marking those never finalised;
+ * command that reads it, marking those never finalised, then the
+ * processes that took no sample;
  * wrap_manifest_remove() closes the socket.
  */
 #ifndef SPPROF_WRAP_MANIFEST_H

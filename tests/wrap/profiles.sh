@@ -2,7 +2,8 @@
 # End to end with the real runtime of the build tree: one valid profile per
 # process of the command's tree, all of them listed at the end; a single one
 # with --no-follow-fork; existing profiles never overwritten; a process
-# killed before finalising listed as partial.
+# killed before finalising listed as partial; processes that took no
+# sample named.
 . "${srcdir:-.}/tests/wrap/common.sh"
 
 use_real_runtime
@@ -99,4 +100,15 @@ run 137 "$wrap" -r 4K -o 'dead.%p.mlyze' "$allocate" pids die
 part="dead.$(cat pids).mlyze.part"
 [ -s "$part" ] || fail "$part: missing or empty"
 expect_in "$work/err" "  $report $part   # partial: its process ended before finalising"
+
+# A process that ends without taking a sample has no profile, and is
+# named instead, by its process id and its command line; --quiet keeps
+# it for itself.
+run 0 "$wrap" -o 'idle.%p.mlyze' "$helpers/idle-child"
+child=$(cat "$work/out")
+expect_all_listed idle 1
+expect_in "$work/err" "memprof-wrap: 1 process ended without taking a sample, so without a profile:"
+expect_in "$work/err" "  pid $child  $helpers/idle-child"
+run 0 "$wrap" -q -o 'quiet-idle.%p.mlyze' "$helpers/idle-child"
+[ -s "$work/err" ] && fail "--quiet still printed: $(cat "$work/err")"
 exit 0
