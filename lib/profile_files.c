@@ -248,15 +248,32 @@ void profile_files_announce(const struct profile_files *f, char kind,
 		channel_send(f->manifest, line, n, -1);
 }
 
+/* This process's id, as text. */
+struct pid_text {
+	char text[24];
+};
+
+static struct pid_text own_pid(void)
+{
+	struct pid_text pid;
+
+	snprintf(pid.text, sizeof(pid.text), "%ld", (long)getpid());
+	return pid;
+}
+
+void profile_files_announce_start(const struct profile_files *f)
+{
+	profile_files_announce(f, 'P', own_pid().text);
+}
+
 void profile_files_announce_unsampled(const struct profile_files *f,
 				      const char *name)
 {
-	char line[3 * PATH_MAX], pid[16];
+	char line[3 * PATH_MAX];
 	size_t n;
 
-	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
 	if (f->manifest[0] &&
-	    (n = manifest_line('S', pid, name, line, sizeof(line))))
+	    (n = manifest_line('S', own_pid().text, name, line, sizeof(line))))
 		channel_send(f->manifest, line, n, -1);
 }
 

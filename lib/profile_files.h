@@ -11,7 +11,7 @@
  * announced in the manifest memprof-wrap reads (SPPROF_MANIFEST), one
  * whole line per append:
  *
- *   P <part>                  streaming started
+ *   P <part>\t<pid>           streaming started, by that process
  *   F <part>\t<final>         published under its final name
  *   X <part>\t<program>       the process image was replaced by an exec
  *   N <part>                  ... or not: that exec failed, and the
@@ -68,6 +68,9 @@ int profile_files_publish_unnamed(const struct profile_files *f, int fd,
 /* Appends "<kind> <part>[\t<detail>]" to the manifest, if there is one. */
 void profile_files_announce(const struct profile_files *f, char kind,
 			    const char *detail);
+
+/* Appends "P <part>\t<pid>" to the manifest, if there is one. */
+void profile_files_announce_start(const struct profile_files *f);
 
 /* Appends "S <pid>\t<name>" to the manifest, if there is one. */
 void profile_files_announce_unsampled(const struct profile_files *f,

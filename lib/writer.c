@@ -440,7 +440,7 @@ static int create_file(void)
 		return -1;
 	}
 	w.created = 1;
-	profile_files_announce(&w.files, 'P', NULL);
+	profile_files_announce_start(&w.files);
 	modules_refresh();
 	define_modules();
 	put_rate_event();

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -23,6 +24,7 @@
 /* One profile: the file it streams to, and its final name once written. */
 struct profile {
 	char *part;
+	long pid;           /* the process writing it; 0 when not said */
 	char *final;        /* NULL until finalised */
 	char *exec_program; /* the image was replaced by exec of this */
 	char *stopped;      /* why recording stopped early, or NULL */
@@ -185,7 +187,10 @@ static void take_line(struct profile_list *list, char *line, int fd)
 	if (line[0] == 'M') {
 		show_message(line + 2);
 	} else if (line[0] == 'P') {
-		find_or_add(list, line + 2);
+		tab = strchr(line, '\t');
+		if (tab != NULL)
+			*tab = '\0';
+		find_or_add(list, line + 2)->pid = tab ? atol(tab + 1) : 0;
 	} else if (line[0] == 'N') {
 		find_or_add(list, line + 2)->exec_failed = true;
 	} else if (line[0] == 'H') {
@@ -315,16 +320,46 @@ static char *profile_note(const struct profile *profile,
 				 "finalising");
 }
 
+/* The name a profile still being written will have once its process
+ * ends (its part file's, without ".part"), or NULL: it is not being
+ * written, or the name is not the runtime's. */
+static char *future_name(const struct profile *profile)
+{
+	static const char suffix[] = ".part";
+	size_t length = strlen(profile->part);
+
+	if (profile->final != NULL || profile->stopped != NULL ||
+	    profile->unwritten != NULL || profile->pid <= 0 ||
+	    (kill((pid_t)profile->pid, 0) != 0 && errno != EPERM) ||
+	    length <= sizeof suffix - 1 ||
+	    strcmp(profile->part + length - (sizeof suffix - 1), suffix) != 0)
+		return NULL;
+	return wrap_format("%.*s", (int)(length - (sizeof suffix - 1)),
+			   profile->part);
+}
+
+/* A profile still being written is shown under the name it will have:
+ * its part file is gone by the time anyone reads the hint. */
 static void print_profile(const struct profile *profile, const char *cwd,
 			  bool descendants_running)
 {
+	char *future = future_name(profile);
 	char *shown = shown_path(profile->final != NULL ? profile->final
-				 : profile->part, cwd);
-	char *note = profile_note(profile, descendants_running);
+				 : future != NULL       ? future
+							: profile->part,
+				 cwd);
+	char *part = shown_path(profile->part, cwd);
+	char *note = future != NULL
+			     ? wrap_format("   # written when process %ld "
+					   "ends (until then it streams to %s)",
+					   profile->pid, part)
+			     : profile_note(profile, descendants_running);
 
 	fprintf(stderr, "  %s %s%s\n", REPORT_COMMAND, shown, note);
 	free(note);
+	free(part);
 	free(shown);
+	free(future);
 }
 
 /* A profile not finalised counts only if its part file is there. */

@@ -101,6 +101,22 @@ part="dead.$(cat pids).mlyze.part"
 [ -s "$part" ] || fail "$part: missing or empty"
 expect_in "$work/err" "  $report $part   # partial: its process ended before finalising"
 
+# A profile still being written when memprof-wrap ends is listed under
+# the name it will have once its process ends, which is then there.
+rm -f pids
+run 0 "$wrap" -r 4K -o 'late.%p.mlyze' sh -c "$allocate pids linger &
+	until ls late.*.mlyze.part >/dev/null 2>&1; do sleep 0.1; done"
+late=$(cat pids)
+expect_in "$work/err" "# written when process $late ends"
+name=$(sed -n "s/^  $report \([^ ]*\)   # written when process $late ends.*/\1/p" "$work/err")
+expect_in "$work/err" "  $report $name   # written when process $late ends (until then it streams to $name.part)"
+[ -e "$name" ] && fail "$name there before its process ended"
+for _ in $(seq 100); do
+	[ -e "$name" ] && break
+	sleep 0.1
+done
+valid_profile "$name"
+
 # A process that ends without taking a sample has no profile, and is
 # named instead, by its process id and its command line; --quiet keeps
 # it for itself.
