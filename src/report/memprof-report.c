@@ -344,6 +344,7 @@ static void summarise(struct gathered *g, const char *file,
 	p->pid = info->pid;
 	p->start_time_us = info->start_time_us;
 	p->command_line = copy_command_line(info);
+	p->title = info->title ? xstrdup(info->title) : NULL;
 	p->duration_s = end > info->start_time_us
 				? (double)(end - info->start_time_us) / 1e6
 				: 0.0;
@@ -500,6 +501,7 @@ static void free_gathered(struct gathered *g)
 		for (char **arg = p->command_line; *arg; arg++)
 			free(*arg);
 		free(p->command_line);
+		free(p->title);
 		free(p->exec_program);
 		free(p->file);
 		free_series(p);
