@@ -22,8 +22,12 @@ if BUILD_PYTHON
 spprofpyexecdir = $(pyexecdir)/spprof
 spprofpyexec_PYTHON = \
 	python/spprof/__init__.py \
+	python/spprof/_cli.py \
 	python/spprof/_export.py \
-	python/spprof/memprof.py
+	python/spprof/_magic.py \
+	python/spprof/_stream.py \
+	python/spprof/memprof.py \
+	python/spprof/pytest_plugin.py
 spprofpyexec_LTLIBRARIES = python/spprof/_memprof.la
 
 python_spprof__memprof_la_SOURCES = \
@@ -42,7 +46,7 @@ python_spprof__memprof_la_LIBADD = lib/libspprof-alloc.la
 # trying the bindings without installing them.
 PYTHON_BUILD_TREE = python/pkg/spprof
 all-local: $(PYTHON_BUILD_TREE)/.stamp
-$(PYTHON_BUILD_TREE)/.stamp: python/spprof/_memprof.la
+$(PYTHON_BUILD_TREE)/.stamp: python/spprof/_memprof.la Makefile
 	$(AM_V_GEN)$(MKDIR_P) $(PYTHON_BUILD_TREE) && \
 	for f in $(spprofpyexec_PYTHON); do \
 		ln -sf "$(abs_top_srcdir)/$$f" $(PYTHON_BUILD_TREE)/; \

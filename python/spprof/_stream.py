@@ -1,0 +1,147 @@
+"""Reads this process's own profile while the runtime streams it.
+
+Contract: StreamReader follows the ".part" file that the runtime of this
+process writes (mlyze(5), STREAMED FILES) and hands out its events in
+order, from where the previous call stopped up to and including the first
+MARKER of a given name, which this process wrote just before: every event
+before it is complete, whatever other threads write after it.  The tables
+the stream defines as it goes (strings, stacks, sampling rate) are kept,
+so that ALLOC events can be read as sizes, weights and Python frames.
+"""
+
+import json
+import math
+import os
+import struct
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from .memprof import StackFrame
+
+ALLOC, FREE, GC, MARKER, STACK, MODULE, STRING, RATE = range(8)
+_HEADER_SIZE = 256
+_CHUNK = 1 << 20
+
+
+class _NeedMore(Exception):
+    """The buffer ends inside the event being read."""
+
+
+class _Cursor:
+    def __init__(self, data: bytes, offset: int = 0) -> None:
+        self.data, self.offset = data, offset
+
+    def take(self, n: int) -> bytes:
+        if self.offset + n > len(self.data):
+            raise _NeedMore
+        self.offset += n
+        return self.data[self.offset - n:self.offset]
+
+    def u64(self) -> int:
+        return struct.unpack("<Q", self.take(8))[0]
+
+    def varint(self) -> int:
+        value = shift = 0
+        while True:
+            byte = self.take(1)[0]
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                return value
+
+
+def own_profile(directory: str) -> Optional[str]:
+    """The streamed profile this process maps under `directory` (the
+    runtime keeps its ".part" file mapped while it writes it), or None
+    before the first event."""
+    prefix = os.path.join(os.path.realpath(directory), "")
+    with open("/proc/self/maps", encoding="utf-8",
+              errors="surrogateescape") as maps:
+        for line in maps:
+            path = line.rstrip("\n").split(None, 5)[-1]
+            if path.startswith(prefix) and path.endswith(".part"):
+                return path
+    return None
+
+
+def weight(size: int, rate: int) -> float:
+    """The bytes a sampled block of `size` bytes stands for (mlyze(5))."""
+    return size / -math.expm1(-size / rate) if size else 0.0
+
+
+class StreamReader:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        with open(path, "rb") as f:
+            header = f.read(_HEADER_SIZE)
+            if header[:4] != b"MTRC" or len(header) < _HEADER_SIZE:
+                raise ValueError(f"{path}: not a .mlyze stream")
+            metadata_length = struct.unpack_from("<I", header, 16)[0]
+            metadata = json.loads(f.read(metadata_length))
+        self.offset = _HEADER_SIZE + metadata_length
+        self.rate = int(metadata.get("sampling_rate", 0))
+        self.strings: Tuple[Dict[int, str], Dict[int, str]] = ({}, {})
+        self.stacks: Dict[int, List[StackFrame]] = {}
+
+    def events_until(self, marker: str) -> Iterator[tuple]:
+        """("alloc", address, size, stack id, sampling rate), ("free",
+        address) and ("marker", name) up to the marker named `marker`."""
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            data = f.read(_CHUNK)
+            cursor = _Cursor(data)
+            while True:
+                start = cursor.offset
+                try:
+                    event = self._event(cursor)
+                except _NeedMore:
+                    more = f.read(_CHUNK)
+                    if not more:
+                        raise ValueError(f"{self.path}: marker {marker!r} "
+                                         "not found") from None
+                    cursor = _Cursor(cursor.data[start:] + more)
+                    self.offset += start
+                    continue
+                if event is not None:
+                    yield event
+                    if event == ("marker", marker):
+                        self.offset += cursor.offset
+                        return
+
+    def _event(self, c: _Cursor) -> Optional[tuple]:
+        kind = c.take(1)[0]
+        c.varint()  # time delta
+        if kind == ALLOC:
+            address, size, stack_id = c.u64(), c.varint(), c.varint()
+            c.take(2)  # thread
+            return ("alloc", address, size, stack_id, self.rate)
+        if kind == FREE:
+            return ("free", c.u64())
+        if kind == GC:
+            c.varint()
+            c.varint()
+            return None
+        if kind == MARKER:
+            return ("marker", self.strings[1].get(c.varint(), ""))
+        payload = _Cursor(c.take(c.varint()))
+        if kind == STRING:
+            table, string_id = payload.varint(), payload.varint()
+            text = payload.take(payload.varint()).decode("utf-8", "replace")
+            if table in (0, 1):
+                self.strings[table][string_id] = text
+        elif kind == STACK:
+            self._define_stack(payload)
+        elif kind == RATE:
+            self.rate = payload.varint()
+        return None
+
+    def _define_stack(self, c: _Cursor) -> None:
+        stack_id, frames = c.varint(), []
+        files, functions = self.strings
+        for _ in range(c.varint()):
+            if c.varint() == 0:
+                frames.append(StackFrame(c.varint(), "", "", 0, False))
+            else:
+                file, function, line = c.varint(), c.varint(), c.varint()
+                frames.append(StackFrame(0, functions.get(function, "?"),
+                                         files.get(file, "?"), line, True))
+        self.stacks[stack_id] = frames

@@ -1,0 +1,442 @@
+"""pytest plugin of spprof-mem: what each test allocates, and limits on it.
+
+    pytest --memprof                       # the tests that allocated the most
+    @pytest.mark.limit_memory("24 MB")     # the most the test may hold at once
+    @pytest.mark.limit_leaks("1 MB")       # what it may leave behind
+
+Registered through the pytest11 entry point (``-p spprof.pytest_plugin``
+from a build tree).  With --memprof, pytest runs again at once under the
+runtime (LD_PRELOAD of the libspprof-alloc this package is linked with)
+and with PYTHONMALLOC=malloc, so that Python's small objects go through
+malloc too; the runtime streams the profile of each pytest process into a
+private directory (--memprof-dir keeps it), which the plugin reads as the
+tests run.  Between tests the runtime samples almost never; while a test
+runs it samples one allocation per --memprof-rate bytes, by default 1: every
+allocation, so that the numbers are exact.  At a coarser rate each number is
+an estimate with a 95 % interval, and a limit that lies inside that interval
+is reported as undecided rather than passed or failed.
+
+What a test "holds" is the memory it allocated and had not freed yet, at its
+worst moment; what it "leaves behind" is what it allocated and was still
+allocated after it returned and a garbage collection ran.  Both count the
+allocations of every thread that the test's thread started or that was idle
+before; warm-up runs (--memprof-warmups, or warmups= on a marker) run the
+test first without measuring it, for caches that fill on first use.
+"""
+
+import gc
+import math
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import asdict, dataclass, field
+from typing import Dict, Iterable, List, Optional, Tuple
+
+import pytest
+
+# The bindings (and the runtime library they are linked with) are loaded
+# only with --memprof: a plugin that every pytest run imports costs little.
+
+_THIS_FILE = __file__
+
+# Settings the first process hands to the pytest it runs again, and to the
+# xdist workers that one starts.
+_DIRECTORY_VARIABLE = "SPPROF_PYTEST_DIR"
+_ROOT_VARIABLE = "SPPROF_PYTEST_ROOT"
+# Sampling between tests: rare enough to cost nothing.
+_IDLE_RATE = 1 << 30
+_START, _END = "pytest start ", "pytest end"
+
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10,
+          "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
+          "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+
+
+def parse_size(text: str) -> int:
+    """Bytes in "24 MB", "512KiB", "100": units B, K(i)B, M(i)B, G(i)B,
+    all powers of 1024 (as memprof-wrap --rate)."""
+    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(text))
+    if not found or found.group(2).lower() not in _UNITS:
+        raise ValueError(f"{text!r} is not a size such as '24 MB'")
+    return int(float(found.group(1)) * _UNITS[found.group(2).lower()])
+
+
+def human(size: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(size) < 1024 or unit == "GiB":
+            return (f"{size:.0f} {unit}" if unit == "B"
+                    else f"{size:.1f} {unit}")
+        size /= 1024
+    return ""
+
+
+# ---- options and markers ---------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("memprof", "memory profiling (spprof-mem)")
+    group.addoption("--memprof", action="store_true",
+                    help="measure what each test allocates, enforce the "
+                         "limit_memory and limit_leaks markers and list "
+                         "the tests that allocated the most")
+    group.addoption("--memprof-dir", metavar="DIR",
+                    help="keep the profiles (.mlyze, one per pytest "
+                         "process) in DIR; by default none is kept")
+    group.addoption("--memprof-rate", metavar="BYTES", type=parse_size,
+                    default=1,
+                    help="one sample per BYTES allocated while a test runs "
+                         "(default 1: every allocation, exact figures)")
+    group.addoption("--memprof-top", metavar="N", type=int, default=5,
+                    help="how many tests the summary lists (default 5)")
+    group.addoption("--memprof-warmups", metavar="N", type=int, default=0,
+                    help="run each test N times unmeasured first "
+                         "(default 0)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "limit_memory(limit, warmups=None): fail under --memprof "
+        "when the test holds more than limit ('24 MB') at once")
+    config.addinivalue_line(
+        "markers", "limit_leaks(limit, warmups=None): fail under --memprof "
+        "when the test leaves more than limit ('1 MB') allocated")
+    if not config.getoption("memprof"):
+        return
+    if _DIRECTORY_VARIABLE not in os.environ:
+        _run_again_under_runtime(config)
+    config.pluginmanager.register(_Profiler(config), "spprof-memprof")
+
+
+# ---- running pytest under the runtime ------------------------------------------
+
+
+def _runtime_library() -> str:
+    """The libspprof-alloc that the bindings' extension is linked with."""
+    from . import _memprof  # noqa: F401 (loads the library)
+    with open("/proc/self/maps", encoding="utf-8",
+              errors="surrogateescape") as maps:
+        for line in maps:
+            path = line.rstrip("\n").split(None, 5)[-1]
+            if os.path.basename(path).startswith("libspprof-alloc.so"):
+                return path
+    raise pytest.UsageError("--memprof: libspprof-alloc is not loaded "
+                            "with spprof._memprof")
+
+
+def _run_again_under_runtime(config: pytest.Config) -> None:
+    """Replaces this process with the same pytest command run under the
+    runtime, with small objects served by malloc."""
+    from . import _memprof
+    keep = config.getoption("memprof_dir")
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+    directory = os.path.abspath(keep or tempfile.mkdtemp(
+        prefix="spprof-pytest-"))
+    runtime = _runtime_library()
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("SPPROF_MANIFEST", "SPPROF_ROOT_PID")}
+    preload = env.get("LD_PRELOAD")
+    env.update({
+        "LD_PRELOAD": runtime + (":" + preload if preload else ""),
+        "SPPROF_OUTPUT": os.path.join(directory, "pytest.%p.mlyze"),
+        "SPPROF_SAMPLING_RATE": str(_IDLE_RATE),
+        "SPPROF_PYTHON_WALKER": os.path.realpath(_memprof.__file__),
+        "PYTHONMALLOC": "malloc",
+        _DIRECTORY_VARIABLE: directory,
+        _ROOT_VARIABLE: str(os.getpid()),
+    })
+    capture = config.pluginmanager.getplugin("capturemanager")
+    if capture is not None:
+        capture.stop_global_capturing()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, list(sys.orig_argv), env)
+
+
+# ---- what a test did ------------------------------------------------------------
+
+
+@dataclass
+class Figure:
+    """An estimate in bytes, its variance and the allocation sites that
+    make it up (label, bytes), largest first."""
+
+    bytes: float = 0.0
+    variance: float = 0.0
+    sites: List[Tuple[str, float]] = field(default_factory=list)
+
+    @property
+    def margin(self) -> float:
+        return 1.96 * math.sqrt(self.variance)
+
+
+@dataclass
+class Measurement:
+    nodeid: str
+    rate: int
+    samples: int = 0
+    allocated: Figure = field(default_factory=Figure)
+    peak: Figure = field(default_factory=Figure)
+    leaked: Figure = field(default_factory=Figure)
+
+    def how(self) -> str:
+        if self.rate == 1:
+            return (f"measured exactly: each of the test's {self.samples} "
+                    "allocations was recorded")
+        return (f"estimated from {self.samples} sampled allocations, one "
+                f"per {human(self.rate)} allocated on average; the 95 % "
+                "interval is shown")
+
+    def figure(self, name: str) -> str:
+        figure = getattr(self, name)
+        if self.rate == 1:
+            return human(figure.bytes)
+        return f"{human(figure.bytes)} \u00b1 {human(figure.margin)}"
+
+
+def _site_frame(stack) -> Optional["StackFrame"]:
+    """The frame an allocation is charged to (as in spprof.memprof), or
+    None for the plugin's own allocations around the test."""
+    from .memprof import StackFrame, _site_frame
+    frame = _site_frame(stack, libraries=False)
+    if frame is not None and frame.file == _THIS_FILE:
+        return None
+    return frame or StackFrame(0, "[no stack]", "", 0, False)
+
+
+def _site_label(frame: "StackFrame", rootdir: str) -> str:
+    if not frame.is_python:
+        return str(frame)
+    file = frame.file
+    if file.startswith(os.path.join(rootdir, "")):
+        file = os.path.relpath(file, rootdir)
+    return f"{file}:{frame.line} ({frame.function})"
+
+
+# A sampled block: (bytes it stands for, their variance, its site).
+Block = Tuple[float, float, "StackFrame"]
+
+
+def _by_site(blocks: Iterable[Block], rootdir: str,
+             top: int = 5) -> Figure:
+    figure = Figure()
+    totals: Dict[str, float] = {}
+    for bytes_, variance, frame in blocks:
+        figure.bytes += bytes_
+        figure.variance += variance
+        label = _site_label(frame, rootdir)
+        totals[label] = totals.get(label, 0.0) + bytes_
+    figure.sites = sorted(totals.items(), key=lambda s: -s[1])[:top]
+    return figure
+
+
+def measure(events, stacks: Dict[int, list], nodeid: str, rate: int,
+            rootdir: str) -> Measurement:
+    """What the test whose events these are allocated, held at its peak
+    and left behind (the blocks it allocated that were still live)."""
+    from ._stream import weight
+    m = Measurement(nodeid, rate)
+    sites: Dict[int, Optional["StackFrame"]] = {}
+    live: Dict[int, Block] = {}
+    allocated: List[Block] = []
+    history: List[Tuple[int, Optional[Block]]] = []
+    held = peak_at = 0
+    for event in events:
+        if event[0] == "alloc":
+            _, address, size, stack_id, event_rate = event
+            if stack_id not in sites:
+                sites[stack_id] = _site_frame(stacks.get(stack_id, []))
+            if sites[stack_id] is None:
+                continue
+            w = weight(size, event_rate) if event_rate else float(size)
+            block = (w, w * (w - size), sites[stack_id])
+            held -= live.get(address, (0.0,))[0]
+            live[address] = block
+            allocated.append(block)
+            held += w
+            history.append((address, block))
+        elif event[0] == "free" and event[1] in live:
+            held -= live.pop(event[1])[0]
+            history.append((event[1], None))
+        if held > m.peak.bytes:
+            m.peak.bytes, peak_at = held, len(history)
+    m.samples = len(allocated)
+    m.allocated = _by_site(allocated, rootdir)
+    m.leaked = _by_site(live.values(), rootdir)
+    m.peak = _by_site(_live_after(history[:peak_at]), rootdir)
+    return m
+
+
+def _live_after(history: List[Tuple[int, Optional[Block]]]) -> List[Block]:
+    live: Dict[int, Block] = {}
+    for address, block in history:
+        if block is None:
+            live.pop(address, None)
+        else:
+            live[address] = block
+    return list(live.values())
+
+
+# ---- limits --------------------------------------------------------------------
+
+_LIMITS = {
+    # marker: (figure it bounds, what the figure is)
+    "limit_memory": ("peak", "the test held {} at its peak"),
+    "limit_leaks": ("leaked", "the test left {} behind"),
+}
+
+
+def decide(figure: Figure, limit: int) -> str:
+    """"over" when the whole 95 % interval lies above the limit, "within"
+    when it lies at or below it, else "undecided"."""
+    if figure.bytes - figure.margin > limit:
+        return "over"
+    if figure.bytes + figure.margin <= limit:
+        return "within"
+    return "undecided"
+
+
+def _limit_message(m: Measurement, marker: str, limit: int,
+                   verdict: str) -> str:
+    name, meaning = _LIMITS[marker]
+    figure = getattr(m, name)
+    said = {"over": "over", "undecided": "too close to tell against"}[verdict]
+    lines = [f"{marker}: {meaning.format(m.figure(name))}, {said} its "
+             f"limit of {human(limit)}",
+             f"  {m.how()}",
+             "  allocated by:" if figure.sites else "  (no allocation)"]
+    lines += [f"    {human(b):>10}  {label}" for label, b in figure.sites]
+    return "\n".join(lines)
+
+
+# ---- the plugin at work ---------------------------------------------------------
+
+
+class _Profiler:
+    def __init__(self, config: pytest.Config) -> None:
+        from . import _memprof
+        if not _memprof.interposing():
+            raise pytest.UsageError(
+                "--memprof: pytest was started again under the runtime "
+                "but the runtime does not serve malloc (is LD_PRELOAD "
+                "ignored here?)")
+        self.memprof = _memprof
+        self.config = config
+        self.directory = os.environ[_DIRECTORY_VARIABLE]
+        self.rate = config.getoption("memprof_rate")
+        self.warmups = config.getoption("memprof_warmups")
+        self.reader = None
+        self.results: List[dict] = []
+        self.undecided: List[str] = []
+        self.rootdir = str(config.rootpath)
+
+    def _stream(self):
+        if self.reader is None:
+            from ._stream import StreamReader, own_profile
+            path = own_profile(self.directory)
+            if path is None:
+                raise RuntimeError("spprof: the profile being recorded "
+                                   f"is not found in {self.directory}")
+            self.reader = StreamReader(path)
+        return self.reader
+
+    def measured_call(self, item: pytest.Function, test, args, kwargs):
+        """Runs test(*args, **kwargs) measured; a Measurement."""
+        gc.collect()
+        self.memprof.marker(_START + item.nodeid)
+        self.memprof.set_sampling_rate(self.rate)
+        try:
+            test(*args, **kwargs)
+        finally:
+            self.memprof.set_sampling_rate(_IDLE_RATE)
+            gc.collect()
+            self.memprof.marker(_END)
+        reader = self._stream()
+        return measure(reader.events_until(_END), reader.stacks,
+                       item.nodeid, self.rate, self.rootdir)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function):
+        test = pyfuncitem.obj
+        limits = [(name, pyfuncitem.get_closest_marker(name))
+                  for name in _LIMITS]
+        limits = [(name, marker) for name, marker in limits if marker]
+        warmups = max([marker.kwargs.get("warmups") or 0
+                       for _, marker in limits] + [self.warmups])
+
+        def measured(*args, **kwargs):
+            for _ in range(warmups):
+                test(*args, **kwargs)
+            m = self.measured_call(pyfuncitem, test, args, kwargs)
+            pyfuncitem.user_properties.append(("memprof", asdict(m)))
+            self._check(pyfuncitem, m, limits)
+
+        pyfuncitem.obj = measured
+        try:
+            yield
+        finally:
+            pyfuncitem.obj = test
+
+    def _check(self, item, m: Measurement, limits) -> None:
+        failures = []
+        for name, marker in limits:
+            limit = parse_size(marker.args[0] if marker.args
+                               else marker.kwargs["limit"])
+            verdict = decide(getattr(m, _LIMITS[name][0]), limit)
+            if verdict == "over":
+                failures.append(_limit_message(m, name, limit, verdict))
+            elif verdict == "undecided":
+                item.user_properties.append(
+                    ("memprof-undecided",
+                     _limit_message(m, name, limit, verdict)))
+        if failures:
+            pytest.fail("\n".join(failures), pytrace=False)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        for key, value in report.user_properties:
+            if key == "memprof":
+                self.results.append(value)
+            elif key == "memprof-undecided":
+                self.undecided.append(f"{report.nodeid}: {value}")
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        write = terminalreporter.write_line
+        top = sorted(self.results, key=lambda r: -r["allocated"]["bytes"])
+        top = top[:self.config.getoption("memprof_top")]
+        if top:
+            terminalreporter.section("memprof: the tests that allocated "
+                                     "the most")
+        for r in top:
+            m = Measurement(r["nodeid"], r["rate"], r["samples"],
+                            *(Figure(**r[k]) for k in
+                              ("allocated", "peak", "leaked")))
+            write(f"{m.nodeid}: allocated {m.figure('allocated')} in "
+                  f"{m.samples} allocation{'s' * (m.samples != 1)}, held {m.figure('peak')} at "
+                  f"its peak, left {m.figure('leaked')}")
+            for label, b in m.allocated.sites[:3]:
+                write(f"    {human(b):>10}  {label}")
+        if self.undecided:
+            terminalreporter.section("memprof: limits undecided (within "
+                                     "the 95 % interval)")
+            for text in self.undecided:
+                write(text)
+
+    def pytest_sessionfinish(self) -> None:
+        # Finish this process's profile now, before an xdist controller
+        # removes the directory.
+        self.memprof.shutdown()
+        keep = self.config.getoption("memprof_dir")
+        if not keep and self.reader is not None:
+            for path in (self.reader.path,
+                         self.reader.path[:-len(".part")]):
+                if os.path.exists(path):
+                    os.unlink(path)
+
+    def pytest_unconfigure(self) -> None:
+        if (not self.config.getoption("memprof_dir")
+                and os.environ.get(_ROOT_VARIABLE) == str(os.getpid())):
+            shutil.rmtree(self.directory, ignore_errors=True)
