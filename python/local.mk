@@ -10,6 +10,7 @@ PYTHON_TEST_FILES = \
 	python/tests/test_api.py \
 	python/tests/test_attribution.py \
 	python/tests/test_lifecycle.py \
+	python/tests/test_pytest_plugin.py \
 	python/tests/test_processes.py \
 	python/tests/test_snapshot.py \
 	python/tests/test_stress.py
