@@ -26,6 +26,8 @@ spprofpyexec_PYTHON = \
 	python/spprof/_cli.py \
 	python/spprof/_export.py \
 	python/spprof/_magic.py \
+	python/spprof/_measure.py \
+	python/spprof/_sizes.py \
 	python/spprof/_stream.py \
 	python/spprof/memprof.py \
 	python/spprof/pytest_plugin.py

@@ -28,19 +28,21 @@ import gc
 import itertools
 import math
 import os
-import re
 import shutil
 import sys
 import tempfile
-from dataclasses import asdict, dataclass, field
-from typing import Dict, Iterable, List, Optional, Tuple
+from dataclasses import asdict
+from typing import TYPE_CHECKING, List
 
 import pytest
 
+from ._sizes import human, parse_size
+
+if TYPE_CHECKING:
+    from ._measure import Figure, Measurement
+
 # The bindings (and the runtime library they are linked with) are loaded
 # only with --memprof: a plugin that every pytest run imports costs little.
-
-_THIS_FILE = __file__
 
 # Settings the first process hands to the pytest it runs again, and to the
 # xdist workers that one starts.
@@ -49,29 +51,6 @@ _ROOT_VARIABLE = "SPPROF_PYTEST_ROOT"
 # Sampling between tests: rare enough to cost nothing.
 _IDLE_RATE = 1 << 30
 _START, _END = "pytest start ", "pytest end"
-
-_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10,
-          "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
-          "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
-
-
-def parse_size(text: str) -> int:
-    """Bytes in "24 MB", "512KiB", "100": units B, K(i)B, M(i)B, G(i)B,
-    all powers of 1024 (as memprof-wrap --rate)."""
-    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(text))
-    if not found or found.group(2).lower() not in _UNITS:
-        raise ValueError(f"{text!r} is not a size such as '24 MB'")
-    return int(float(found.group(1)) * _UNITS[found.group(2).lower()])
-
-
-def human(size: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(size) < 1024 or unit == "GiB":
-            return (f"{size:.0f} {unit}" if unit == "B"
-                    else f"{size:.1f} {unit}")
-        size /= 1024
-    return ""
-
 
 # ---- options and markers ---------------------------------------------------
 
@@ -157,129 +136,6 @@ def _run_again_under_runtime(config: pytest.Config) -> None:
 
 
 # ---- what a test did ------------------------------------------------------------
-
-
-@dataclass
-class Figure:
-    """An estimate in bytes, its variance and the allocation sites that
-    make it up (label, bytes), largest first."""
-
-    bytes: float = 0.0
-    variance: float = 0.0
-    sites: List[Tuple[str, float]] = field(default_factory=list)
-
-    @property
-    def margin(self) -> float:
-        return 1.96 * math.sqrt(self.variance)
-
-
-@dataclass
-class Measurement:
-    nodeid: str
-    rate: int
-    samples: int = 0
-    allocated: Figure = field(default_factory=Figure)
-    peak: Figure = field(default_factory=Figure)
-    leaked: Figure = field(default_factory=Figure)
-
-    def how(self) -> str:
-        if self.rate == 1:
-            return (f"measured exactly: each of the test's {self.samples} "
-                    "allocations was recorded")
-        return (f"estimated from {self.samples} sampled allocations, one "
-                f"per {human(self.rate)} allocated on average; the 95 % "
-                "interval is shown")
-
-    def figure(self, name: str) -> str:
-        figure = getattr(self, name)
-        if self.rate == 1:
-            return human(figure.bytes)
-        return f"{human(figure.bytes)} \u00b1 {human(figure.margin)}"
-
-
-def _site_frame(stack) -> Optional["StackFrame"]:
-    """The frame an allocation is charged to (as in spprof.memprof), or
-    None for the plugin's own allocations around the test."""
-    from .memprof import StackFrame, _site_frame
-    frame = _site_frame(stack, libraries=False)
-    if frame is not None and frame.file == _THIS_FILE:
-        return None
-    return frame or StackFrame(0, "[no stack]", "", 0, False)
-
-
-def _site_label(frame: "StackFrame", rootdir: str) -> str:
-    if not frame.is_python:
-        return str(frame)
-    file = frame.file
-    if file.startswith(os.path.join(rootdir, "")):
-        file = os.path.relpath(file, rootdir)
-    return f"{file}:{frame.line} ({frame.function})"
-
-
-# A sampled block: (bytes it stands for, their variance, its site).
-Block = Tuple[float, float, "StackFrame"]
-
-
-def _by_site(blocks: Iterable[Block], rootdir: str,
-             top: int = 5) -> Figure:
-    figure = Figure()
-    totals: Dict[str, float] = {}
-    for bytes_, variance, frame in blocks:
-        figure.bytes += bytes_
-        figure.variance += variance
-        label = _site_label(frame, rootdir)
-        totals[label] = totals.get(label, 0.0) + bytes_
-    figure.sites = sorted(totals.items(), key=lambda s: -s[1])[:top]
-    return figure
-
-
-def measure(events, stacks: Dict[int, list], nodeid: str, rate: int,
-            rootdir: str) -> Measurement:
-    """What the test whose events these are allocated, held at its peak
-    and left behind (the blocks it allocated that were still live)."""
-    from ._stream import weight
-    m = Measurement(nodeid, rate)
-    sites: Dict[int, Optional["StackFrame"]] = {}
-    live: Dict[int, Block] = {}
-    allocated: List[Block] = []
-    history: List[Tuple[int, Optional[Block]]] = []
-    held = peak_at = 0
-    for event in events:
-        if event[0] == "alloc":
-            _, address, size, stack_id, event_rate = event
-            if stack_id not in sites:
-                sites[stack_id] = _site_frame(stacks.get(stack_id, []))
-            if sites[stack_id] is None:
-                continue
-            w = weight(size, event_rate) if event_rate else float(size)
-            block = (w, w * (w - size), sites[stack_id])
-            held -= live.get(address, (0.0,))[0]
-            live[address] = block
-            allocated.append(block)
-            held += w
-            history.append((address, block))
-        elif event[0] == "free" and event[1] in live:
-            held -= live.pop(event[1])[0]
-            history.append((event[1], None))
-        if held > m.peak.bytes:
-            m.peak.bytes, peak_at = held, len(history)
-    m.samples = len(allocated)
-    m.allocated = _by_site(allocated, rootdir)
-    m.leaked = _by_site(live.values(), rootdir)
-    m.peak = _by_site(_live_after(history[:peak_at]), rootdir)
-    return m
-
-
-def _live_after(history: List[Tuple[int, Optional[Block]]]) -> List[Block]:
-    live: Dict[int, Block] = {}
-    for address, block in history:
-        if block is None:
-            live.pop(address, None)
-        else:
-            live[address] = block
-    return list(live.values())
-
-
 # ---- limits --------------------------------------------------------------------
 
 _LIMITS = {
@@ -295,7 +151,7 @@ _LIMITS = {
 _UNSEEN_RATES = -math.log(0.05)
 
 
-def decide(figure: Figure, limit: int, rate: int) -> str:
+def decide(figure: "Figure", limit: int, rate: int) -> str:
     """"over" when the whole 95 % interval lies above the limit, "within"
     when it lies at or below it, else "undecided"."""
     if figure.bytes - figure.margin > limit:
@@ -305,7 +161,7 @@ def decide(figure: Figure, limit: int, rate: int) -> str:
     return "undecided"
 
 
-def _limit_message(m: Measurement, marker: str, limit: int,
+def _limit_message(m: "Measurement", marker: str, limit: int,
                    verdict: str) -> str:
     name, meaning = _LIMITS[marker]
     figure = getattr(m, name)
@@ -360,6 +216,7 @@ class _Profiler:
             self.memprof.set_sampling_rate(_IDLE_RATE)
             gc.collect()
             self.memprof.marker(_END)
+        from ._measure import measure
         reader = self._stream()
         # What the previous test's reading allocated comes before this
         # test's start.
@@ -367,7 +224,7 @@ class _Profiler:
             lambda event: event != ("marker", _START + item.nodeid),
             reader.events_until(_END))
         return measure(events, reader.stacks, item.nodeid, self.rate,
-                       self.rootdir)
+                       self.rootdir, __file__)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_pyfunc_call(self, pyfuncitem: pytest.Function):
@@ -391,7 +248,7 @@ class _Profiler:
         finally:
             pyfuncitem.obj = test
 
-    def _check(self, item, m: Measurement, limits) -> None:
+    def _check(self, item, m: "Measurement", limits) -> None:
         failures = []
         for name, marker in limits:
             limit = parse_size(marker.args[0] if marker.args
@@ -416,6 +273,7 @@ class _Profiler:
                 self.undecided.append(f"{report.nodeid}: {value}")
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
+        from ._measure import Figure, Measurement
         write = terminalreporter.write_line
         top = sorted(self.results, key=lambda r: -r["allocated"]["bytes"])
         top = top[:self.config.getoption("memprof_top")]
