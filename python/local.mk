@@ -27,6 +27,7 @@ spprofpyexec_PYTHON = \
 	python/spprof/_export.py \
 	python/spprof/_magic.py \
 	python/spprof/_measure.py \
+	python/spprof/_session.py \
 	python/spprof/_sizes.py \
 	python/spprof/_stream.py \
 	python/spprof/memprof.py \

@@ -76,23 +76,31 @@ class StreamReader:
             if header[:4] != b"MTRC" or len(header) < _HEADER_SIZE:
                 raise ValueError(f"{path}: not a .mlyze stream")
             metadata_length = struct.unpack_from("<I", header, 16)[0]
-            metadata = json.loads(f.read(metadata_length))
-        self.offset = _HEADER_SIZE + metadata_length
-        self.rate = int(metadata.get("sampling_rate", 0))
+            metadata = f.read(metadata_length)
+        self.prologue = header + metadata
+        self.offset = len(self.prologue)
+        self.rate = int(json.loads(metadata).get("sampling_rate", 0))
+        self.time_us = 0
+        self.last: Tuple[int, bytes] = (0, b"")
+        # Raw events that a copy of part of the stream needs first.
+        self.definitions: List[Tuple[int, bytes]] = []
+        self.rate_event: Optional[Tuple[int, bytes]] = None
         self.strings: Tuple[Dict[int, str], Dict[int, str]] = ({}, {})
         self.stacks: Dict[int, List[StackFrame]] = {}
 
     def events_until(self, marker: str) -> Iterator[tuple]:
         """("alloc", address, size, stack id, sampling rate), ("free",
-        address) and ("marker", name) up to the marker named `marker`."""
+        address), ("marker", name) and ("other",) up to the marker named
+        `marker`.  While an event is handed out, `time_us` is its time
+        since the start of the profile and `last` its type and the bytes
+        after its time delta."""
         with open(self.path, "rb") as f:
             f.seek(self.offset)
-            data = f.read(_CHUNK)
-            cursor = _Cursor(data)
+            cursor = _Cursor(f.read(_CHUNK))
             while True:
                 start = cursor.offset
                 try:
-                    event = self._event(cursor)
+                    event, delta, body_start = self._event(cursor)
                 except _NeedMore:
                     more = f.read(_CHUNK)
                     if not more:
@@ -101,15 +109,27 @@ class StreamReader:
                     cursor = _Cursor(cursor.data[start:] + more)
                     self.offset += start
                     continue
-                if event is not None:
-                    yield event
-                    if event == ("marker", marker):
-                        self.offset += cursor.offset
-                        return
+                self.time_us += delta
+                self.last = (cursor.data[start],
+                             cursor.data[body_start:cursor.offset])
+                if self.last[0] in (STACK, MODULE, STRING):
+                    self.definitions.append(self.last)
+                elif self.last[0] == RATE:
+                    self.rate_event = self.last
+                yield event
+                if event == ("marker", marker):
+                    self.offset += cursor.offset
+                    return
 
-    def _event(self, c: _Cursor) -> Optional[tuple]:
+    def _event(self, c: _Cursor) -> Tuple[tuple, int, int]:
+        """The event at the cursor, its time delta and where its fields
+        start."""
         kind = c.take(1)[0]
-        c.varint()  # time delta
+        delta = c.varint()
+        body_start = c.offset
+        return self._fields(kind, c), delta, body_start
+
+    def _fields(self, kind: int, c: _Cursor) -> tuple:
         if kind == ALLOC:
             address, size, stack_id = c.u64(), c.varint(), c.varint()
             c.take(2)  # thread
@@ -119,7 +139,7 @@ class StreamReader:
         if kind == GC:
             c.varint()
             c.varint()
-            return None
+            return ("other",)
         if kind == MARKER:
             return ("marker", self.strings[1].get(c.varint(), ""))
         payload = _Cursor(c.take(c.varint()))
@@ -132,7 +152,7 @@ class StreamReader:
             self._define_stack(payload)
         elif kind == RATE:
             self.rate = payload.varint()
-        return None
+        return ("other",)
 
     def _define_stack(self, c: _Cursor) -> None:
         stack_id, frames = c.varint(), []
@@ -145,3 +165,42 @@ class StreamReader:
                 frames.append(StackFrame(0, functions.get(function, "?"),
                                          files.get(file, "?"), line, True))
         self.stacks[stack_id] = frames
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+class Excerpt:
+    """A streamed profile of its own holding a stretch of a StreamReader's
+    stream: begin() where the stretch starts, add() each event of it, in
+    order, then save()."""
+
+    def __init__(self, reader: StreamReader) -> None:
+        self.reader = reader
+        self.chunks: List[bytes] = []
+
+    def _append(self, event: Tuple[int, bytes], delta: int) -> None:
+        self.chunks.append(bytes([event[0]]) + _varint(delta) + event[1])
+
+    def begin(self) -> None:
+        """The definitions the stretch may use come first, at time 0."""
+        start = self.reader.rate_event
+        for event in self.reader.definitions + ([start] if start else []):
+            self._append(event, 0)
+        self.time_us = 0
+
+    def add(self) -> None:
+        """Copies the event the reader has just handed out."""
+        self._append(self.reader.last, self.reader.time_us - self.time_us)
+        self.time_us = self.reader.time_us
+
+    def save(self, path: str) -> None:
+        with open(path, "wb") as out:
+            out.write(self.reader.prologue)
+            out.write(b"".join(self.chunks))

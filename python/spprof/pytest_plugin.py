@@ -27,15 +27,12 @@ test first without measuring it, for caches that fill on first use.
 import gc
 import itertools
 import math
-import os
-import shutil
-import sys
-import tempfile
 from dataclasses import asdict
 from typing import TYPE_CHECKING, List
 
 import pytest
 
+from . import _session
 from ._sizes import human, parse_size
 
 if TYPE_CHECKING:
@@ -44,12 +41,6 @@ if TYPE_CHECKING:
 # The bindings (and the runtime library they are linked with) are loaded
 # only with --memprof: a plugin that every pytest run imports costs little.
 
-# Settings the first process hands to the pytest it runs again, and to the
-# xdist workers that one starts.
-_DIRECTORY_VARIABLE = "SPPROF_PYTEST_DIR"
-_ROOT_VARIABLE = "SPPROF_PYTEST_ROOT"
-# Sampling between tests: rare enough to cost nothing.
-_IDLE_RATE = 1 << 30
 _START, _END = "pytest start ", "pytest end"
 
 # ---- options and markers ---------------------------------------------------
@@ -84,58 +75,15 @@ def pytest_configure(config: pytest.Config) -> None:
         "when the test leaves more than limit ('1 MB') allocated")
     if not config.getoption("memprof"):
         return
-    if _DIRECTORY_VARIABLE not in os.environ:
-        _run_again_under_runtime(config)
+    if _session.session_directory() is None:
+        capture = config.pluginmanager.getplugin("capturemanager")
+        if capture is not None:
+            capture.stop_global_capturing()
+        _session.run_again_under_runtime("pytest",
+                                         config.getoption("memprof_dir"))
     config.pluginmanager.register(_Profiler(config), "spprof-memprof")
 
 
-# ---- running pytest under the runtime ------------------------------------------
-
-
-def _runtime_library() -> str:
-    """The libspprof-alloc that the bindings' extension is linked with."""
-    from . import _memprof  # noqa: F401 (loads the library)
-    with open("/proc/self/maps", encoding="utf-8",
-              errors="surrogateescape") as maps:
-        for line in maps:
-            path = line.rstrip("\n").split(None, 5)[-1]
-            if os.path.basename(path).startswith("libspprof-alloc.so"):
-                return path
-    raise pytest.UsageError("--memprof: libspprof-alloc is not loaded "
-                            "with spprof._memprof")
-
-
-def _run_again_under_runtime(config: pytest.Config) -> None:
-    """Replaces this process with the same pytest command run under the
-    runtime, with small objects served by malloc."""
-    from . import _memprof
-    keep = config.getoption("memprof_dir")
-    if keep:
-        os.makedirs(keep, exist_ok=True)
-    directory = os.path.abspath(keep or tempfile.mkdtemp(
-        prefix="spprof-pytest-"))
-    runtime = _runtime_library()
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("SPPROF_MANIFEST", "SPPROF_ROOT_PID")}
-    preload = env.get("LD_PRELOAD")
-    env.update({
-        "LD_PRELOAD": runtime + (":" + preload if preload else ""),
-        "SPPROF_OUTPUT": os.path.join(directory, "pytest.%p.mlyze"),
-        "SPPROF_SAMPLING_RATE": str(_IDLE_RATE),
-        "SPPROF_PYTHON_WALKER": os.path.realpath(_memprof.__file__),
-        "PYTHONMALLOC": "malloc",
-        _DIRECTORY_VARIABLE: directory,
-        _ROOT_VARIABLE: str(os.getpid()),
-    })
-    capture = config.pluginmanager.getplugin("capturemanager")
-    if capture is not None:
-        capture.stop_global_capturing()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os.execve(sys.executable, list(sys.orig_argv), env)
-
-
-# ---- what a test did ------------------------------------------------------------
 # ---- limits --------------------------------------------------------------------
 
 _LIMITS = {
@@ -187,7 +135,7 @@ class _Profiler:
                 "ignored here?)")
         self.memprof = _memprof
         self.config = config
-        self.directory = os.environ[_DIRECTORY_VARIABLE]
+        self.directory = _session.session_directory()
         self.rate = config.getoption("memprof_rate")
         self.warmups = config.getoption("memprof_warmups")
         self.reader = None
@@ -213,7 +161,7 @@ class _Profiler:
         try:
             test(*args, **kwargs)
         finally:
-            self.memprof.set_sampling_rate(_IDLE_RATE)
+            self.memprof.set_sampling_rate(_session.IDLE_RATE)
             gc.collect()
             self.memprof.marker(_END)
         from ._measure import measure
@@ -296,17 +244,6 @@ class _Profiler:
                 write(text)
 
     def pytest_sessionfinish(self) -> None:
-        # Finish this process's profile now, before an xdist controller
-        # removes the directory.
-        self.memprof.shutdown()
-        keep = self.config.getoption("memprof_dir")
-        if not keep and self.reader is not None:
-            for path in (self.reader.path,
-                         self.reader.path[:-len(".part")]):
-                if os.path.exists(path):
-                    os.unlink(path)
-
-    def pytest_unconfigure(self) -> None:
-        if (not self.config.getoption("memprof_dir")
-                and os.environ.get(_ROOT_VARIABLE) == str(os.getpid())):
-            shutil.rmtree(self.directory, ignore_errors=True)
+        # Now, before an xdist controller (the first process) removes the
+        # directory of the profiles.
+        _session.finish(self.reader.path if self.reader else None)
