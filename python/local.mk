@@ -10,6 +10,7 @@ PYTHON_TEST_FILES = \
 	python/tests/test_api.py \
 	python/tests/test_attribution.py \
 	python/tests/test_lifecycle.py \
+	python/tests/test_notebook.py \
 	python/tests/test_pytest_plugin.py \
 	python/tests/test_processes.py \
 	python/tests/test_snapshot.py \
@@ -25,6 +26,7 @@ spprofpyexec_PYTHON = \
 	python/spprof/__init__.py \
 	python/spprof/_cli.py \
 	python/spprof/_export.py \
+	python/spprof/_kernel.py \
 	python/spprof/_magic.py \
 	python/spprof/_measure.py \
 	python/spprof/_session.py \

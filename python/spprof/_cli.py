@@ -3,11 +3,13 @@
     python3 -m spprof.memprof run [OPTION]... script.py [ARGUMENT]...
     python3 -m spprof.memprof run [OPTION]... -m module [ARGUMENT]...
     python3 -m spprof.memprof report [OPTION]... FILE...
+    python3 -m spprof.memprof kernel install [--user | --prefix DIR]
 
 ``run`` is ``memprof-wrap [OPTION]... -- python3 script.py ...`` with this
 interpreter: the process is replaced by memprof-wrap, so the options, the
 profiles written and the exit status are memprof-wrap's.  ``report`` is
-memprof-report.  Both programs are those of the build tree when the
+memprof-report.  ``kernel install`` installs the Jupyter kernel of
+spprof._kernel.  Both programs are those of the build tree when the
 package runs from it, else the ones found on PATH.
 """
 
@@ -20,11 +22,14 @@ USAGE = """\
 usage: python3 -m spprof.memprof run [OPTION]... script.py [ARGUMENT]...
        python3 -m spprof.memprof run [OPTION]... -m module [ARGUMENT]...
        python3 -m spprof.memprof report [OPTION]... FILE...
+       python3 -m spprof.memprof kernel install [--user | --prefix DIR]
 
 run     runs the program with this Python under memprof-wrap; the OPTIONs
         are memprof-wrap's (-o FILE, -r RATE, --python-allocators=...):
         see memprof-wrap --help
 report  is memprof-report: see memprof-report --help
+kernel  installs the Jupyter kernel "Python 3 (spprof-mem)", which runs
+        under the runtime, for the %%memprof cell magic
 """
 
 # memprof-wrap's options that take a value (getopt_long also accepts a
@@ -98,16 +103,50 @@ def _run(arguments: List[str]) -> NoReturn:
     _exec_tool("memprof-wrap", [*options, "--", sys.executable, *program])
 
 
+def _report(arguments: List[str]) -> NoReturn:
+    _exec_tool("memprof-report", arguments)
+
+
+def _kernel(arguments: List[str]) -> int:
+    import argparse
+    parser = argparse.ArgumentParser(
+        prog="python3 -m spprof.memprof kernel",
+        description="Install the Jupyter kernel \"Python 3 (spprof-mem)\", "
+                    "which runs under the runtime, for %%memprof.")
+    parser.add_argument("action", choices=["install"])
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true",
+                       help="for this user only")
+    where.add_argument("--prefix", help="under PREFIX/share/jupyter")
+    options = parser.parse_args(arguments)
+    from . import _kernel as kernel
+    try:
+        path = kernel.install(options.user, options.prefix)
+    except (ImportError, OSError) as e:
+        sys.exit(f"spprof.memprof kernel: {e}")
+    print(f"installed the kernel {kernel.DISPLAY_NAME!r} in {path}")
+    return 0
+
+
+def _help(arguments: List[str]) -> int:
+    sys.stdout.write(USAGE)
+    return 0
+
+
+COMMANDS = {
+    "run": _run,
+    "report": _report,
+    "kernel": _kernel,
+    "-h": _help,
+    "--help": _help,
+}
+
+
 def main(arguments: Optional[Sequence[str]] = None) -> int:
     arguments = list(sys.argv[1:] if arguments is None else arguments)
-    command = arguments[0] if arguments else ""
-    if command == "run":
-        _run(arguments[1:])
-    elif command == "report":
-        _exec_tool("memprof-report", arguments[1:])
-    if command in ("-h", "--help"):
-        sys.stdout.write(USAGE)
-        return 0
-    sys.stderr.write(("spprof.memprof: unknown command " + repr(command)
-                      + "\n" if command else "") + USAGE)
-    return 2
+    command = COMMANDS.get(arguments[0] if arguments else "")
+    if command is None:
+        sys.stderr.write((f"spprof.memprof: unknown command {arguments[0]!r}"
+                          "\n" if arguments else "") + USAGE)
+        return 2
+    return command(arguments[1:])

@@ -13,7 +13,7 @@ import json
 import math
 import os
 import struct
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from .memprof import StackFrame
 
@@ -189,18 +189,28 @@ class Excerpt:
         self.chunks.append(bytes([event[0]]) + _varint(delta) + event[1])
 
     def begin(self) -> None:
-        """The definitions the stretch may use come first, at time 0."""
+        """The definitions the stretch may use come first; the excerpt's
+        time starts with the event the reader has just handed out."""
         start = self.reader.rate_event
         for event in self.reader.definitions + ([start] if start else []):
             self._append(event, 0)
-        self.time_us = 0
+        self.start_us = self.time_us = self.reader.time_us
 
     def add(self) -> None:
         """Copies the event the reader has just handed out."""
         self._append(self.reader.last, self.reader.time_us - self.time_us)
         self.time_us = self.reader.time_us
 
-    def save(self, path: str) -> None:
+    def save(self, path: str, **metadata: Any) -> None:
+        """Writes the excerpt, with `metadata` changed in its metadata."""
+        prologue = self.reader.prologue
+        changed = json.loads(prologue[_HEADER_SIZE:])
+        changed.update(metadata)
+        encoded = json.dumps(changed).encode("utf-8")
         with open(path, "wb") as out:
-            out.write(self.reader.prologue)
+            start_us = struct.unpack_from("<Q", prologue, 8)[0]
+            out.write(prologue[:8] +
+                      struct.pack("<QI", start_us + self.start_us,
+                                  len(encoded)) +
+                      prologue[20:_HEADER_SIZE] + encoded)
             out.write(b"".join(self.chunks))
