@@ -300,7 +300,7 @@ int unwind_tables_init(uintptr_t libc_text_lo, uintptr_t libc_text_hi)
 #endif
 
 __attribute__((noinline)) uint32_t
-unwind_tables_capture(const struct frame_regs *start, uintptr_t *frames,
+unwind_tables_capture(const struct frame_regs *start, uint64_t *frames,
 		      uint32_t max, uintptr_t stack_top, int *truncated)
 {
 	struct frame_regs regs;

@@ -45,7 +45,7 @@ struct frame_regs {
  * address when start is NULL, leaf first; *truncated is set when the walk
  * stopped at max. */
 uint32_t unwind_tables_capture(const struct frame_regs *start,
-			       uintptr_t *frames, uint32_t max,
+			       uint64_t *frames, uint32_t max,
 			       uintptr_t stack_top, int *truncated);
 
 /* Whether pc is a sigreturn trampoline: the return address the kernel
