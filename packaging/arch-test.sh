@@ -54,7 +54,7 @@ in_system() {
 		exec chroot "$root" /usr/bin/env -i \
 			PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
 			LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
-	' in_system "$@"
+	' in_system "$root" "$@"
 }
 
 # The base system: both debootstrap stages run the architecture's own
