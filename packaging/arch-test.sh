@@ -78,7 +78,9 @@ flock 9 # one run per architecture at a time
 start=$(date +%s)
 [ -x "$root/usr/bin/make" ] || make_base
 # Cheap when nothing is missing; picks up packages added to the list.
-if ! in_system dpkg -s $packages >/dev/null 2>&1; then
+if in_system dpkg-query -W -f '${db:Status-Abbrev}\n' $packages 2>&1 |
+	grep -qv '^ii'; then
+	in_system dpkg --configure -a
 	in_system apt-get update
 	in_system apt-get install -y --no-install-recommends $packages
 fi
