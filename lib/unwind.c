@@ -16,13 +16,8 @@
 #include "code_map.h"
 #include "compiler.h"
 #include "sampler.h"
+#include "unwind_arch.h"
 #include "unwind_tables.h"
-
-#if defined(__x86_64__) || defined(__aarch64__)
-#define USER_ADDRESS_MAX 0x0000FFFFFFFFFFFFull
-#else
-#define USER_ADDRESS_MAX UINTPTR_MAX
-#endif
 
 extern void *__libc_stack_end; /* glibc: the main thread's initial sp */
 
@@ -159,7 +154,8 @@ struct fp_walk {
 
 static int plausible_frame(uintptr_t fp, uintptr_t stack_top)
 {
-	return fp >= 0x1000 && fp <= USER_ADDRESS_MAX && !(fp & 7) &&
+	return fp >= 0x1000 && fp <= USER_ADDRESS_MAX &&
+	       !(fp & (sizeof(uintptr_t) - 1)) &&
 	       fp + 2 * sizeof(uintptr_t) <= stack_top;
 }
 
@@ -231,23 +227,12 @@ static int reached_anchor(const uint64_t *frames, const struct fp_walk *w)
 }
 
 /* The registers of the hook's caller right after the return to it, from
- * its frame record: on x86-64 a frame record also tells where the
+ * its frame record, where the processor lets the record tell where the
  * caller's stack resumes.  The tables then need not walk the runtime's
  * frames. */
 static int resume_regs(uintptr_t record, struct frame_regs *regs)
 {
-#if defined(__x86_64__)
-	const uintptr_t *frame = (const uintptr_t *)record;
-
-	if (record) {
-		*regs = (struct frame_regs){ frame[1], record + 16, frame[0] };
-		return 1;
-	}
-#else
-	(void)record;
-	(void)regs;
-#endif
-	return 0;
+	return record && regs_from_record(record, regs);
 }
 
 /* The unwind tables' stack from the hook's caller (its frame record, or
