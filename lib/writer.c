@@ -319,7 +319,7 @@ static void define_strings(void)
 }
 
 /* The STACK payload bytes of one frame (kind + fields). */
-static size_t frame_payload_len(uintptr_t f)
+static size_t frame_payload_len(uint64_t f)
 {
 	if (!frame_is_script(f))
 		return 1 + mlyze_varint_len(f);
@@ -328,7 +328,7 @@ static size_t frame_payload_len(uintptr_t f)
 	       mlyze_varint_len(script_frame_line(f));
 }
 
-static uint8_t *encode_frame(uint8_t *p, uintptr_t f)
+static uint8_t *encode_frame(uint8_t *p, uint64_t f)
 {
 	if (!frame_is_script(f)) {
 		p = encode_varint(p, MLYZE_FRAME_NATIVE);
