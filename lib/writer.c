@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -327,7 +328,7 @@ static void define_strings(void)
 }
 
 /* The STACK payload bytes of one frame (kind + fields). */
-static size_t frame_payload_len(uintptr_t f)
+static size_t frame_payload_len(uint64_t f)
 {
 	if (!frame_is_script(f))
 		return 1 + mlyze_varint_len(f);
@@ -336,7 +337,7 @@ static size_t frame_payload_len(uintptr_t f)
 	       mlyze_varint_len(script_frame_line(f));
 }
 
-static uint8_t *encode_frame(uint8_t *p, uintptr_t f)
+static uint8_t *encode_frame(uint8_t *p, uint64_t f)
 {
 	if (!frame_is_script(f)) {
 		p = encode_varint(p, MLYZE_FRAME_NATIVE);
@@ -449,7 +450,7 @@ static int create_file(void)
 		return -1;
 	}
 	w.created = 1;
-	profile_files_announce(&w.files, 'P', NULL);
+	profile_files_announce_start(&w.files);
 	control_note_part(w.files.part);
 	modules_refresh();
 	define_modules();
@@ -595,6 +596,26 @@ uint64_t writer_events_dropped(void)
 
 /* ---- finalisation ------------------------------------------------------ */
 
+/* For a process that may no longer create files in the directory (it
+ * changed its user): the final file, written into memory, goes to
+ * memprof-wrap, which publishes it and removes the streamed one; final is
+ * then "". */
+static int hand_over(const struct streamed_events *events,
+		     const struct profile_meta *meta, char *final)
+{
+	int fd = memfd_create("spprof-profile", MFD_CLOEXEC);
+	int err;
+
+	if (fd < 0)
+		return errno;
+	err = profile_assemble_into(fd, events, meta);
+	if (!err)
+		err = profile_files_hand_over(&w.files, fd);
+	close(fd);
+	final[0] = '\0';
+	return err;
+}
+
 /* The final file of the events so far, published after files->base. */
 static int assemble_events(const memprof_stats *stats,
 			   const char *exec_program,
@@ -622,6 +643,10 @@ static int assemble_events(const memprof_stats *stats,
 	if (events.fd < 0)
 		return errno;
 	err = profile_assemble(&events, &meta, files, final, size);
+	/* Only the profile itself, not a snapshot, goes to memprof-wrap. */
+	if ((err == EACCES || err == EPERM) && files == &w.files &&
+	    profile_files_can_hand_over(&w.files))
+		err = hand_over(&events, &meta, final);
 	close(events.fd);
 	return err;
 }
@@ -649,7 +674,11 @@ static void finalise_locked(const memprof_stats *stats,
 
 	/* The first process always leaves a profile, even an empty one; a
 	 * descendant that sampled nothing (a shell, a wrapper) leaves none,
-	 * nor does an image replaced by exec before it recorded anything. */
+	 * only its name in the manifest, nor does an image replaced by exec
+	 * before it recorded anything (its new image says for itself). */
+	if (!w.finalised && !w.created && w.files.descendant && !exec_program &&
+	    !w.create_failed)
+		profile_files_announce_unsampled(&w.files, meta_process_name());
 	if (!w.finalised &&
 	    (w.created || (!w.files.descendant && !exec_program)) &&
 	    (w.created || create_file() == 0)) {
@@ -657,12 +686,12 @@ static void finalise_locked(const memprof_stats *stats,
 		if (exec_program)
 			profile_files_announce(&w.files, 'X', exec_program);
 		err = assemble(stats, exec_program, final, sizeof(final));
-		if (!err) {
+		if (!err && final[0]) {
 			unlink(w.files.part);
 			profile_files_announce(&w.files, 'F', final);
 			memcpy(w.finished, final, sizeof(w.finished));
 			control_note_finished(final);
-		} else {
+		} else if (err) {
 			stream_trim(&w.stream); /* it stays: no zero tail */
 		}
 		if (err && !w.stream_failure_told) {
@@ -775,6 +804,18 @@ void writer_finish_now(const memprof_stats *stats, const char *exec_program)
 	if (!w.enabled || getpid() != w.pid || !lock_briefly())
 		return;
 	finalise_locked(stats, exec_program);
+	unlock();
+}
+
+void writer_before_id_change(uid_t uid, gid_t gid)
+{
+	if (!w.enabled || getpid() != w.pid)
+		return;
+	lock();
+	if (!w.finalised && (w.created || create_file() == 0) &&
+	    chown(w.files.part, uid, gid) < 0) {
+		/* Not privileged: the file stays the caller's, as it is. */
+	}
 	unlock();
 }
 

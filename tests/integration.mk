@@ -48,7 +48,7 @@ tests_integration_edge_cases_cxx_CXXFLAGS = -std=gnu++17 -Wall -Wextra \
 	-fno-omit-frame-pointer
 tests_integration_edge_cases_cxx_LDADD = $(RUNTIME_LIBS)
 
-check_PROGRAMS += tests/integration/undisturbed
+check_PROGRAMS += tests/integration/undisturbed tests/integration/retitle
 
 # A long-running program with a known live heap, for ctl.sh.
 check_PROGRAMS += tests/integration/hold-program
@@ -71,6 +71,7 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/static.sh \
 	tests/integration/stray-frames.sh \
 	tests/integration/native-stacks.sh \
+	tests/integration/titles.sh \
 	tests/integration/ctl.sh
 TESTS += $(integ_drivers)
 EXTRA_DIST += $(integ_drivers) tests/integration/common.sh \

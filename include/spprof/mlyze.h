@@ -191,6 +191,10 @@ struct mlyze_info {
 	 * them); else 0. */
 	uint64_t fp_stacks, dwarf_stacks;
 	int has_stack_methods;
+	/* The command line as the program rewrote it to show what it does
+	 * ("postgres: checkpointer"), when it did; else NULL.  command_line
+	 * is the one it started with. */
+	const char *title;
 };
 
 struct mlyze_options {

@@ -398,10 +398,11 @@ static int read_scalars(struct mlyze_reader *r, json_t *root)
 		field_of(r, "", root, "executable"),
 		field_of(r, "", root, "ended_by"),
 		field_of(r, "", root, "exec_program"),
+		field_of(r, "", root, "title"),
 	};
 	const char **string_targets[] = { &info->producer, &info->hostname,
 					  &info->executable, &info->ended_by,
-					  &info->exec_program };
+					  &info->exec_program, &info->title };
 	struct field numbers[] = {
 		field_of(r, "", root, "pid"),
 		field_of(r, "", root, "ppid"),
