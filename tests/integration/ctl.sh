@@ -120,6 +120,11 @@ expect 0 "$scratch/second.mlyze" stop $dorm
 grep -aq '"started_by":"memprof-ctl start"' "win.$dorm.mlyze" ||
 	fail "window not labelled"
 grep -aq '"ended_by":"stop"' second.mlyze || fail "window end not labelled"
+"$report" "win.$dorm.mlyze" >win.report 2>&1 || fail "no report of a window"
+grep -q "window *started by memprof-ctl start, ended by stop" win.report ||
+	fail "the report does not say how the window came to be"
+grep -q "blocks allocated before it are unknown" win.report ||
+	fail "the report does not say what a window cannot know"
 end_hold dorm $wrapper
 
 # ---- errors ----
