@@ -24,6 +24,7 @@
 #include "ctl-registry.h"
 #include "ctl-request.h"
 #include "ctl-summary.h"
+#include "ctl-top.h"
 #include "report-util.h"
 
 #define PROGRAM "memprof-ctl"
@@ -45,7 +46,10 @@ static void usage(FILE *to)
 		"                        a finalised profile of the process "
 		"as of now\n"
 		"  start PID [-o FILE]   start recording in a dormant runtime\n"
-		"  stop PID              stop recording; finish the profile\n\n"
+		"  stop PID              stop recording; finish the profile\n"
+		"  top PID [-d SECONDS]  the top sites, redrawn every SECONDS "
+		"(3);\n"
+		"                        q quits\n\n"
 		"Options:\n"
 		"  -h, --help            display this help and exit\n"
 		"  -V, --version         output version information and "
@@ -118,31 +122,53 @@ static int list(int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* The PID argument and the options after it: -o FILE only. */
+/* The PID argument and the options around it: -o FILE, -d SECONDS. */
 struct target {
 	struct ctl_process process;
 	const char *output;
+	unsigned interval;
 };
 
-static int parse_target(int argc, char **argv, bool takes_output,
+#define DEFAULT_INTERVAL 3
+
+static int parse_option(int c, const char *allowed, struct target *t)
+{
+	char *end;
+	unsigned long seconds;
+
+	if (c == '?' || !strchr(allowed, c))
+		return bad_usage(c == '?' ? "unknown option"
+					  : "this command takes no such option");
+	if (c == 'o') {
+		t->output = optarg;
+		return EXIT_OK;
+	}
+	seconds = strtoul(optarg, &end, 10);
+	if (*end || seconds == 0 || seconds > 3600)
+		return bad_usage("-d takes a whole number of seconds, 1-3600");
+	t->interval = (unsigned)seconds;
+	return EXIT_OK;
+}
+
+/* allowed: the option letters of the command ("o", "d" or ""). */
+static int parse_target(int argc, char **argv, const char *allowed,
 			struct target *t)
 {
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "delay", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char why[WHY_SIZE], *end;
 	long pid;
-	int c;
+	int c, rc;
 
 	t->output = NULL;
+	t->interval = DEFAULT_INTERVAL;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:", longs, NULL)) != -1) {
-		if (c != 'o' || !takes_output)
-			return bad_usage(c == 'o' ? "this command takes no -o"
-						  : "unknown option");
-		t->output = optarg;
-	}
+	while ((c = getopt_long(argc, argv, "o:d:", longs, NULL)) != -1)
+		if ((rc = parse_option(c, allowed, t)) != EXIT_OK)
+			return rc;
 	if (optind != argc - 1)
 		return bad_usage("give one PID");
 	errno = 0;
@@ -177,7 +203,7 @@ static int status(int argc, char **argv)
 	struct target t;
 	struct ctl_answer answer;
 	char why[WHY_SIZE], samples[32], heap[80];
-	int rc = parse_target(argc, argv, false, &t);
+	int rc = parse_target(argc, argv, "", &t);
 
 	if (rc)
 		return rc;
@@ -234,7 +260,7 @@ static int snapshot(int argc, char **argv)
 	struct target t;
 	struct ctl_answer answer;
 	char why[WHY_SIZE];
-	int rc = parse_target(argc, argv, true, &t);
+	int rc = parse_target(argc, argv, "o", &t);
 
 	if (rc)
 		return rc;
@@ -256,7 +282,7 @@ static int start(int argc, char **argv)
 	struct target t;
 	struct ctl_answer answer;
 	char why[WHY_SIZE], pattern[PATH_MAX] = "", cwd[PATH_MAX];
-	int rc = parse_target(argc, argv, true, &t);
+	int rc = parse_target(argc, argv, "o", &t);
 
 	if (rc)
 		return rc;
@@ -285,7 +311,7 @@ static int stop(int argc, char **argv)
 	struct target t;
 	struct ctl_answer answer;
 	char why[WHY_SIZE];
-	int rc = parse_target(argc, argv, false, &t);
+	int rc = parse_target(argc, argv, "", &t);
 
 	if (rc)
 		return rc;
@@ -296,12 +322,20 @@ static int stop(int argc, char **argv)
 	return EXIT_OK;
 }
 
+static int top(int argc, char **argv)
+{
+	struct target t;
+	int rc = parse_target(argc, argv, "d", &t);
+
+	return rc ? rc : ctl_top(&t.process, t.interval);
+}
+
 static const struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
 } commands[] = {
 	{ "list", list },   { "status", status }, { "snapshot", snapshot },
-	{ "start", start }, { "stop", stop },
+	{ "start", start }, { "stop", stop },	      { "top", top },
 };
 
 int main(int argc, char **argv)
@@ -320,5 +354,5 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
 	fprintf(stderr, PROGRAM ": unknown command '%s'\n", argv[1]);
-	return bad_usage("commands: list, status, snapshot, start, stop");
+	return bad_usage("commands: list, status, snapshot, start, stop, top");
 }

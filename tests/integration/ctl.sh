@@ -96,6 +96,32 @@ wait_for_line bare.out holding
 	fail "threads differ"
 end_hold bare $bare
 
+# top: redrawn in a terminal until q; written once elsewhere.
+"$ctl" top $rec -d 1 >top.out 2>&1 || fail "top without a terminal: $(cat top.out)"
+grep -q "Live at end" top.out || fail "top without a terminal: $(cat top.out)"
+! grep -q "$(printf '\033')" top.out || fail "screen codes without a terminal"
+if command -v tmux >/dev/null; then
+	tmux -S tmux.sock new-session -d -x 160 -y 50 \
+		"XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR '$ctl' top $rec -d 1; echo top-ended \$?; sleep 30"
+	for i in $(seq 100); do
+		tmux -S tmux.sock capture-pane -p >pane.txt
+		grep -q " main$" pane.txt && break
+		sleep 0.2
+	done
+	grep -q "memprof-ctl top: process $rec, every 1 s; q quits" pane.txt &&
+		grep -q " main$" pane.txt || fail "top in tmux: $(cat pane.txt)"
+	tmux -S tmux.sock send-keys q
+	for i in $(seq 50); do
+		tmux -S tmux.sock capture-pane -p >pane.txt
+		grep -q "top-ended 0" pane.txt && break
+		sleep 0.2
+	done
+	grep -q "top-ended 0" pane.txt || fail "q did not end top: $(cat pane.txt)"
+	tmux -S tmux.sock kill-server
+else
+	echo "tmux not installed: top in a terminal not tested"
+fi
+
 expect 0 "rec.$rec.mlyze" stop $rec
 grep -aq '"ended_by":"stop"' "rec.$rec.mlyze" || fail "stop not labelled"
 expect 0 "^$rec *dormant" list
