@@ -172,6 +172,12 @@ static int close_gate(struct heap_map *map, int urgent)
 	while (atomic_fetch_or(&map->gate, GATE_CLOSED) & GATE_CLOSED)
 		if (!urgent || !keep_waiting(&spins, &deadline, urgent))
 			return 0;
+	/* Closed first and checked then, as heap_map_prefork() does it the
+	 * other way round: one of the two sees the other. */
+	if (atomic_load(&map->forking)) {
+		atomic_fetch_and(&map->gate, ~GATE_CLOSED);
+		return 0;
+	}
 	while (atomic_load(&map->gate) != GATE_CLOSED)
 		if (!keep_waiting(&spins, &deadline, urgent)) {
 			atomic_fetch_and(&map->gate, ~GATE_CLOSED);
@@ -229,25 +235,22 @@ void heap_map_destroy(struct heap_map *map)
 	atomic_store(&map->max_capacity, 0);
 }
 
-/* Whether this thread closed the gate for a fork() it is making. */
-static INITIAL_EXEC_TLS int closed_for_fork;
-
 void heap_map_prefork(struct heap_map *map)
 {
-	closed_for_fork = !inside.depth && close_gate(map, 1);
+	atomic_store(&map->forking, 1);
+	while (atomic_load(&map->gate) & GATE_CLOSED)
+		pause_briefly();
 }
 
 void heap_map_postfork_parent(struct heap_map *map)
 {
-	if (closed_for_fork)
-		open_gate(map);
-	closed_for_fork = 0;
+	atomic_store(&map->forking, 0);
 }
 
 void heap_map_after_fork(struct heap_map *map)
 {
-	closed_for_fork = 0;
 	atomic_store(&map->gate, 0);
+	atomic_store(&map->forking, 0);
 }
 
 /* The size the table should be rebuilt at, or 0 when it is fine: twice

@@ -41,7 +41,47 @@ static int is_power_of_two(size_t n)
 }
 
 /* 1: sample this allocation; 0: do not; -1: the C library's allocator is
- * being looked up right now, use the bootstrap heap. */
+ * being looked up right now, use the bootstrap heap.
+ *
+ * The sampled path starts here (and, for a sampled block given back, in
+ * free_slow() and realloc_slow()).  It runs inside the program's call to
+ * the allocator, so the program may hold any lock it takes around an
+ * allocation: the runtime never waits for such a lock, nor for a lock of
+ * its own that a thread waiting for such a lock may hold.  What the path
+ * reaches, and why it cannot wait for the program:
+ *  - the runtime's own locks (the writer's, the names', the heap map's
+ *    gate, the pool's and the stack table's compare-and-swaps) guard a
+ *    few hundred instructions of its own memory and system calls (open,
+ *    write, mmap, ftruncate, fallocate, readlink, getcwd, nanosleep,
+ *    sched_yield, pthread_sigmask), snprintf into a buffer (no stream,
+ *    no lock) and strerrordesc_np; messages go out with write(2), never
+ *    through stdio, whose stream locks the program holds while stdio
+ *    allocates (getline, a stream's first buffer);
+ *  - the runtime's memory comes from mmap; the C library's allocator is
+ *    called only for the program's own block, and takes only its own
+ *    arena locks, which no program holds outside malloc;
+ *  - the thread's stack bounds come from pthread_self() and
+ *    __libc_stack_end (unwind.c), not from pthread_getattr_np(), which
+ *    allocates while it holds the thread's lock;
+ *  - the dynamic loader's lock, which a thread holds while it allocates
+ *    inside dlopen(), dlclose() or a dl_iterate_phdr() callback:
+ *    _dl_find_object() needs none; dl_iterate_phdr() (code_map.c,
+ *    modules.c) is called holding no lock a sampled call waits for (the
+ *    code map's rebuild lock is only tried; the module list is refreshed
+ *    before the writer's lock is taken, and a refresh under way is waited
+ *    for briefly); dlopen, dlsym and dladdr run only at load time; the
+ *    runtime is bound at load (-z now), so no lazy symbol lookup runs here;
+ *  - fork(): the atfork handlers hold none of the runtime's locks across
+ *    fork(), which takes the stream list's lock after them (whose holder
+ *    may wait for a stream's lock, whose holder may be allocating); the
+ *    child resets what its parent's other threads held;
+ *  - the environment (getenv/setenv, whose lock setenv() holds while it
+ *    allocates) is read once at load; time is clock_gettime() (no time
+ *    zone, whose lock tzset() holds while it allocates); randomness is
+ *    getrandom() at load; the Python frame walker reads thread-specific
+ *    data and the interpreter's frames, and takes no lock.
+ * tests/integration/lock-hazards.sh runs each case with every block
+ * sampled. */
 static int decide(size_t size)
 {
 	if (unlikely(!real_alloc_init()))

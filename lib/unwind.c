@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <link.h>
 #include <pthread.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "code_map.h"
@@ -32,6 +31,7 @@ extern void *__libc_stack_end; /* glibc: the main thread's initial sp */
 
 static uintptr_t runtime_text_lo, runtime_text_hi;
 static uintptr_t libc_text_lo, libc_text_hi;
+static uintptr_t initial_thread; /* the descriptor of the loading thread */
 static enum unwind_method method;
 static int have_tables;
 static _Atomic int told_incomplete;
@@ -91,29 +91,13 @@ void unwind_init(enum unwind_method asked)
 	code_range_of((const void *)(uintptr_t)&abort, &libc_text_lo,
 		      &libc_text_hi);
 	have_tables = unwind_tables_init(libc_text_lo, libc_text_hi);
+	initial_thread = (uintptr_t)pthread_self();
 	method = asked;
 	if (asked == UNWIND_DWARF && !have_tables) {
 		runtime_message("SPPROF_UNWIND=dwarf: no unwind table reader "
 				"on this architecture; walking frame pointers");
 		method = UNWIND_FP;
 	}
-}
-
-static uintptr_t thread_stack_top(void)
-{
-	pthread_attr_t attr;
-	void *base;
-	size_t size;
-	uintptr_t top = 0;
-
-	if (getpid() == (pid_t)syscall(SYS_gettid))
-		return (uintptr_t)__libc_stack_end;
-	if (pthread_getattr_np(pthread_self(), &attr) != 0)
-		return 0;
-	if (pthread_attr_getstack(&attr, &base, &size) == 0)
-		top = (uintptr_t)base + size;
-	pthread_attr_destroy(&attr);
-	return top;
 }
 
 static int own_code(uintptr_t pc)
@@ -140,13 +124,29 @@ static enum code_kind return_address(uintptr_t pc, uintptr_t fp,
 	return code_map_return_kind(pc);
 }
 
+/* How far up the current stack a walk may read, learnt without asking
+ * the C library: pthread_getattr_np() allocates while it holds the
+ * thread's lock, so a sample taken inside it would wait for that lock
+ * forever, and reading /proc costs a file per thread.  The C library
+ * (glibc, and musl) puts a thread's descriptor, pthread_self(), at the
+ * top of the block that holds its stack, right above the stack and its
+ * thread-local storage: all of it readable.  The initial thread's
+ * descriptor lies below its stack, which ends at __libc_stack_end (its
+ * arguments and environment above).  A stack that is neither (a
+ * thread's code running on a stack of its own making above its
+ * descriptor) is not walked: its bounds are unknown.  Computed for
+ * every stack, as it costs a comparison, so that a thread switching
+ * stacks is walked within the right one. */
 static uintptr_t current_stack_top(void)
 {
-	struct sampler_thread *t = &sampler_tls;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t self = (uintptr_t)pthread_self();
 
-	if (!t->stack_top)
-		t->stack_top = thread_stack_top();
-	return t->stack_top;
+	if (sp < self)
+		return self;
+	if (self == initial_thread && sp < (uintptr_t)__libc_stack_end)
+		return (uintptr_t)__libc_stack_end;
+	return 0;
 }
 
 struct fp_walk {
@@ -342,6 +342,8 @@ struct unwind_result unwind_capture(uintptr_t *frames, uint32_t max)
 	struct fp_walk w;
 	struct unwind_result r = { .method = UNWIND_FP };
 
+	if (!top)
+		return r;
 	if (method == UNWIND_DWARF)
 		return from_tables(frames, max, NULL, record, top);
 	w = walk_frame_pointers(frames, max,
