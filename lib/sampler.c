@@ -59,6 +59,7 @@ void sampler_reseed_thread(void)
 	struct sampler_thread *t = &sampler_tls;
 
 	seed_thread(t);
+	t->stack_top = 0;
 	t->bytes_until_sample = prng_exponential(&t->prng, sampler_rate());
 }
 

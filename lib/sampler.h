@@ -28,6 +28,7 @@ struct sampler_thread {
 	uint32_t tid;
 	uint8_t seeded;
 	uint8_t in_runtime;
+	uintptr_t stack_top; /* upper bound for the frame-pointer walk */
 };
 
 extern INITIAL_EXEC_TLS struct sampler_thread sampler_tls;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <link.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "code_map.h"
@@ -31,7 +32,6 @@ extern void *__libc_stack_end; /* glibc: the main thread's initial sp */
 
 static uintptr_t runtime_text_lo, runtime_text_hi;
 static uintptr_t libc_text_lo, libc_text_hi;
-static uintptr_t initial_thread; /* the descriptor of the loading thread */
 static enum unwind_method method;
 static int have_tables;
 static _Atomic int told_incomplete;
@@ -91,7 +91,6 @@ void unwind_init(enum unwind_method asked)
 	code_range_of((const void *)(uintptr_t)&abort, &libc_text_lo,
 		      &libc_text_hi);
 	have_tables = unwind_tables_init(libc_text_lo, libc_text_hi);
-	initial_thread = (uintptr_t)pthread_self();
 	method = asked;
 	if (asked == UNWIND_DWARF && !have_tables) {
 		runtime_message("SPPROF_UNWIND=dwarf: no unwind table reader "
@@ -124,29 +123,36 @@ static enum code_kind return_address(uintptr_t pc, uintptr_t fp,
 	return code_map_return_kind(pc);
 }
 
-/* How far up the current stack a walk may read, learnt without asking
+/* How far up this thread's stack a walk may read, learnt without asking
  * the C library: pthread_getattr_np() allocates while it holds the
  * thread's lock, so a sample taken inside it would wait for that lock
- * forever, and reading /proc costs a file per thread.  The C library
- * (glibc, and musl) puts a thread's descriptor, pthread_self(), at the
- * top of the block that holds its stack, right above the stack and its
- * thread-local storage: all of it readable.  The initial thread's
- * descriptor lies below its stack, which ends at __libc_stack_end (its
- * arguments and environment above).  A stack that is neither (a
- * thread's code running on a stack of its own making above its
- * descriptor) is not walked: its bounds are unknown.  Computed for
- * every stack, as it costs a comparison, so that a thread switching
- * stacks is walked within the right one. */
-static uintptr_t current_stack_top(void)
+ * forever.  The C library (glibc, and musl) puts a thread's descriptor,
+ * pthread_self(), at the top of the block that holds its stack, right
+ * above the stack and its thread-local storage: all of it readable.  The
+ * initial thread's descriptor lies below its stack, which ends at
+ * __libc_stack_end (its arguments and environment above).  A stack that
+ * is neither (a thread running on a stack of its own making above its
+ * descriptor) is not walked: its bounds are unknown. */
+static uintptr_t thread_stack_top(void)
 {
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	uintptr_t self = (uintptr_t)pthread_self();
 
 	if (sp < self)
 		return self;
-	if (self == initial_thread && sp < (uintptr_t)__libc_stack_end)
+	if (getpid() == (pid_t)syscall(SYS_gettid) &&
+	    sp < (uintptr_t)__libc_stack_end)
 		return (uintptr_t)__libc_stack_end;
 	return 0;
+}
+
+static uintptr_t current_stack_top(void)
+{
+	struct sampler_thread *t = &sampler_tls;
+
+	if (!t->stack_top)
+		t->stack_top = thread_stack_top();
+	return t->stack_top;
 }
 
 struct fp_walk {
