@@ -196,6 +196,8 @@ static void open_gate(struct heap_map *map)
 
 /* ---- life of the table ------------------------------------------------------ */
 
+_Static_assert(sizeof(struct heap_slot) == 64, "a slot is one cache line");
+
 static struct heap_slot *map_slots(size_t capacity)
 {
 	return rawmem_map(capacity * sizeof(struct heap_slot));
@@ -503,6 +505,7 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 	atomic_store_explicit(&s->stack_id, r->stack_id, relaxed);
 	atomic_store_explicit(&s->thread_id, r->thread_id, relaxed);
 	atomic_store_explicit(&s->offset, r->offset, relaxed);
+	atomic_store_explicit(&s->slack, r->slack, relaxed);
 	atomic_store_explicit(&s->birth_seq, seq, memory_order_release);
 	if (!atomic_compare_exchange_strong_explicit(&s->key, &expected,
 						     address,
@@ -527,6 +530,7 @@ static void read_record(struct heap_slot *s, struct heap_record *out)
 	out->stack_id = atomic_load_explicit(&s->stack_id, relaxed);
 	out->thread_id = atomic_load_explicit(&s->thread_id, relaxed);
 	out->offset = atomic_load_explicit(&s->offset, relaxed);
+	out->slack = atomic_load_explicit(&s->slack, relaxed);
 }
 
 /* Ends a block's life: a live key becomes a TOMBSTONE, a reserved one

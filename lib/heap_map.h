@@ -62,6 +62,9 @@ struct heap_record {
 	uint32_t stack_id;
 	uint32_t thread_id;
 	uint32_t offset; /* from the C library's block to the program's */
+	/* Bytes past size that the program may use: what the C library
+	 * would have given it beyond size (malloc_usable_size). */
+	uint32_t slack;
 };
 
 /* One cache line, so that a probe touches one line. */
@@ -76,6 +79,7 @@ struct heap_slot {
 	_Atomic uint32_t stack_id;
 	_Atomic uint32_t thread_id;
 	_Atomic uint32_t offset;
+	_Atomic uint32_t slack;
 } __attribute__((aligned(64)));
 
 struct heap_map {

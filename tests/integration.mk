@@ -50,6 +50,8 @@ tests_integration_edge_cases_cxx_LDADD = $(RUNTIME_LIBS)
 
 check_PROGRAMS += tests/integration/undisturbed
 
+check_PROGRAMS += tests/integration/usable-size
+
 check_PROGRAMS += tests/integration/lock-hazards
 tests_integration_lock_hazards_CFLAGS = $(AM_CFLAGS) -pthread
 tests_integration_lock_hazards_LDFLAGS = -pthread
@@ -72,6 +74,7 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/storm.sh \
 	tests/integration/handler-allocs.sh \
 	tests/integration/lock-hazards.sh \
+	tests/integration/usable-size.sh \
 	tests/integration/fork-exec.sh \
 	tests/integration/edge-cases.sh \
 	tests/integration/static.sh \
