@@ -13,6 +13,7 @@
 #include <spprof/memprof.h>
 
 #include "estimator.h"
+#include "free_filter.h"
 #include "modules.h"
 #include "names.h"
 #include "profiler_state.h"
@@ -106,6 +107,7 @@ MEMPROF_PUBLIC int memprof_init(uint64_t sampling_rate)
 		return -1;
 	}
 	leave_runtime(saved_errno);
+	free_filter_set_rate(sampling_rate);
 	sampler_set_rate(sampling_rate);
 	atomic_store(&prof.state, INITIALIZED);
 	return 0;
@@ -165,6 +167,7 @@ MEMPROF_PUBLIC int memprof_set_sampling_rate(uint64_t sampling_rate)
 		return fail(EINVAL);
 	if (!initialized())
 		return misuse(atomic_load(&prof.state));
+	free_filter_set_rate(sampling_rate);
 	sampler_set_rate(sampling_rate);
 	saved_errno = enter_runtime();
 	writer_rate(sampling_rate);
