@@ -49,9 +49,6 @@ struct profile_list {
 	size_t unsampled_count;
 };
 
-/* Processes without a profile listed at most, the others counted. */
-#define UNSAMPLED_SHOWN 20
-
 static void add_unsampled(struct profile_list *list, const char *pid,
 			  const char *name)
 {
@@ -76,12 +73,10 @@ static void list_unsampled(const struct profile_list *list)
 		return;
 	wrap_error("%zu process%s ended without taking a sample, so without "
 		   "a profile:", count, count == 1 ? "" : "es");
-	for (size_t i = 0; i < count && i < UNSAMPLED_SHOWN; i++) {
+	for (size_t i = 0; i < count; i++) {
 		fputs("  ", stderr);
 		show_message(list->unsampled[i]);
 	}
-	if (count > UNSAMPLED_SHOWN)
-		fprintf(stderr, "  ... and %zu more\n", count - UNSAMPLED_SHOWN);
 }
 
 static struct profile *find_or_add(struct profile_list *list, const char *part)
