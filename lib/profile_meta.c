@@ -148,7 +148,7 @@ static void write_identity(struct outbuf *o, const struct profile_meta *m,
 	json_uint_member(o, "max_stack_depth", MEMPROF_MAX_STACK_DEPTH);
 }
 
-static void write_frame_json(struct outbuf *o, uintptr_t pc)
+static void write_frame_json(struct outbuf *o, uint64_t pc)
 {
 	long m = modules_find(pc);
 

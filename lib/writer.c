@@ -270,7 +270,7 @@ static void define_modules(void)
 		uint8_t *p;
 
 		p = start_definition(
-			MLYZE_EV_MODULE,
+			MLYZE_EVENT_MODULE,
 			mlyze_varint_len(w.modules_defined) +
 				mlyze_varint_len(m->start) +
 				mlyze_varint_len(m->end) +
@@ -302,7 +302,7 @@ static void define_strings(void)
 			size_t len = strlen(s);
 			uint8_t *p;
 
-			p = start_definition(MLYZE_EV_STRING,
+			p = start_definition(MLYZE_EVENT_STRING,
 					     1 + mlyze_varint_len(id) +
 						     mlyze_varint_len(len) +
 						     len);
@@ -319,7 +319,7 @@ static void define_strings(void)
 }
 
 /* The STACK payload bytes of one frame (kind + fields). */
-static size_t frame_payload_len(uintptr_t f)
+static size_t frame_payload_len(uint64_t f)
 {
 	if (!frame_is_script(f))
 		return 1 + mlyze_varint_len(f);
@@ -328,7 +328,7 @@ static size_t frame_payload_len(uintptr_t f)
 	       mlyze_varint_len(script_frame_line(f));
 }
 
-static uint8_t *encode_frame(uint8_t *p, uintptr_t f)
+static uint8_t *encode_frame(uint8_t *p, uint64_t f)
 {
 	if (!frame_is_script(f)) {
 		p = encode_varint(p, MLYZE_FRAME_NATIVE);
@@ -360,7 +360,7 @@ static int define_stack(uint32_t id)
 	len = mlyze_varint_len(id) + mlyze_varint_len(depth);
 	for (uint32_t i = 0; i < depth; i++)
 		len += frame_payload_len(e->frames[i]);
-	p = start_definition(MLYZE_EV_STACK, len);
+	p = start_definition(MLYZE_EVENT_STACK, len);
 	if (!p)
 		return -1;
 	p = encode_varint(p, id);
@@ -384,7 +384,7 @@ static void ensure_stack_defined(uint32_t id)
 
 static void put_rate_event(void)
 {
-	uint8_t *p = put_event_at(MLYZE_EV_RATE, monotonic_ns());
+	uint8_t *p = put_event_at(MLYZE_EVENT_RATE, monotonic_ns());
 
 	if (!p)
 		return;
@@ -463,7 +463,7 @@ int writer_free_later(uintptr_t address)
 
 static void put_free_at(uintptr_t address, uint64_t now_ns)
 {
-	uint8_t *p = put_event_at(MLYZE_EV_FREE, now_ns);
+	uint8_t *p = put_event_at(MLYZE_EVENT_FREE, now_ns);
 
 	if (p)
 		piece_end(encode_le(p, address, 8));
@@ -507,7 +507,7 @@ void writer_alloc(uintptr_t address, const struct heap_record *r)
 	if (begin_event() < 0)
 		return;
 	ensure_stack_defined(r->stack_id);
-	p = put_event_at(MLYZE_EV_ALLOC, r->timestamp_ns);
+	p = put_event_at(MLYZE_EVENT_ALLOC, r->timestamp_ns);
 	if (p) {
 		p = encode_le(p, address, 8);
 		p = encode_varint(p, r->size);
@@ -544,7 +544,7 @@ void writer_gc(uint64_t objects, uint64_t bytes)
 
 	if (begin_event() < 0)
 		return;
-	p = put_event_at(MLYZE_EV_GC, monotonic_ns());
+	p = put_event_at(MLYZE_EVENT_GC, monotonic_ns());
 	if (p) {
 		p = encode_varint(p, objects);
 		piece_end(encode_varint(p, bytes));
@@ -566,7 +566,7 @@ int writer_marker(const char *name)
 		return -1;
 	}
 	define_strings();
-	p = put_event_at(MLYZE_EV_MARKER, monotonic_ns());
+	p = put_event_at(MLYZE_EVENT_MARKER, monotonic_ns());
 	if (p)
 		piece_end(encode_varint(p, id));
 	unlock();
