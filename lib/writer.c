@@ -448,6 +448,9 @@ static int create_file(void)
 	if (w.create_failed)
 		return -1;
 	fd = profile_files_create_part(&w.files);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
+	    profile_files_can_hand_over(&w.files))
+		fd = profile_files_create_part_by_wrap(&w.files);
 	err = fd < 0 ? errno : start_stream(fd);
 	if (fd >= 0)
 		close(fd);
