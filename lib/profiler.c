@@ -337,9 +337,6 @@ MEMPROF_PUBLIC double memprof_estimate_bytes(uint64_t size,
 {
 	struct estimator_weight w = estimator_weigh(size, sampling_rate);
 
-	/* A block of no bytes is never sampled: it stands for nothing. */
-	if (size == 0)
-		w.bytes = w.count = 0.0;
 	if (count)
 		*count = w.count;
 	return w.bytes;
@@ -349,4 +346,9 @@ MEMPROF_PUBLIC double memprof_estimate_variance(uint64_t size,
 						uint64_t sampling_rate)
 {
 	return estimator_weigh(size, sampling_rate).bytes_variance;
+}
+
+MEMPROF_PUBLIC double memprof_estimate_interval95(double variance)
+{
+	return estimator_interval95(variance);
 }
