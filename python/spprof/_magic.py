@@ -158,7 +158,7 @@ def _summary(m) -> str:
     how = ("every allocation recorded" if m.rate == 1 else
            f"one sample per {human(m.rate)}, 95 % intervals")
     return (f"memprof: the cell allocated {m.figure('allocated')} "
-            f"({m.samples} sampled allocations), held {m.figure('peak')} "
+            f"({m.samples} sampled allocation{'s' * (m.samples != 1)}), held {m.figure('peak')} "
             f"at its peak and left {m.figure('leaked')}{where} ({how})")
 
 

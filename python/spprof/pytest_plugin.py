@@ -79,8 +79,11 @@ def pytest_configure(config: pytest.Config) -> None:
         capture = config.pluginmanager.getplugin("capturemanager")
         if capture is not None:
             capture.stop_global_capturing()
-        _session.run_again_under_runtime("pytest",
-                                         config.getoption("memprof_dir"))
+        try:
+            _session.run_again_under_runtime(
+                "pytest", config.getoption("memprof_dir"))
+        except (OSError, RuntimeError) as e:
+            raise pytest.UsageError(f"--memprof: {e}") from None
     config.pluginmanager.register(_Profiler(config), "spprof-memprof")
 
 
@@ -180,8 +183,9 @@ class _Profiler:
         limits = [(name, pyfuncitem.get_closest_marker(name))
                   for name in _LIMITS]
         limits = [(name, marker) for name, marker in limits if marker]
-        warmups = max([marker.kwargs.get("warmups") or 0
-                       for _, marker in limits] + [self.warmups])
+        asked = [marker.kwargs["warmups"] for _, marker in limits
+                 if "warmups" in marker.kwargs]
+        warmups = max(asked) if asked else self.warmups
 
         def measured(*args, **kwargs):
             for _ in range(warmups):
