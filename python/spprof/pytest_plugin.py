@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 # The bindings (and the runtime library they are linked with) are loaded
 # only with --memprof: a plugin that every pytest run imports costs little.
 
-_START, _END = "pytest start ", "pytest end"
+_START, _END = "pytest start ", "pytest end "
 
 # ---- options and markers ---------------------------------------------------
 
@@ -157,23 +157,29 @@ class _Profiler:
         return self.reader
 
     def measured_call(self, item: pytest.Function, test, args, kwargs):
-        """Runs test(*args, **kwargs) measured; a Measurement."""
+        """Runs test(*args, **kwargs) measured; a Measurement.  The
+        events of a test that raises are read all the same, so that the
+        next test's reading starts after them."""
+        start, end = _START + item.nodeid, _END + item.nodeid
         gc.collect()
-        self.memprof.marker(_START + item.nodeid)
+        self.memprof.marker(start)
         self.memprof.set_sampling_rate(self.rate)
         try:
             test(*args, **kwargs)
         finally:
             self.memprof.set_sampling_rate(_session.IDLE_RATE)
             gc.collect()
-            self.memprof.marker(_END)
+            self.memprof.marker(end)
+            measured = self._measure(item, start, end)
+        return measured
+
+    def _measure(self, item: pytest.Function, start: str, end: str):
         from ._measure import measure
         reader = self._stream()
         # What the previous test's reading allocated comes before this
         # test's start.
-        events = itertools.dropwhile(
-            lambda event: event != ("marker", _START + item.nodeid),
-            reader.events_until(_END))
+        events = itertools.dropwhile(lambda event: event != ("marker", start),
+                                     reader.events_until(end))
         return measure(events, reader.stacks, item.nodeid, self.rate,
                        self.rootdir, __file__)
 
