@@ -19,8 +19,9 @@ is reported as undecided rather than passed or failed.
 What a test "holds" is the memory it allocated and had not freed yet, at its
 worst moment; what it "leaves behind" is what it allocated and was still
 allocated after it returned and a garbage collection ran.  Both count the
-allocations of every thread that the test's thread started or that was idle
-before; warm-up runs (--memprof-warmups, or warmups= on a marker) run the
+allocations of the test's thread and of the threads it starts (threads
+already running keep sampling at the idle rate, so they are all but
+unseen); warm-up runs (--memprof-warmups, or warmups= on a marker) run the
 test first without measuring it, for caches that fill on first use.
 """
 
