@@ -3,8 +3,9 @@ peak and left live, each as an estimate with its variance and the sites
 that make it up.
 
 Contract: measure() takes the events of spprof._stream between two
-markers and returns a Measurement.  Allocations whose site lies in the measuring code
-itself (`own_file`: the pytest plugin, the notebook magic) are left out.
+markers and returns a Measurement.  Allocations whose site lies in the
+measuring code itself (`own_file`: the pytest plugin, the notebook magic)
+are left out.
 """
 
 import math
@@ -15,6 +16,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 from .memprof import StackFrame, _site_frame as site_frame
 from ._sizes import human
 from ._stream import weight
+
 
 @dataclass
 class Figure:
@@ -32,6 +34,8 @@ class Figure:
 
 @dataclass
 class Measurement:
+    """What a test (`nodeid`) or a cell allocated, sampled at `rate`."""
+
     nodeid: str
     rate: int
     samples: int = 0
