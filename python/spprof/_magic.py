@@ -32,7 +32,7 @@ from IPython.display import HTML, display
 
 from . import _memprof, _session
 from ._cli import tool_path
-from ._measure import measure
+from ._measure import allocations as _allocations, measure
 from ._sizes import human, parse_size
 from ._stream import Excerpt, StreamReader, own_profile
 
@@ -163,7 +163,8 @@ def _summary(m) -> str:
     how = ("every allocation recorded" if m.rate == 1 else
            f"one sample per {human(m.rate)}, 95 % intervals")
     return (f"memprof: the cell allocated {m.figure('allocated')} "
-            f"({m.samples} sampled allocation{'s' * (m.samples != 1)}), held {m.figure('peak')} "
+            f"({_allocations(m.samples, 'sampled ')}), "
+            f"held {m.figure('peak')} "
             f"at its peak and left {m.figure('leaked')}{where} ({how})")
 
 

@@ -45,18 +45,23 @@ class Measurement:
 
     def how(self) -> str:
         if self.rate == 1:
-            return (f"measured exactly: {self.samples} allocations "
+            return (f"measured exactly: {allocations(self.samples)} "
                     "recorded, one sample per byte (every block of 32 "
                     "bytes or more)")
-        return (f"estimated from {self.samples} sampled allocations, one "
-                f"per {human(self.rate)} allocated on average; the 95 % "
-                "interval is shown")
+        return (f"estimated from {allocations(self.samples, 'sampled ')}, "
+                f"one per {human(self.rate)} allocated on average; the "
+                "95 % interval is shown")
 
     def figure(self, name: str) -> str:
         figure = getattr(self, name)
         if self.rate == 1:
             return human(figure.bytes)
         return f"{human(figure.bytes)} \u00b1 {human(figure.margin)}"
+
+
+def allocations(count: int, kind: str = "") -> str:
+    """"1 allocation", "2 sampled allocations"."""
+    return f"{count} {kind}allocation{'s' * (count != 1)}"
 
 
 def _site_frame(stack, own_file: str) -> Optional[StackFrame]:

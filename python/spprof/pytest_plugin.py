@@ -88,7 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_Profiler(config), "spprof-memprof")
 
 
-# ---- limits --------------------------------------------------------------------
+# ---- limits ------------------------------------------------------------
 
 _LIMITS = {
     # marker: (figure it bounds, what the figure is)
@@ -126,7 +126,7 @@ def _limit_message(m: "Measurement", marker: str, limit: int,
     return "\n".join(lines)
 
 
-# ---- the plugin at work ---------------------------------------------------------
+# ---- the plugin at work ------------------------------------------------
 
 
 class _Profiler:
@@ -232,7 +232,7 @@ class _Profiler:
                 self.undecided.append(f"{report.nodeid}: {value}")
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
-        from ._measure import Figure, Measurement
+        from ._measure import Figure, Measurement, allocations
         write = terminalreporter.write_line
         top = sorted(self.results, key=lambda r: -r["allocated"]["bytes"])
         top = top[:self.config.getoption("memprof_top")]
@@ -244,7 +244,7 @@ class _Profiler:
                             *(Figure(**r[k]) for k in
                               ("allocated", "peak", "leaked")))
             write(f"{m.nodeid}: allocated {m.figure('allocated')} in "
-                  f"{m.samples} allocation{'s' * (m.samples != 1)}, held {m.figure('peak')} at "
+                  f"{allocations(m.samples)}, held {m.figure('peak')} at "
                   f"its peak, left {m.figure('leaked')}")
             for label, b in m.allocated.sites[:3]:
                 write(f"    {human(b):>10}  {label}")
