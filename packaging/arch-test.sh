@@ -12,10 +12,10 @@
 # builds a clean export of HEAD (`git archive`: uncommitted changes are not
 # tested) and runs `make check`.  Programs of the architecture run natively
 # when the kernel can (i386 on amd64) and otherwise through qemu-user-static
-# and binfmt-support (arm64, s390x, ...).  With --record it runs, instead
-# of `make check`, tests/report/arch-record.sh, which writes the test data
-# of the cross-architecture test into tests/report/arch/ARCH of this
-# checkout, to be committed.  Needs root (debootstrap, chroot,
+# and binfmt-support (arm64, s390x, ...).  With --record, once `make check`
+# has passed, tests/report/arch-record.sh writes the test data of the
+# cross-architecture test, copied into tests/report/arch/ARCH of this
+# checkout to be committed.  Needs root (debootstrap, chroot,
 # mounts); the mounts live in a private mount namespace and end with it.
 # Environment: SPPROF_ARCH_MIRROR (a Debian mirror), JOBS (make -j, 2).
 set -eu
@@ -95,13 +95,8 @@ rm -rf "$root/build"
 mkdir -p "$root/build/spprof"
 git -C "$srcdir" archive --format=tar HEAD | tar -x -C "$root/build/spprof"
 echo "arch-test: $arch: building $(git -C "$srcdir" rev-parse --short HEAD)"
-if [ -n "$record" ]; then
-	then_run="sh tests/report/arch-record.sh recorded"
-	set -- tests/report/alloc-program tests/report/mlyze-gen
-else
-	then_run=true
-	set -- check "$@"
-fi
+then_run=true
+[ -z "$record" ] || then_run="sh tests/report/arch-record.sh recorded"
 in_system sh -euc '
 	cd /build/spprof
 	./autogen.sh
@@ -109,7 +104,7 @@ in_system sh -euc '
 	jobs=$0 then_run=$1
 	shift
 	make -j"$jobs"
-	make -j"$jobs" "$@"
+	make -j"$jobs" check "$@"
 	$then_run
 ' "$jobs" "$then_run" "$@" || {
 	echo "arch-test: $arch: FAILED after $(($(date +%s) - start)) s;" \
@@ -120,7 +115,5 @@ if [ -n "$record" ]; then
 	rm -rf "$srcdir/tests/report/arch/$arch"
 	cp -r "$root/build/spprof/recorded" "$srcdir/tests/report/arch/$arch"
 	echo "arch-test: $arch: recorded in tests/report/arch/$arch"
-else
-	echo "arch-test: $arch: make check passed in" \
-	     "$(($(date +%s) - start)) s"
 fi
+echo "arch-test: $arch: make check passed in $(($(date +%s) - start)) s"
