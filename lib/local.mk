@@ -17,7 +17,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/estimator.h \
 	lib/frames.h \
 	lib/frame_pointers.c lib/frame_pointers.h \
-	lib/free_filter.h \
+	lib/free_filter.c lib/free_filter.h \
 	lib/heap_map.c lib/heap_map.h \
 	lib/mlyze-codec.h \
 	lib/modules.c lib/modules.h \
@@ -61,5 +61,7 @@ lib_libspprof_alloc_la_SOURCES = lib/interpose.c lib/interpose_exec.c \
 lib_libspprof_alloc_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)
 lib_libspprof_alloc_la_LIBADD = lib/libspprof-core.la $(RUNTIME_LIBS)
 # nodelete: hooks may be running on other threads when a dlclose() comes.
+# -z now: no lazy symbol lookup runs inside an allocation hook, where it
+# could wait for the dynamic loader's lock (see decide() in interpose.c).
 lib_libspprof_alloc_la_LDFLAGS = -version-info $(SPPROF_ALLOC_LT_VERSION) \
-	-no-undefined -Wl,-z,nodelete $(RUNTIME_LTO_LDFLAGS)
+	-no-undefined -Wl,-z,nodelete -Wl,-z,now $(RUNTIME_LTO_LDFLAGS)

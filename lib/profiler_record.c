@@ -115,8 +115,8 @@ static int publish(void *block, const struct heap_record *r)
 
 /* The stack is captured before the block enters the table, so that a
  * reservation (which holds the table's gate) lasts a few instructions. */
-int profiler_record_alloc(void *block, size_t size, uint32_t offset,
-			  int sample)
+int profiler_record_alloc(void *block, size_t size, size_t slack,
+			  uint32_t offset, int sample)
 {
 	int saved_errno = enter_runtime();
 	uint64_t rate = sample ? sampler_rate() : 0;
@@ -133,6 +133,7 @@ int profiler_record_alloc(void *block, size_t size, uint32_t offset,
 		.thread_id = sampler_tls.tid,
 		.timestamp_ns = monotonic_ns(),
 		.offset = offset,
+		.slack = (uint32_t)slack,
 	};
 	int tracked = publish(block, &r);
 

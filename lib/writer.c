@@ -136,6 +136,7 @@ int writer_configure(const struct runtime_config *s, struct stack_table *t,
 	w.first_rate = w.rate = sampling_rate;
 	w.pid = getpid();
 	reset_clock();
+	modules_refresh();
 	w.enabled = 1;
 	return 0;
 }
@@ -358,12 +359,6 @@ static int define_stack(uint32_t id)
 	uint8_t *p;
 	uint64_t len;
 
-	for (uint32_t i = 0; i < depth; i++)
-		if (!frame_is_script(e->frames[i]) &&
-		    modules_find(e->frames[i]) < 0) {
-			modules_refresh(); /* a library loaded since */
-			break;
-		}
 	define_modules();
 	define_strings();
 	len = mlyze_varint_len(id) + mlyze_varint_len(depth);
@@ -380,15 +375,42 @@ static int define_stack(uint32_t id)
 	return 0;
 }
 
+/* The bitmap is written under the lock, and read without it to tell
+ * whether a stack may need its modules listed. */
+static int stack_defined(uint32_t id)
+{
+	return (__atomic_load_n(&w.stack_defined[id / 8], __ATOMIC_RELAXED) >>
+		(id % 8)) & 1;
+}
+
 static void ensure_stack_defined(uint32_t id)
 {
 	if (id == STACK_ID_NONE) {
 		if (!w.none_defined && define_stack(id) == 0)
 			w.none_defined = 1;
-	} else if (!((w.stack_defined[id / 8] >> (id % 8)) & 1) &&
-		   define_stack(id) == 0) {
-		w.stack_defined[id / 8] |= (uint8_t)(1u << (id % 8));
+	} else if (!stack_defined(id) && define_stack(id) == 0) {
+		__atomic_fetch_or(&w.stack_defined[id / 8],
+				  (uint8_t)(1u << (id % 8)), __ATOMIC_RELAXED);
 	}
+}
+
+/* A stack not yet in the file may have frames in a library loaded since
+ * the modules were listed: they are listed again before the lock is
+ * taken (see modules_refresh), so that the stack's definition follows
+ * theirs. */
+static void list_modules_of(uint32_t id)
+{
+	const struct stack_entry *e;
+
+	if (!w.enabled || id == STACK_ID_NONE || stack_defined(id) ||
+	    !(e = stack_table_get(w.stacks, id)))
+		return;
+	for (uint32_t i = 0; i < e->depth; i++)
+		if (!frame_is_script(e->frames[i]) &&
+		    modules_find(e->frames[i]) < 0) {
+			modules_refresh();
+			return;
+		}
 }
 
 static void put_rate_event(void)
@@ -436,6 +458,9 @@ static int create_file(void)
 	if (w.create_failed)
 		return -1;
 	fd = profile_files_create_part(&w.files);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
+	    profile_files_can_hand_over(&w.files))
+		fd = profile_files_create_part_by_wrap(&w.files);
 	err = fd < 0 ? errno : start_stream(fd);
 	if (fd >= 0)
 		close(fd);
@@ -452,7 +477,6 @@ static int create_file(void)
 	w.created = 1;
 	profile_files_announce_start(&w.files);
 	control_note_part(w.files.part);
-	modules_refresh();
 	define_modules();
 	put_rate_event();
 	return 0;
@@ -515,6 +539,7 @@ void writer_alloc(uintptr_t address, const struct heap_record *r)
 {
 	uint8_t *p;
 
+	list_modules_of(r->stack_id);
 	if (begin_event() < 0)
 		return;
 	ensure_stack_defined(r->stack_id);
@@ -874,19 +899,6 @@ void writer_exec_failed(void)
 	unlock();
 }
 
-/* No event may be half written at fork(). */
-void writer_prefork(void)
-{
-	if (w.enabled)
-		lock();
-}
-
-void writer_postfork_parent(void)
-{
-	if (w.enabled)
-		unlock();
-}
-
 void writer_postfork_child(int keep_recording)
 {
 	if (!w.enabled)
@@ -897,5 +909,5 @@ void writer_postfork_child(int keep_recording)
 	w.files.descendant = 1;
 	w.pid = getpid();
 	w.enabled = keep_recording;
-	unlock();
+	spin_unlock(&w.lock); /* held, if at all, by a thread not copied */
 }

@@ -85,9 +85,10 @@ void writer_before_id_change(uid_t uid, gid_t gid);
 uint64_t writer_events_written(void);
 uint64_t writer_events_dropped(void);
 
-/* fork(2) handlers: the child never writes into its parent's file. */
-void writer_prefork(void);
-void writer_postfork_parent(void);
+/* In the child after fork(): it never writes into its parent's file.
+ * The lock is not held across fork() (a thread that waits for it may
+ * hold a lock fork() takes): the child forgets whatever event another
+ * thread was writing, with the parent's file. */
 void writer_postfork_child(int keep_recording);
 
 #endif /* SPPROF_WRITER_H */

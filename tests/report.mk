@@ -72,9 +72,12 @@ REPORT_SHELL_TESTS = \
 	tests/report/leaks.sh \
 	tests/report/malformed.sh \
 	tests/report/mutations.sh \
-	tests/report/runtime.sh
+	tests/report/runtime.sh \
+	tests/report/cross-arch.sh
 TESTS += $(REPORT_SHELL_TESTS)
 EXTRA_DIST += $(REPORT_SHELL_TESTS) \
+	tests/report/arch \
+	tests/report/arch-record.sh \
 	tests/report/common.sh \
 	tests/report/trend-common.sh \
 	tests/report/exports \

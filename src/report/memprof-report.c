@@ -380,6 +380,7 @@ static void summarise(struct gathered *g, const char *file,
 	p->events = h->events;
 	p->peak_time_s = (double)(h->peak_time_us - info->start_time_us) / 1e6;
 	p->peak = h->total.live[AT_PEAK];
+	p->peak_level_share = h->peak_level_share;
 	p->end = h->total.live[AT_END];
 }
 
