@@ -25,7 +25,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/prng.c lib/prng.h \
 	lib/profiler.c lib/profiler.h lib/profiler_state.h \
 	lib/profiler_events.c lib/profiler_record.c \
-	lib/profiler_control.c \
+	lib/profiler_control.c lib/late_binding.c lib/late_binding.h \
 	lib/process_start.c lib/process_start.h \
 	lib/rawmem.c lib/rawmem.h \
 	lib/real_alloc.c lib/real_alloc.h \

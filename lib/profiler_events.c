@@ -17,6 +17,7 @@
 #include <spprof/memprof.h>
 
 #include "code_map.h"
+#include "late_binding.h"
 #include "modules.h"
 #include "control.h"
 #include "names.h"
@@ -164,9 +165,13 @@ static void attach_python_walker(void)
 				plugin);
 }
 
+/* How a profile of a runtime loaded into a running process begins: the
+ * blocks allocated before are unknown to it. */
+#define STARTED_BY_ATTACH "memprof-ctl attach"
+
 void profiler_load(void)
 {
-	int saved_errno = enter_runtime();
+	int saved_errno = enter_runtime(), late;
 
 	real_alloc_init();
 	meta_note_command_line();
@@ -175,11 +180,20 @@ void profiler_load(void)
 	unwind_init(prof.settings.unwind);
 	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 	control_register();
+	late = late_binding_needed();
+	if (late) /* no SPPROF_ROOT_PID: its children run without us */
+		prof.settings.root_pid = getpid();
 	if (prof.settings.output[0] && !prof.settings.dormant) {
 		start_recording();
+		if (late)
+			writer_restart(prof.settings.output, STARTED_BY_ATTACH);
 		attach_python_walker();
 		control_set_state(CONTROL_RECORDING);
 	}
+	if (late && late_binding_apply() < 0)
+		runtime_message("loaded late, on an architecture whose "
+				"allocator calls it cannot redirect: nothing "
+				"is recorded");
 	leave_runtime(saved_errno);
 }
 

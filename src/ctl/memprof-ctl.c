@@ -4,7 +4,8 @@
  * Processes are found in the runtime's registry (ctl-registry.c), what
  * they recorded so far is read from their streamed files (ctl-summary.c),
  * and requests go through their registry entries (ctl-request.c), so no
- * ptrace and no reading of another program's memory is needed.  Exit
+ * ptrace and no reading of another program's memory is needed; only
+ * attach, which loads the runtime into a process, uses gdb.  Exit
  * status: 0 ok, 1 failure, 2 bad usage.
  */
 #include "config.h"
@@ -21,6 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compiler.h"
+#include "ctl-attach.h"
 #include "ctl-registry.h"
 #include "ctl-request.h"
 #include "ctl-summary.h"
@@ -29,6 +32,14 @@
 
 #define PROGRAM "memprof-ctl"
 #define WHY_SIZE 1024
+#define RUNTIME_NAME "libspprof-alloc.so.0"
+
+/* The Python bindings' frame walker, installed and built (empty when
+ * configured without the bindings). */
+#ifndef SPPROF_PYTHON_WALKER_PATH
+#define SPPROF_PYTHON_WALKER_PATH ""
+#define SPPROF_PYTHON_WALKER_BUILT ""
+#endif
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
@@ -49,7 +60,13 @@ static void usage(FILE *to)
 		"  stop PID              stop recording; finish the profile\n"
 		"  top PID [-d SECONDS]  the top sites, redrawn every SECONDS "
 		"(3);\n"
-		"                        q quits\n\n"
+		"                        q quits\n"
+		"  attach PID [-o FILE]  load the runtime into a process "
+		"started without it\n"
+		"                        (with gdb), and start recording\n"
+		"  detach PID            stop recording; finish the profile; "
+		"the runtime\n"
+		"                        stays loaded, dormant\n\n"
 		"Options:\n"
 		"  -h, --help            display this help and exit\n"
 		"  -V, --version         output version information and "
@@ -150,9 +167,10 @@ static int parse_option(int c, const char *allowed, struct target *t)
 	return EXIT_OK;
 }
 
-/* allowed: the option letters of the command ("o", "d" or ""). */
-static int parse_target(int argc, char **argv, const char *allowed,
-			struct target *t)
+/* The options and the PID; allowed: the option letters of the command
+ * ("o", "d" or ""). */
+static int parse_arguments(int argc, char **argv, const char *allowed,
+			   struct target *t)
 {
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -178,7 +196,21 @@ static int parse_target(int argc, char **argv, const char *allowed,
 			 argv[optind]);
 		return bad_usage(why);
 	}
-	if (ctl_registry_find(pid, &t->process, why, sizeof(why)) < 0)
+	t->process.pid = pid;
+	return EXIT_OK;
+}
+
+/* parse_arguments(), and the process's registry entry. */
+static int parse_target(int argc, char **argv, const char *allowed,
+			struct target *t)
+{
+	char why[WHY_SIZE];
+	int rc = parse_arguments(argc, argv, allowed, t);
+
+	if (rc)
+		return rc;
+	if (ctl_registry_find(t->process.pid, &t->process, why,
+			      sizeof(why)) < 0)
 		return fail(why);
 	return EXIT_OK;
 }
@@ -277,33 +309,49 @@ static int snapshot(int argc, char **argv)
 	return EXIT_OK;
 }
 
-static int start(int argc, char **argv)
+/* `name` as an absolute path in pattern: the process has its own working
+ * directory.  0, or -1 after saying why not. */
+static int absolute_pattern(const char *name, char *pattern, size_t size)
 {
-	struct target t;
-	struct ctl_answer answer;
-	char why[WHY_SIZE], pattern[PATH_MAX] = "", cwd[PATH_MAX];
-	int rc = parse_target(argc, argv, "o", &t);
+	char cwd[PATH_MAX] = "";
+	int relative = name[0] != '/';
 
-	if (rc)
-		return rc;
-	/* The process streams to an absolute path: it has its own working
-	 * directory. */
-	if (t.output && t.output[0] != '/' && !getcwd(cwd, sizeof(cwd)))
-		return fail("cannot name the current directory");
-	if (t.output && (size_t)snprintf(pattern, sizeof(pattern), "%s%s%s",
-					 t.output[0] == '/' ? "" : cwd,
-					 t.output[0] == '/' ? "" : "/",
-					 t.output) >= sizeof(pattern))
-		return fail("the profile name is too long");
-	if (ctl_request(&t.process, CONTROL_START, pattern, &answer, why,
+	if (relative && !getcwd(cwd, sizeof(cwd)))
+		return fail("cannot name the current directory"), -1;
+	if ((size_t)snprintf(pattern, size, "%s%s%s", cwd, relative ? "/" : "",
+			     name) >= size)
+		return fail("the profile name is too long"), -1;
+	return 0;
+}
+
+/* Starts a window in a process whose runtime is loaded. */
+static int start_window(struct target *t, const char *pattern)
+{
+	struct ctl_answer answer;
+	char why[WHY_SIZE];
+
+	if (ctl_request(&t->process, CONTROL_START, pattern, &answer, why,
 			sizeof(why)) < 0) {
 		if (strstr(why, "no profile name"))
 			strncat(why, " (name one with -o FILE)",
 				sizeof(why) - strlen(why) - 1);
 		return fail(why);
 	}
-	printf("process %ld: recording to %s\n", t.process.pid, answer.text);
+	printf("process %ld: recording to %s\n", t->process.pid, answer.text);
 	return EXIT_OK;
+}
+
+static int start(int argc, char **argv)
+{
+	struct target t;
+	char pattern[PATH_MAX] = "";
+	int rc = parse_target(argc, argv, "o", &t);
+
+	if (rc)
+		return rc;
+	if (t.output && absolute_pattern(t.output, pattern, sizeof(pattern)) < 0)
+		return EXIT_FAIL;
+	return start_window(&t, pattern);
 }
 
 static int stop(int argc, char **argv)
@@ -322,6 +370,107 @@ static int stop(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* Where this program lives in a build tree, relative to its top: itself,
+ * or the binary behind libtool's wrapper script. */
+static const char *const build_tree_programs[] = {
+	"/src/" PROGRAM, "/src/.libs/" PROGRAM, "/src/.libs/lt-" PROGRAM,
+};
+
+/* The top of the build tree this program runs from, in top (PATH_MAX);
+ * 0, or -1 when it runs from elsewhere. */
+static int build_tree_top(char *top)
+{
+	char *self = realpath("/proc/self/exe", NULL);
+	size_t length = self ? strlen(self) : 0;
+	int found = -1;
+
+	for (size_t i = 0; i < ARRAY_SIZE(build_tree_programs) && found; i++) {
+		size_t suffix = strlen(build_tree_programs[i]);
+
+		if (length > suffix && length < PATH_MAX &&
+		    !strcmp(self + length - suffix, build_tree_programs[i])) {
+			snprintf(top, PATH_MAX, "%.*s", (int)(length - suffix),
+				 self);
+			found = 0;
+		}
+	}
+	free(self);
+	return found;
+}
+
+/* The build tree's file when this program runs from one and it is there,
+ * else the installed one when there is one, else NULL. */
+static const char *built_or_installed(const char *relative,
+				      const char *installed, char *path)
+{
+	char top[PATH_MAX];
+
+	if (relative[0] && build_tree_top(top) == 0 &&
+	    (size_t)snprintf(path, PATH_MAX, "%s/%s", top, relative) <
+		    PATH_MAX &&
+	    access(path, R_OK) == 0)
+		return path;
+	return installed[0] && access(installed, R_OK) == 0 ? installed : NULL;
+}
+
+/* The default profile name: COMMAND.%p.mlyze in the current directory. */
+static void default_name(long pid, char *name, size_t size)
+{
+	char comm_file[64], command[64] = "program";
+	FILE *f;
+
+	snprintf(comm_file, sizeof(comm_file), "/proc/%ld/comm", pid);
+	if ((f = fopen(comm_file, "r"))) {
+		if (fgets(command, sizeof(command), f))
+			command[strcspn(command, "\n/")] = '\0';
+		fclose(f);
+	}
+	snprintf(name, size, "%s.%%p.mlyze", command);
+}
+
+/* A process with the runtime loaded gets a new window; another one gets
+ * the runtime, through gdb (ctl-attach.h). */
+static int attach(int argc, char **argv)
+{
+	static char runtime[PATH_MAX], walker[PATH_MAX];
+	struct ctl_attach_request r;
+	struct target t;
+	char why[WHY_SIZE], name[PATH_MAX], pattern[PATH_MAX];
+	int rc = parse_arguments(argc, argv, "o", &t);
+
+	if (rc)
+		return rc;
+	if (!t.output)
+		default_name(t.process.pid, name, sizeof(name));
+	if (absolute_pattern(t.output ? t.output : name, pattern,
+			     sizeof(pattern)) < 0)
+		return EXIT_FAIL;
+	r.pid = t.process.pid;
+	if (ctl_registry_find(r.pid, &t.process, why, sizeof(why)) == 0)
+		return start_window(&t, pattern);
+	r.output = pattern;
+	r.runtime = getenv("SPPROF_RUNTIME");
+	if (!r.runtime || !r.runtime[0])
+		r.runtime = built_or_installed("lib/.libs/" RUNTIME_NAME,
+					       SPPROF_RUNTIME_PATH, runtime);
+	if (!r.runtime)
+		return fail("the runtime " SPPROF_RUNTIME_PATH " is not "
+			    "installed (SPPROF_RUNTIME names another)");
+	r.python_walker = built_or_installed(SPPROF_PYTHON_WALKER_BUILT,
+					     SPPROF_PYTHON_WALKER_PATH, walker);
+	if (ctl_attach(&r, why, sizeof(why)) < 0)
+		return fail(why);
+	if (ctl_registry_find(r.pid, &t.process, why, sizeof(why)) < 0) {
+		fprintf(stderr, PROGRAM ": process %ld loaded the runtime, but "
+			"its entry is not in %s (it has another "
+			"XDG_RUNTIME_DIR?): %s\n", r.pid, ctl_registry_own(),
+			why);
+		return EXIT_FAIL;
+	}
+	printf("process %ld: recording to %s\n", r.pid, pattern);
+	return EXIT_OK;
+}
+
 static int top(int argc, char **argv)
 {
 	struct target t;
@@ -336,6 +485,7 @@ static const struct command {
 } commands[] = {
 	{ "list", list },   { "status", status }, { "snapshot", snapshot },
 	{ "start", start }, { "stop", stop },	      { "top", top },
+	{ "attach", attach }, { "detach", stop },
 };
 
 int main(int argc, char **argv)
@@ -354,5 +504,6 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
 	fprintf(stderr, PROGRAM ": unknown command '%s'\n", argv[1]);
-	return bad_usage("commands: list, status, snapshot, start, stop, top");
+	return bad_usage("commands: list, status, snapshot, start, stop, top, "
+			 "attach, detach");
 }

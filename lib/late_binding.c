@@ -1,0 +1,196 @@
+/* late_binding.c - rewrite other objects' allocator slots to the runtime's
+ * (see late_binding.h). */
+#include "config.h"
+
+#include "late_binding.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#define SLOT_RELOCATION(type) \
+	((type) == R_X86_64_JUMP_SLOT || (type) == R_X86_64_GLOB_DAT || \
+	 (type) == R_X86_64_64)
+#elif defined(__aarch64__)
+#define SLOT_RELOCATION(type) \
+	((type) == R_AARCH64_JUMP_SLOT || (type) == R_AARCH64_GLOB_DAT || \
+	 (type) == R_AARCH64_ABS64)
+#endif
+
+/* This copy of the runtime: its file, its handle, its load address. */
+static struct {
+	void *handle;
+	void *base;
+	const char *file;
+} self;
+
+static int find_self(void)
+{
+	Dl_info info;
+
+	if (self.handle)
+		return 0;
+	if (!dladdr((void *)find_self, &info) || !info.dli_fname)
+		return -1;
+	self.base = info.dli_fbase;
+	self.file = info.dli_fname;
+	self.handle = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+	return self.handle ? 0 : -1;
+}
+
+/* The runtime's own function of that name, or NULL when it has none. */
+static void *own_function(const char *name)
+{
+	void *found = dlsym(self.handle, name);
+	Dl_info info;
+
+	if (!found)
+		dlerror(); /* forget the failure */
+	return found && dladdr(found, &info) && info.dli_fbase == self.base
+		       ? found
+		       : NULL;
+}
+
+int late_binding_needed(void)
+{
+	if (find_self() < 0)
+		return 0;
+	return own_function("malloc") != dlsym(RTLD_DEFAULT, "malloc");
+}
+
+#ifdef SLOT_RELOCATION
+
+/* The dynamic section's addresses: absolute once the loader has adjusted
+ * them (glibc does so on these architectures), else relative to base. */
+static uintptr_t dynamic_address(ElfW(Addr) value, uintptr_t base)
+{
+	return value < base ? value + base : value;
+}
+
+struct object {
+	uintptr_t base;
+	const ElfW(Sym) *symbols;
+	const char *strings;
+	uintptr_t relro_start, relro_end; /* read-only after relocation */
+};
+
+static void store_slot(const struct object *o, void **slot, void *function)
+{
+	uintptr_t page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t page = (uintptr_t)slot & ~(page_size - 1);
+	int relro = (uintptr_t)slot >= o->relro_start &&
+		    (uintptr_t)slot < o->relro_end;
+
+	if (*slot == function)
+		return;
+	if (relro && mprotect((void *)page, page_size,
+			      PROT_READ | PROT_WRITE) < 0)
+		return;
+	__atomic_store_n(slot, function, __ATOMIC_RELEASE);
+	if (relro)
+		mprotect((void *)page, page_size, PROT_READ);
+}
+
+static int rewrite_table(const struct object *o, const ElfW(Rela) *table,
+			 size_t bytes)
+{
+	int rewritten = 0;
+
+	for (size_t i = 0; i < bytes / sizeof(*table); i++) {
+		const ElfW(Rela) *r = &table[i];
+		size_t symbol = ELF64_R_SYM(r->r_info);
+		void *function;
+
+		if (!symbol || !SLOT_RELOCATION(ELF64_R_TYPE(r->r_info)) ||
+		    r->r_addend)
+			continue;
+		function = own_function(o->strings +
+					o->symbols[symbol].st_name);
+		if (function) {
+			store_slot(o, (void **)(o->base + r->r_offset),
+				   function);
+			rewritten++;
+		}
+	}
+	return rewritten;
+}
+
+static void find_relro(const struct dl_phdr_info *info, struct object *o)
+{
+	uintptr_t page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+
+		if (p->p_type != PT_GNU_RELRO)
+			continue;
+		o->relro_start = (o->base + p->p_vaddr) & ~(page_size - 1);
+		o->relro_end = o->base + p->p_vaddr + p->p_memsz;
+	}
+}
+
+static const ElfW(Dyn) *dynamic_section(const struct dl_phdr_info *info)
+{
+	for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			return (const ElfW(Dyn) *)(info->dlpi_addr +
+						    info->dlpi_phdr[i].p_vaddr);
+	return NULL;
+}
+
+static int rewrite_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const ElfW(Dyn) *d = dynamic_section(info);
+	struct object o = { .base = info->dlpi_addr };
+	const ElfW(Rela) *plt = NULL, *data_table = NULL;
+	size_t plt_bytes = 0, data_bytes = 0;
+	int *rewritten = data;
+
+	(void)size;
+	if (!d || !strcmp(info->dlpi_name, self.file))
+		return 0;
+	for (; d->d_tag != DT_NULL; d++) {
+		uintptr_t at = dynamic_address(d->d_un.d_ptr, o.base);
+
+		switch (d->d_tag) {
+		case DT_SYMTAB: o.symbols = (const ElfW(Sym) *)at; break;
+		case DT_STRTAB: o.strings = (const char *)at; break;
+		case DT_JMPREL: plt = (const ElfW(Rela) *)at; break;
+		case DT_PLTRELSZ: plt_bytes = d->d_un.d_val; break;
+		case DT_RELA: data_table = (const ElfW(Rela) *)at; break;
+		case DT_RELASZ: data_bytes = d->d_un.d_val; break;
+		}
+	}
+	if (!o.symbols || !o.strings)
+		return 0;
+	find_relro(info, &o);
+	if (plt)
+		*rewritten += rewrite_table(&o, plt, plt_bytes);
+	if (data_table)
+		*rewritten += rewrite_table(&o, data_table, data_bytes);
+	return 0;
+}
+
+int late_binding_apply(void)
+{
+	int rewritten = 0;
+
+	if (find_self() < 0)
+		return -1;
+	dl_iterate_phdr(rewrite_object, &rewritten);
+	return rewritten;
+}
+
+#else
+
+int late_binding_apply(void)
+{
+	return -1;
+}
+
+#endif
