@@ -29,6 +29,8 @@ static struct {
 	const char *file;
 } self;
 
+static int applied;
+
 static int find_self(void)
 {
 	Dl_info info;
@@ -183,6 +185,7 @@ int late_binding_apply(void)
 	if (find_self() < 0)
 		return -1;
 	dl_iterate_phdr(rewrite_object, &rewritten);
+	applied = 1;
 	return rewritten;
 }
 
@@ -194,3 +197,8 @@ int late_binding_apply(void)
 }
 
 #endif
+
+int late_binding_applied(void)
+{
+	return applied;
+}

@@ -18,11 +18,17 @@
  * rewrites the slots, and returns how many, or -1 on an architecture it
  * does not know (x86-64 and arm64 only).  Both run at load, under the
  * loader's lock, before the caller of dlopen() continues.
+ * late_binding_applied() says whether they did, for the label of each
+ * recording window (STARTED_BY_ATTACH): the blocks allocated before the
+ * load are unknown to every window.
  */
 #ifndef SPPROF_LATE_BINDING_H
 #define SPPROF_LATE_BINDING_H
 
+#define STARTED_BY_ATTACH "memprof-ctl attach"
+
 int late_binding_needed(void);
 int late_binding_apply(void);
+int late_binding_applied(void);
 
 #endif /* SPPROF_LATE_BINDING_H */

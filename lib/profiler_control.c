@@ -11,6 +11,7 @@
 #include <spprof/memprof.h>
 
 #include "control.h"
+#include "late_binding.h"
 #include "profiler_state.h"
 #include "writer.h"
 
@@ -49,7 +50,8 @@ static int start_window(const char *pattern, char *answer, size_t size)
 		    writer_configure(s, &prof.stacks, s->sampling_rate, 0) < 0)
 			return errno;
 	}
-	err = writer_restart(pattern, STARTED_BY_REQUEST);
+	err = writer_restart(pattern, late_binding_applied() ? STARTED_BY_ATTACH
+							    : STARTED_BY_REQUEST);
 	if (err)
 		return err;
 	if (memprof_start() < 0 && errno != EALREADY)

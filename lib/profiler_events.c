@@ -165,10 +165,6 @@ static void attach_python_walker(void)
 				plugin);
 }
 
-/* How a profile of a runtime loaded into a running process begins: the
- * blocks allocated before are unknown to it. */
-#define STARTED_BY_ATTACH "memprof-ctl attach"
-
 void profiler_load(void)
 {
 	int saved_errno = enter_runtime(), late;
@@ -183,6 +179,14 @@ void profiler_load(void)
 	late = late_binding_needed();
 	if (late) /* no SPPROF_ROOT_PID: its children run without us */
 		prof.settings.root_pid = getpid();
+	/* Before recording starts: until every slot is rewritten, a block
+	 * could reach the C library from one of our functions. */
+	if (late && late_binding_apply() < 0) {
+		runtime_message("loaded late, on an architecture whose "
+				"allocator calls it cannot redirect: nothing "
+				"is recorded");
+		prof.settings.output[0] = '\0';
+	}
 	if (prof.settings.output[0] && !prof.settings.dormant) {
 		start_recording();
 		if (late)
@@ -190,10 +194,6 @@ void profiler_load(void)
 		attach_python_walker();
 		control_set_state(CONTROL_RECORDING);
 	}
-	if (late && late_binding_apply() < 0)
-		runtime_message("loaded late, on an architecture whose "
-				"allocator calls it cannot redirect: nothing "
-				"is recorded");
 	leave_runtime(saved_errno);
 }
 

@@ -67,6 +67,17 @@ check_PROGRAMS += tests/integration/hold-program
 tests_integration_hold_program_CFLAGS = $(AM_CFLAGS) -pthread
 tests_integration_hold_program_LDFLAGS = -pthread
 
+# Programs started without the runtime, for attach.sh: one allocating on
+# every thread, one in C++ built with a distribution's flags (full RELRO).
+check_PROGRAMS += tests/integration/attach-program
+tests_integration_attach_program_CFLAGS = $(AM_CFLAGS) -pthread
+tests_integration_attach_program_LDFLAGS = -pthread
+check_PROGRAMS += tests/integration/attach-cxx
+tests_integration_attach_cxx_SOURCES = tests/integration/attach-cxx.cc
+tests_integration_attach_cxx_CXXFLAGS = -std=gnu++17 $(DISTRIBUTION_CFLAGS) \
+	-fstack-protector-strong
+tests_integration_attach_cxx_LDFLAGS = -Wl,-z,relro -Wl,-z,now
+
 check_PROGRAMS += tests/integration/handler-allocs
 tests_integration_handler_allocs_SOURCES = \
 	tests/integration/handler-allocs.c $(integ_api_sources)
@@ -86,7 +97,8 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/stray-frames.sh \
 	tests/integration/native-stacks.sh \
 	tests/integration/titles.sh \
-	tests/integration/ctl.sh
+	tests/integration/ctl.sh \
+	tests/integration/attach.sh
 TESTS += $(integ_drivers)
 EXTRA_DIST += $(integ_drivers) tests/integration/common.sh \
 	tests/integration/stacks.sh

@@ -1,0 +1,157 @@
+#!/bin/sh
+# attach.sh - memprof-ctl attach and detach on programs started without
+# the runtime: a C program allocating on every thread, which frees its
+# earlier blocks (4 KiB-aligned ones among them) after the attach; Debian's
+# python3 running a script; a C++ program built with -O2; hold-program.
+# Each keeps its output and exit status; each report names its functions
+# and says that blocks from before the attach are unknown.
+. "$(dirname "$0")/common.sh"
+
+ctl=$abs_top_builddir/src/memprof-ctl
+report=$abs_top_builddir/src/memprof-report
+export XDG_RUNTIME_DIR=$scratch/xdg
+export SPPROF_SAMPLING_RATE=65536
+mkdir -p "$XDG_RUNTIME_DIR"
+cd "$scratch" || fail "no scratch directory"
+
+command -v gdb >/dev/null || {
+	echo "SKIP: gdb is not installed (apt-get install gdb)"
+	exit 77
+}
+sleep 30 &
+sleeper=$!
+gdb -p $sleeper -batch -nx >probe.out 2>&1
+kill $sleeper
+if grep -q "ptrace: Operation not permitted" probe.out; then
+	echo "SKIP: ptrace is not permitted here: $(grep ptrace probe.out)"
+	exit 77
+fi
+
+# wait_for_line FILE TEXT - until FILE holds TEXT (30 s at most).
+wait_for_line() {
+	for i in $(seq 300); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "$1 never said '$2': $(cat "$1")"
+}
+
+# expect STATUS TEXT COMMAND... - runs memprof-ctl; requires the exit
+# status and TEXT on stdout or stderr.
+expect() {
+	want=$1 text=$2
+	shift 2
+	"$ctl" "$@" >ctl.out 2>&1
+	status=$?
+	[ "$status" = "$want" ] ||
+		fail "memprof-ctl $*: status $status, not $want: $(cat ctl.out)"
+	grep -q -- "$text" ctl.out ||
+		fail "memprof-ctl $*: no '$text' in: $(cat ctl.out)"
+}
+
+# attached_report PROFILE FUNCTION - the report of an attached profile
+# names FUNCTION and says what it cannot know.
+attached_report() {
+	"$report" --all "$1" >"$1.txt" 2>&1 || fail "$1: no report: $(cat "$1.txt")"
+	grep -q "started by memprof-ctl attach" "$1.txt" ||
+		fail "$1: not labelled as attached: $(cat "$1.txt")"
+	grep -q "blocks allocated before it are unknown" "$1.txt" ||
+		fail "$1: does not say what it cannot know"
+	grep -q "$2" "$1.txt" || fail "$1: $2 not named: $(cat "$1.txt")"
+}
+
+# finish NAME PID EXPECTED - the program ends with status 0 and the output
+# it has without the runtime.
+finish() {
+	touch "$1.stop"
+	wait "$2" || fail "$1: exit status $?: $(cat "$1.err")"
+	printf "$3" >"$1.expected"
+	cmp -s "$1.out" "$1.expected" || fail "$1: output changed: $(cat "$1.out")"
+	[ ! -s "$1.err" ] || fail "$1: said on stderr: $(cat "$1.err")"
+}
+
+# ---- threads allocating at the attach; earlier blocks freed after it;
+# detach, then attach again ----
+"$integ_bin/attach-program" "$scratch/mt.go" "$scratch/mt.stop" \
+	>mt.out 2>mt.err &
+mt=$!
+wait_for_line mt.out ready
+expect 1 "process $mt is not in the registry" status $mt
+expect 0 "process $mt: recording to $scratch/mt1.%p.mlyze" \
+	attach $mt -o mt1.%p.mlyze
+expect 0 "^$mt *recording" list
+touch mt.go
+sleep 1
+expect 0 "mt1.$mt.mlyze" detach $mt
+expect 0 "^$mt *dormant" list
+attached_report "mt1.$mt.mlyze" hold_after_attach
+expect 0 "process $mt: recording to $scratch/mt2.$mt.mlyze" \
+	attach $mt -o mt2.$mt.mlyze
+sleep 0.5
+finish mt $mt "ready\ngave back 55 early blocks\ndone\n"
+attached_report "mt2.$mt.mlyze" churn
+grep -q "ended by exit" "mt2.$mt.mlyze.txt" || fail "second window not ended by exit"
+
+# ---- Debian's python3 running a script: Python frames ----
+cat >script.py <<'PY'
+import os, sys, time
+def build_table(n):
+    return [str(i) * 20 for i in range(n)]
+kept = [build_table(1000)]
+print("ready", flush=True)
+while not os.path.exists(sys.argv[1]):
+    kept.append(build_table(1000))
+    del kept[0]
+    time.sleep(0.001)
+print("done")
+PY
+/usr/bin/python3 script.py "$scratch/py.stop" >py.out 2>py.err &
+py=$!
+wait_for_line py.out ready
+expect 0 "recording to" attach $py -o py.%p.mlyze
+sleep 1
+finish py $py "ready\ndone\n"
+attached_report "py.$py.mlyze" build_table
+
+# ---- a C++ program built -O2, full RELRO ----
+"$integ_bin/attach-cxx" "$scratch/cxx.go" "$scratch/cxx.stop" \
+	>cxx.out 2>cxx.err &
+cxx=$!
+wait_for_line cxx.out ready
+expect 0 "recording to" attach $cxx -o cxx.%p.mlyze
+touch cxx.go
+sleep 1
+finish cxx $cxx "ready\nholding 20000 entries\ndone\n"
+attached_report "cxx.$cxx.mlyze" grow_catalogue
+
+# ---- hold-program, bare ----
+"$integ_bin/hold-program" 4096 "$scratch/hold.stop" >hold.out 2>hold.err &
+hold=$!
+wait_for_line hold.out holding
+expect 0 "recording to" attach $hold -o hold.%p.mlyze
+sleep 0.5
+finish hold $hold "holding 4194304 bytes\ndone\n"
+attached_report "hold.$hold.mlyze" churn
+
+# ---- errors ----
+"$integ_bin/hold-program" 64 "$scratch/err.stop" >err.out 2>err.err &
+victim=$!
+wait_for_line err.out holding
+PATH=/nonexistent "$ctl" attach $victim >ctl.out 2>&1 &&
+	fail "attach without gdb succeeded"
+grep -q "attach needs gdb, which is not on PATH: install it (Debian, Ubuntu: apt-get install gdb" ctl.out ||
+	fail "no gdb: $(cat ctl.out)"
+expect 1 "no process 999999999" attach 999999999
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env XDG_RUNTIME_DIR="$scratch/nobody" "$ctl" attach $victim \
+		>ctl.out 2>&1 && fail "attach as another user succeeded"
+	grep -q "process $victim belongs to user 0: run memprof-ctl as that user or as root" ctl.out ||
+		fail "another user's process: $(cat ctl.out)"
+else
+	echo "not root: attach to another user's process not tested"
+fi
+finish err $victim "holding 65536 bytes\ndone\n"
+[ -z "$(ls "$XDG_RUNTIME_DIR/spprof")" ] ||
+	fail "entries left behind: $(ls "$XDG_RUNTIME_DIR/spprof")"
+pass
