@@ -101,6 +101,7 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/attach.sh
 TESTS += $(integ_drivers)
 EXTRA_DIST += $(integ_drivers) tests/integration/common.sh \
+	tests/integration/ctl-helpers.sh \
 	tests/integration/stacks.sh
 AM_TESTS_ENVIRONMENT += abs_top_builddir='$(abs_top_builddir)'; \
 	export abs_top_builddir;

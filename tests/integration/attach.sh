@@ -6,6 +6,7 @@
 # Each keeps its output and exit status; each report names its functions
 # and says that blocks from before the attach are unknown.
 . "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/ctl-helpers.sh"
 
 ctl=$abs_top_builddir/src/memprof-ctl
 report=$abs_top_builddir/src/memprof-report
@@ -27,28 +28,6 @@ if grep -q "ptrace: Operation not permitted" probe.out; then
 	exit 77
 fi
 
-# wait_for_line FILE TEXT - until FILE holds TEXT (30 s at most).
-wait_for_line() {
-	for i in $(seq 300); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	fail "$1 never said '$2': $(cat "$1")"
-}
-
-# expect STATUS TEXT COMMAND... - runs memprof-ctl; requires the exit
-# status and TEXT on stdout or stderr.
-expect() {
-	want=$1 text=$2
-	shift 2
-	"$ctl" "$@" >ctl.out 2>&1
-	status=$?
-	[ "$status" = "$want" ] ||
-		fail "memprof-ctl $*: status $status, not $want: $(cat ctl.out)"
-	grep -q -- "$text" ctl.out ||
-		fail "memprof-ctl $*: no '$text' in: $(cat ctl.out)"
-}
-
 # attached_report PROFILE FUNCTION - the report of an attached profile
 # names FUNCTION and says what it cannot know.
 attached_report() {
@@ -68,6 +47,22 @@ finish() {
 	printf "$3" >"$1.expected"
 	cmp -s "$1.out" "$1.expected" || fail "$1: output changed: $(cat "$1.out")"
 	[ ! -s "$1.err" ] || fail "$1: said on stderr: $(cat "$1.err")"
+}
+
+# attach_run NAME READY EXPECTED FUNCTION COMMAND... - runs COMMAND bare
+# until it says READY, attaches, lets it go on (NAME.go) and end
+# (NAME.stop): EXPECTED is its whole output; the report names FUNCTION.
+attach_run() {
+	name=$1 ready=$2 expected=$3 function=$4
+	shift 4
+	"$@" >"$name.out" 2>"$name.err" &
+	pid=$!
+	wait_for_line "$name.out" "$ready"
+	expect 0 "process $pid: recording to" attach $pid -o "$name.%p.mlyze"
+	touch "$name.go"
+	sleep 1
+	finish "$name" $pid "$expected"
+	attached_report "$name.$pid.mlyze" "$function"
 }
 
 # ---- threads allocating at the attach; earlier blocks freed after it;
@@ -105,33 +100,16 @@ while not os.path.exists(sys.argv[1]):
     time.sleep(0.001)
 print("done")
 PY
-/usr/bin/python3 script.py "$scratch/py.stop" >py.out 2>py.err &
-py=$!
-wait_for_line py.out ready
-expect 0 "recording to" attach $py -o py.%p.mlyze
-sleep 1
-finish py $py "ready\ndone\n"
-attached_report "py.$py.mlyze" build_table
+attach_run py ready "ready\ndone\n" build_table \
+	/usr/bin/python3 script.py "$scratch/py.stop"
 
 # ---- a C++ program built -O2, full RELRO ----
-"$integ_bin/attach-cxx" "$scratch/cxx.go" "$scratch/cxx.stop" \
-	>cxx.out 2>cxx.err &
-cxx=$!
-wait_for_line cxx.out ready
-expect 0 "recording to" attach $cxx -o cxx.%p.mlyze
-touch cxx.go
-sleep 1
-finish cxx $cxx "ready\nholding 20000 entries\ndone\n"
-attached_report "cxx.$cxx.mlyze" grow_catalogue
+attach_run cxx ready "ready\nholding 20000 entries\ndone\n" grow_catalogue \
+	"$integ_bin/attach-cxx" "$scratch/cxx.go" "$scratch/cxx.stop"
 
 # ---- hold-program, bare ----
-"$integ_bin/hold-program" 4096 "$scratch/hold.stop" >hold.out 2>hold.err &
-hold=$!
-wait_for_line hold.out holding
-expect 0 "recording to" attach $hold -o hold.%p.mlyze
-sleep 0.5
-finish hold $hold "holding 4194304 bytes\ndone\n"
-attached_report "hold.$hold.mlyze" churn
+attach_run hold holding "holding 4194304 bytes\ndone\n" churn \
+	"$integ_bin/hold-program" 4096 "$scratch/hold.stop"
 
 # ---- errors ----
 "$integ_bin/hold-program" 64 "$scratch/err.stop" >err.out 2>err.err &

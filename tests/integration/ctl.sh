@@ -3,6 +3,7 @@
 # and stop windows of a dormant runtime, and the errors it explains (see
 # hold-program.c, which holds a known live heap while its threads churn).
 . "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/ctl-helpers.sh"
 
 ctl=$abs_top_builddir/src/memprof-ctl
 report=$abs_top_builddir/src/memprof-report
@@ -24,34 +25,12 @@ start_hold() {
 	wait_for_line "$1.out" "holding"
 }
 
-# wait_for_line FILE TEXT - until FILE holds TEXT (30 s at most).
-wait_for_line() {
-	for i in $(seq 300); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	fail "$1 never said '$2'"
-}
-
 # end_hold NAME PID - asks it to end; it must exit 0 with its own output.
 end_hold() {
 	touch "$1.stop"
 	wait "$2" || fail "$1: exit status $?"
 	printf 'holding %s bytes\ndone\n' $((held_kib * 1024)) >"$1.expected"
 	cmp -s "$1.out" "$1.expected" || fail "$1: output changed: $(cat "$1.out")"
-}
-
-# expect STATUS TEXT COMMAND... - runs memprof-ctl; requires the exit
-# status and TEXT on stdout or stderr.
-expect() {
-	want=$1 text=$2
-	shift 2
-	"$ctl" "$@" >ctl.out 2>&1
-	status=$?
-	[ "$status" = "$want" ] ||
-		fail "memprof-ctl $*: status $status, not $want: $(cat ctl.out)"
-	grep -q -- "$text" ctl.out ||
-		fail "memprof-ctl $*: no '$text' in: $(cat ctl.out)"
 }
 
 # live_within FILE - the live heap at the end of a profile is the held one
