@@ -58,11 +58,42 @@ static void *own_function(const char *name)
 		       : NULL;
 }
 
+/* Which of the two files dl_iterate_phdr() reaches first: objects come in
+ * the order symbol lookup searches them, preloaded ones and the program's
+ * libraries first, those loaded later by dlopen() at the end. */
+struct first_of {
+	const char *ours, *c_library;
+	const char *first;
+};
+
+static int find_first(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct first_of *f = data;
+
+	(void)size;
+	if (!strcmp(info->dlpi_name, f->ours))
+		f->first = f->ours;
+	else if (!strcmp(info->dlpi_name, f->c_library))
+		f->first = f->c_library;
+	return f->first != NULL;
+}
+
+/* Not a comparison of malloc's address with dlsym(RTLD_DEFAULT): in an
+ * executable built without -fPIE that takes malloc's address, that is the
+ * executable's own PLT entry, whoever it leads to. */
 int late_binding_needed(void)
 {
-	if (find_self() < 0)
+	struct first_of f = { .first = NULL };
+	void *c_malloc = dlsym(RTLD_NEXT, "malloc");
+	Dl_info info;
+
+	if (find_self() < 0 || !c_malloc || !dladdr(c_malloc, &info) ||
+	    !info.dli_fname)
 		return 0;
-	return own_function("malloc") != dlsym(RTLD_DEFAULT, "malloc");
+	f.ours = self.file;
+	f.c_library = info.dli_fname;
+	dl_iterate_phdr(find_first, &f);
+	return f.first == f.c_library;
 }
 
 #ifdef SLOT_RELOCATION

@@ -143,7 +143,9 @@ static void start_recording(void)
 
 /* A Python process started by memprof-wrap gets its frame walker from the
  * language binding named by SPPROF_PYTHON_WALKER, without any change to
- * the program; other programs never load it. */
+ * the program; other programs never load it.  A dormant one gets it too,
+ * here at load: a window started later on request must not load code on
+ * the allocation path, where dlopen() could wait for the loader's lock. */
 static void attach_python_walker(void)
 {
 	const char *plugin = prof.settings.python_walker;
@@ -187,11 +189,11 @@ void profiler_load(void)
 				"is recorded");
 		prof.settings.output[0] = '\0';
 	}
+	attach_python_walker();
 	if (prof.settings.output[0] && !prof.settings.dormant) {
 		start_recording();
 		if (late)
 			writer_restart(prof.settings.output, STARTED_BY_ATTACH);
-		attach_python_walker();
 		control_set_state(CONTROL_RECORDING);
 	}
 	leave_runtime(saved_errno);

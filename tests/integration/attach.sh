@@ -103,6 +103,24 @@ PY
 attach_run py ready "ready\ndone\n" build_table \
 	/usr/bin/python3 script.py "$scratch/py.stop"
 
+# ---- Python frames in a window started later, on request ----
+rm -f dpy.stop
+SPPROF_RUNTIME=$runtime_so "$abs_top_builddir/src/memprof-wrap" -q --dormant \
+	-o "$scratch/dpy.%p.mlyze" -- /usr/bin/python3 script.py \
+	"$scratch/dpy.stop" >dpy.out 2>dpy.err &
+wrapper=$!
+wait_for_line dpy.out ready
+dpy=$(sed -n 's/^\([0-9][0-9]*\) *dormant .*script.py.*/\1/p' \
+	"$( "$ctl" list >list.out; echo list.out)")
+[ -n "$dpy" ] || fail "dormant python3 not listed: $(cat list.out)"
+expect 0 "recording to" start $dpy -o dpy-window.mlyze
+sleep 1
+expect 0 "dpy-window.mlyze" stop $dpy
+finish dpy $wrapper "ready\ndone\n"
+"$report" --all dpy-window.mlyze >dpy-window.txt 2>&1 &&
+	grep -q build_table dpy-window.txt ||
+	fail "no Python frames in a window started later: $(cat dpy-window.txt)"
+
 # ---- a C++ program built -O2, full RELRO ----
 attach_run cxx ready "ready\nholding 20000 entries\ndone\n" grow_catalogue \
 	"$integ_bin/attach-cxx" "$scratch/cxx.go" "$scratch/cxx.stop"
