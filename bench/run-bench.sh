@@ -611,6 +611,43 @@ control_rows() {
 		"$TMP/ctl.size"
 }
 
+ATTACH_ROUNDS=5
+
+# first_sample_ms PID T0: waits until PID's profile has a sample; prints the
+# milliseconds since T0 (date +%s%N).
+first_sample_ms() {
+	until "$CTL" list 2>/dev/null |
+		awk -v p="$1" '$1 == p && $3 > 0 { found = 1 } END { exit !found }'; do
+		sleep 0.01
+	done
+	awk -v d=$(($(date +%s%N) - $2)) 'BEGIN { printf "%.1f\n", d / 1e6 }'
+}
+
+# attach_rows: the mixed load runs bare in the background; memprof-ctl
+# attach loads the runtime with gdb; the time until its first sample.
+attach_rows() {
+	local pid round=1 t0
+	export XDG_RUNTIME_DIR=$TMP/xdg SPPROF_RUNTIME=$RUNTIME
+	mkdir -p "$XDG_RUNTIME_DIR"
+	while [ "$round" -le "$ATTACH_ROUNDS" ]; do
+		"$WORKLOAD" mixed 1000000000000 >>"$LOG" 2>&1 &
+		pid=$!
+		sleep 0.5
+		t0=$(date +%s%N)
+		ctl_ms "$TMP/ctl.attach" attach "$pid" \
+			-o "$TMP/attach.%p.mlyze"
+		first_sample_ms "$pid" "$t0" >>"$TMP/ctl.first"
+		kill "$pid"
+		wait "$pid" 2>/dev/null
+		round=$((round + 1))
+	done
+	rm -f "$TMP"/attach.*.mlyze*
+	printf '  %-44s %8s ms\n' \
+		"attach to the first recorded sample" \
+		"$(median <"$TMP/ctl.first")" \
+		"  of which memprof-ctl attach (gdb)" "$(median <"$TMP/ctl.attach")"
+}
+
 # ---- the report ----------------------------------------------------------------------
 
 MISSES=0
@@ -668,6 +705,12 @@ fi
 echo
 echo "memprof-ctl on the mixed load, median of $CONTROL_ROUNDS windows of 1 s"
 control_rows
+if command -v gdb >/dev/null; then
+	echo "memprof-ctl attach to the mixed load run bare, median of $ATTACH_ROUNDS"
+	attach_rows
+else
+	echo "memprof-ctl attach: gdb not installed, skipped"
+fi
 
 echo
 if [ "$MISSES" -eq 0 ]; then

@@ -5,6 +5,7 @@
 #include "ctl-attach.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,54 @@
 #define COMMAND_MAX 4096
 
 extern char **environ;
+
+/* gdb stops the process anywhere: the thread it calls dlopen() on may be
+ * inside the C library's allocator (whose main arena a single-threaded
+ * program does not lock), the dynamic loader or setenv(), which the calls
+ * would enter again.  This gdb Python script first lets the thread run
+ * until none of its frames is one of those (`finish`, frame by frame). */
+static const char safe_point_script[] =
+	"python\n"
+	"import re\n"
+	"unsafe = re.compile(r'^(__GI_|__)*(libc_)?(malloc|calloc|realloc|"
+	"free|cfree|_int_\\w+|tcache_\\w+|sysmalloc|malloc_\\w+|memalign|"
+	"posix_memalign|aligned_alloc|valloc|pvalloc|arena_\\w+|_dl_\\w+|"
+	"dl_\\w+|\\w*dlopen\\w*|\\w*dlsym\\w*|setenv|unsetenv|"
+	"add_to_environ)$')\n"
+	"def inside_unsafe():\n"
+	"    frame, depth = gdb.newest_frame(), 0\n"
+	"    while frame is not None and depth < 40:\n"
+	"        if unsafe.match(frame.name() or ''):\n"
+	"            return True\n"
+	"        frame, depth = frame.older(), depth + 1\n"
+	"    return False\n"
+	"steps = 0\n"
+	"try:\n"
+	"    while inside_unsafe() and steps < 200:\n"
+	"        gdb.execute('finish', to_string=True)\n"
+	"        steps += 1\n"
+	"except gdb.error:\n"
+	"    pass\n"
+	"end\n";
+
+/* The script in a temporary file, named in path; 0, or -1. */
+static int write_script(char *path, size_t size)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	snprintf(path, size, "%s/memprof-ctl.XXXXXX",
+		 dir && dir[0] == '/' ? dir : "/tmp");
+	if ((fd = mkstemp(path)) < 0)
+		return -1;
+	if (write(fd, safe_point_script, sizeof(safe_point_script) - 1) !=
+	    (ssize_t)sizeof(safe_point_script) - 1) {
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	return close(fd);
+}
 
 /* gdb on PATH: 1, else 0. */
 static int gdb_found(void)
@@ -186,7 +235,7 @@ static int add_settings(const struct ctl_attach_request *r,
 }
 
 static int build_command(const struct ctl_attach_request *r,
-			 struct gdb_command *c)
+			 const char *script, struct gdb_command *c)
 {
 	static struct gdb_command unset;
 	char pid[32];
@@ -197,6 +246,7 @@ static int build_command(const struct ctl_attach_request *r,
 	    add(c, "%s", pid, NULL) < 0 || add(c, "-batch", NULL, NULL) < 0 ||
 	    add(c, "-nx", NULL, NULL) < 0 || add(c, "-iex", NULL, NULL) < 0 ||
 	    add(c, "set debuginfod enabled off", NULL, NULL) < 0 ||
+	    add(c, "-x", NULL, NULL) < 0 || add(c, "%s", script, NULL) < 0 ||
 	    add_settings(r, c, &unset) < 0 || strpbrk(r->runtime, "\"\\") ||
 	    add(c, "-ex", NULL, NULL) < 0 ||
 	    add(c, "call (void *)dlopen(\"%s\", 2)", r->runtime, NULL) < 0 ||
@@ -251,7 +301,7 @@ static const char *last_lines(const char *output)
 int ctl_attach(const struct ctl_attach_request *r, char *why, size_t size)
 {
 	static struct gdb_command command;
-	char output[GDB_OUTPUT_MAX];
+	char output[GDB_OUTPUT_MAX], script[PATH_MAX];
 	int status;
 
 	if (!gdb_found())
@@ -260,11 +310,16 @@ int ctl_attach(const struct ctl_attach_request *r, char *why, size_t size)
 				"install gdb; Fedora: dnf install gdb)"), -1;
 	if (refused_why(r->pid, why, size) < 0)
 		return -1;
-	if (build_command(r, &command) < 0)
+	if (write_script(script, sizeof(script)) < 0)
+		return snprintf(why, size, "%s: %s", script, strerror(errno)), -1;
+	if (build_command(r, script, &command) < 0) {
+		unlink(script);
 		return snprintf(why, size, "a setting, the profile name or the "
 				"runtime's path is too long or has a '\"' or "
 				"'\\' in it"), -1;
+	}
 	status = run_gdb(&command, output, sizeof(output));
+	unlink(script);
 	if (strstr(output, "ptrace: Operation not permitted"))
 		return snprintf(why, size, "the kernel refused ptrace on process "
 				"%ld (in a container: it needs CAP_SYS_PTRACE, "
