@@ -1,9 +1,9 @@
 ## Soak test, not part of `make check` (it takes minutes and needs more of
 ## the system): `make soak` runs real programs from Debian packages (CPython's
-## own tests, git, sqlite3, gcc, xz, zstd, pigz, bash, dash) bare and under
-## memprof-wrap at two sampling rates, and requires the same exit status,
-## output and error output, and profiles that memprof-report reads (see
-## tests/soak/soak.sh).  The README's test command runs it last.  Its results
+## own tests, git, sqlite3, gcc, xz, zstd, pigz, bash, dash, redis-server,
+## ripgrep, ruby) bare and under memprof-wrap at two sampling rates, and
+## requires the same exit status, output and error output, and profiles that
+## memprof-report reads (see tests/soak/soak.sh).  The README's test command runs it last.  Its results
 ## go to soak-suite.log, beside make check's test-suite.log.
 
 SOAK_WORKLOADS = \
@@ -13,7 +13,10 @@ SOAK_WORKLOADS = \
 	tests/soak/sqlite.soak \
 	tests/soak/gcc.soak \
 	tests/soak/bash.soak \
-	tests/soak/dash.soak
+	tests/soak/dash.soak \
+	tests/soak/redis.soak \
+	tests/soak/ripgrep.soak \
+	tests/soak/ruby.soak
 EXTRA_DIST += $(SOAK_WORKLOADS) tests/soak/soak.sh tests/soak/unittests.py \
 	tests/soak/shell-workout.sh
 
