@@ -39,7 +39,9 @@ lib_libspprof_core_la_SOURCES = \
 	lib/profile_assembly.c lib/profile_assembly.h \
 	lib/profile_files.c lib/profile_files.h \
 	lib/profile_meta.c lib/profile_meta.h \
+	lib/unwind_arch.h \
 	lib/unwind_tables.c lib/unwind_tables.h \
+	lib/wrap_channel.c lib/wrap_channel.h \
 	lib/writer.c lib/writer.h
 lib_libspprof_core_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)
 lib_libspprof_core_la_LIBADD = $(RUNTIME_LIBS)
@@ -51,7 +53,8 @@ RUNTIME_CFLAGS = -fvisibility=hidden -fno-omit-frame-pointer \
 	-ftls-model=initial-exec $(RUNTIME_LTO_CFLAGS)
 
 lib_LTLIBRARIES += lib/libspprof-alloc.la
-lib_libspprof_alloc_la_SOURCES = lib/interpose.c lib/interpose_exec.c
+lib_libspprof_alloc_la_SOURCES = lib/interpose.c lib/interpose_exec.c \
+	lib/interpose_ids.c
 lib_libspprof_alloc_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)
 lib_libspprof_alloc_la_LIBADD = lib/libspprof-core.la $(RUNTIME_LIBS)
 # nodelete: hooks may be running on other threads when a dlclose() comes.

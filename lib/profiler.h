@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "heap_map.h"
 
@@ -53,5 +54,9 @@ void profiler_exit_now(void);
  * replaced by program, and start over if the exec failed. */
 void profiler_before_exec(const char *program);
 void profiler_exec_failed(void);
+
+/* Called before the process changes its effective user or group
+ * ((uid_t)-1, (gid_t)-1: unchanged); see writer_before_id_change(). */
+void profiler_before_id_change(uid_t uid, gid_t gid);
 
 #endif /* SPPROF_PROFILER_H */

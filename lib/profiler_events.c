@@ -19,6 +19,7 @@
 #include "code_map.h"
 #include "modules.h"
 #include "names.h"
+#include "profile_meta.h"
 #include "profiler_state.h"
 #include "real_alloc.h"
 #include "unwind.h"
@@ -164,6 +165,7 @@ void profiler_load(void)
 	int saved_errno = enter_runtime();
 
 	real_alloc_init();
+	meta_note_command_line();
 	sampler_init_entropy();
 	profiler_read_settings_once();
 	unwind_init(prof.settings.unwind);
@@ -207,6 +209,18 @@ void profiler_exec_failed(void)
 		return;
 	saved_errno = enter_runtime();
 	writer_exec_failed();
+	leave_runtime(saved_errno);
+}
+
+void profiler_before_id_change(uid_t uid, gid_t gid)
+{
+	int saved_errno;
+
+	if (!writer_enabled() || ((uid == (uid_t)-1 || uid == geteuid()) &&
+				  (gid == (gid_t)-1 || gid == getegid())))
+		return;
+	saved_errno = enter_runtime();
+	writer_before_id_change(uid, gid);
 	leave_runtime(saved_errno);
 }
 

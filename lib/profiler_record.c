@@ -57,7 +57,7 @@ static void note_stack_health(uint32_t depth, uint32_t merged, int truncated)
 
 static uint32_t capture_stack(void)
 {
-	uintptr_t frames[MEMPROF_MAX_STACK_DEPTH];
+	uint64_t frames[MEMPROF_MAX_STACK_DEPTH];
 	struct unwind_result r = unwind_capture(frames,
 						MEMPROF_MAX_STACK_DEPTH);
 	uint32_t merged = script_stack_merge(frames, r.depth,

@@ -45,6 +45,6 @@ struct unwind_result {
 };
 
 /* Fills frames[0..max) with the stack (max <= MEMPROF_MAX_STACK_DEPTH). */
-struct unwind_result unwind_capture(uintptr_t *frames, uint32_t max);
+struct unwind_result unwind_capture(uint64_t *frames, uint32_t max);
 
 #endif /* SPPROF_UNWIND_H */

@@ -48,7 +48,7 @@ tests_integration_edge_cases_cxx_CXXFLAGS = -std=gnu++17 -Wall -Wextra \
 	-fno-omit-frame-pointer
 tests_integration_edge_cases_cxx_LDADD = $(RUNTIME_LIBS)
 
-check_PROGRAMS += tests/integration/undisturbed
+check_PROGRAMS += tests/integration/undisturbed tests/integration/retitle
 
 check_PROGRAMS += tests/integration/usable-size
 
@@ -79,7 +79,8 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/edge-cases.sh \
 	tests/integration/static.sh \
 	tests/integration/stray-frames.sh \
-	tests/integration/native-stacks.sh
+	tests/integration/native-stacks.sh \
+	tests/integration/titles.sh
 TESTS += $(integ_drivers)
 EXTRA_DIST += $(integ_drivers) tests/integration/common.sh \
 	tests/integration/stacks.sh
