@@ -1,11 +1,11 @@
 ## Soak test, not part of `make check` (it takes minutes and needs more of
 ## the system): `make soak` runs real programs from Debian packages (CPython's
 ## own tests, git, sqlite3, gcc, xz, zstd, pigz, bash, dash, a PostgreSQL
-## server, nginx with workers that run as nobody) bare and under
-## memprof-wrap at two sampling rates, and requires the same exit status,
-## output and error output, and profiles that memprof-report reads (see
-## tests/soak/soak.sh).  The README's test command runs it last.  Its results
-## go to soak-suite.log, beside make check's test-suite.log.
+## server, nginx with workers that run as nobody, redis-server, ripgrep, ruby)
+## bare and under memprof-wrap at two sampling rates, and requires the same
+## exit status, output and error output, and profiles that memprof-report
+## reads (see tests/soak/soak.sh).  The README's test command runs it last.
+## Its results go to soak-suite.log, beside make check's test-suite.log.
 
 SOAK_WORKLOADS = \
 	tests/soak/python.soak \
@@ -16,7 +16,10 @@ SOAK_WORKLOADS = \
 	tests/soak/bash.soak \
 	tests/soak/dash.soak \
 	tests/soak/postgres.soak \
-	tests/soak/nginx.soak
+	tests/soak/nginx.soak \
+	tests/soak/redis.soak \
+	tests/soak/ripgrep.soak \
+	tests/soak/ruby.soak
 EXTRA_DIST += $(SOAK_WORKLOADS) tests/soak/soak.sh tests/soak/unittests.py \
 	tests/soak/shell-workout.sh
 
