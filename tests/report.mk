@@ -19,6 +19,7 @@ tests_report_check_heap_SOURCES = tests/report/check-heap.c \
 	tests/unit/suite-main.c \
 	tests/report/mlyze-script.c tests/report/mlyze-script.h \
 	src/report/report-heap.c src/report/report-heap.h \
+	src/report/report-memory.c src/report/report-memory.h \
 	src/report/report-trend.c src/report/report-trend.h \
 	src/report/report-util.c src/report/report-util.h \
 	src/mlyze/u64map.c src/mlyze/u64map.h
@@ -61,6 +62,10 @@ tests_report_unwindless_program_CFLAGS = $(AM_CFLAGS) \
 # One that allocates through allocation wrappers.
 check_PROGRAMS += tests/report/wrapper-program
 tests_report_wrapper_program_SOURCES = tests/report/wrapper-program.c \
+	tests/report/site.h
+# One that holds most of its memory outside malloc.
+check_PROGRAMS += tests/report/unseen-program
+tests_report_unseen_program_SOURCES = tests/report/unseen-program.c \
 	tests/report/site.h
 # Heaps whose changes are known, for compare.sh and leaks.sh.
 check_PROGRAMS += tests/report/trend-program

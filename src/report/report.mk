@@ -13,6 +13,7 @@ src_memprof_report_SOURCES = \
 	src/report/report-jansson.c src/report/report-jansson.h \
 	src/report/report-leaks.c src/report/report-leaks.h \
 	src/report/report-leaks-json.c src/report/report-leaks-text.c \
+	src/report/report-memory.c src/report/report-memory.h \
 	src/report/report-json.c \
 	src/report/report-pprof.c \
 	src/report/report-progress.c src/report/report-progress.h \
