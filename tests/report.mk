@@ -59,6 +59,10 @@ tests_report_unwindless_program_CFLAGS = $(AM_CFLAGS) \
 check_PROGRAMS += tests/report/wrapper-program
 tests_report_wrapper_program_SOURCES = tests/report/wrapper-program.c \
 	tests/report/site.h
+# One that holds most of its memory outside malloc.
+check_PROGRAMS += tests/report/unseen-program
+tests_report_unseen_program_SOURCES = tests/report/unseen-program.c \
+	tests/report/site.h
 # Heaps whose changes are known, for compare.sh and leaks.sh.
 check_PROGRAMS += tests/report/trend-program
 tests_report_trend_program_SOURCES = tests/report/trend-program.c

@@ -550,6 +550,18 @@ static double share_at_peak_level(const struct heap_replay *h)
 	return (double)within / (double)(last - first);
 }
 
+static void keep_memory(struct replay_state *st, const struct mlyze_event *ev)
+{
+	struct memory_point point = {
+		.time_us = ev->time_us,
+		.resident = ev->memory.resident,
+		.anonymous = ev->memory.anonymous,
+		.malloc_bytes = st->live_bytes,
+	};
+
+	memory_series_add(&st->h->memory, &point);
+}
+
 static void replay_event(struct replay_state *st, const struct mlyze_event *ev,
 			 uint64_t first_rate)
 {
@@ -573,6 +585,9 @@ static void replay_event(struct replay_state *st, const struct mlyze_event *ev,
 		break;
 	case MLYZE_EVENT_GC:
 		keep_event(st, ev);
+		break;
+	case MLYZE_EVENT_MEMORY:
+		keep_memory(st, ev);
 		break;
 	default:
 		break;
@@ -666,5 +681,6 @@ void heap_replay_free(struct heap_replay *h)
 	free(h->snapshots);
 	free(h->timeline);
 	free(h->by_stack);
+	memory_series_free(&h->memory);
 	memset(h, 0, sizeof(*h));
 }
