@@ -56,6 +56,12 @@ tests_report_unwindless_program_SOURCES = tests/report/unwindless-program.c
 tests_report_unwindless_program_CFLAGS = $(AM_CFLAGS) \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-fomit-frame-pointer
+# A heap that holds one level while its blocks are replaced, for peak.sh.
+check_PROGRAMS += tests/report/rotating-program
+tests_report_rotating_program_SOURCES = tests/report/rotating-program.c
+tests_report_rotating_program_CFLAGS = $(AM_CFLAGS) \
+	-fno-optimize-sibling-calls
+tests_report_rotating_program_LDADD = -lpthread
 # Heaps whose changes are known, for compare.sh and leaks.sh.
 check_PROGRAMS += tests/report/trend-program
 tests_report_trend_program_SOURCES = tests/report/trend-program.c
@@ -69,6 +75,7 @@ REPORT_SHELL_TESTS = \
 	tests/report/leaks.sh \
 	tests/report/malformed.sh \
 	tests/report/mutations.sh \
+	tests/report/peak.sh \
 	tests/report/runtime.sh
 TESTS += $(REPORT_SHELL_TESTS)
 EXTRA_DIST += $(REPORT_SHELL_TESTS) \
