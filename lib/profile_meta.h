@@ -28,6 +28,16 @@ struct profile_meta {
 	const char *exec_program;     /* replaced by this exec, or NULL */
 };
 
+/* Copies the command line as the process started with it, before the
+ * program can rewrite it: called once, when the runtime is loaded.  The
+ * metadata shows this copy, and the command line of the moment as the
+ * title when the program changed it. */
+void meta_note_command_line(void);
+
+/* What the process is, on one line, for people: its title if it has
+ * one, else its command line.  Valid until the next call. */
+const char *meta_process_name(void);
+
 /* 0, or the errno value of the first failed write. */
 int meta_write_prologue(struct outbuf *o, const struct profile_meta *m,
 			int complete);

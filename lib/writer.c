@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -126,6 +127,7 @@ int writer_configure(const struct runtime_config *s, struct stack_table *t,
 	w.first_rate = w.rate = sampling_rate;
 	w.pid = getpid();
 	reset_clock();
+	modules_refresh();
 	w.enabled = 1;
 	return 0;
 }
@@ -269,7 +271,7 @@ static void define_modules(void)
 		uint8_t *p;
 
 		p = start_definition(
-			MLYZE_EV_MODULE,
+			MLYZE_EVENT_MODULE,
 			mlyze_varint_len(w.modules_defined) +
 				mlyze_varint_len(m->start) +
 				mlyze_varint_len(m->end) +
@@ -301,7 +303,7 @@ static void define_strings(void)
 			size_t len = strlen(s);
 			uint8_t *p;
 
-			p = start_definition(MLYZE_EV_STRING,
+			p = start_definition(MLYZE_EVENT_STRING,
 					     1 + mlyze_varint_len(id) +
 						     mlyze_varint_len(len) +
 						     len);
@@ -318,7 +320,7 @@ static void define_strings(void)
 }
 
 /* The STACK payload bytes of one frame (kind + fields). */
-static size_t frame_payload_len(uintptr_t f)
+static size_t frame_payload_len(uint64_t f)
 {
 	if (!frame_is_script(f))
 		return 1 + mlyze_varint_len(f);
@@ -327,7 +329,7 @@ static size_t frame_payload_len(uintptr_t f)
 	       mlyze_varint_len(script_frame_line(f));
 }
 
-static uint8_t *encode_frame(uint8_t *p, uintptr_t f)
+static uint8_t *encode_frame(uint8_t *p, uint64_t f)
 {
 	if (!frame_is_script(f)) {
 		p = encode_varint(p, MLYZE_FRAME_NATIVE);
@@ -348,18 +350,12 @@ static int define_stack(uint32_t id)
 	uint8_t *p;
 	uint64_t len;
 
-	for (uint32_t i = 0; i < depth; i++)
-		if (!frame_is_script(e->frames[i]) &&
-		    modules_find(e->frames[i]) < 0) {
-			modules_refresh(); /* a library loaded since */
-			break;
-		}
 	define_modules();
 	define_strings();
 	len = mlyze_varint_len(id) + mlyze_varint_len(depth);
 	for (uint32_t i = 0; i < depth; i++)
 		len += frame_payload_len(e->frames[i]);
-	p = start_definition(MLYZE_EV_STACK, len);
+	p = start_definition(MLYZE_EVENT_STACK, len);
 	if (!p)
 		return -1;
 	p = encode_varint(p, id);
@@ -370,20 +366,47 @@ static int define_stack(uint32_t id)
 	return 0;
 }
 
+/* The bitmap is written under the lock, and read without it to tell
+ * whether a stack may need its modules listed. */
+static int stack_defined(uint32_t id)
+{
+	return (__atomic_load_n(&w.stack_defined[id / 8], __ATOMIC_RELAXED) >>
+		(id % 8)) & 1;
+}
+
 static void ensure_stack_defined(uint32_t id)
 {
 	if (id == STACK_ID_NONE) {
 		if (!w.none_defined && define_stack(id) == 0)
 			w.none_defined = 1;
-	} else if (!((w.stack_defined[id / 8] >> (id % 8)) & 1) &&
-		   define_stack(id) == 0) {
-		w.stack_defined[id / 8] |= (uint8_t)(1u << (id % 8));
+	} else if (!stack_defined(id) && define_stack(id) == 0) {
+		__atomic_fetch_or(&w.stack_defined[id / 8],
+				  (uint8_t)(1u << (id % 8)), __ATOMIC_RELAXED);
 	}
+}
+
+/* A stack not yet in the file may have frames in a library loaded since
+ * the modules were listed: they are listed again before the lock is
+ * taken (see modules_refresh), so that the stack's definition follows
+ * theirs. */
+static void list_modules_of(uint32_t id)
+{
+	const struct stack_entry *e;
+
+	if (!w.enabled || id == STACK_ID_NONE || stack_defined(id) ||
+	    !(e = stack_table_get(w.stacks, id)))
+		return;
+	for (uint32_t i = 0; i < e->depth; i++)
+		if (!frame_is_script(e->frames[i]) &&
+		    modules_find(e->frames[i]) < 0) {
+			modules_refresh();
+			return;
+		}
 }
 
 static void put_rate_event(void)
 {
-	uint8_t *p = put_event_at(MLYZE_EV_RATE, monotonic_ns());
+	uint8_t *p = put_event_at(MLYZE_EVENT_RATE, monotonic_ns());
 
 	if (!p)
 		return;
@@ -425,6 +448,9 @@ static int create_file(void)
 	if (w.create_failed)
 		return -1;
 	fd = profile_files_create_part(&w.files);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
+	    profile_files_can_hand_over(&w.files))
+		fd = profile_files_create_part_by_wrap(&w.files);
 	err = fd < 0 ? errno : start_stream(fd);
 	if (fd >= 0)
 		close(fd);
@@ -439,8 +465,7 @@ static int create_file(void)
 		return -1;
 	}
 	w.created = 1;
-	profile_files_announce(&w.files, 'P', NULL);
-	modules_refresh();
+	profile_files_announce_start(&w.files);
 	define_modules();
 	put_rate_event();
 	return 0;
@@ -462,7 +487,7 @@ int writer_free_later(uintptr_t address)
 
 static void put_free_at(uintptr_t address, uint64_t now_ns)
 {
-	uint8_t *p = put_event_at(MLYZE_EV_FREE, now_ns);
+	uint8_t *p = put_event_at(MLYZE_EVENT_FREE, now_ns);
 
 	if (p)
 		piece_end(encode_le(p, address, 8));
@@ -503,10 +528,11 @@ void writer_alloc(uintptr_t address, const struct heap_record *r)
 {
 	uint8_t *p;
 
+	list_modules_of(r->stack_id);
 	if (begin_event() < 0)
 		return;
 	ensure_stack_defined(r->stack_id);
-	p = put_event_at(MLYZE_EV_ALLOC, r->timestamp_ns);
+	p = put_event_at(MLYZE_EVENT_ALLOC, r->timestamp_ns);
 	if (p) {
 		p = encode_le(p, address, 8);
 		p = encode_varint(p, r->size);
@@ -543,7 +569,7 @@ void writer_gc(uint64_t objects, uint64_t bytes)
 
 	if (begin_event() < 0)
 		return;
-	p = put_event_at(MLYZE_EV_GC, monotonic_ns());
+	p = put_event_at(MLYZE_EVENT_GC, monotonic_ns());
 	if (p) {
 		p = encode_varint(p, objects);
 		piece_end(encode_varint(p, bytes));
@@ -565,7 +591,7 @@ int writer_marker(const char *name)
 		return -1;
 	}
 	define_strings();
-	p = put_event_at(MLYZE_EV_MARKER, monotonic_ns());
+	p = put_event_at(MLYZE_EVENT_MARKER, monotonic_ns());
 	if (p)
 		piece_end(encode_varint(p, id));
 	unlock();
@@ -583,6 +609,26 @@ uint64_t writer_events_dropped(void)
 }
 
 /* ---- finalisation ------------------------------------------------------ */
+
+/* For a process that may no longer create files in the directory (it
+ * changed its user): the final file, written into memory, goes to
+ * memprof-wrap, which publishes it and removes the streamed one; final is
+ * then "". */
+static int hand_over(const struct streamed_events *events,
+		     const struct profile_meta *meta, char *final)
+{
+	int fd = memfd_create("spprof-profile", MFD_CLOEXEC);
+	int err;
+
+	if (fd < 0)
+		return errno;
+	err = profile_assemble_into(fd, events, meta);
+	if (!err)
+		err = profile_files_hand_over(&w.files, fd);
+	close(fd);
+	final[0] = '\0';
+	return err;
+}
 
 static int assemble(const memprof_stats *stats, const char *exec_program,
 		    char *final, size_t size)
@@ -609,6 +655,9 @@ static int assemble(const memprof_stats *stats, const char *exec_program,
 	if (events.fd < 0)
 		return errno;
 	err = profile_assemble(&events, &meta, &w.files, final, size);
+	if ((err == EACCES || err == EPERM) &&
+	    profile_files_can_hand_over(&w.files))
+		err = hand_over(&events, &meta, final);
 	close(events.fd);
 	return err;
 }
@@ -627,7 +676,11 @@ static void finalise_locked(const memprof_stats *stats,
 
 	/* The first process always leaves a profile, even an empty one; a
 	 * descendant that sampled nothing (a shell, a wrapper) leaves none,
-	 * nor does an image replaced by exec before it recorded anything. */
+	 * only its name in the manifest, nor does an image replaced by exec
+	 * before it recorded anything (its new image says for itself). */
+	if (!w.finalised && !w.created && w.files.descendant && !exec_program &&
+	    !w.create_failed)
+		profile_files_announce_unsampled(&w.files, meta_process_name());
 	if (!w.finalised &&
 	    (w.created || (!w.files.descendant && !exec_program)) &&
 	    (w.created || create_file() == 0)) {
@@ -635,10 +688,10 @@ static void finalise_locked(const memprof_stats *stats,
 		if (exec_program)
 			profile_files_announce(&w.files, 'X', exec_program);
 		err = assemble(stats, exec_program, final, sizeof(final));
-		if (!err) {
+		if (!err && final[0]) {
 			unlink(w.files.part);
 			profile_files_announce(&w.files, 'F', final);
-		} else {
+		} else if (err) {
 			stream_trim(&w.stream); /* it stays: no zero tail */
 		}
 		if (err && !w.stream_failure_told) {
@@ -687,6 +740,18 @@ void writer_finish_now(const memprof_stats *stats, const char *exec_program)
 	unlock();
 }
 
+void writer_before_id_change(uid_t uid, gid_t gid)
+{
+	if (!w.enabled || getpid() != w.pid)
+		return;
+	lock();
+	if (!w.finalised && (w.created || create_file() == 0) &&
+	    chown(w.files.part, uid, gid) < 0) {
+		/* Not privileged: the file stays the caller's, as it is. */
+	}
+	unlock();
+}
+
 /* Forgets everything that belongs to the file written so far, so that
  * the next event starts a new one. */
 static void start_over(void)
@@ -724,19 +789,6 @@ void writer_exec_failed(void)
 	unlock();
 }
 
-/* No event may be half written at fork(). */
-void writer_prefork(void)
-{
-	if (w.enabled)
-		lock();
-}
-
-void writer_postfork_parent(void)
-{
-	if (w.enabled)
-		unlock();
-}
-
 void writer_postfork_child(int keep_recording)
 {
 	if (!w.enabled)
@@ -747,5 +799,5 @@ void writer_postfork_child(int keep_recording)
 	w.files.descendant = 1;
 	w.pid = getpid();
 	w.enabled = keep_recording;
-	unlock();
+	spin_unlock(&w.lock); /* held, if at all, by a thread not copied */
 }

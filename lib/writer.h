@@ -11,7 +11,8 @@
  * one (profile_files.h names them).  The file is created lazily, at the
  * first event, so a forked child that only execs leaves nothing behind; at
  * exit the first process of a tree writes its profile even when empty,
- * descendants only when they recorded something.  When the stream cannot
+ * descendants only when they recorded something (the others name
+ * themselves in the manifest, profile_files.h).  When the stream cannot
  * go on (disk full, file size limit, file removed), recording stops with
  * one message and the program carries on.
  *
@@ -22,6 +23,7 @@
 #define SPPROF_WRITER_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <spprof/memprof.h>
 
@@ -58,12 +60,21 @@ void writer_finalise(const memprof_stats *stats);
 void writer_finish_now(const memprof_stats *stats, const char *exec_program);
 void writer_exec_failed(void);
 
+/* Before the process changes its effective user or group to uid or gid
+ * ((uid_t)-1, (gid_t)-1: unchanged), while it may still create files
+ * where it runs: the streamed file is created if it is not yet, and given
+ * to the new owner, so that the process can go on writing it.  Its final
+ * file, should the process no longer be allowed to create it, goes to
+ * memprof-wrap to publish (profile_files_hand_over). */
+void writer_before_id_change(uid_t uid, gid_t gid);
+
 uint64_t writer_events_written(void);
 uint64_t writer_events_dropped(void);
 
-/* fork(2) handlers: the child never writes into its parent's file. */
-void writer_prefork(void);
-void writer_postfork_parent(void);
+/* In the child after fork(): it never writes into its parent's file.
+ * The lock is not held across fork() (a thread that waits for it may
+ * hold a lock fork() takes): the child forgets whatever event another
+ * thread was writing, with the parent's file. */
 void writer_postfork_child(int keep_recording);
 
 #endif /* SPPROF_WRITER_H */

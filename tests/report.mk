@@ -41,7 +41,8 @@ endif
 
 # A program with a known heap, profiled by the runtime in runtime.sh.
 check_PROGRAMS += tests/report/alloc-program
-tests_report_alloc_program_SOURCES = tests/report/alloc-program.c
+tests_report_alloc_program_SOURCES = tests/report/alloc-program.c \
+	tests/report/site.h
 # One that allocates in main, whose stacks are short but complete.
 check_PROGRAMS += tests/report/flat-program
 tests_report_flat_program_SOURCES = tests/report/flat-program.c
@@ -52,10 +53,15 @@ tests_report_inline_program_CXXFLAGS = -O2 -g -fomit-frame-pointer
 # One whose stacks break in its own code: no unwind tables, no frame
 # pointers.
 check_PROGRAMS += tests/report/unwindless-program
-tests_report_unwindless_program_SOURCES = tests/report/unwindless-program.c
+tests_report_unwindless_program_SOURCES = tests/report/unwindless-program.c \
+	tests/report/site.h
 tests_report_unwindless_program_CFLAGS = $(AM_CFLAGS) \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-fomit-frame-pointer
+# One that allocates through allocation wrappers.
+check_PROGRAMS += tests/report/wrapper-program
+tests_report_wrapper_program_SOURCES = tests/report/wrapper-program.c \
+	tests/report/site.h
 # A heap that holds one level while its blocks are replaced, for peak.sh.
 check_PROGRAMS += tests/report/rotating-program
 tests_report_rotating_program_SOURCES = tests/report/rotating-program.c

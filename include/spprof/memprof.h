@@ -79,7 +79,7 @@ typedef struct memprof_stats {
  * files[i] and lines[i]. */
 typedef struct memprof_stack {
 	uint32_t depth;
-	const uintptr_t *frames;
+	const uint64_t *frames;
 	const char *const *functions;
 	const char *const *modules;
 	const char *const *files;

@@ -53,7 +53,8 @@ extern "C" {
 
 typedef struct mlyze_reader mlyze_reader;
 
-/* Event types, numbered as in the file. */
+/* Event types, numbered as in the file: the one list of them, which the
+ * runtime's writer and the reader's table of decoders both follow. */
 enum mlyze_event_kind {
 	MLYZE_EVENT_ALLOC = 0,
 	MLYZE_EVENT_FREE = 1,
@@ -190,6 +191,10 @@ struct mlyze_info {
 	 * them); else 0. */
 	uint64_t fp_stacks, dwarf_stacks;
 	int has_stack_methods;
+	/* The command line as the program rewrote it to show what it does
+	 * ("postgres: checkpointer"), when it did; else NULL.  command_line
+	 * is the one it started with. */
+	const char *title;
 };
 
 struct mlyze_options {

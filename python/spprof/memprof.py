@@ -668,3 +668,16 @@ class MemoryProfiler:
     def snapshot(self) -> Optional[HeapSnapshot]:
         """The snapshot taken at the end of the block (None before)."""
         return self._snapshot
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext spprof.memprof`` in IPython or Jupyter: the %%memprof
+    cell magic and %memprof_report (see spprof._magic)."""
+    from . import _magic
+    _magic.register(ipython)
+
+
+if __name__ == "__main__":
+    # python3 -m spprof.memprof run|report ... (see spprof._cli)
+    from spprof._cli import main
+    raise SystemExit(main())

@@ -108,6 +108,7 @@ static json_t *profile_json(const struct report *r,
 	set(o, "pid", p->pid ? json_integer((json_int_t)p->pid) : json_null());
 	set(o, "command_line",
 	    strings(p->command_line, count_strings(p->command_line)));
+	set(o, "title", p->title ? text(p->title) : json_null());
 	set(o, "duration_s", json_real(p->duration_s));
 	set(o, "sampling_rate", p->sampling_rate
 					? json_integer((json_int_t)p->sampling_rate)

@@ -144,6 +144,8 @@ static void profile_block(FILE *out, const struct style *st,
 	if (*text)
 		line(out, st, "  command", text);
 	free(text);
+	if (p->title)
+		line(out, st, "  title", p->title);
 	if (p->pid) {
 		text = xasprintf("%" PRIu64, p->pid);
 		line(out, st, "  pid", text);
@@ -174,11 +176,13 @@ static void profile_block(FILE *out, const struct style *st,
 	}
 }
 
-/* " [not finalised...] [replaced by exec of ...]", or "". */
+/* " [title: ...] [not finalised...] [replaced by exec of ...]", or "". */
 static char *bracketed_states(const struct profile_summary *p)
 {
 	struct strbuf sb = { 0 };
 
+	if (p->title)
+		sb_printf(&sb, " [title: %s]", p->title);
 	if (p->complete == 0)
 		sb_add(&sb, " [" NOT_FINALISED "]");
 	if (p->truncated)

@@ -23,6 +23,7 @@ struct profile_summary {
 	char *file;
 	uint64_t pid;          /* 0 when unknown */
 	char **command_line;   /* NULL-terminated; empty when unknown */
+	char *title;           /* as the program rewrote it, or NULL */
 	uint64_t start_time_us;
 	double duration_s;
 	uint64_t sampling_rate; /* at the start; 0 when unknown */

@@ -24,6 +24,7 @@ src_memprof_report_SOURCES = \
 	src/report/report-trend.c src/report/report-trend.h \
 	src/report/report-util.c src/report/report-util.h \
 	src/report/report-view.h src/report/report-views.c \
+	src/report/report-wrappers.c src/report/report-wrappers.h \
 	src/mlyze/u64map.c src/mlyze/u64map.h
 # The style and script of the HTML page, compiled in as C strings.
 nodist_src_memprof_report_SOURCES = src/report/report-html-assets.c

@@ -183,10 +183,11 @@ int main(int argc, char **argv)
 					     options.command[0],
 					     options.quiet, &pattern);
 	if (status == 0)
-		status = wrap_manifest_create(&manifest);
+		status = wrap_manifest_create(&manifest, pattern);
 	if (status == 0) {
-		configure_runtime(runtime, pattern, &options, manifest.path);
-		status = wrap_run(path, options.command, &descendants_running);
+		configure_runtime(runtime, pattern, &options, manifest.address);
+		status = wrap_run(path, options.command, &manifest,
+				  &descendants_running);
 		wrap_manifest_report(&manifest, options.quiet,
 				     descendants_running);
 		wrap_manifest_remove(&manifest);

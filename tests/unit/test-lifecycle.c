@@ -56,7 +56,7 @@ END_TEST
 
 __attribute__((noinline)) static int record_here(void *block, size_t size)
 {
-	int tracked = profiler_record_alloc(block, size, 0, 1);
+	int tracked = profiler_record_alloc(block, size, 0, 0, 1);
 
 	__asm__ volatile("" ::: "memory"); /* keep this frame */
 	return tracked;
