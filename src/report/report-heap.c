@@ -4,11 +4,12 @@
  * The peak is cross-fitted (estimator.h) in the same single pass.  Every
  * sampled block is dealt into one or both halves by its address and time,
  * and every stack keeps its live estimate in each half as the
- * events go by.  For each half, the stacks whose estimate in the other
- * half moved since this half's last peak are listed.  When this half's
- * live total rises above its last peak, only the listed stacks copy their
- * estimate in the other half: every other stack holds the same value as
- * at the last peak.  A stack enters a list at most once per event that
+ * events go by.  For each half, the stacks whose estimates moved since
+ * this half's last peak are listed.  When this half's live total rises
+ * above its last peak, only the listed stacks copy their estimate in the
+ * other half (and from all the samples, for a profile too small to
+ * cross-fit): every other stack holds the same values as at the last
+ * peak.  A stack enters a list at most once per event that
  * changes it, so the copies cost no more than the events, however often
  * the peaks move.
  *
