@@ -12,6 +12,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/clock.h \
 	lib/code_map.c lib/code_map.h \
 	lib/compiler.h \
+	lib/control.c lib/control.h lib/control_page.h \
 	lib/counters.c lib/counters.h \
 	lib/estimator.h \
 	lib/frames.h \
@@ -24,6 +25,8 @@ lib_libspprof_core_la_SOURCES = \
 	lib/prng.c lib/prng.h \
 	lib/profiler.c lib/profiler.h lib/profiler_state.h \
 	lib/profiler_events.c lib/profiler_record.c \
+	lib/profiler_control.c \
+	lib/process_start.c lib/process_start.h \
 	lib/rawmem.c lib/rawmem.h \
 	lib/real_alloc.c lib/real_alloc.h \
 	lib/sample_pool.c lib/sample_pool.h \

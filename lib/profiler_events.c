@@ -18,6 +18,7 @@
 
 #include "code_map.h"
 #include "modules.h"
+#include "control.h"
 #include "names.h"
 #include "profile_meta.h"
 #include "profiler_state.h"
@@ -73,6 +74,7 @@ static void after_fork_in_child(void)
 	strings_after_fork();
 	code_map_after_fork();
 	modules_after_fork();
+	control_after_fork();
 	sampler_reseed_thread(); /* else parent and child sample alike */
 	heap_map_after_fork(&prof.heap);
 	reset_counters();
@@ -81,6 +83,8 @@ static void after_fork_in_child(void)
 		atomic_store(&prof.track_frees, 0);
 	}
 	writer_postfork_child(follow);
+	control_set_state(writer_recording() ? CONTROL_RECORDING
+					     : CONTROL_DORMANT);
 	pthread_sigmask(SIG_SETMASK, &mask_before_fork, NULL);
 }
 
@@ -170,9 +174,11 @@ void profiler_load(void)
 	profiler_read_settings_once();
 	unwind_init(prof.settings.unwind);
 	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
-	if (prof.settings.output[0]) {
+	control_register();
+	if (prof.settings.output[0] && !prof.settings.dormant) {
 		start_recording();
 		attach_python_walker();
+		control_set_state(CONTROL_RECORDING);
 	}
 	leave_runtime(saved_errno);
 }
@@ -194,17 +200,22 @@ static void finish_now(const char *exec_program)
 void profiler_exit_now(void)
 {
 	finish_now(NULL);
+	control_unregister();
 }
 
 void profiler_before_exec(const char *program)
 {
 	finish_now(program);
+	control_unregister();
 }
 
 void profiler_exec_failed(void)
 {
 	int saved_errno;
 
+	control_after_fork(); /* the same process, back in the registry */
+	control_set_state(writer_recording() ? CONTROL_RECORDING
+					     : CONTROL_DORMANT);
 	if (!writer_enabled())
 		return;
 	saved_errno = enter_runtime();
@@ -228,4 +239,5 @@ void profiler_unload(void)
 {
 	if (writer_enabled())
 		memprof_shutdown();
+	control_unregister();
 }

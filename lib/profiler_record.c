@@ -12,6 +12,7 @@
 
 #include "carved_count.h"
 #include "clock.h"
+#include "control.h"
 #include "profiler_state.h"
 #include "sample_pool.h"
 #include "script_stack.h"
@@ -33,8 +34,12 @@ static void count(unsigned counter)
 
 int profiler_wants_sample(void)
 {
-	return atomic_load_explicit(&prof.track_allocs, relaxed) &&
-	       !sampler_tls.in_runtime;
+	if (sampler_tls.in_runtime)
+		return 0;
+	/* Requests of memprof-ctl are answered here, where a dormant
+	 * runtime passes about once per sampling interval of each thread. */
+	control_poll();
+	return atomic_load_explicit(&prof.track_allocs, relaxed);
 }
 
 /* depth: native frames captured; merged: frames once script frames are

@@ -62,6 +62,11 @@ tests_integration_liblock_hazards_plugin_la_SOURCES = \
 tests_integration_liblock_hazards_plugin_la_LDFLAGS = -module \
 	-avoid-version -shared -rpath $(abs_builddir)/tests/integration
 
+# A long-running program with a known live heap, for ctl.sh.
+check_PROGRAMS += tests/integration/hold-program
+tests_integration_hold_program_CFLAGS = $(AM_CFLAGS) -pthread
+tests_integration_hold_program_LDFLAGS = -pthread
+
 check_PROGRAMS += tests/integration/handler-allocs
 tests_integration_handler_allocs_SOURCES = \
 	tests/integration/handler-allocs.c $(integ_api_sources)
@@ -80,7 +85,8 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/static.sh \
 	tests/integration/stray-frames.sh \
 	tests/integration/native-stacks.sh \
-	tests/integration/titles.sh
+	tests/integration/titles.sh \
+	tests/integration/ctl.sh
 TESTS += $(integ_drivers)
 EXTRA_DIST += $(integ_drivers) tests/integration/common.sh \
 	tests/integration/stacks.sh

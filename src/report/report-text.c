@@ -146,6 +146,8 @@ static void profile_block(FILE *out, const struct style *st,
 	free(text);
 	if (p->title)
 		line(out, st, "  title", p->title);
+	if (p->window)
+		line(out, st, "  window", p->window);
 	if (p->pid) {
 		text = xasprintf("%" PRIu64, p->pid);
 		line(out, st, "  pid", text);
@@ -183,6 +185,8 @@ static char *bracketed_states(const struct profile_summary *p)
 
 	if (p->title)
 		sb_printf(&sb, " [title: %s]", p->title);
+	if (p->window)
+		sb_printf(&sb, " [window %s]", p->window);
 	if (p->complete == 0)
 		sb_add(&sb, " [" NOT_FINALISED "]");
 	if (p->truncated)

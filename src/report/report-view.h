@@ -24,6 +24,9 @@ struct profile_summary {
 	uint64_t pid;          /* 0 when unknown */
 	char **command_line;   /* NULL-terminated; empty when unknown */
 	char *title;           /* as the program rewrote it, or NULL */
+	/* "started by memprof-ctl start, ended by stop" for a recording
+	 * window that did not start with the process, else NULL. */
+	char *window;
 	uint64_t start_time_us;
 	double duration_s;
 	uint64_t sampling_rate; /* at the start; 0 when unknown */
