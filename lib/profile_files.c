@@ -53,7 +53,8 @@ static int expand_pattern(struct profile_files *f)
 	size_t n = 0;
 	int has_pid = 0;
 
-	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	snprintf(pid, sizeof(pid), "%ld",
+		 f->owner_pid ? f->owner_pid : (long)getpid());
 	for (const char *p = f->pattern; *p && n < sizeof(expanded) - 16;
 	     p++) {
 		if (p[0] == '%' && p[1] == 'p') {
@@ -148,6 +149,32 @@ int profile_files_create_part(struct profile_files *f)
 	}
 	if (fd < 0)
 		errno = EEXIST;
+	return fd;
+}
+
+int profile_files_create_part_by_wrap(struct profile_files *f)
+{
+	static const char suffix[] = ".part";
+	char line[8], part[PATH_MAX];
+	size_t length;
+	int fd, err;
+
+	snprintf(line, sizeof(line), "C %d\n", f->descendant ? 1 : 0);
+	err = channel_request(f->manifest, line, strlen(line), part,
+			      sizeof(part), &fd);
+	length = strlen(part);
+	if (!err && (fd < 0 || length <= sizeof(suffix) - 1))
+		err = EPROTO;
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+		errno = err;
+		return -1;
+	}
+	memcpy(f->part, part, length + 1);
+	memcpy(f->base, part, length - (sizeof(suffix) - 1));
+	f->base[length - (sizeof(suffix) - 1)] = '\0';
+	f->attempt = 0;
 	return fd;
 }
 

@@ -19,6 +19,9 @@
  *   E <part>\t<reason>        recording stopped: the stream could not go on
  *   W <part>\t<reason>        the final file could not be written: the
  *                             streamed one holds every event
+ *   C <descendant>            a request, with a socket for the answer:
+ *                             create this process's "<name>.part"
+ *                             (profile_files_create_part_by_wrap)
  *   H <part>                  the process may no longer create files in
  *                             the directory (it changed its user): the
  *                             final file goes with the line, in a
@@ -44,11 +47,18 @@ struct profile_files {
 	char part[PATH_MAX];     /* the streamed file, "" until created */
 	unsigned attempt;        /* its number: 0 for the bare name */
 	int descendant;
+	long owner_pid;          /* whose profile (%p): 0 for this process */
 };
 
 /* Creates a new, empty "<name>.part" (read-write, close-on-exec) and
  * returns its descriptor, or -1 with errno set. */
 int profile_files_create_part(struct profile_files *f);
+
+/* For a process that may not create files in the directory (it started
+ * as another user): memprof-wrap creates "<name>.part" for it, gives it
+ * to its user, and sends it open ("C <descendant>").  Its descriptor, or
+ * -1 with errno set. */
+int profile_files_create_part_by_wrap(struct profile_files *f);
 
 /* Renames tmp to the first free final name, copied into final; never
  * replaces an existing file.  0 or an errno value. */

@@ -49,9 +49,6 @@ struct profile_list {
 	size_t unsampled_count;
 };
 
-/* Processes without a profile listed at most, the others counted. */
-#define UNSAMPLED_SHOWN 20
-
 static void add_unsampled(struct profile_list *list, const char *pid,
 			  const char *name)
 {
@@ -76,12 +73,10 @@ static void list_unsampled(const struct profile_list *list)
 		return;
 	wrap_error("%zu process%s ended without taking a sample, so without "
 		   "a profile:", count, count == 1 ? "" : "es");
-	for (size_t i = 0; i < count && i < UNSAMPLED_SHOWN; i++) {
+	for (size_t i = 0; i < count; i++) {
 		fputs("  ", stderr);
 		show_message(list->unsampled[i]);
 	}
-	if (count > UNSAMPLED_SHOWN)
-		fprintf(stderr, "  ... and %zu more\n", count - UNSAMPLED_SHOWN);
 }
 
 static struct profile *find_or_add(struct profile_list *list, const char *part)
@@ -118,7 +113,7 @@ static char *socket_name(void)
 	return wrap_format("memprof-wrap.%ld.%s", (long)getpid(), hex);
 }
 
-int wrap_manifest_create(struct wrap_manifest *manifest)
+int wrap_manifest_create(struct wrap_manifest *manifest, const char *pattern)
 {
 	struct sockaddr_un address = { .sun_family = AF_UNIX };
 	char *name = socket_name();
@@ -146,6 +141,7 @@ int wrap_manifest_create(struct wrap_manifest *manifest)
 	}
 	manifest->socket = fd;
 	manifest->address = wrap_format("@%s", name);
+	manifest->pattern = pattern;
 	manifest->profiles = wrap_alloc(sizeof *manifest->profiles);
 	*manifest->profiles = (struct profile_list){ NULL, 0, NULL, 0 };
 	free(name);
@@ -180,8 +176,9 @@ static void publish_handed(struct profile *profile, int fd)
 
 /* Records what one line "KIND part[<TAB>detail]" says; fd: the
  * descriptor that came with it, or -1. */
-static void take_line(struct profile_list *list, char *line, int fd)
+static void take_line(struct wrap_manifest *manifest, char *line, int fd)
 {
+	struct profile_list *list = manifest->profiles;
 	char *tab;
 
 	if (line[0] == 'M') {
@@ -195,6 +192,9 @@ static void take_line(struct profile_list *list, char *line, int fd)
 		find_or_add(list, line + 2)->exec_failed = true;
 	} else if (line[0] == 'H') {
 		publish_handed(find_or_add(list, line + 2), fd);
+	} else if (line[0] == 'C') {
+		if (fd >= 0)
+			wrap_create_part(fd, manifest->pattern, line[2] == '1');
 	} else if ((tab = strchr(line, '\t')) == NULL) {
 		return;
 	} else if (line[0] == 'S') {
@@ -244,7 +244,7 @@ void wrap_manifest_receive(struct wrap_manifest *manifest)
 		if (length >= 3 && line[length - 1] == '\n' && line[1] == ' ' &&
 		    !(msg.msg_flags & MSG_TRUNC)) {
 			line[length - 1] = '\0';
-			take_line(manifest->profiles, line, fd);
+			take_line(manifest, line, fd);
 		}
 		if (fd >= 0)
 			close(fd);

@@ -10,7 +10,9 @@
  * "E <part>\t<reason>" when recording stopped early, "W <part>\t<reason>"
  * when the final file could not be written, "H <part>" with the final file
  * as a descriptor when the process could not publish it itself (it is
- * published here, wrap-publish.h), "S <pid>\t<name>" when a process ended
+ * published here, wrap-publish.h), "C <descendant>" with a socket when
+ * the process may not create its streamed file (it is created here for
+ * it, wrap-publish.h), "S <pid>\t<name>" when a process ended
  * without taking a sample, so without a profile, and "M <text>", a
  * message of the runtime, shown on stderr at once.  wrap_manifest_receive() takes the
  * lines waiting, without blocking; wrap_manifest_report() takes the last
@@ -29,11 +31,13 @@ struct profile_list;
 struct wrap_manifest {
 	int socket;                   /* where the lines arrive */
 	char *address;                /* SPPROF_MANIFEST */
+	const char *pattern;          /* SPPROF_OUTPUT, for "C" requests */
 	struct profile_list *profiles; /* what they said so far */
 };
 
-/* 0 on success; otherwise print the problem and return 1. */
-int wrap_manifest_create(struct wrap_manifest *manifest);
+/* 0 on success; otherwise print the problem and return 1.  PATTERN, the
+ * profiles' SPPROF_OUTPUT, must outlive the manifest. */
+int wrap_manifest_create(struct wrap_manifest *manifest, const char *pattern);
 
 void wrap_manifest_receive(struct wrap_manifest *manifest);
 

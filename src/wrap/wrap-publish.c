@@ -10,10 +10,12 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "outbuf.h"
 #include "profile_files.h"
+#include "wrap_channel.h"
 
 /* Copies all of file `from` into `to`: 0 or an errno value. */
 static int copy_file(int from, int to)
@@ -31,6 +33,34 @@ static int copy_file(int from, int to)
 		offset += n;
 	}
 	return err;
+}
+
+void wrap_create_part(int requester, const char *pattern, bool descendant)
+{
+	struct profile_files files = { .descendant = descendant };
+	struct ucred who;
+	socklen_t size = sizeof who;
+	int fd, err;
+
+	if (getsockopt(requester, SOL_SOCKET, SO_PEERCRED, &who, &size) != 0 ||
+	    strlen(pattern) >= sizeof files.pattern)
+		return;
+	strcpy(files.pattern, pattern);
+	files.owner_pid = who.pid;
+	fd = profile_files_create_part(&files);
+	err = fd < 0				     ? errno
+	      : fchown(fd, who.uid, who.gid) != 0 ? errno
+						     : channel_answer(requester,
+								      files.part, fd);
+	if (err != 0) {
+		wrap_error("cannot create the profile %s of process %ld: %s",
+			   files.part[0] != '\0' ? files.part : pattern,
+			   (long)who.pid, strerror(err));
+		if (fd >= 0)
+			unlink(files.part);
+	}
+	if (fd >= 0)
+		close(fd);
 }
 
 char *wrap_publish(const char *part, int fd)

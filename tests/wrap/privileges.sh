@@ -1,8 +1,9 @@
 #!/bin/sh
 # Processes that change their user, with the real runtime: a worker that
 # gives up root for nobody keeps its profile, written where only root may
-# create files, and listed with the others; and the runtime's messages
-# reach the person who runs memprof-wrap, not the program's own stderr.
+# create files, and listed with the others; so does a program started as
+# nobody there (by setpriv); and the runtime's messages reach the person
+# who runs memprof-wrap, not the program's own stderr.
 . "${srcdir:-.}/tests/wrap/common.sh"
 
 use_real_runtime
@@ -40,6 +41,22 @@ for rate in default 1; do
 		"$report" --top 1 "$profile" >/dev/null ||
 			fail "memprof-report cannot read $profile"
 	done
+done
+
+# A program started as nobody cannot create its profile there at all:
+# memprof-wrap creates it for the program.
+mkdir -m 755 "$profiles/started"
+run 0 "$wrap" -o "$profiles/started/as-nobody.%p.mlyze" \
+	setpriv --reuid="$nobody" --regid="$nogroup" --clear-groups \
+	"$helpers/allocate" /dev/null
+expect_in "$work/err" "memprof-wrap: 2 profiles written"
+grep -q 'part\|libspprof-alloc\|cannot' "$work/err" &&
+	fail "not every profile written: $(cat "$work/err")"
+[ "$(ls "$profiles/started" | wc -l)" -eq 2 ] ||
+	fail "files left: $(ls "$profiles/started")"
+for profile in "$profiles/started"/*; do
+	"$report" --top 1 "$profile" >/dev/null ||
+		fail "memprof-report cannot read $profile"
 done
 
 # A message of the runtime (a bad setting, here) goes to memprof-wrap's
