@@ -146,6 +146,8 @@ static void write_identity(struct outbuf *o, const struct profile_meta *m,
 	json_uint_member(o, "sampling_rate", m->sampling_rate);
 	json_uint_member(o, "start_time_us", m->start_wall_us);
 	json_uint_member(o, "max_stack_depth", MEMPROF_MAX_STACK_DEPTH);
+	if (m->started_by)
+		json_string_member(o, "started_by", m->started_by);
 }
 
 static void write_frame_json(struct outbuf *o, uint64_t pc)
@@ -292,10 +294,13 @@ static void write_header(uint8_t header[MLYZE_HEADER_SIZE],
 	mlyze_put_le(header + MLYZE_OFF_METADATA_LEN, meta_len, 4);
 }
 
-/* How the process ended: by exit, or replaced by an exec. */
+/* How the profile ended: by exit, replaced by an exec, or as the
+ * recording window says. */
 static void write_ending(struct outbuf *o, const struct profile_meta *m)
 {
-	json_string_member(o, "ended_by", m->exec_program ? "exec" : "exit");
+	const char *ended_by = m->exec_program ? "exec" : "exit";
+
+	json_string_member(o, "ended_by", m->ended_by ? m->ended_by : ended_by);
 	if (m->exec_program)
 		json_string_member(o, "exec_program", m->exec_program);
 }

@@ -5,7 +5,7 @@
  * patches the metadata's length into the header.  A streamed file gets
  * the profile's identity only ("complete": false); the final file also
  * lists the stacks, modules, names and statistics, and how the process
- * ended.  Nothing here allocates.
+ * (or the recording window) ended.  Nothing here allocates.
  */
 #ifndef SPPROF_PROFILE_META_H
 #define SPPROF_PROFILE_META_H
@@ -26,6 +26,11 @@ struct profile_meta {
 	int none_defined;             /* list the empty stack too */
 	const memprof_stats *stats;
 	const char *exec_program;     /* replaced by this exec, or NULL */
+	/* A recording window that did not start with the process or did not
+	 * end with it: why it started ("SPPROF_OUTPUT", "memprof-ctl start")
+	 * and ended ("stop", "snapshot"); NULL: with the process. */
+	const char *started_by;
+	const char *ended_by;
 };
 
 /* Copies the command line as the process started with it, before the

@@ -109,6 +109,7 @@ void settings_read(struct runtime_config *c)
 	c->stack_table_max = STACK_TABLE_MAX_DEFAULT;
 	c->heap_map_capacity = HEAP_MAP_DEFAULT_MAX_CAPACITY;
 	c->follow_fork = 1;
+	c->dormant = 0;
 	c->root_pid = 0;
 	c->unwind = UNWIND_AUTO;
 	/* First, so that the messages below find their way. */
@@ -134,6 +135,8 @@ void settings_read(struct runtime_config *c)
 			runtime_message("SPPROF_FOLLOW_FORK=%s is not 0 or 1; "
 					"ignoring it", v);
 	}
+	if ((v = secure_getenv("SPPROF_DORMANT")))
+		c->dormant = !strcmp(v, "1");
 	if ((v = secure_getenv("SPPROF_ROOT_PID")) &&
 	    parse_count("SPPROF_ROOT_PID", v, 1u << 30, &n) == 0)
 		c->root_pid = (long)n;

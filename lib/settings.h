@@ -24,6 +24,7 @@ struct runtime_config {
 	uint32_t heap_map_capacity; /* SPPROF_HEAP_MAP_CAPACITY: the most slots
 				    * the live-block table grows to, a power of 2 */
 	int follow_fork;          /* SPPROF_FOLLOW_FORK, 0 or 1 */
+	int dormant;              /* SPPROF_DORMANT: record only on request */
 	char output[PATH_MAX];    /* SPPROF_OUTPUT pattern; "" = no profile */
 	char manifest[PATH_MAX];  /* SPPROF_MANIFEST; "" = none */
 	char python_walker[PATH_MAX]; /* SPPROF_PYTHON_WALKER; "" = none */

@@ -18,10 +18,7 @@ TESTS += tests/report/check-heap
 tests_report_check_heap_SOURCES = tests/report/check-heap.c \
 	tests/unit/suite-main.c \
 	tests/report/mlyze-script.c tests/report/mlyze-script.h \
-	src/report/report-heap.c src/report/report-heap.h \
-	src/report/report-trend.c src/report/report-trend.h \
-	src/report/report-util.c src/report/report-util.h \
-	src/mlyze/u64map.c src/mlyze/u64map.h
+	$(REPORT_REPLAY_SOURCES)
 tests_report_check_heap_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/src/report -I$(top_srcdir)/src/mlyze
 tests_report_check_heap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
@@ -75,9 +72,12 @@ REPORT_SHELL_TESTS = \
 	tests/report/leaks.sh \
 	tests/report/malformed.sh \
 	tests/report/mutations.sh \
-	tests/report/runtime.sh
+	tests/report/runtime.sh \
+	tests/report/cross-arch.sh
 TESTS += $(REPORT_SHELL_TESTS)
 EXTRA_DIST += $(REPORT_SHELL_TESTS) \
+	tests/report/arch \
+	tests/report/arch-record.sh \
 	tests/report/common.sh \
 	tests/report/trend-common.sh \
 	tests/report/exports \

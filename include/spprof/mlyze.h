@@ -195,6 +195,10 @@ struct mlyze_info {
 	 * ("postgres: checkpointer"), when it did; else NULL.  command_line
 	 * is the one it started with. */
 	const char *title;
+	/* A recording window that did not start with the process: why it
+	 * started ("memprof-ctl start"); NULL when it started with it.
+	 * ended_by then says why it ended: "stop", "snapshot", "exit"... */
+	const char *started_by;
 };
 
 struct mlyze_options {

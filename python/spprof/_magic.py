@@ -32,11 +32,11 @@ from IPython.display import HTML, display
 
 from . import _memprof, _session
 from ._cli import tool_path
-from ._measure import measure
+from ._measure import allocations as _allocations, measure
 from ._sizes import human, parse_size
 from ._stream import Excerpt, StreamReader, own_profile
 
-_START, _END = "cell start ", "cell end"
+_START, _END = "cell start ", "cell end "
 #: The sampling rate of a measured cell unless -r says otherwise.
 DEFAULT_CELL_RATE = 64 * 1024
 
@@ -106,6 +106,7 @@ class MemprofMagics(Magics):
 
     def _run(self, cell: str, start: str, rate: int):
         """Runs the cell between two markers; its events and their copy."""
+        end = _END + start[len(_START):]
         previous = _memprof.stats()["sampling_rate"]
         gc.collect()
         _memprof.marker(start)
@@ -114,11 +115,15 @@ class MemprofMagics(Magics):
             self.shell.run_cell(cell)
         finally:
             _memprof.set_sampling_rate(previous)
-            _memprof.marker(_END)
+            _memprof.marker(end)
+            read = self._read(start, end)
+        return read
+
+    def _read(self, start: str, end: str):
         reader = self._stream()
         excerpt = Excerpt(reader)
         events: List[tuple] = []
-        for event in reader.events_until(_END):
+        for event in reader.events_until(end):
             if event == ("marker", start):
                 excerpt.begin()
             if events or event == ("marker", start):
@@ -158,7 +163,8 @@ def _summary(m) -> str:
     how = ("every allocation recorded" if m.rate == 1 else
            f"one sample per {human(m.rate)}, 95 % intervals")
     return (f"memprof: the cell allocated {m.figure('allocated')} "
-            f"({m.samples} sampled allocations), held {m.figure('peak')} "
+            f"({_allocations(m.samples, 'sampled ')}), "
+            f"held {m.figure('peak')} "
             f"at its peak and left {m.figure('leaked')}{where} ({how})")
 
 

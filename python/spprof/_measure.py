@@ -3,8 +3,9 @@ peak and left live, each as an estimate with its variance and the sites
 that make it up.
 
 Contract: measure() takes the events of spprof._stream between two
-markers and returns a Measurement.  Allocations whose site lies in the measuring code
-itself (`own_file`: the pytest plugin, the notebook magic) are left out.
+markers and returns a Measurement.  Allocations whose site lies in the
+measuring code itself (`own_file`: the pytest plugin, the notebook magic)
+are left out.
 """
 
 import math
@@ -15,6 +16,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 from .memprof import StackFrame, _site_frame as site_frame
 from ._sizes import human
 from ._stream import weight
+
 
 @dataclass
 class Figure:
@@ -32,6 +34,8 @@ class Figure:
 
 @dataclass
 class Measurement:
+    """What a test (`nodeid`) or a cell allocated, sampled at `rate`."""
+
     nodeid: str
     rate: int
     samples: int = 0
@@ -41,17 +45,23 @@ class Measurement:
 
     def how(self) -> str:
         if self.rate == 1:
-            return (f"measured exactly: each of the test's {self.samples} "
-                    "allocations was recorded")
-        return (f"estimated from {self.samples} sampled allocations, one "
-                f"per {human(self.rate)} allocated on average; the 95 % "
-                "interval is shown")
+            return (f"measured exactly: {allocations(self.samples)} "
+                    "recorded, one sample per byte (every block of 32 "
+                    "bytes or more)")
+        return (f"estimated from {allocations(self.samples, 'sampled ')}, "
+                f"one per {human(self.rate)} allocated on average; the "
+                "95 % interval is shown")
 
     def figure(self, name: str) -> str:
         figure = getattr(self, name)
         if self.rate == 1:
             return human(figure.bytes)
         return f"{human(figure.bytes)} \u00b1 {human(figure.margin)}"
+
+
+def allocations(count: int, kind: str = "") -> str:
+    """"1 allocation", "2 sampled allocations"."""
+    return f"{count} {kind}allocation{'s' * (count != 1)}"
 
 
 def _site_frame(stack, own_file: str) -> Optional[StackFrame]:
@@ -72,18 +82,16 @@ def _site_label(frame: StackFrame, rootdir: str) -> str:
     return f"{file}:{frame.line} ({frame.function})"
 
 
-# A sampled block: (bytes it stands for, their variance, its site).
-Block = Tuple[float, float, StackFrame]
+# A sampled block: (bytes it stands for, their variance, its site's label).
+Block = Tuple[float, float, str]
 
 
-def _by_site(blocks: Iterable[Block], rootdir: str,
-             top: int = 5) -> Figure:
+def _by_site(blocks: Iterable[Block], top: int = 5) -> Figure:
     figure = Figure()
     totals: Dict[str, float] = {}
-    for bytes_, variance, frame in blocks:
+    for bytes_, variance, label in blocks:
         figure.bytes += bytes_
         figure.variance += variance
-        label = _site_label(frame, rootdir)
         totals[label] = totals.get(label, 0.0) + bytes_
     figure.sites = sorted(totals.items(), key=lambda s: -s[1])[:top]
     return figure
@@ -94,7 +102,7 @@ def measure(events, stacks: Dict[int, list], nodeid: str, rate: int,
     """What the test whose events these are allocated, held at its peak
     and left behind (the blocks it allocated that were still live)."""
     m = Measurement(nodeid, rate)
-    sites: Dict[int, Optional[StackFrame]] = {}
+    sites: Dict[int, Optional[str]] = {}  # stack id: label
     live: Dict[int, Block] = {}
     allocated: List[Block] = []
     history: List[Tuple[int, Optional[Block]]] = []
@@ -103,8 +111,8 @@ def measure(events, stacks: Dict[int, list], nodeid: str, rate: int,
         if event[0] == "alloc":
             _, address, size, stack_id, event_rate = event
             if stack_id not in sites:
-                sites[stack_id] = _site_frame(stacks.get(stack_id, []),
-                                              own_file)
+                frame = _site_frame(stacks.get(stack_id, []), own_file)
+                sites[stack_id] = frame and _site_label(frame, rootdir)
             if sites[stack_id] is None:
                 continue
             w = weight(size, event_rate) if event_rate else float(size)
@@ -120,9 +128,9 @@ def measure(events, stacks: Dict[int, list], nodeid: str, rate: int,
         if held > m.peak.bytes:
             m.peak.bytes, peak_at = held, len(history)
     m.samples = len(allocated)
-    m.allocated = _by_site(allocated, rootdir)
-    m.leaked = _by_site(live.values(), rootdir)
-    m.peak = _by_site(_live_after(history[:peak_at]), rootdir)
+    m.allocated = _by_site(allocated)
+    m.leaked = _by_site(live.values())
+    m.peak = _by_site(_live_after(history[:peak_at]))
     return m
 
 

@@ -26,9 +26,22 @@ class _NeedMore(Exception):
     """The buffer ends inside the event being read."""
 
 
+_U64 = struct.Struct("<Q")
+
+
 class _Cursor:
+    """Reads fields; _NeedMore when the data ends inside one."""
+
     def __init__(self, data: bytes, offset: int = 0) -> None:
         self.data, self.offset = data, offset
+
+    def byte(self) -> int:
+        try:
+            value = self.data[self.offset]
+        except IndexError:
+            raise _NeedMore from None
+        self.offset += 1
+        return value
 
     def take(self, n: int) -> bytes:
         if self.offset + n > len(self.data):
@@ -37,16 +50,21 @@ class _Cursor:
         return self.data[self.offset - n:self.offset]
 
     def u64(self) -> int:
-        return struct.unpack("<Q", self.take(8))[0]
+        try:
+            value = _U64.unpack_from(self.data, self.offset)[0]
+        except struct.error:
+            raise _NeedMore from None
+        self.offset += 8
+        return value
 
     def varint(self) -> int:
-        value = shift = 0
-        while True:
-            byte = self.take(1)[0]
+        byte = self.byte()
+        value, shift = byte & 0x7F, 7
+        while byte & 0x80:
+            byte = self.byte()
             value |= (byte & 0x7F) << shift
             shift += 7
-            if not byte & 0x80:
-                return value
+        return value
 
 
 def own_profile(directory: str) -> Optional[str]:
@@ -124,7 +142,7 @@ class StreamReader:
     def _event(self, c: _Cursor) -> Tuple[tuple, int, int]:
         """The event at the cursor, its time delta and where its fields
         start."""
-        kind = c.take(1)[0]
+        kind = c.byte()
         delta = c.varint()
         body_start = c.offset
         return self._fields(kind, c), delta, body_start

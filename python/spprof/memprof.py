@@ -72,7 +72,6 @@ import bisect
 import errno
 import gc
 import functools
-import math
 import os
 import site
 import sysconfig
@@ -337,7 +336,8 @@ class HeapSnapshot:
         for site in ranked[:n]:
             stacks = site.pop("stacks")
             site["stack"] = list(max(stacks, key=stacks.get))
-            site["ci95_bytes"] = round(1.96 * math.sqrt(site.pop("variance")))
+            site["ci95_bytes"] = round(
+                _memprof.estimate_interval95(site.pop("variance")))
             site["estimated_bytes"] = round(site["estimated_bytes"])
             site["estimated_count"] = round(site["estimated_count"])
         return ranked[:n]

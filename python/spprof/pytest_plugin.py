@@ -19,8 +19,9 @@ is reported as undecided rather than passed or failed.
 What a test "holds" is the memory it allocated and had not freed yet, at its
 worst moment; what it "leaves behind" is what it allocated and was still
 allocated after it returned and a garbage collection ran.  Both count the
-allocations of every thread that the test's thread started or that was idle
-before; warm-up runs (--memprof-warmups, or warmups= on a marker) run the
+allocations of the test's thread and of the threads it starts (threads
+already running keep sampling at the idle rate, so they are all but
+unseen); warm-up runs (--memprof-warmups, or warmups= on a marker) run the
 test first without measuring it, for caches that fill on first use.
 """
 
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 # The bindings (and the runtime library they are linked with) are loaded
 # only with --memprof: a plugin that every pytest run imports costs little.
 
-_START, _END = "pytest start ", "pytest end"
+_START, _END = "pytest start ", "pytest end "
 
 # ---- options and markers ---------------------------------------------------
 
@@ -79,12 +80,15 @@ def pytest_configure(config: pytest.Config) -> None:
         capture = config.pluginmanager.getplugin("capturemanager")
         if capture is not None:
             capture.stop_global_capturing()
-        _session.run_again_under_runtime("pytest",
-                                         config.getoption("memprof_dir"))
+        try:
+            _session.run_again_under_runtime(
+                "pytest", config.getoption("memprof_dir"))
+        except (OSError, RuntimeError) as e:
+            raise pytest.UsageError(f"--memprof: {e}") from None
     config.pluginmanager.register(_Profiler(config), "spprof-memprof")
 
 
-# ---- limits --------------------------------------------------------------------
+# ---- limits ------------------------------------------------------------
 
 _LIMITS = {
     # marker: (figure it bounds, what the figure is)
@@ -122,7 +126,7 @@ def _limit_message(m: "Measurement", marker: str, limit: int,
     return "\n".join(lines)
 
 
-# ---- the plugin at work ---------------------------------------------------------
+# ---- the plugin at work ------------------------------------------------
 
 
 class _Profiler:
@@ -154,23 +158,29 @@ class _Profiler:
         return self.reader
 
     def measured_call(self, item: pytest.Function, test, args, kwargs):
-        """Runs test(*args, **kwargs) measured; a Measurement."""
+        """Runs test(*args, **kwargs) measured; a Measurement.  The
+        events of a test that raises are read all the same, so that the
+        next test's reading starts after them."""
+        start, end = _START + item.nodeid, _END + item.nodeid
         gc.collect()
-        self.memprof.marker(_START + item.nodeid)
+        self.memprof.marker(start)
         self.memprof.set_sampling_rate(self.rate)
         try:
             test(*args, **kwargs)
         finally:
             self.memprof.set_sampling_rate(_session.IDLE_RATE)
             gc.collect()
-            self.memprof.marker(_END)
+            self.memprof.marker(end)
+            measured = self._measure(item, start, end)
+        return measured
+
+    def _measure(self, item: pytest.Function, start: str, end: str):
         from ._measure import measure
         reader = self._stream()
         # What the previous test's reading allocated comes before this
         # test's start.
-        events = itertools.dropwhile(
-            lambda event: event != ("marker", _START + item.nodeid),
-            reader.events_until(_END))
+        events = itertools.dropwhile(lambda event: event != ("marker", start),
+                                     reader.events_until(end))
         return measure(events, reader.stacks, item.nodeid, self.rate,
                        self.rootdir, __file__)
 
@@ -180,8 +190,9 @@ class _Profiler:
         limits = [(name, pyfuncitem.get_closest_marker(name))
                   for name in _LIMITS]
         limits = [(name, marker) for name, marker in limits if marker]
-        warmups = max([marker.kwargs.get("warmups") or 0
-                       for _, marker in limits] + [self.warmups])
+        asked = [marker.kwargs["warmups"] for _, marker in limits
+                 if "warmups" in marker.kwargs]
+        warmups = max(asked) if asked else self.warmups
 
         def measured(*args, **kwargs):
             for _ in range(warmups):
@@ -221,7 +232,7 @@ class _Profiler:
                 self.undecided.append(f"{report.nodeid}: {value}")
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
-        from ._measure import Figure, Measurement
+        from ._measure import Figure, Measurement, allocations
         write = terminalreporter.write_line
         top = sorted(self.results, key=lambda r: -r["allocated"]["bytes"])
         top = top[:self.config.getoption("memprof_top")]
@@ -233,7 +244,7 @@ class _Profiler:
                             *(Figure(**r[k]) for k in
                               ("allocated", "peak", "leaked")))
             write(f"{m.nodeid}: allocated {m.figure('allocated')} in "
-                  f"{m.samples} allocation{'s' * (m.samples != 1)}, held {m.figure('peak')} at "
+                  f"{allocations(m.samples)}, held {m.figure('peak')} at "
                   f"its peak, left {m.figure('leaked')}")
             for label, b in m.allocated.sites[:3]:
                 write(f"    {human(b):>10}  {label}")

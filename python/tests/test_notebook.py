@@ -7,7 +7,6 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -135,3 +134,20 @@ def test_the_page_works_in_chromium(notebook):
             assert "build_table" in dom
         else:
             assert "<iframe" in dom
+
+
+def test_a_kernel_not_under_the_runtime_says_which_to_choose(tmp_path):
+    script = RUN.replace('"spprof-python3"', '"python3"')
+    (tmp_path / "run.py").write_text(
+        f"CELLS = {CELLS[:2]!r}\n" + script, encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, "run.py", "out.ipynb"], cwd=tmp_path,
+        env=environment(tmp_path, preload=False), capture_output=True,
+        text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    cells = nbformat.read(tmp_path / "out.ipynb", as_version=4).cells
+    assert outputs(cells[0])[2] == []
+    # IPython shows a UsageError as a message, not a traceback
+    text, pages, _ = outputs(cells[1])
+    assert pages == [] and text.startswith("UsageError: %%memprof:"), text
+    assert "python3 -m spprof.memprof kernel install" in text

@@ -23,6 +23,11 @@ CACHE = {}
 MiB = 1 << 20
 
 
+def test_raises():
+    data = bytearray(MiB)
+    assert data is None, "fails by itself"
+
+
 @pytest.mark.limit_memory("8 MB")
 def test_under():
     data = bytearray(4 * MiB)  # under
@@ -127,8 +132,9 @@ def outcomes(output: str):
 def check_verdicts(proc) -> None:
     output = proc.stdout + proc.stderr
     failed, counts = outcomes(output)
-    assert failed == set(FAILING), output
-    assert counts == (len(FAILING), len(PASSING)), output
+    assert failed == set(FAILING) | {"test_raises"}, output
+    assert counts == (len(FAILING) + 1, len(PASSING)), output
+    assert "fails by itself" in output
     for name, (marker, line_marker) in FAILING.items():
         section = output.split(f" {name} _")[1]
         assert marker in section.splitlines()[1] or marker in section
@@ -182,7 +188,7 @@ def test_at_a_rate_close_limits_are_undecided(tmp_path):
     assert "95 % interval" in undecided[1]
     failed, _ = outcomes(output)
     # a test fails only when its limit lies below the interval
-    assert failed <= set(FAILING), output
+    assert failed <= set(FAILING) | {"test_raises"}, output
 
 
 def test_without_the_option_limits_are_ignored(tmp_path):
@@ -192,7 +198,9 @@ def test_without_the_option_limits_are_ignored(tmp_path):
          "-p", "no:cacheprovider", "--strict-markers", "test_project.py"],
         cwd=tmp_path, env=environment(tmp_path, preload=False),
         capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    failed, counts = outcomes(proc.stdout)
+    assert failed == {"test_raises"}, proc.stdout + proc.stderr
+    assert counts == (1, len(FAILING) + len(PASSING)), proc.stdout
     assert "memprof" not in proc.stdout
 
 

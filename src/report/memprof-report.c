@@ -317,6 +317,16 @@ static char *replaced_by(const struct mlyze_info *info)
 	return xstrdup(info->exec_program ? info->exec_program : "?");
 }
 
+/* How a recording window that did not start with the process came to be,
+ * or NULL. */
+static char *recording_window(const struct mlyze_info *info)
+{
+	return info->started_by
+		       ? xasprintf("started by %s, ended by %s", info->started_by,
+				   info->ended_by ? info->ended_by : "?")
+		       : NULL;
+}
+
 /* The replay's series move to the summary; the stacks of its snapshots
  * become the report's (`stack_map`, see stacks_add_profile). */
 static void take_series(struct profile_summary *p, struct heap_replay *h,
@@ -354,6 +364,7 @@ static void summarise(struct gathered *g, const char *file,
 	p->start_time_us = info->start_time_us;
 	p->command_line = copy_command_line(info);
 	p->title = info->title ? xstrdup(info->title) : NULL;
+	p->window = recording_window(info);
 	p->duration_s = end > info->start_time_us
 				? (double)(end - info->start_time_us) / 1e6
 				: 0.0;
@@ -369,6 +380,7 @@ static void summarise(struct gathered *g, const char *file,
 	p->events = h->events;
 	p->peak_time_s = (double)(h->peak_time_us - info->start_time_us) / 1e6;
 	p->peak = h->total.live[AT_PEAK];
+	p->peak_level_share = h->peak_level_share;
 	p->end = h->total.live[AT_END];
 }
 
@@ -419,6 +431,16 @@ static void note_caveats(struct gathered *g)
 		add_message(&g->notes, xasprintf(
 			"%" PRIu64 " events could not be written; the "
 			"estimates may be wrong.", s->events_dropped));
+	for (size_t i = 0; i < g->profile_count; i++) {
+		if (g->profiles[i].window) {
+			add_message(&g->notes, xstrdup(
+				"A recording window started in a running "
+				"process: blocks allocated before it are "
+				"unknown to the profile, and their frees are "
+				"not counted."));
+			break;
+		}
+	}
 }
 
 static void warn_replaced(struct gathered *g, const char *file,
@@ -511,6 +533,7 @@ static void free_gathered(struct gathered *g)
 			free(*arg);
 		free(p->command_line);
 		free(p->title);
+		free(p->window);
 		free(p->exec_program);
 		free(p->file);
 		free_series(p);

@@ -129,6 +129,9 @@ static json_t *profile_json(const struct report *r,
 	set(o, "events", json_integer((json_int_t)p->events));
 	peak = moment_json(&p->peak);
 	set(peak, "time_s", json_real(p->peak_time_s));
+	set(peak, "single", json_boolean(p->peak_level_share <
+					 SINGLE_PEAK_MAX_SHARE));
+	set(peak, "level_share", json_real(p->peak_level_share));
 	set(o, moment_names[AT_PEAK], peak);
 	set(o, moment_names[AT_END], moment_json(&p->end));
 	set(o, "marks", marks_json(r, p));

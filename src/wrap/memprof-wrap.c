@@ -142,6 +142,8 @@ static void configure_runtime(const char *runtime, const char *pattern,
 	free(value);
 	set_variable("SPPROF_OUTPUT", pattern);
 	set_variable("SPPROF_FOLLOW_FORK", options->follow_fork ? "1" : "0");
+	if (options->dormant)
+		set_variable("SPPROF_DORMANT", "1");
 	set_variable("SPPROF_MANIFEST", manifest);
 	if (options->rate != 0) {
 		value = wrap_format("%" PRIu64, options->rate);
