@@ -34,7 +34,13 @@ static _Atomic(struct rule_slot *) rule_cache;
 
 /* Packed: CFA offset (32 bits), return address and frame pointer offsets
  * in words (8 bits each), the kind (8 bits), the flags; 0 is no rule. */
-enum { PACKED_VALID = 1, PACKED_CFA_ON_FP = 2, PACKED_FP_SAVED = 4 };
+enum {
+	PACKED_VALID = 1,
+	PACKED_CFA_ON_FP = 2,
+	PACKED_FP_SAVED = 4,
+	PACKED_CFA_DEREF = 8,
+	PACKED_FP_NEAR_FP = 16,
+};
 #define WORD ((int32_t)sizeof(uintptr_t))
 
 static int packable(const struct frame_rule *r)
@@ -54,6 +60,10 @@ static uint64_t pack(const struct frame_rule *r)
 		flags |= PACKED_CFA_ON_FP;
 	if (r->fp_saved)
 		flags |= PACKED_FP_SAVED;
+	if (r->cfa_deref)
+		flags |= PACKED_CFA_DEREF;
+	if (r->fp_near_fp)
+		flags |= PACKED_FP_NEAR_FP;
 	return (uint64_t)(uint32_t)r->cfa_offset |
 	       (uint64_t)(uint8_t)(int8_t)(r->ra_offset / WORD) << 32 |
 	       (uint64_t)(uint8_t)(int8_t)(r->fp_offset / WORD) << 40 |
@@ -67,9 +77,11 @@ static struct frame_rule unpack(uint64_t v)
 	return (struct frame_rule){
 		.kind = (enum frame_rule_kind)(uint8_t)(v >> 48),
 		.cfa_on_fp = !!(flags & PACKED_CFA_ON_FP),
+		.cfa_deref = !!(flags & PACKED_CFA_DEREF),
 		.cfa_offset = (int32_t)(uint32_t)v,
 		.ra_offset = (int8_t)(uint8_t)(v >> 32) * WORD,
 		.fp_saved = !!(flags & PACKED_FP_SAVED),
+		.fp_near_fp = !!(flags & PACKED_FP_NEAR_FP),
 		.fp_offset = (int8_t)(uint8_t)(v >> 40) * WORD,
 	};
 }
@@ -215,9 +227,15 @@ static int unwind_one(struct frame_regs *regs, const struct frame_rule *rule,
 {
 	uintptr_t cfa = (rule->cfa_on_fp ? regs->fp : regs->sp) +
 			(intptr_t)rule->cfa_offset;
-	uintptr_t ra_at = cfa + (intptr_t)rule->ra_offset;
-	uintptr_t fp_at = cfa + (intptr_t)rule->fp_offset;
+	uintptr_t ra_at, fp_at;
 
+	if (rule->cfa_deref) {
+		if (!on_stack(cfa, regs->sp, stack_top))
+			return 0;
+		cfa = *(const uintptr_t *)cfa;
+	}
+	ra_at = cfa + (intptr_t)rule->ra_offset;
+	fp_at = (rule->fp_near_fp ? regs->fp : cfa) + (intptr_t)rule->fp_offset;
 	if (cfa <= regs->sp || cfa > stack_top ||
 	    !on_stack(ra_at, regs->sp, stack_top) ||
 	    (rule->fp_saved && !on_stack(fp_at, regs->sp, stack_top)))
