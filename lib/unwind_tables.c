@@ -181,24 +181,35 @@ static inline struct frame_rule rule_for(uintptr_t pc, int return_address)
 	return look_up_rule(pc, return_address, key);
 }
 
-/* Where trampolines live: the C library's code (x86) and the vDSO's
- * (AArch64); neither is ever unloaded, so their code can be read even
+/* Where trampolines live: the C library's code and the vDSO's (which one
+ * depends on the C library and the kernel); neither is ever unloaded, so their code can be read even
  * when a stray value points there. */
 static uintptr_t libc_lo, libc_hi, vdso_lo, vdso_hi;
 
+/* The sigreturn trampoline at pc, or NULL. */
+static const struct sigreturn_trampoline *trampoline_at(uintptr_t pc)
+{
+	for (size_t i = 0; STACK_CAPTURE_SUPPORTED &&
+			   i < sizeof(sigreturn_trampolines) /
+				       sizeof(sigreturn_trampolines[0]);
+	     i++) {
+		const struct sigreturn_trampoline *t = &sigreturn_trampolines[i];
+		uintptr_t last = pc + t->length - 1;
+
+		if (!(pc >= libc_lo && last < libc_hi) &&
+		    !(pc >= vdso_lo && last < vdso_hi))
+			continue;
+		/* Read only when it cannot cross into another page. */
+		if ((last & ~(uintptr_t)4095) == (pc & ~(uintptr_t)4095) &&
+		    !memcmp((const void *)pc, t->code, t->length))
+			return t;
+	}
+	return NULL;
+}
+
 int is_signal_trampoline(uintptr_t pc)
 {
-	uintptr_t last = pc + sizeof(sigreturn_code) - 1;
-
-	if (!STACK_CAPTURE_SUPPORTED)
-		return 0;
-	if (!(pc >= libc_lo && last < libc_hi) &&
-	    !(pc >= vdso_lo && last < vdso_hi))
-		return 0;
-	/* Read only when it cannot cross into another page. */
-	return (last & ~(uintptr_t)4095) == (pc & ~(uintptr_t)4095) &&
-	       !memcmp((const void *)pc, sigreturn_code,
-		       sizeof(sigreturn_code));
+	return trampoline_at(pc) != NULL;
 }
 
 static int on_stack(uintptr_t address, uintptr_t low, uintptr_t stack_top)
@@ -208,15 +219,16 @@ static int on_stack(uintptr_t address, uintptr_t low, uintptr_t stack_top)
 }
 
 /* At a sigreturn trampoline the stack holds the signal frame: the
- * interrupted registers.  0 when it does not lie on this stack. */
+ * interrupted registers.  0 when they do not lie on this stack. */
 static int leave_signal_frame(struct frame_regs *regs, uintptr_t stack_top)
 {
-	const ucontext_t *uc = signal_context(regs->sp);
+	const struct sigreturn_trampoline *t = trampoline_at(regs->pc);
+	uintptr_t mc = regs->sp + (t ? t->mcontext_offset : 0);
 
-	if (!uc || !on_stack((uintptr_t)uc, regs->sp, stack_top) ||
-	    (uintptr_t)uc + sizeof(*uc) > stack_top)
+	if (!t || !on_stack(mc, regs->sp, stack_top) ||
+	    mc + sizeof(mcontext_t) > stack_top)
 		return 0;
-	*regs = signal_regs(uc);
+	*regs = signal_regs((const mcontext_t *)mc);
 	return 1;
 }
 
