@@ -13,6 +13,7 @@
 #include <spprof/memprof.h>
 
 #include "estimator.h"
+#include "free_filter.h"
 #include "modules.h"
 #include "names.h"
 #include "profiler_state.h"
@@ -106,6 +107,7 @@ MEMPROF_PUBLIC int memprof_init(uint64_t sampling_rate)
 		return -1;
 	}
 	leave_runtime(saved_errno);
+	free_filter_set_rate(sampling_rate);
 	sampler_set_rate(sampling_rate);
 	atomic_store(&prof.state, INITIALIZED);
 	return 0;
@@ -165,6 +167,7 @@ MEMPROF_PUBLIC int memprof_set_sampling_rate(uint64_t sampling_rate)
 		return fail(EINVAL);
 	if (!initialized())
 		return misuse(atomic_load(&prof.state));
+	free_filter_set_rate(sampling_rate);
 	sampler_set_rate(sampling_rate);
 	saved_errno = enter_runtime();
 	writer_rate(sampling_rate);
@@ -334,9 +337,6 @@ MEMPROF_PUBLIC double memprof_estimate_bytes(uint64_t size,
 {
 	struct estimator_weight w = estimator_weigh(size, sampling_rate);
 
-	/* A block of no bytes is never sampled: it stands for nothing. */
-	if (size == 0)
-		w.bytes = w.count = 0.0;
 	if (count)
 		*count = w.count;
 	return w.bytes;
@@ -346,4 +346,9 @@ MEMPROF_PUBLIC double memprof_estimate_variance(uint64_t size,
 						uint64_t sampling_rate)
 {
 	return estimator_weigh(size, sampling_rate).bytes_variance;
+}
+
+MEMPROF_PUBLIC double memprof_estimate_interval95(double variance)
+{
+	return estimator_interval95(variance);
 }

@@ -94,23 +94,6 @@ void unwind_init(enum unwind_method asked)
 	}
 }
 
-static uintptr_t thread_stack_top(void)
-{
-	pthread_attr_t attr;
-	void *base;
-	size_t size;
-	uintptr_t top = 0;
-
-	if (getpid() == (pid_t)syscall(SYS_gettid))
-		return (uintptr_t)__libc_stack_end;
-	if (pthread_getattr_np(pthread_self(), &attr) != 0)
-		return 0;
-	if (pthread_attr_getstack(&attr, &base, &size) == 0)
-		top = (uintptr_t)base + size;
-	pthread_attr_destroy(&attr);
-	return top;
-}
-
 static int own_code(uintptr_t pc)
 {
 	return pc >= runtime_text_lo && pc < runtime_text_hi;
@@ -133,6 +116,29 @@ static enum code_kind return_address(uintptr_t pc, uintptr_t fp,
 	    (pc >= fp && pc < stack_top))
 		return NOT_CODE;
 	return code_map_return_kind(pc);
+}
+
+/* How far up this thread's stack a walk may read, learnt without asking
+ * the C library: pthread_getattr_np() allocates while it holds the
+ * thread's lock, so a sample taken inside it would wait for that lock
+ * forever.  The C library (glibc, and musl) puts a thread's descriptor,
+ * pthread_self(), at the top of the block that holds its stack, right
+ * above the stack and its thread-local storage: all of it readable.  The
+ * initial thread's descriptor lies below its stack, which ends at
+ * __libc_stack_end (its arguments and environment above).  A stack that
+ * is neither (a thread running on a stack of its own making above its
+ * descriptor) is not walked: its bounds are unknown. */
+static uintptr_t thread_stack_top(void)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t self = (uintptr_t)pthread_self();
+
+	if (sp < self)
+		return self;
+	if (getpid() == (pid_t)syscall(SYS_gettid) &&
+	    sp < (uintptr_t)__libc_stack_end)
+		return (uintptr_t)__libc_stack_end;
+	return 0;
 }
 
 static uintptr_t current_stack_top(void)
@@ -327,6 +333,8 @@ struct unwind_result unwind_capture(uint64_t *frames, uint32_t max)
 	struct fp_walk w;
 	struct unwind_result r = { .method = UNWIND_FP };
 
+	if (!top)
+		return r;
 	if (method == UNWIND_DWARF)
 		return from_tables(frames, max, NULL, record, top);
 	w = walk_frame_pointers(frames, max,

@@ -10,16 +10,20 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "control.h"
 #include "event_stream.h"
 #include "frames.h"
 #include "mlyze-codec.h"
 #include "modules.h"
 #include "names.h"
 #include "outbuf.h"
+#include "process_memory.h"
 #include "profile_assembly.h"
 #include "profile_files.h"
 #include "profile_meta.h"
@@ -63,7 +67,14 @@ static struct {
 	int definitions_lost; /* no memory to note one: cannot finalise */
 	pid_t pid;            /* the process this writer belongs to */
 	struct profile_files files;
+	/* Why this recording window started, and why it is ending (see
+	 * profile_meta.h); NULL: with the process. */
+	const char *started_by, *ended_by;
+	char finished[PATH_MAX]; /* the last profile published, or "" */
 } w __attribute__((aligned(64)));
+
+/* The names of a snapshot: the stream's, with another final name. */
+static struct profile_files snapshot_files;
 
 /* Frees to be written by the next event (writer_free_later): slots, and
  * how many are taken, which every event reads and a free rarely writes. */
@@ -126,6 +137,7 @@ int writer_configure(const struct runtime_config *s, struct stack_table *t,
 	w.first_rate = w.rate = sampling_rate;
 	w.pid = getpid();
 	reset_clock();
+	modules_refresh();
 	w.enabled = 1;
 	return 0;
 }
@@ -269,7 +281,7 @@ static void define_modules(void)
 		uint8_t *p;
 
 		p = start_definition(
-			MLYZE_EV_MODULE,
+			MLYZE_EVENT_MODULE,
 			mlyze_varint_len(w.modules_defined) +
 				mlyze_varint_len(m->start) +
 				mlyze_varint_len(m->end) +
@@ -301,7 +313,7 @@ static void define_strings(void)
 			size_t len = strlen(s);
 			uint8_t *p;
 
-			p = start_definition(MLYZE_EV_STRING,
+			p = start_definition(MLYZE_EVENT_STRING,
 					     1 + mlyze_varint_len(id) +
 						     mlyze_varint_len(len) +
 						     len);
@@ -348,18 +360,12 @@ static int define_stack(uint32_t id)
 	uint8_t *p;
 	uint64_t len;
 
-	for (uint32_t i = 0; i < depth; i++)
-		if (!frame_is_script(e->frames[i]) &&
-		    modules_find(e->frames[i]) < 0) {
-			modules_refresh(); /* a library loaded since */
-			break;
-		}
 	define_modules();
 	define_strings();
 	len = mlyze_varint_len(id) + mlyze_varint_len(depth);
 	for (uint32_t i = 0; i < depth; i++)
 		len += frame_payload_len(e->frames[i]);
-	p = start_definition(MLYZE_EV_STACK, len);
+	p = start_definition(MLYZE_EVENT_STACK, len);
 	if (!p)
 		return -1;
 	p = encode_varint(p, id);
@@ -370,20 +376,47 @@ static int define_stack(uint32_t id)
 	return 0;
 }
 
+/* The bitmap is written under the lock, and read without it to tell
+ * whether a stack may need its modules listed. */
+static int stack_defined(uint32_t id)
+{
+	return (__atomic_load_n(&w.stack_defined[id / 8], __ATOMIC_RELAXED) >>
+		(id % 8)) & 1;
+}
+
 static void ensure_stack_defined(uint32_t id)
 {
 	if (id == STACK_ID_NONE) {
 		if (!w.none_defined && define_stack(id) == 0)
 			w.none_defined = 1;
-	} else if (!((w.stack_defined[id / 8] >> (id % 8)) & 1) &&
-		   define_stack(id) == 0) {
-		w.stack_defined[id / 8] |= (uint8_t)(1u << (id % 8));
+	} else if (!stack_defined(id) && define_stack(id) == 0) {
+		__atomic_fetch_or(&w.stack_defined[id / 8],
+				  (uint8_t)(1u << (id % 8)), __ATOMIC_RELAXED);
 	}
+}
+
+/* A stack not yet in the file may have frames in a library loaded since
+ * the modules were listed: they are listed again before the lock is
+ * taken (see modules_refresh), so that the stack's definition follows
+ * theirs. */
+static void list_modules_of(uint32_t id)
+{
+	const struct stack_entry *e;
+
+	if (!w.enabled || id == STACK_ID_NONE || stack_defined(id) ||
+	    !(e = stack_table_get(w.stacks, id)))
+		return;
+	for (uint32_t i = 0; i < e->depth; i++)
+		if (!frame_is_script(e->frames[i]) &&
+		    modules_find(e->frames[i]) < 0) {
+			modules_refresh();
+			return;
+		}
 }
 
 static void put_rate_event(void)
 {
-	uint8_t *p = put_event_at(MLYZE_EV_RATE, monotonic_ns());
+	uint8_t *p = put_event_at(MLYZE_EVENT_RATE, monotonic_ns());
 
 	if (!p)
 		return;
@@ -391,12 +424,37 @@ static void put_rate_event(void)
 	piece_end(encode_varint(p, w.rate));
 }
 
+/* A reading of the process's memory (process_memory.h): resident and
+ * anonymous bytes, so that the report can say how much of it the malloc
+ * heap explains. */
+static void put_memory_event(const struct process_memory *m, uint64_t now_ns)
+{
+	uint8_t *p = put_event_at(MLYZE_EVENT_MEMORY, now_ns);
+
+	if (!p)
+		return;
+	p = encode_varint(p, mlyze_varint_len(m->resident) +
+				     mlyze_varint_len(m->anonymous));
+	p = encode_varint(p, m->resident);
+	piece_end(encode_varint(p, m->anonymous));
+}
+
+/* The last reading, when the profile ends. */
+static void put_memory_now(void)
+{
+	struct process_memory m;
+
+	if (process_memory_read(&m) == 0)
+		put_memory_event(&m, monotonic_ns());
+}
+
 /* ---- the streamed file ------------------------------------------------ */
 
 static struct profile_meta identity(void)
 {
 	return (struct profile_meta){ .sampling_rate = w.first_rate,
-				      .start_wall_us = w.start_wall_us };
+				      .start_wall_us = w.start_wall_us,
+				      .started_by = w.started_by };
 }
 
 /* Writes the streamed file's prologue and starts its event stream; the
@@ -425,6 +483,9 @@ static int create_file(void)
 	if (w.create_failed)
 		return -1;
 	fd = profile_files_create_part(&w.files);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
+	    profile_files_can_hand_over(&w.files))
+		fd = profile_files_create_part_by_wrap(&w.files);
 	err = fd < 0 ? errno : start_stream(fd);
 	if (fd >= 0)
 		close(fd);
@@ -439,8 +500,8 @@ static int create_file(void)
 		return -1;
 	}
 	w.created = 1;
-	profile_files_announce(&w.files, 'P', NULL);
-	modules_refresh();
+	profile_files_announce_start(&w.files);
+	control_note_part(w.files.part);
 	define_modules();
 	put_rate_event();
 	return 0;
@@ -462,7 +523,7 @@ int writer_free_later(uintptr_t address)
 
 static void put_free_at(uintptr_t address, uint64_t now_ns)
 {
-	uint8_t *p = put_event_at(MLYZE_EV_FREE, now_ns);
+	uint8_t *p = put_event_at(MLYZE_EVENT_FREE, now_ns);
 
 	if (p)
 		piece_end(encode_le(p, address, 8));
@@ -501,12 +562,21 @@ static int begin_event(void)
 
 void writer_alloc(uintptr_t address, const struct heap_record *r)
 {
+	struct process_memory memory;
 	uint8_t *p;
+	/* A few times a second, a sample brings a reading of the process's
+	 * memory along, read before the lock so that no thread waits for
+	 * it. */
+	int measured = w.enabled && process_memory_due(r->timestamp_ns) &&
+		       process_memory_read(&memory) == 0;
 
+	list_modules_of(r->stack_id);
 	if (begin_event() < 0)
 		return;
+	if (measured)
+		put_memory_event(&memory, r->timestamp_ns);
 	ensure_stack_defined(r->stack_id);
-	p = put_event_at(MLYZE_EV_ALLOC, r->timestamp_ns);
+	p = put_event_at(MLYZE_EVENT_ALLOC, r->timestamp_ns);
 	if (p) {
 		p = encode_le(p, address, 8);
 		p = encode_varint(p, r->size);
@@ -543,7 +613,7 @@ void writer_gc(uint64_t objects, uint64_t bytes)
 
 	if (begin_event() < 0)
 		return;
-	p = put_event_at(MLYZE_EV_GC, monotonic_ns());
+	p = put_event_at(MLYZE_EVENT_GC, monotonic_ns());
 	if (p) {
 		p = encode_varint(p, objects);
 		piece_end(encode_varint(p, bytes));
@@ -565,7 +635,7 @@ int writer_marker(const char *name)
 		return -1;
 	}
 	define_strings();
-	p = put_event_at(MLYZE_EV_MARKER, monotonic_ns());
+	p = put_event_at(MLYZE_EVENT_MARKER, monotonic_ns());
 	if (p)
 		piece_end(encode_varint(p, id));
 	unlock();
@@ -584,8 +654,31 @@ uint64_t writer_events_dropped(void)
 
 /* ---- finalisation ------------------------------------------------------ */
 
-static int assemble(const memprof_stats *stats, const char *exec_program,
-		    char *final, size_t size)
+/* For a process that may no longer create files in the directory (it
+ * changed its user): the final file, written into memory, goes to
+ * memprof-wrap, which publishes it and removes the streamed one; final is
+ * then "". */
+static int hand_over(const struct streamed_events *events,
+		     const struct profile_meta *meta, char *final)
+{
+	int fd = memfd_create("spprof-profile", MFD_CLOEXEC);
+	int err;
+
+	if (fd < 0)
+		return errno;
+	err = profile_assemble_into(fd, events, meta);
+	if (!err)
+		err = profile_files_hand_over(&w.files, fd);
+	close(fd);
+	final[0] = '\0';
+	return err;
+}
+
+/* The final file of the events so far, published after files->base. */
+static int assemble_events(const memprof_stats *stats,
+			   const char *exec_program,
+			   const struct profile_files *files, char *final,
+			   size_t size)
 {
 	struct profile_meta meta = identity();
 	struct streamed_events events = {
@@ -593,10 +686,8 @@ static int assemble(const memprof_stats *stats, const char *exec_program,
 		.definitions = w.definitions,
 		.definition_words = w.definition_words,
 	};
-	int err = stream_close(&w.stream);
+	int err;
 
-	if (err)
-		return err;
 	if (w.definitions_lost)
 		return ENOMEM;
 	meta.stacks = w.stacks;
@@ -604,19 +695,34 @@ static int assemble(const memprof_stats *stats, const char *exec_program,
 	meta.none_defined = w.none_defined;
 	meta.stats = stats;
 	meta.exec_program = exec_program;
+	meta.ended_by = w.ended_by;
 	events.end = w.stream.end;
 	events.fd = stream_reopen(&w.stream);
 	if (events.fd < 0)
 		return errno;
-	err = profile_assemble(&events, &meta, &w.files, final, size);
+	err = profile_assemble(&events, &meta, files, final, size);
+	/* Only the profile itself, not a snapshot, goes to memprof-wrap. */
+	if ((err == EACCES || err == EPERM) && files == &w.files &&
+	    profile_files_can_hand_over(&w.files))
+		err = hand_over(&events, &meta, final);
 	close(events.fd);
 	return err;
+}
+
+static int assemble(const memprof_stats *stats, const char *exec_program,
+		    char *final, size_t size)
+{
+	int err = stream_close(&w.stream);
+
+	return err ? err : assemble_events(stats, exec_program, &w.files,
+					   final, size);
 }
 
 static void finalise_locked(const memprof_stats *stats,
 			    const char *exec_program)
 {
 	char final[PATH_MAX];
+	memprof_stats counted;
 	sigset_t all, before;
 	int err;
 
@@ -627,18 +733,28 @@ static void finalise_locked(const memprof_stats *stats,
 
 	/* The first process always leaves a profile, even an empty one; a
 	 * descendant that sampled nothing (a shell, a wrapper) leaves none,
-	 * nor does an image replaced by exec before it recorded anything. */
+	 * only its name in the manifest, nor does an image replaced by exec
+	 * before it recorded anything (its new image says for itself). */
+	if (!w.finalised && !w.created && w.files.descendant && !exec_program &&
+	    !w.create_failed)
+		profile_files_announce_unsampled(&w.files, meta_process_name());
 	if (!w.finalised &&
 	    (w.created || (!w.files.descendant && !exec_program)) &&
 	    (w.created || create_file() == 0)) {
 		put_frees_later();
+		put_memory_now();
+		/* The statistics count the events just written too. */
+		counted = *stats;
+		counted.events_written = atomic_load(&w.events);
 		if (exec_program)
 			profile_files_announce(&w.files, 'X', exec_program);
-		err = assemble(stats, exec_program, final, sizeof(final));
-		if (!err) {
+		err = assemble(&counted, exec_program, final, sizeof(final));
+		if (!err && final[0]) {
 			unlink(w.files.part);
 			profile_files_announce(&w.files, 'F', final);
-		} else {
+			memcpy(w.finished, final, sizeof(w.finished));
+			control_note_finished(final);
+		} else if (err) {
 			stream_trim(&w.stream); /* it stays: no zero tail */
 		}
 		if (err && !w.stream_failure_told) {
@@ -659,6 +775,73 @@ void writer_finalise(const memprof_stats *stats)
 	lock();
 	finalise_locked(stats, NULL);
 	unlock();
+}
+
+int writer_recording(void)
+{
+	return w.enabled && !w.finalised;
+}
+
+int writer_finish_window(const memprof_stats *stats, const char *ended_by,
+			 char *final, size_t size)
+{
+	int err;
+
+	if (!writer_recording())
+		return ENOTCONN;
+	lock();
+	w.ended_by = ended_by;
+	w.finished[0] = '\0';
+	finalise_locked(stats, NULL);
+	err = w.finished[0] ? 0 : EIO;
+	snprintf(final, size, "%s", w.finished);
+	unlock();
+	return err;
+}
+
+/* The snapshot's name: the streamed file's, "NAME.mlyze.part", as
+ * "NAME.snapshot.mlyze". */
+static int snapshot_base(char *base, size_t size)
+{
+	static const char part[] = ".part", ext[] = ".mlyze";
+	size_t n = strlen(w.files.part);
+
+	if (n >= sizeof(part) - 1 &&
+	    !strcmp(w.files.part + n - (sizeof(part) - 1), part))
+		n -= sizeof(part) - 1;
+	if (n >= sizeof(ext) - 1 &&
+	    !strncmp(w.files.part + n - (sizeof(ext) - 1), ext,
+		     sizeof(ext) - 1))
+		n -= sizeof(ext) - 1;
+	if (n + sizeof(".snapshot.mlyze") > size)
+		return ENAMETOOLONG;
+	memcpy(base, w.files.part, n);
+	strcpy(base + n, ".snapshot.mlyze");
+	return 0;
+}
+
+int writer_snapshot(const memprof_stats *stats, char *final, size_t size)
+{
+	int err;
+
+	if (!writer_recording())
+		return ENOTCONN;
+	lock();
+	if (!w.created && create_file() < 0) {
+		unlock();
+		return EIO;
+	}
+	put_frees_later();
+	snapshot_files = w.files;
+	err = snapshot_base(snapshot_files.base, sizeof(snapshot_files.base));
+	if (!err) {
+		w.ended_by = "snapshot";
+		err = assemble_events(stats, NULL, &snapshot_files, final,
+				      size);
+		w.ended_by = NULL;
+	}
+	unlock();
+	return err;
 }
 
 /* Takes the lock unless it stays held for LOCK_WAIT_NS: then the thread
@@ -687,6 +870,18 @@ void writer_finish_now(const memprof_stats *stats, const char *exec_program)
 	unlock();
 }
 
+void writer_before_id_change(uid_t uid, gid_t gid)
+{
+	if (!w.enabled || getpid() != w.pid)
+		return;
+	lock();
+	if (!w.finalised && (w.created || create_file() == 0) &&
+	    chown(w.files.part, uid, gid) < 0) {
+		/* Not privileged: the file stays the caller's, as it is. */
+	}
+	unlock();
+}
+
 /* Forgets everything that belongs to the file written so far, so that
  * the next event starts a new one. */
 static void start_over(void)
@@ -710,7 +905,26 @@ static void start_over(void)
 	atomic_store(&later.count, 0);
 	atomic_store(&w.events, 0);
 	atomic_store(&w.dropped, 0);
+	process_memory_reset(); /* the new file starts with a reading */
 	reset_clock();
+}
+
+int writer_restart(const char *pattern, const char *started_by)
+{
+	if (!w.enabled)
+		return ENOTCONN;
+	if (w.created && !w.finalised)
+		return EALREADY;
+	if (strlen(pattern) >= sizeof(w.files.pattern))
+		return ENAMETOOLONG;
+	lock();
+	if (w.created || w.finalised)
+		start_over();
+	strcpy(w.files.pattern, pattern);
+	w.started_by = started_by;
+	w.ended_by = NULL;
+	unlock();
+	return 0;
 }
 
 void writer_exec_failed(void)
@@ -724,19 +938,6 @@ void writer_exec_failed(void)
 	unlock();
 }
 
-/* No event may be half written at fork(). */
-void writer_prefork(void)
-{
-	if (w.enabled)
-		lock();
-}
-
-void writer_postfork_parent(void)
-{
-	if (w.enabled)
-		unlock();
-}
-
 void writer_postfork_child(int keep_recording)
 {
 	if (!w.enabled)
@@ -747,5 +948,5 @@ void writer_postfork_child(int keep_recording)
 	w.files.descendant = 1;
 	w.pid = getpid();
 	w.enabled = keep_recording;
-	unlock();
+	spin_unlock(&w.lock); /* held, if at all, by a thread not copied */
 }

@@ -53,7 +53,8 @@ extern "C" {
 
 typedef struct mlyze_reader mlyze_reader;
 
-/* Event types, numbered as in the file. */
+/* Event types, numbered as in the file: the one list of them, which the
+ * runtime's writer and the reader's table of decoders both follow. */
 enum mlyze_event_kind {
 	MLYZE_EVENT_ALLOC = 0,
 	MLYZE_EVENT_FREE = 1,
@@ -63,6 +64,7 @@ enum mlyze_event_kind {
 	MLYZE_EVENT_MODULE = 5, /* a module was defined in the stream */
 	MLYZE_EVENT_STRING = 6, /* a file or function name was defined */
 	MLYZE_EVENT_RATE = 7,   /* the sampling rate changed */
+	MLYZE_EVENT_MEMORY = 8, /* the process's resident memory, read */
 };
 
 /* The two string tables. */
@@ -149,6 +151,12 @@ struct mlyze_event {
 		struct {
 			uint64_t sampling_rate;
 		} rate;
+		struct {
+			/* Bytes in RAM, and those of them not backed
+			 * by a file: all the process holds, malloc's
+			 * heap or not. */
+			uint64_t resident, anonymous;
+		} memory;
 	};
 };
 
@@ -190,6 +198,14 @@ struct mlyze_info {
 	 * them); else 0. */
 	uint64_t fp_stacks, dwarf_stacks;
 	int has_stack_methods;
+	/* The command line as the program rewrote it to show what it does
+	 * ("postgres: checkpointer"), when it did; else NULL.  command_line
+	 * is the one it started with. */
+	const char *title;
+	/* A recording window that did not start with the process: why it
+	 * started ("memprof-ctl start"); NULL when it started with it.
+	 * ended_by then says why it ended: "stop", "snapshot", "exit"... */
+	const char *started_by;
 };
 
 struct mlyze_options {

@@ -1,13 +1,17 @@
 /* report-heap.c - replay a profile's events into estimates per stack
  * (see report-heap.h).
  *
- * The peak is found in the same single pass.  Every stack keeps its live
- * estimate as the events go by, and the stacks whose estimate moved since
- * the last peak are listed.  When the live total rises above the last
- * peak, only the listed stacks are copied into their peak estimates: every
- * other stack holds the same value as at the last peak.  A stack enters
- * the list at most once per event that changes it, so the copies cost no
- * more than the events, however often the peak moves.
+ * The peak is cross-fitted (estimator.h) in the same single pass.  Every
+ * sampled block is dealt into one or both halves by its address and time,
+ * and every stack keeps its live estimate in each half as the
+ * events go by.  For each half, the stacks whose estimates moved since
+ * this half's last peak are listed.  When this half's live total rises
+ * above its last peak, only the listed stacks copy their estimate in the
+ * other half (and from all the samples, for a profile too small to
+ * cross-fit): every other stack holds the same values as at the last
+ * peak.  A stack enters a list at most once per event that
+ * changes it, so the copies cost no more than the events, however often
+ * the peaks move.
  *
  * The series of the live heap over time and the snapshots of every stack
  * are kept at a fixed stride of time; when either is full, every other
@@ -26,6 +30,7 @@
 #include "u64map.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +48,8 @@ const char *const moment_names[MOMENTS] = { "peak", "end" };
  * together, so that a FREE reads one place. */
 struct slot {
 	double count;
+	double half_count; /* in each half it joined */
+	unsigned halves;   /* enum estimator_half bits */
 	double born[AXES];
 };
 
@@ -58,23 +65,36 @@ struct live_blocks {
 /* A stack as the events go by; what an ALLOC changes in one place. */
 struct stack_now {
 	struct estimate allocated, live;
+	struct estimate half_live[ESTIMATOR_HALVES];
+	/* the other half's estimate, and that of all the samples, at each
+	 * half's peak */
+	struct estimate at_half_peak[ESTIMATOR_HALVES];
+	struct estimate whole_at_half_peak[ESTIMATOR_HALVES];
 	struct trend_sums growth[AXES];
-	bool changed; /* since the last peak (then it is in the list) */
+	/* since each half's last peak (then listed) */
+	bool changed[ESTIMATOR_HALVES];
+};
+
+/* The largest live total one half has seen, and the stacks whose estimate
+ * moved since then. */
+struct half_peak {
+	double bytes, now;
+	double other;            /* the other half's total at the peak */
+	struct heap_point point; /* the whole live heap at the peak */
+	size_t *changed;
+	size_t changed_count;
 };
 
 struct replay_state {
 	struct heap_replay *h;
 	struct live_blocks blocks;
 	struct stack_now *now; /* by stack index, h->stack_count of them */
-	size_t *changed;       /* the stacks changed since the last peak */
-	size_t changed_count;
+	struct half_peak halves[ESTIMATOR_HALVES];
 	double live_bytes;     /* all stacks together, now */
 	double live_variance;
 	uint64_t live_samples;
 	bool growth;           /* measure it (replay_options) */
 	double position[AXES]; /* now: seconds since the start, markers */
-	double peak_bytes;
-	struct heap_point peak;
 	size_t events_capacity;
 	uint64_t point_stride_us, next_point_us;
 	size_t snapshots_wanted;
@@ -146,12 +166,16 @@ static void grow_stacks(struct replay_state *st, size_t index)
 	h->by_stack = grow_zeroed(h->by_stack, h->stack_count, n,
 				  sizeof(*h->by_stack));
 	st->now = grow_zeroed(st->now, h->stack_count, n, sizeof(*st->now));
-	st->changed = xrealloc(st->changed, n, sizeof(*st->changed));
+	for (int half = 0; half < ESTIMATOR_HALVES; half++)
+		st->halves[half].changed = xrealloc(
+			st->halves[half].changed, n,
+			sizeof(*st->halves[half].changed));
 	h->stack_count = n;
 }
 
-/* A slot holding `count`, for a block born at `position`. */
+/* A slot holding the counts of a block in `halves`, born at `position`. */
 static uint32_t keep_count(struct live_blocks *b, double count,
+			   double half_count, unsigned halves,
 			   const double position[AXES])
 {
 	uint32_t slot;
@@ -172,6 +196,8 @@ static uint32_t keep_count(struct live_blocks *b, double count,
 		slot = (uint32_t)b->slot_count++;
 	}
 	b->slots[slot].count = count;
+	b->slots[slot].half_count = half_count;
+	b->slots[slot].halves = halves;
 	for (int a = 0; a < AXES; a++)
 		b->slots[slot].born[a] = position[a];
 	return slot;
@@ -185,12 +211,42 @@ static struct estimator_weight block_weight(const struct live_blocks *b,
 					 b->slots[block.b & UINT32_MAX].count);
 }
 
+static struct estimator_weight half_weight(const struct live_blocks *b,
+					   struct u64map_value block)
+{
+	return estimator_weight_of_count(
+		block.a, b->slots[block.b & UINT32_MAX].half_count);
+}
+
+/* The stack's estimates moved: each half's peak must copy them when it
+ * moves. */
 static void mark_changed(struct replay_state *st, size_t stack)
 {
-	if (!st->now[stack].changed) {
-		st->now[stack].changed = true;
-		st->changed[st->changed_count++] = stack;
+	for (int half = 0; half < ESTIMATOR_HALVES; half++) {
+		struct half_peak *peak = &st->halves[half];
+
+		if (!st->now[stack].changed[half]) {
+			st->now[stack].changed[half] = true;
+			peak->changed[peak->changed_count++] = stack;
+		}
 	}
+}
+
+/* A block of `stack` joins (sign 1) or leaves (sign -1) its halves. */
+static void move_halves(struct replay_state *st, size_t stack,
+			unsigned halves, const struct estimator_weight *w,
+			int sign)
+{
+	for (int half = 0; half < ESTIMATOR_HALVES; half++) {
+		if (!(halves & (1u << half)))
+			continue;
+		if (sign > 0)
+			add_weight(&st->now[stack].half_live[half], w);
+		else
+			remove_weight(&st->now[stack].half_live[half], w);
+		st->halves[half].now += sign * w->bytes;
+	}
+	mark_changed(st, stack);
 }
 
 static struct heap_point live_now(const struct replay_state *st,
@@ -202,19 +258,27 @@ static struct heap_point live_now(const struct replay_state *st,
 				    .samples = st->live_samples };
 }
 
-/* The heap is larger than ever: the changed stacks hold their peak now. */
-static void record_peak(struct replay_state *st, uint64_t time_us)
+/* A half's live total is larger than ever: the stacks changed since its
+ * last peak hold their estimates at this half's peak. */
+static void record_half_peaks(struct replay_state *st, uint64_t time_us)
 {
-	for (size_t i = 0; i < st->changed_count; i++) {
-		size_t stack = st->changed[i];
+	for (int half = 0; half < ESTIMATOR_HALVES; half++) {
+		struct half_peak *peak = &st->halves[half];
 
-		st->h->by_stack[stack].live[AT_PEAK] = st->now[stack].live;
-		st->now[stack].changed = false;
+		if (!(peak->now > peak->bytes))
+			continue;
+		for (size_t i = 0; i < peak->changed_count; i++) {
+			struct stack_now *now = &st->now[peak->changed[i]];
+
+			now->at_half_peak[half] = now->half_live[1 - half];
+			now->whole_at_half_peak[half] = now->live;
+			now->changed[half] = false;
+		}
+		peak->changed_count = 0;
+		peak->bytes = peak->now;
+		peak->other = st->halves[1 - half].now;
+		peak->point = live_now(st, time_us);
 	}
-	st->changed_count = 0;
-	st->peak_bytes = st->live_bytes;
-	st->h->peak_time_us = time_us;
-	st->peak = live_now(st, time_us);
 }
 
 /* The life of a block, from its birth to now, joins its stack's trend. */
@@ -237,16 +301,18 @@ static void release_block(struct replay_state *st, struct u64map_value block)
 {
 	size_t stack = block.b >> 32;
 	struct estimator_weight w = block_weight(&st->blocks, block);
+	struct estimator_weight half = half_weight(&st->blocks, block);
 
 	add_life(st, block, &w);
 	remove_weight(&st->now[stack].live, &w);
+	move_halves(st, stack, st->blocks.slots[block.b & UINT32_MAX].halves,
+		    &half, -1);
 	if (--st->live_samples) {
 		st->live_bytes -= w.bytes;
 		st->live_variance -= w.bytes_variance;
 	} else {
 		st->live_bytes = st->live_variance = 0;
 	}
-	mark_changed(st, stack);
 	st->blocks.vacant[st->blocks.vacant_count++] =
 		(uint32_t)(block.b & UINT32_MAX);
 }
@@ -256,13 +322,18 @@ static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 	size_t stack = ev->alloc.stack->index;
 	struct u64map_value block = { .a = ev->alloc.size };
 	const struct u64map_value *replaced;
-	struct estimator_weight w;
+	struct estimator_weight w, half;
+	unsigned halves;
 
 	if (stack > UINT32_MAX)
 		fatal("profile has more than %" PRIu32 " stacks", UINT32_MAX);
 	if (stack >= st->h->stack_count)
 		grow_stacks(st, stack);
 	w = estimator_weigh(ev->alloc.size, ev->alloc.sampling_rate);
+	half = estimator_weigh_half(ev->alloc.size, ev->alloc.sampling_rate);
+	halves = estimator_halves_of(ev->alloc.size, ev->alloc.sampling_rate,
+				     estimator_block_key(ev->alloc.address,
+							 ev->time_us));
 	add_weight(&st->now[stack].allocated, &w);
 	replaced = u64map_get(&st->blocks.by_address, ev->alloc.address);
 	if (replaced) {
@@ -271,16 +342,16 @@ static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 		release_block(st, *replaced);
 	}
 	block.b = (uint64_t)stack << 32 |
-		  keep_count(&st->blocks, w.count, st->position);
+		  keep_count(&st->blocks, w.count, half.count, halves,
+			     st->position);
 	if (u64map_put(&st->blocks.by_address, ev->alloc.address, block) < 0)
 		out_of_memory();
 	add_weight(&st->now[stack].live, &w);
 	st->live_bytes += w.bytes;
 	st->live_variance += w.bytes_variance;
 	st->live_samples++;
-	mark_changed(st, stack);
-	if (st->live_bytes > st->peak_bytes)
-		record_peak(st, ev->time_us);
+	move_halves(st, stack, halves, &half, 1);
+	record_half_peaks(st, ev->time_us);
 }
 
 static void keep_event(struct replay_state *st, const struct mlyze_event *ev)
@@ -413,28 +484,113 @@ static void start_time_series(struct replay_state *st, const mlyze_reader *r,
 		if (st->snapshot_stride_us == 0)
 			st->snapshot_stride_us = DEFAULT_STRIDE_US;
 	}
-	st->peak.time_us = info->start_time_us;
-	add_point(st->h, st->peak);
+	for (int half = 0; half < ESTIMATOR_HALVES; half++)
+		st->halves[half].point.time_us = info->start_time_us;
+	add_point(st->h, st->halves[0].point);
 	st->next_point_us = info->start_time_us + st->point_stride_us;
 	st->next_snapshot_us = info->start_time_us;
 }
 
-/* The peak joins the series in its place, so that a chart shows it. */
-static void add_peak_point(struct replay_state *st)
+/* A moment a half chose joins the series in its place, so that a chart
+ * shows the heap there however short its stay. */
+static void add_peak_point(struct heap_replay *h, struct heap_point peak)
 {
-	struct heap_replay *h = st->h;
 	size_t at = h->timeline_count;
 
-	while (at > 0 && h->timeline[at - 1].time_us > st->peak.time_us)
+	while (at > 0 && h->timeline[at - 1].time_us > peak.time_us)
 		at--;
-	if (at > 0 && h->timeline[at - 1].time_us == st->peak.time_us) {
-		h->timeline[at - 1] = st->peak;
+	if (at > 0 && h->timeline[at - 1].time_us == peak.time_us) {
+		h->timeline[at - 1] = peak;
 		return;
 	}
-	add_point(h, st->peak);
+	add_point(h, peak);
 	memmove(&h->timeline[at + 1], &h->timeline[at],
 		(h->timeline_count - 1 - at) * sizeof(*h->timeline));
-	h->timeline[at] = st->peak;
+	h->timeline[at] = peak;
+}
+
+static struct estimate cross_fit(const struct estimate *b_at_a,
+				 const struct estimate *a_at_b)
+{
+	struct estimator_weight b = { b_at_a->count, b_at_a->count_variance,
+				      b_at_a->bytes, b_at_a->bytes_variance };
+	struct estimator_weight a = { a_at_b->count, a_at_b->count_variance,
+				      a_at_b->bytes, a_at_b->bytes_variance };
+	struct estimator_weight peak = estimator_cross_fit(&b, &a);
+
+	return (struct estimate){
+		.samples = (b_at_a->samples + a_at_b->samples + 1) / 2,
+		.bytes = peak.bytes,
+		.bytes_variance = peak.bytes_variance,
+		.count = peak.count,
+		.count_variance = peak.count_variance,
+	};
+}
+
+/* The half that alone ever held anything, or -1.  A half that never did
+ * (in a profile of a sample or two) leaves the other nothing to estimate
+ * and has no moment to choose itself: the peak is then all the samples
+ * at the moment the other half chose. */
+static int lone_half(const struct replay_state *st)
+{
+	for (int half = 0; half < ESTIMATOR_HALVES; half++)
+		if (st->halves[1 - half].bytes == 0)
+			return half;
+	return -1;
+}
+
+static struct estimate peak_of_stack(const struct replay_state *st,
+				     size_t stack)
+{
+	const struct stack_now *now = &st->now[stack];
+	int lone = lone_half(st);
+
+	if (lone >= 0)
+		return now->whole_at_half_peak[lone];
+	return cross_fit(&now->at_half_peak[0], &now->at_half_peak[1]);
+}
+
+/* The moment named as the peak: of the two the halves chose, the one
+ * where the other half found more. */
+static uint64_t peak_moment(const struct replay_state *st)
+{
+	const struct half_peak *a = &st->halves[0], *b = &st->halves[1];
+	int lone = lone_half(st);
+
+	if (lone >= 0)
+		return st->halves[lone].point.time_us;
+	return (b->other > a->other ? b : a)->point.time_us;
+}
+
+/* The share of the time the series spent within the peak's interval of
+ * its estimate (each point holding until the next); 0 for a profile
+ * without duration, where no moment can be told from another. */
+static double share_at_peak_level(const struct heap_replay *h)
+{
+	const struct estimate *peak = &h->total.live[AT_PEAK];
+	double interval = estimator_interval95(peak->bytes_variance);
+	uint64_t within = 0, first = h->timeline[0].time_us,
+		 last = h->timeline[h->timeline_count - 1].time_us;
+
+	if (last == first)
+		return 0;
+	for (size_t i = 0; i + 1 < h->timeline_count; i++)
+		if (fabs(h->timeline[i].bytes - peak->bytes) <= interval)
+			within += h->timeline[i + 1].time_us -
+				  h->timeline[i].time_us;
+	return (double)within / (double)(last - first);
+}
+
+static void keep_memory(struct replay_state *st, const struct mlyze_event *ev)
+{
+	struct memory_point point = {
+		.time_us = ev->time_us,
+		.resident = ev->memory.resident,
+		.anonymous = ev->memory.anonymous,
+		.malloc_bytes = st->live_bytes,
+	};
+
+	memory_series_add(&st->h->memory, &point);
 }
 
 static void replay_event(struct replay_state *st, const struct mlyze_event *ev,
@@ -461,6 +617,9 @@ static void replay_event(struct replay_state *st, const struct mlyze_event *ev,
 	case MLYZE_EVENT_GC:
 		keep_event(st, ev);
 		break;
+	case MLYZE_EVENT_MEMORY:
+		keep_memory(st, ev);
+		break;
 	default:
 		break;
 	}
@@ -481,6 +640,7 @@ static void finish(struct replay_state *st)
 	}
 	for (size_t i = 0; i < h->stack_count; i++) {
 		h->by_stack[i].allocated = st->now[i].allocated;
+		h->by_stack[i].live[AT_PEAK] = peak_of_stack(st, i);
 		for (int a = 0; a < AXES; a++)
 			h->by_stack[i].growth[a] = trend_of(
 				&st->now[i].growth[a], st->position[a]);
@@ -488,7 +648,10 @@ static void finish(struct replay_state *st)
 	}
 	if (h->timeline[h->timeline_count - 1].time_us < h->last_time_us)
 		add_point(h, live_now(st, h->last_time_us));
-	add_peak_point(st);
+	for (int half = 0; half < ESTIMATOR_HALVES; half++)
+		add_peak_point(h, st->halves[half].point);
+	h->peak_time_us = peak_moment(st);
+	h->peak_level_share = share_at_peak_level(h);
 }
 
 static void free_state(struct replay_state *st)
@@ -497,7 +660,8 @@ static void free_state(struct replay_state *st)
 	free(st->blocks.slots);
 	free(st->blocks.vacant);
 	free(st->now);
-	free(st->changed);
+	for (int half = 0; half < ESTIMATOR_HALVES; half++)
+		free(st->halves[half].changed);
 }
 
 static double seconds_since(const mlyze_reader *r, uint64_t time_us)
@@ -546,5 +710,6 @@ void heap_replay_free(struct heap_replay *h)
 	free(h->snapshots);
 	free(h->timeline);
 	free(h->by_stack);
+	memory_series_free(&h->memory);
 	memset(h, 0, sizeof(*h));
 }

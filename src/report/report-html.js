@@ -405,9 +405,14 @@ function chartScales(width, height) {
 	let top = 1, end = 0;
 	for (const p of data.profiles) {
 		end = Math.max(end, p.end);
+		top = Math.max(top, p.peak[1] + p.peak[2]);
 		for (let i = 0; i < p.timeline.length; i += 3) {
 			top = Math.max(top, p.timeline[i + 1] + p.timeline[i + 2]);
 			end = Math.max(end, p.timeline[i]);
+		}
+		for (let i = 0; i < p.resident.length; i += 2) {
+			top = Math.max(top, p.resident[i + 1]);
+			end = Math.max(end, p.resident[i]);
 		}
 	}
 	end = end > 0 ? end : 1;
@@ -435,6 +440,16 @@ function drawAxes(width, height, top) {
 	return g;
 }
 
+/* The resident memory, read now and then: a line from reading to
+ * reading. */
+function drawResident(r) {
+	let line = "";
+	for (let i = 0; i < r.length; i += 2)
+		line += (i ? "L" : "M") + chart.x(r[i]).toFixed(1) + "," +
+			chart.y(r[i + 1]).toFixed(1);
+	return svg("path", { class: "resident", d: line });
+}
+
 /* The heap holds its value until the next point: steps, not slopes. */
 function drawProfile(p) {
 	const g = svg("g", {});
@@ -457,6 +472,7 @@ function drawProfile(p) {
 	}
 	g.append(svg("path", { class: "band", d: upper + lower + "Z" }));
 	g.append(svg("path", { class: "heap", d: line }));
+	g.append(drawResident(p.resident));
 	let markerRow = 0;
 	for (const [time, kind, label, bytes] of p.marks) {
 		const x = chart.x(time);
@@ -473,8 +489,30 @@ function drawProfile(p) {
 			"text-anchor": right ? "end" : "start" },
 		label + " (" + formatBytes(bytes) + ")"));
 	}
-	const [pt, pb, pci] = p.peak;
+	g.append(drawPeak(p.peak));
+	return g;
+}
+
+/* The estimate of the peak with its interval: at its moment, or, when no
+ * moment stands out, as a level across the run. */
+function drawPeak([pt, pb, pci, single, share]) {
+	const g = svg("g", {});
+	if (!single) {
+		g.append(svg("rect", { class: "peak-level", x: chart.x(0),
+			width: chart.x(chart.end) - chart.x(0),
+			y: chart.y(pb + pci),
+			height: chart.y(Math.max(pb - pci, 0)) - chart.y(pb + pci) }));
+		g.append(svg("text", { class: "peak-label", x: chart.x(0) + 6,
+			y: chart.y(pb + pci) - 4 },
+		"no single peak: the heap stayed within ± " + formatBytes(pci) +
+			" of " + formatBytes(pb) + " for " + Math.round(100 * share) +
+			" % of the run"));
+		return g;
+	}
 	const right = chart.x(pt) > chart.x(chart.end * 0.8);
+	g.append(svg("line", { class: "peak-interval", x1: chart.x(pt),
+		x2: chart.x(pt), y1: chart.y(pb + pci),
+		y2: chart.y(Math.max(pb - pci, 0)) }));
 	g.append(svg("circle", { class: "peak", cx: chart.x(pt), cy: chart.y(pb),
 		r: 4 }));
 	g.append(svg("text", { class: "peak-label",
@@ -601,6 +639,11 @@ function start() {
 	document.title = data.title;
 	document.getElementById("title").textContent = data.title;
 	document.getElementById("summary").textContent = data.summary;
+	if (data.resident_note) {
+		document.getElementById("resident-note").textContent =
+			data.resident_note;
+		document.getElementById("resident-legend").hidden = false;
+	}
 	const measure = document.getElementById("measure");
 	measure.value = String(data.measure);
 	measure.addEventListener("change", () => {

@@ -23,6 +23,10 @@ struct profile_summary {
 	char *file;
 	uint64_t pid;          /* 0 when unknown */
 	char **command_line;   /* NULL-terminated; empty when unknown */
+	char *title;           /* as the program rewrote it, or NULL */
+	/* "started by memprof-ctl start, ended by stop" for a recording
+	 * window that did not start with the process, else NULL. */
+	char *window;
 	uint64_t start_time_us;
 	double duration_s;
 	uint64_t sampling_rate; /* at the start; 0 when unknown */
@@ -36,6 +40,9 @@ struct profile_summary {
 	uint64_t events;
 	double peak_time_s; /* since the start */
 	struct estimate peak, end; /* live heap of the profile */
+	/* The share of the run the live heap was within the peak's interval
+	 * of its estimate; SINGLE_PEAK_MAX_SHARE or more: no single peak. */
+	double peak_level_share;
 	/* The live heap over time, markers and garbage collections, and
 	 * moments at which the live bytes of every stack are known (their
 	 * stacks are indexes in the report's stacks). */
@@ -45,6 +52,9 @@ struct profile_summary {
 	size_t mark_count;
 	struct heap_snapshot *snapshots;
 	size_t snapshot_count;
+	/* The process's resident memory over time (no readings in
+	 * profiles of older runtimes). */
+	struct memory_series memory;
 };
 
 struct report {
@@ -65,6 +75,10 @@ struct report {
 	const struct comparison *comparison;
 	/* With --leaks, or for a view that shows_growth, else NULL. */
 	const struct leaks *leaks;
+	/* The sum of the peaks of resident memory of the processes that
+	 * read it (report-memory.h), and how many did. */
+	struct memory_point resident;
+	size_t resident_processes;
 	char **notes; /* caveats in plain words, for people and programs */
 	size_t note_count;
 	char **warnings; /* the warnings printed on stderr */

@@ -18,6 +18,7 @@ struct wrap_options {
 	const char *output;  /* -o FILE as given; NULL for the default name */
 	uint64_t rate;       /* -r BYTES; 0 when not given */
 	bool follow_fork;    /* false with --no-follow-fork */
+	bool dormant;        /* --dormant: record only on request */
 	bool quiet;          /* -q: no summary at the end */
 	/* --python-allocators: PYTHONMALLOC for COMMAND ("malloc" or
 	 * "pymalloc"); NULL leaves the environment as it is. */

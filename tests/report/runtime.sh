@@ -3,8 +3,8 @@
 # sampling rate of 1 byte, where each of their blocks is sampled for sure
 # and stands for exactly its size; memprof-report must then find their
 # sites and sizes exactly (runtime/CASE.out; the command line, pid,
-# duration, time of the peak and the count of stacks by method, which
-# native-stacks.sh checks, are masked):
+# duration, time of the peak, the count of stacks by method, which
+# native-stacks.sh checks, and the resident memory are masked):
 #  - alloc-program, at the peak of the heap and at the end, with stacks
 #    read by the default method and from unwind tables;
 #  - flat-program, which allocates in main: its stacks are as short as
@@ -17,7 +17,14 @@
 #    compiler inlined: the report names it as the site and, by stack,
 #    shows each inlined call at its line (runtime/inline-program.chain,
 #    with the lines of the source's markers), in JSON, and in pprof as
-#    the lines of one location.
+#    the lines of one location;
+#  - wrapper-program, which allocates through wrappers (one the report
+#    must recognise by its callers, a well-known name, strdup): each
+#    block is charged to the function that asked for it, in text, by
+#    stack, in JSON and in pprof; --keep-wrappers shows the wrappers;
+#  - unseen-program, which holds most of its memory in a mapping of its
+#    own: the report says, in text and JSON, how little of its resident
+#    memory malloc explains, with the malloc heap at that moment exact.
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
 runtime=$PWD/lib/.libs/libspprof-alloc.so.0
@@ -45,6 +52,8 @@ check() {
 	    -e 's/^\(  stacks     \).*/\1STACKS/' \
 	    -e 's/^\(Peak heap    .* at \)[0-9.]* s$/\1TIME s/' \
 	    -e 's/^\(Profile      \).*/\1PROFILE/' \
+	    -e 's/^\(Resident     \).*/\1RESIDENT/' \
+	    -e 's/^\(  malloc accounts for \)[0-9]* %.*/\1N %/' \
 	    "$scratch/out" >"$scratch/masked"
 	[ "$status" -eq 0 ] &&
 		diff -u "$here/runtime/$expected.out" "$scratch/masked" &&
@@ -125,4 +134,51 @@ if command -v go >/dev/null 2>&1; then
 else
 	echo "skipped: go tool pprof (no go; Debian: golang-go)"
 fi
+profile wrapper-program auto
+check "wrapper-program: callers are the sites" wrapper-program \
+	wrapper-program-auto.mlyze
+check "wrapper-program --keep-wrappers" wrapper-program-kept \
+	wrapper-program-auto.mlyze --keep-wrappers
+(cd "$scratch" && NO_COLOR=1 "$report" --group-by stack --top 1 \
+	wrapper-program-auto.mlyze) | sed -n '/ SITE$/{n;p;n;p}' |
+	sed -e 's/^.* \([^ ]*\) (.*$/\1/' | tr '\n' ' ' >"$scratch/chain"
+[ "$(cat "$scratch/chain")" = "read_body main " ]
+verdict "wrapper-program, by stack: the caller, then its callers" $? \
+	"$(cat "$scratch/chain")"
+first_json_site=$(cd "$scratch" && "$report" --json --top 1 \
+	wrapper-program-auto.mlyze | sed -n 's/^ *"site": "\(.*\)",$/\1/p')
+[ "$first_json_site" = read_body ]
+verdict "wrapper-program, JSON: the caller is the site" $? \
+	"($first_json_site)"
+if command -v go >/dev/null 2>&1; then
+	# go tool pprof -top: the function that holds the most by itself.
+	"$report" -f pprof "$scratch/wrapper-program-auto.mlyze" \
+		>"$scratch/wrapper.pb.gz" &&
+		HOME=$scratch GOCACHE=$scratch/go-cache \
+			go tool pprof -top -sample_index=inuse_space \
+			"$scratch/wrapper.pb.gz" >"$scratch/wrapper.top" 2>&1
+	top=$(sed -n '/flat%/{n;p}' "$scratch/wrapper.top" | awk '{ print $6 }')
+	[ "$top" = read_body ]
+	verdict "wrapper-program, pprof: the caller holds the most" $? \
+		"$top; $(cat "$scratch/wrapper.top")"
+fi
+profile unseen-program auto
+(cd "$scratch" && NO_COLOR=1 "$report" unseen-program-auto.mlyze) \
+	>"$scratch/unseen.out"
+grep -q '^Resident     [0-9.]* MiB at its peak at [0-9.]* s, [0-9.]* MiB of it anonymous$' \
+	"$scratch/unseen.out" &&
+	grep -q '^  malloc accounts for [0-9] % of resident memory at the peak ([0-9.]* MiB); the rest is not allocated through malloc' \
+		"$scratch/unseen.out"
+verdict "unseen-program: malloc explains a small part of resident memory" \
+	$? "$(cat "$scratch/unseen.out")"
+# resident BYTES or malloc BYTES from the JSON report, at the peak.
+resident_json() {
+	(cd "$scratch" && "$report" --json unseen-program-auto.mlyze) |
+		sed -n '/^  "resident": {/,/^  }/p' |
+		sed -n "s/^ *\"$1_bytes\": \([0-9]*\),\$/\1/p"
+}
+resident=$(resident_json resident) malloc=$(resident_json malloc)
+[ "${resident:-0}" -ge $((64 << 20)) ] && [ "$malloc" = $((16 * 65536)) ]
+verdict "unseen-program, JSON: resident memory and the malloc heap then" \
+	$? "(resident $resident, malloc $malloc)"
 [ "$failures" -eq 0 ]

@@ -23,8 +23,9 @@ static struct runtime_config settings;
 static char dir[] = "/tmp/spprof-writer-XXXXXX";
 
 struct decoded {
-	unsigned allocs, frees, markers, gcs, rates, definitions;
+	unsigned allocs, frees, markers, gcs, rates, memories, definitions;
 	uint64_t last_alloc_size, last_alloc_address, last_free_address;
+	uint64_t last_resident, last_anonymous;
 	uint32_t last_stack;
 };
 
@@ -68,7 +69,7 @@ static void decode(const uint8_t *ev, unsigned type, struct decoded *d)
 	mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX, &v, &used);
 	pos += used;
 	switch (type) {
-	case MLYZE_EV_ALLOC:
+	case MLYZE_EVENT_ALLOC:
 		d->allocs++;
 		d->last_alloc_address = mlyze_get_le(ev + pos, 8);
 		pos += 8;
@@ -78,18 +79,28 @@ static void decode(const uint8_t *ev, unsigned type, struct decoded *d)
 		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX, &v, &used);
 		d->last_stack = (uint32_t)v;
 		break;
-	case MLYZE_EV_FREE:
+	case MLYZE_EVENT_FREE:
 		d->frees++;
 		d->last_free_address = mlyze_get_le(ev + pos, 8);
 		break;
-	case MLYZE_EV_GC:
+	case MLYZE_EVENT_GC:
 		d->gcs++;
 		break;
-	case MLYZE_EV_MARKER:
+	case MLYZE_EVENT_MARKER:
 		d->markers++;
 		break;
-	case MLYZE_EV_RATE:
+	case MLYZE_EVENT_RATE:
 		d->rates++;
+		break;
+	case MLYZE_EVENT_MEMORY:
+		d->memories++;
+		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX, &v, &used);
+		pos += used; /* the payload length */
+		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX,
+				 &d->last_resident, &used);
+		pos += used;
+		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX,
+				 &d->last_anonymous, &used);
 		break;
 	default:
 		d->definitions++;
@@ -156,6 +167,11 @@ START_TEST(round_trip)
 	ck_assert_uint_eq(d.gcs, 1);
 	ck_assert_uint_eq(d.rates, 2); /* initial and changed rate */
 	ck_assert_uint_eq(d.definitions, 0);
+	/* The process's memory, read with the first sample and at the end
+	 * (the next reading is not due for a while). */
+	ck_assert_uint_eq(d.memories, 2);
+	ck_assert_uint_gt(d.last_resident, 0);
+	ck_assert_uint_le(d.last_anonymous, d.last_resident);
 	ck_assert_uint_eq(d.last_alloc_address, 0x7000);
 	ck_assert_uint_eq(d.last_alloc_size, 40u << 20); /* never clamped */
 	ck_assert_uint_eq(d.last_free_address, 0x7000);
