@@ -142,7 +142,7 @@ static const memprof_stats no_stats;
 
 START_TEST(round_trip)
 {
-	uintptr_t frames[2] = { (uintptr_t)&setup, (uintptr_t)&read_profile };
+	uint64_t frames[2] = { (uintptr_t)&setup, (uintptr_t)&read_profile };
 	struct heap_record r = { .size = 40u << 20, .sampling_rate = 4096 };
 	char path[PATH_MAX], part[PATH_MAX + 8];
 	struct decoded d;
@@ -219,7 +219,7 @@ END_TEST
 
 START_TEST(streamed_file_defines_before_use)
 {
-	uintptr_t frames[1] = { 0x1234 };
+	uint64_t frames[1] = { 0x1234 };
 	struct heap_record r = { .size = 100, .sampling_rate = 4096 };
 	char part[PATH_MAX + 32];
 	struct decoded d;
@@ -255,7 +255,7 @@ static int has_unnamed_files(void)
 START_TEST(finalising_names_only_the_profile)
 {
 	struct heap_record r = { .size = 4096, .sampling_rate = 4096 };
-	uintptr_t frames[1] = { 0x1234 };
+	uint64_t frames[1] = { 0x1234 };
 	char events[4096];
 	ssize_t n;
 	int watch;
