@@ -57,6 +57,10 @@ static int is_power_of_two(size_t n)
  *    no lock) and strerrordesc_np; messages go out with write(2), never
  *    through stdio, whose stream locks the program holds while stdio
  *    allocates (getline, a stream's first buffer);
+ *  - a few times a second, the process's resident memory is read from
+ *    /proc/self/statm (process_memory.c) with raw openat, read and close
+ *    system calls and getauxval(), before the writer's lock is taken: no
+ *    lock, no allocation, no cancellation point;
  *  - the runtime's memory comes from mmap; the C library's allocator is
  *    called only for the program's own block, and takes only its own
  *    arena locks, which no program holds outside malloc;
