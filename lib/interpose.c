@@ -481,10 +481,10 @@ SLOW_PATH static void *realloc_slow(void *block, size_t size,
 		  profiler_find(block, &old);
 	if (tracked && old.offset == POOL_OFFSET)
 		return realloc_pooled(block, size, &old, sample);
-	if (sampled_blocks_in_place() || (tracked && old.offset == 0))
-		return realloc_in_place(block, size, tracked, &old, sample);
-	if (tracked)
+	if (tracked && old.offset != 0)
 		return realloc_carved(block, size, &old, sample);
+	if (tracked || sampled_blocks_in_place())
+		return realloc_in_place(block, size, tracked, &old, sample);
 	if (sample <= 0 || size == 0)
 		return real.realloc(block, size);
 	return realloc_into_sample(block, size);

@@ -1,9 +1,10 @@
 #!/bin/sh
 # arch-test.sh - build and test the committed tree on another architecture.
 #
-# Usage: packaging/arch-test.sh ARCH [MAKE-CHECK-ARGUMENTS...]
+# Usage: packaging/arch-test.sh [--record] ARCH [MAKE-CHECK-ARGUMENTS...]
 #   e.g. packaging/arch-test.sh i386
 #        packaging/arch-test.sh s390x TESTS='tests/unit/test-codec'
+#        packaging/arch-test.sh --record arm64
 #
 # Builds (once) a Debian bookworm system of that architecture with
 # debootstrap, cached under $SPPROF_ARCH_CACHE (default
@@ -11,12 +12,17 @@
 # builds a clean export of HEAD (`git archive`: uncommitted changes are not
 # tested) and runs `make check`.  Programs of the architecture run natively
 # when the kernel can (i386 on amd64) and otherwise through qemu-user-static
-# and binfmt-support (arm64, s390x, ...).  Needs root (debootstrap, chroot,
+# and binfmt-support (arm64, s390x, ...).  With --record, before `make
+# check`, tests/report/arch-record.sh writes the test data of the
+# cross-architecture test; once `make check` has passed, it is copied into
+# tests/report/arch/ARCH of this checkout, to be committed.  Needs root (debootstrap, chroot,
 # mounts); the mounts live in a private mount namespace and end with it.
 # Environment: SPPROF_ARCH_MIRROR (a Debian mirror), JOBS (make -j, 2).
 set -eu
 
-usage="usage: $0 ARCH [MAKE-CHECK-ARGUMENTS...]"
+usage="usage: $0 [--record] ARCH [MAKE-CHECK-ARGUMENTS...]"
+record=
+[ "${1:-}" != --record ] || { record=1; shift; }
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 arch=$1
 shift
@@ -93,11 +99,22 @@ in_system sh -euc '
 	cd /build/spprof
 	./autogen.sh
 	./configure PYTHON=/usr/bin/python3
-	make -j"$0"
-	make -j"$0" check "$@"
-' "$jobs" "$@" || {
+	jobs=$0 record=$1
+	shift
+	make -j"$jobs"
+	if [ -n "$record" ]; then
+		make -j"$jobs" tests/report/alloc-program tests/report/mlyze-gen
+		sh tests/report/arch-record.sh recorded
+	fi
+	make -j"$jobs" check "$@"
+' "$jobs" "$record" "$@" || {
 	echo "arch-test: $arch: FAILED after $(($(date +%s) - start)) s;" \
 	     "logs under $root/build/spprof" >&2
 	exit 1
 }
+if [ -n "$record" ]; then
+	rm -rf "$srcdir/tests/report/arch/$arch"
+	cp -r "$root/build/spprof/recorded" "$srcdir/tests/report/arch/$arch"
+	echo "arch-test: $arch: recorded in tests/report/arch/$arch"
+fi
 echo "arch-test: $arch: make check passed in $(($(date +%s) - start)) s"

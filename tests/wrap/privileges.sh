@@ -59,6 +59,37 @@ for profile in "$profiles/started"/*; do
 		fail "memprof-report cannot read $profile"
 done
 
+# Other users see memprof-wrap's socket: a process outside the command's
+# tree gets no file made for it, nor one published anywhere.
+mkdir -m 755 "$profiles/outside"
+"$wrap" -q -o "$profiles/outside/o.%p.mlyze" sh -c \
+	'echo "$SPPROF_MANIFEST" >address; sleep 3' 2>"$work/err" &
+wrapped=$!
+for _ in $(seq 50); do [ -s address ] && break; sleep 0.1; done
+setpriv --reuid="$nobody" --regid="$nogroup" --clear-groups \
+	/usr/bin/python3 - "$(cat address)" "$profiles/outside" "$work" <<'PYTHON' ||
+import array, os, socket, sys
+address, directory, elsewhere = "\0" + sys.argv[1][1:], sys.argv[2], sys.argv[3]
+content = os.memfd_create("evil")
+os.write(content, b"not a profile")
+rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [content]))]
+sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+for part in [elsewhere + "/evil.part", directory + "/evil.part"]:
+    sender.sendmsg([b"H %s\n" % part.encode()], rights, 0, address)
+mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+sender.sendmsg([b"C 0\n"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                             array.array("i", [theirs.fileno()]))], 0, address)
+theirs.close()
+mine.settimeout(10)
+if mine.recvmsg(4096, 64)[0]:
+    sys.exit("memprof-wrap made a file for a process outside the tree")
+PYTHON
+	fail "a process outside the tree was answered"
+wait "$wrapped" || fail "memprof-wrap failed: $(cat "$work/err")"
+[ -e "$work/evil" ] && fail "$work/evil published"
+[ "$(ls "$profiles/outside" | grep -c -v '^o\.[0-9]*\.mlyze$')" -eq 0 ] ||
+	fail "files made for an outsider: $(ls "$profiles/outside")"
+
 # A message of the runtime (a bad setting, here) goes to memprof-wrap's
 # stderr even from a process whose own stderr goes to a log.
 run 0 env SPPROF_UNWIND=bogus "$wrap" -q -o "$work/message.%p.mlyze" \
