@@ -22,13 +22,23 @@ profiles=$(mktemp -d /tmp/memprof-privileges.XXXXXX) || exit 99
 chmod 755 "$profiles"
 trap 'rm -rf "$work" "$profiles"' EXIT
 
+# What runs as nobody must be readable by nobody, which the build tree
+# need not be (a package build puts it in a private directory): the
+# runtime and the test programs run from a copy beside the profiles.
+mkdir -m 755 "$profiles/bin"
+cp "$runtime" "$helpers/drop-privileges" "$helpers/allocate" "$profiles/bin/"
+chmod 755 "$profiles/bin"/*
+SPPROF_RUNTIME=$profiles/bin/$(basename "$runtime")
+export SPPROF_RUNTIME
+nobody_bin=$profiles/bin
+
 for rate in default 1; do
 	options=
 	[ "$rate" = default ] || options="--rate=$rate"
 	mkdir -m 755 "$profiles/$rate"
 	# shellcheck disable=SC2086 # one word per option
 	run 0 "$wrap" $options -o "$profiles/$rate/drop.%p.mlyze" \
-		"$helpers/drop-privileges" "$nobody" "$nogroup"
+		"$nobody_bin/drop-privileges" "$nobody" "$nogroup"
 	expect_in "$work/err" "memprof-wrap: 2 profiles written"
 	grep -q 'part' "$work/err" && fail "a profile not finalised: $(cat "$work/err")"
 	grep -q 'libspprof-alloc' "$work/err" &&
@@ -48,7 +58,7 @@ done
 mkdir -m 755 "$profiles/started"
 run 0 "$wrap" -o "$profiles/started/as-nobody.%p.mlyze" \
 	setpriv --reuid="$nobody" --regid="$nogroup" --clear-groups \
-	"$helpers/allocate" /dev/null
+	"$nobody_bin/allocate" /dev/null
 expect_in "$work/err" "memprof-wrap: 2 profiles written"
 grep -q 'part\|libspprof-alloc\|cannot' "$work/err" &&
 	fail "not every profile written: $(cat "$work/err")"
