@@ -64,6 +64,7 @@ enum mlyze_event_kind {
 	MLYZE_EVENT_MODULE = 5, /* a module was defined in the stream */
 	MLYZE_EVENT_STRING = 6, /* a file or function name was defined */
 	MLYZE_EVENT_RATE = 7,   /* the sampling rate changed */
+	MLYZE_EVENT_MEMORY = 8, /* the process's resident memory, read */
 };
 
 /* The two string tables. */
@@ -150,6 +151,12 @@ struct mlyze_event {
 		struct {
 			uint64_t sampling_rate;
 		} rate;
+		struct {
+			/* Bytes in RAM, and those of them not backed
+			 * by a file: all the process holds, malloc's
+			 * heap or not. */
+			uint64_t resident, anonymous;
+		} memory;
 	};
 };
 
