@@ -31,17 +31,26 @@ static struct {
 
 static int applied;
 
+/* The file and load address only: no allocation, which would change the
+ * heap a preloaded program starts with. */
 static int find_self(void)
 {
 	Dl_info info;
 
-	if (self.handle)
+	if (self.file)
 		return 0;
 	if (!dladdr((void *)find_self, &info) || !info.dli_fname)
 		return -1;
 	self.base = info.dli_fbase;
 	self.file = info.dli_fname;
-	self.handle = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+	return 0;
+}
+
+/* The handle, for dlsym() on our own symbols. */
+static int open_self(void)
+{
+	if (!self.handle && find_self() == 0)
+		self.handle = dlopen(self.file, RTLD_NOW | RTLD_NOLOAD);
 	return self.handle ? 0 : -1;
 }
 
@@ -213,7 +222,7 @@ int late_binding_apply(void)
 {
 	int rewritten = 0;
 
-	if (find_self() < 0)
+	if (open_self() < 0)
 		return -1;
 	dl_iterate_phdr(rewrite_object, &rewritten);
 	applied = 1;
