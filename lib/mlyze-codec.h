@@ -51,6 +51,13 @@ enum mlyze_event_type {
 	MLYZE_EV_MODULE = 5, /* inline module-map entry (streamed files) */
 	MLYZE_EV_STRING = 6, /* inline file/function name (streamed files) */
 	MLYZE_EV_RATE = 7,   /* sampling rate for the ALLOC events that follow */
+	/* 8 to 13 are taken by other events. */
+	MLYZE_EV_CHECKPOINT = 14, /* older events were discarded: what follows
+				   * up to the next event of types 0-3 or 7
+				   * stands for them */
+	MLYZE_EV_LIVE = 15,       /* a sampled block live at the checkpoint */
+	MLYZE_EV_TOTALS = 16,     /* one stack's sums since the start */
+	MLYZE_EV_HEAP_POINT = 17, /* the live heap at an earlier checkpoint */
 };
 
 /* Frame kinds inside a STACK event payload. */
@@ -161,6 +168,24 @@ static inline struct mlyze_fixed_layout mlyze_fixed_layout(unsigned type)
 	default: /* MARKER: name id */
 		return (struct mlyze_fixed_layout){ 0, 1, 0 };
 	}
+}
+
+/* Sums of sample weights travel as the bits of IEEE 754 doubles, in
+ * 8-byte little-endian fields. */
+static inline uint64_t mlyze_double_bits(double d)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &d, sizeof(bits));
+	return bits;
+}
+
+static inline double mlyze_bits_double(uint64_t bits)
+{
+	double d;
+
+	memcpy(&d, &bits, sizeof(d));
+	return d;
 }
 
 enum mlyze_event_status {

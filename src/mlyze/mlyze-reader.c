@@ -33,7 +33,11 @@ _Static_assert(MLYZE_EVENT_ALLOC == (int)MLYZE_EV_ALLOC &&
 		       MLYZE_EVENT_STACK == (int)MLYZE_EV_STACK &&
 		       MLYZE_EVENT_MODULE == (int)MLYZE_EV_MODULE &&
 		       MLYZE_EVENT_STRING == (int)MLYZE_EV_STRING &&
-		       MLYZE_EVENT_RATE == (int)MLYZE_EV_RATE,
+		       MLYZE_EVENT_RATE == (int)MLYZE_EV_RATE &&
+		       MLYZE_EVENT_CHECKPOINT == (int)MLYZE_EV_CHECKPOINT &&
+		       MLYZE_EVENT_LIVE == (int)MLYZE_EV_LIVE &&
+		       MLYZE_EVENT_TOTALS == (int)MLYZE_EV_TOTALS &&
+		       MLYZE_EVENT_HEAP_POINT == (int)MLYZE_EV_HEAP_POINT,
 	       "public event numbers follow the file format");
 _Static_assert(MLYZE_TABLE_FILES == (int)MLYZE_STRINGS_FILES &&
 		       MLYZE_TABLE_FUNCTIONS == (int)MLYZE_STRINGS_FUNCTIONS,
@@ -42,8 +46,26 @@ _Static_assert(LONGEST_FIXED_EVENT <= MIN_BUFFER_SIZE,
 	       "every fixed-layout event fits in the smallest buffer");
 
 static const char *const event_names[] = {
-	"ALLOC", "FREE", "GC", "MARKER", "STACK", "MODULE", "STRING", "RATE",
+	[MLYZE_EV_ALLOC] = "ALLOC",
+	[MLYZE_EV_FREE] = "FREE",
+	[MLYZE_EV_GC] = "GC",
+	[MLYZE_EV_MARKER] = "MARKER",
+	[MLYZE_EV_STACK] = "STACK",
+	[MLYZE_EV_MODULE] = "MODULE",
+	[MLYZE_EV_STRING] = "STRING",
+	[MLYZE_EV_RATE] = "RATE",
+	[MLYZE_EV_CHECKPOINT] = "CHECKPOINT",
+	[MLYZE_EV_LIVE] = "LIVE",
+	[MLYZE_EV_TOTALS] = "TOTALS",
+	[MLYZE_EV_HEAP_POINT] = "HEAP_POINT",
 };
+
+/* The types this reader decodes (the others are skipped). */
+static bool known_type(unsigned type)
+{
+	return type < sizeof(event_names) / sizeof(event_names[0]) &&
+	       event_names[type];
+}
 
 static uint64_t offset_of(const struct mlyze_reader *r, const uint8_t *p)
 {
@@ -600,6 +622,83 @@ static bool decode_rate(struct mlyze_reader *r, struct cursor *c,
 	return true;
 }
 
+/* The stack of id `id` for an event that needs it defined. */
+static bool take_stack(struct mlyze_reader *r, struct cursor *c,
+		       const struct mlyze_stack **stack)
+{
+	uint64_t id;
+
+	if (!take_varint(r, c, "stack id", &id))
+		return false;
+	*stack = table_find(&r->tables.stacks, id);
+	if (!*stack)
+		reader_fail(r, offset_of(r, c->event),
+			    "%s references undefined stack %" PRIu64,
+			    c->event_name, id);
+	return *stack != NULL;
+}
+
+static bool decode_checkpoint(struct mlyze_reader *r, struct cursor *c,
+			      struct mlyze_event *ev)
+{
+	return take_varint(r, c, "number", &ev->checkpoint.number) &&
+	       take_varint(r, c, "events before", &ev->checkpoint.events_before);
+}
+
+static bool decode_live(struct mlyze_reader *r, struct cursor *c,
+			struct mlyze_event *ev)
+{
+	uint64_t thread = 0;
+
+	if (!take_le(r, c, 8, &ev->live.address) ||
+	    !take_varint(r, c, "size", &ev->live.size) ||
+	    !take_varint(r, c, "sampling rate", &ev->live.sampling_rate) ||
+	    !take_stack(r, c, &ev->live.stack) || !take_le(r, c, 2, &thread))
+		return false;
+	ev->live.thread = (uint16_t)thread;
+	return true;
+}
+
+/* A sample count and four sums of weights (bytes, its variance, count,
+ * its variance), as the bits of doubles. */
+static bool take_sum(struct mlyze_reader *r, struct cursor *c,
+		     uint64_t *samples)
+{
+	double *fields[] = { &r->event_sum.bytes, &r->event_sum.bytes_variance,
+			     &r->event_sum.count,
+			     &r->event_sum.count_variance };
+	uint64_t bits = 0;
+
+	if (!take_varint(r, c, "samples", samples))
+		return false;
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		if (!take_le(r, c, 8, &bits))
+			return false;
+		*fields[i] = mlyze_bits_double(bits);
+	}
+	return true;
+}
+
+static bool decode_totals(struct mlyze_reader *r, struct cursor *c,
+			  struct mlyze_event *ev)
+{
+	ev->totals.sum = &r->event_sum;
+	return take_stack(r, c, &ev->totals.stack) &&
+	       take_sum(r, c, &ev->totals.samples);
+}
+
+static bool decode_heap_point(struct mlyze_reader *r, struct cursor *c,
+			      struct mlyze_event *ev)
+{
+	uint64_t since_start;
+
+	ev->heap_point.sum = &r->event_sum;
+	if (!take_varint(r, c, "time", &since_start))
+		return false;
+	ev->heap_point.time_us = r->info.start_time_us + since_start;
+	return take_sum(r, c, &ev->heap_point.samples);
+}
+
 static bool decode_sized(struct mlyze_reader *r, struct cursor *c,
 			 struct mlyze_event *ev)
 {
@@ -610,6 +709,14 @@ static bool decode_sized(struct mlyze_reader *r, struct cursor *c,
 		return decode_module(r, c, ev);
 	case MLYZE_EVENT_STRING:
 		return decode_string(r, c, ev);
+	case MLYZE_EVENT_CHECKPOINT:
+		return decode_checkpoint(r, c, ev);
+	case MLYZE_EVENT_LIVE:
+		return decode_live(r, c, ev);
+	case MLYZE_EVENT_TOTALS:
+		return decode_totals(r, c, ev);
+	case MLYZE_EVENT_HEAP_POINT:
+		return decode_heap_point(r, c, ev);
 	default:
 		return decode_rate(r, c, ev);
 	}
@@ -673,7 +780,7 @@ static int skip_payload(struct mlyze_reader *r)
  * unknown (which must outlive the name). */
 static const char *event_name_of(unsigned type, char unknown[16])
 {
-	if (type <= MLYZE_EV_RATE)
+	if (known_type(type))
 		return event_names[type];
 	snprintf(unknown, 16, "type %u", type);
 	return unknown;
@@ -715,12 +822,12 @@ static int decode_event(struct mlyze_reader *r, struct mlyze_event *ev,
 			return r->status == MLYZE_OK ? 0 : -1;
 		if (length > (uint64_t)(c.end - c.p)) {
 			*needed = payload_not_buffered(r, &c, length,
-						       type <= MLYZE_EV_RATE);
+						       known_type(type));
 			if (r->skip_left)
 				r->time_us += delta;
 			return r->status == MLYZE_OK ? 0 : -1;
 		}
-		if (type > MLYZE_EV_RATE) {
+		if (!known_type(type)) {
 			r->time_us += delta;
 			r->next = c.p + length;
 			return 0;

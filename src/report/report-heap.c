@@ -44,6 +44,9 @@ const char *const moment_names[MOMENTS] = { "peak", "end" };
 struct slot {
 	double count;
 	double born[AXES];
+	/* Listed by a checkpoint: its ALLOC may still follow (written by a
+	 * thread that waited while the checkpoint was taken). */
+	bool from_checkpoint;
 };
 
 /* The sampled blocks still live: address -> size (value.a), and the
@@ -72,7 +75,9 @@ struct replay_state {
 	double live_variance;
 	uint64_t live_samples;
 	bool growth;           /* measure it (replay_options) */
-	double position[AXES]; /* now: seconds since the start, markers */
+	double position[AXES]; /* now: seconds since the origin, markers */
+	uint64_t origin_us;    /* the start, or the last checkpoint */
+	bool in_checkpoint;    /* reading the events of a checkpoint */
 	double peak_bytes;
 	struct heap_point peak;
 	size_t events_capacity;
@@ -177,6 +182,12 @@ static uint32_t keep_count(struct live_blocks *b, double count,
 	return slot;
 }
 
+static struct slot *slot_of(const struct live_blocks *b,
+			    struct u64map_value block)
+{
+	return &b->slots[block.b & UINT32_MAX];
+}
+
 /* The weight of a live block, from the count it gave. */
 static struct estimator_weight block_weight(const struct live_blocks *b,
 					    struct u64map_value block)
@@ -251,37 +262,60 @@ static void release_block(struct replay_state *st, struct u64map_value block)
 		(uint32_t)(block.b & UINT32_MAX);
 }
 
-static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
+/* The index of a stack, with room for it. */
+static size_t stack_index(struct replay_state *st,
+			  const struct mlyze_stack *stack)
 {
-	size_t stack = ev->alloc.stack->index;
-	struct u64map_value block = { .a = ev->alloc.size };
-	const struct u64map_value *replaced;
-	struct estimator_weight w;
-
-	if (stack > UINT32_MAX)
+	if (stack->index > UINT32_MAX)
 		fatal("profile has more than %" PRIu32 " stacks", UINT32_MAX);
-	if (stack >= st->h->stack_count)
-		grow_stacks(st, stack);
-	w = estimator_weigh(ev->alloc.size, ev->alloc.sampling_rate);
-	add_weight(&st->now[stack].allocated, &w);
-	replaced = u64map_get(&st->blocks.by_address, ev->alloc.address);
+	if (stack->index >= st->h->stack_count)
+		grow_stacks(st, stack->index);
+	return stack->index;
+}
+
+/* A sampled block of `size` bytes, weighing w, is live at `address`
+ * from the moment of ev on. */
+static void make_live(struct replay_state *st, const struct mlyze_event *ev,
+		      uint64_t address, uint64_t size, size_t stack,
+		      const struct estimator_weight *w,
+		      const double born[AXES])
+{
+	struct u64map_value block = { .a = size };
+	const struct u64map_value *replaced;
+
+	replaced = u64map_get(&st->blocks.by_address, address);
 	if (replaced) {
-		if (!st->h->replaced++)
+		if (!slot_of(&st->blocks, *replaced)->from_checkpoint &&
+		    !st->h->replaced++)
 			st->h->first_replaced_offset = ev->offset;
 		release_block(st, *replaced);
 	}
 	block.b = (uint64_t)stack << 32 |
-		  keep_count(&st->blocks, w.count, st->position);
-	if (u64map_put(&st->blocks.by_address, ev->alloc.address, block) < 0)
+		  keep_count(&st->blocks, w->count, born);
+	slot_of(&st->blocks, block)->from_checkpoint =
+		ev->type == MLYZE_EVENT_LIVE;
+	if (u64map_put(&st->blocks.by_address, address, block) < 0)
 		out_of_memory();
-	add_weight(&st->now[stack].live, &w);
-	st->live_bytes += w.bytes;
-	st->live_variance += w.bytes_variance;
+	add_weight(&st->now[stack].live, w);
+	st->live_bytes += w->bytes;
+	st->live_variance += w->bytes_variance;
 	st->live_samples++;
 	mark_changed(st, stack);
 	if (st->live_bytes > st->peak_bytes)
 		record_peak(st, ev->time_us);
 }
+
+static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
+{
+	size_t stack = stack_index(st, ev->alloc.stack);
+	struct estimator_weight w =
+		estimator_weigh(ev->alloc.size, ev->alloc.sampling_rate);
+
+	add_weight(&st->now[stack].allocated, &w);
+	make_live(st, ev, ev->alloc.address, ev->alloc.size, stack, &w,
+		  st->position);
+}
+
 
 static void keep_event(struct replay_state *st, const struct mlyze_event *ev)
 {
@@ -437,11 +471,69 @@ static void add_peak_point(struct replay_state *st)
 	h->timeline[at] = st->peak;
 }
 
-static void replay_event(struct replay_state *st, const struct mlyze_event *ev,
-			 uint64_t first_rate)
+/* A checkpoint starts the profile anew: its trends, and the series of
+ * the live heap at its stride over what is left of the profile. */
+static void on_checkpoint(struct replay_state *st, const mlyze_reader *r,
+			  const struct mlyze_event *ev)
+{
+	const struct mlyze_info *info = mlyze_info(r);
+	struct heap_replay *h = st->h;
+
+	h->checkpoints = ev->checkpoint.number;
+	h->events_discarded = ev->checkpoint.events_before;
+	h->kept_from_us = st->origin_us = ev->time_us;
+	st->in_checkpoint = true;
+	if (info->end_time_us > ev->time_us)
+		st->point_stride_us =
+			(info->end_time_us - ev->time_us) / TIMELINE_POINTS;
+	if (st->point_stride_us == 0)
+		st->point_stride_us = DEFAULT_STRIDE_US;
+	st->next_point_us = ev->time_us;
+}
+
+/* What a stack allocated before the checkpoint. */
+static void on_totals(struct replay_state *st, const struct mlyze_event *ev)
+{
+	size_t stack = stack_index(st, ev->totals.stack);
+	struct estimate *allocated = &st->now[stack].allocated;
+
+	allocated->samples += ev->totals.samples;
+	allocated->bytes += ev->totals.sum->bytes;
+	allocated->bytes_variance += ev->totals.sum->bytes_variance;
+	allocated->count += ev->totals.sum->count;
+	allocated->count_variance += ev->totals.sum->count_variance;
+}
+
+static void on_live(struct replay_state *st, const struct mlyze_event *ev)
+{
+	size_t stack = stack_index(st, ev->live.stack);
+	struct estimator_weight w =
+		estimator_weigh(ev->live.size, ev->live.sampling_rate);
+
+	/* Live since before the checkpoint, where the trends start. */
+	static const double origin[AXES];
+
+	make_live(st, ev, ev->live.address, ev->live.size, stack, &w, origin);
+}
+
+static void on_heap_point(struct replay_state *st,
+			  const struct mlyze_event *ev)
+{
+	add_point(st->h, (struct heap_point){
+				 .time_us = ev->heap_point.time_us,
+				 .bytes = ev->heap_point.sum->bytes,
+				 .bytes_variance =
+					 ev->heap_point.sum->bytes_variance,
+				 .samples = ev->heap_point.samples });
+}
+
+static void replay_event(struct replay_state *st, const mlyze_reader *r,
+			 const struct mlyze_event *ev, uint64_t first_rate)
 {
 	struct u64map_value freed;
 
+	if (ev->type <= MLYZE_EVENT_MARKER)
+		st->in_checkpoint = false;
 	switch (ev->type) {
 	case MLYZE_EVENT_ALLOC:
 		on_alloc(st, ev);
@@ -460,6 +552,18 @@ static void replay_event(struct replay_state *st, const struct mlyze_event *ev,
 		break;
 	case MLYZE_EVENT_GC:
 		keep_event(st, ev);
+		break;
+	case MLYZE_EVENT_CHECKPOINT:
+		on_checkpoint(st, r, ev);
+		break;
+	case MLYZE_EVENT_TOTALS:
+		on_totals(st, ev);
+		break;
+	case MLYZE_EVENT_LIVE:
+		on_live(st, ev);
+		break;
+	case MLYZE_EVENT_HEAP_POINT:
+		on_heap_point(st, ev);
 		break;
 	default:
 		break;
@@ -500,11 +604,9 @@ static void free_state(struct replay_state *st)
 	free(st->changed);
 }
 
-static double seconds_since(const mlyze_reader *r, uint64_t time_us)
+static double seconds_since(uint64_t origin_us, uint64_t time_us)
 {
-	uint64_t start = mlyze_info(r)->start_time_us;
-
-	return time_us > start ? (double)(time_us - start) / 1e6 : 0.0;
+	return time_us > origin_us ? (double)(time_us - origin_us) / 1e6 : 0.0;
 }
 
 int heap_replay(mlyze_reader *r, struct heap_replay *h,
@@ -518,13 +620,16 @@ int heap_replay(mlyze_reader *r, struct heap_replay *h,
 	memset(h, 0, sizeof(*h));
 	u64map_init(&st.blocks.by_address);
 	h->last_time_us = h->peak_time_us = mlyze_info(r)->start_time_us;
+	st.origin_us = mlyze_info(r)->start_time_us;
 	start_time_series(&st, r, options);
 	while ((rc = mlyze_next(r, &ev)) > 0) {
 		h->last_time_us = ev.time_us;
 		if (st.growth)
-			st.position[PER_SECOND] = seconds_since(r, ev.time_us);
-		replay_event(&st, &ev, first_rate);
-		follow_time(&st, ev.time_us);
+			st.position[PER_SECOND] =
+				seconds_since(st.origin_us, ev.time_us);
+		replay_event(&st, r, &ev, first_rate);
+		if (!st.in_checkpoint)
+			follow_time(&st, ev.time_us);
 		if (++h->events % TICK_EVENTS == 0 && options && options->tick)
 			options->tick(options->tick_ctx, r);
 	}
