@@ -25,6 +25,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/profiler.c lib/profiler.h lib/profiler_state.h \
 	lib/profiler_events.c lib/profiler_record.c \
 	lib/rawmem.c lib/rawmem.h \
+	lib/run_totals.c lib/run_totals.h \
 	lib/real_alloc.c lib/real_alloc.h \
 	lib/sample_pool.c lib/sample_pool.h \
 	lib/sampler.c lib/sampler.h \
