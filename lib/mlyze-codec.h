@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "spprof/mlyze.h"
+
 #define MLYZE_MAGIC "MTRC"
 #define MLYZE_VERSION 1u
 #define MLYZE_HEADER_SIZE 256u
@@ -37,28 +39,12 @@ static inline int mlyze_is_unwritten_tail(const uint8_t *in, size_t avail)
 	return avail > 0;
 }
 
-/* Event types.  Types below MLYZE_EV_FIRST_SIZED have the fixed layouts of
- * the original format; every type from MLYZE_EV_FIRST_SIZED on carries a
- * varint payload length right after its time delta, so readers can skip
- * types they do not know. */
-enum mlyze_event_type {
-	MLYZE_EV_ALLOC = 0,
-	MLYZE_EV_FREE = 1,
-	MLYZE_EV_GC = 2,
-	MLYZE_EV_MARKER = 3,
-	MLYZE_EV_FIRST_SIZED = 4,
-	MLYZE_EV_STACK = 4,  /* inline stack definition (streamed files) */
-	MLYZE_EV_MODULE = 5, /* inline module-map entry (streamed files) */
-	MLYZE_EV_STRING = 6, /* inline file/function name (streamed files) */
-	MLYZE_EV_RATE = 7,   /* sampling rate for the ALLOC events that follow */
-	/* 8 to 13 are taken by other events. */
-	MLYZE_EV_CHECKPOINT = 14, /* older events were discarded: what follows
-				   * up to the next event of types 0-3 or 7
-				   * stands for them */
-	MLYZE_EV_LIVE = 15,       /* a sampled block live at the checkpoint */
-	MLYZE_EV_TOTALS = 16,     /* one stack's sums since the start */
-	MLYZE_EV_HEAP_POINT = 17, /* the live heap at an earlier checkpoint */
-};
+/* The event types are numbered in enum mlyze_event_kind (spprof/mlyze.h),
+ * the one list of them.  Types below MLYZE_FIRST_SIZED_EVENT have the
+ * fixed layouts of the original format; every type from
+ * MLYZE_FIRST_SIZED_EVENT on carries a varint payload length right after
+ * its time delta, so readers can skip types they do not know. */
+#define MLYZE_FIRST_SIZED_EVENT 4u
 
 /* Frame kinds inside a STACK event payload. */
 enum mlyze_frame_kind {
@@ -159,11 +145,11 @@ struct mlyze_fixed_layout {
 static inline struct mlyze_fixed_layout mlyze_fixed_layout(unsigned type)
 {
 	switch (type) {
-	case MLYZE_EV_ALLOC: /* address, size, stack id, thread */
+	case MLYZE_EVENT_ALLOC: /* address, size, stack id, thread */
 		return (struct mlyze_fixed_layout){ 8, 2, 2 };
-	case MLYZE_EV_FREE: /* address */
+	case MLYZE_EVENT_FREE: /* address */
 		return (struct mlyze_fixed_layout){ 8, 0, 0 };
-	case MLYZE_EV_GC: /* objects, bytes */
+	case MLYZE_EVENT_GC: /* objects, bytes */
 		return (struct mlyze_fixed_layout){ 0, 2, 0 };
 	default: /* MARKER: name id */
 		return (struct mlyze_fixed_layout){ 0, 1, 0 };
@@ -196,7 +182,7 @@ enum mlyze_event_status {
 
 /* Walks the event at in[0..avail) without decoding it: stores its total
  * length and type.  Fixed-layout fields are read as varints or skipped by
- * width; sized types (>= MLYZE_EV_FIRST_SIZED) are skipped by length. */
+ * width; sized types (>= MLYZE_FIRST_SIZED_EVENT) are skipped by length. */
 static inline enum mlyze_event_status
 mlyze_event_size(const uint8_t *in, size_t avail, size_t *length,
 		 unsigned *type)
@@ -213,7 +199,7 @@ mlyze_event_size(const uint8_t *in, size_t avail, size_t *length,
 	if (st)
 		return (enum mlyze_event_status)st;
 	pos += used;
-	if (*type >= MLYZE_EV_FIRST_SIZED) {
+	if (*type >= MLYZE_FIRST_SIZED_EVENT) {
 		st = mlyze_get_varint(in + pos, avail - pos, &v, &used);
 		if (st)
 			return (enum mlyze_event_status)st;

@@ -283,7 +283,7 @@ static void define_modules(void)
 		uint8_t *p;
 
 		p = start_definition(
-			MLYZE_EV_MODULE,
+			MLYZE_EVENT_MODULE,
 			mlyze_varint_len(w.modules_defined) +
 				mlyze_varint_len(m->start) +
 				mlyze_varint_len(m->end) +
@@ -315,7 +315,7 @@ static void define_strings(void)
 			size_t len = strlen(s);
 			uint8_t *p;
 
-			p = start_definition(MLYZE_EV_STRING,
+			p = start_definition(MLYZE_EVENT_STRING,
 					     1 + mlyze_varint_len(id) +
 						     mlyze_varint_len(len) +
 						     len);
@@ -373,7 +373,7 @@ static int define_stack(uint32_t id)
 	len = mlyze_varint_len(id) + mlyze_varint_len(depth);
 	for (uint32_t i = 0; i < depth; i++)
 		len += frame_payload_len(e->frames[i]);
-	p = start_definition(MLYZE_EV_STACK, len);
+	p = start_definition(MLYZE_EVENT_STACK, len);
 	if (!p)
 		return -1;
 	p = encode_varint(p, id);
@@ -407,7 +407,7 @@ static uint8_t *put_sized_event_at(unsigned type, uint64_t now_ns,
 
 static void put_rate_event_at(uint64_t now_ns)
 {
-	uint8_t *p = put_sized_event_at(MLYZE_EV_RATE, now_ns,
+	uint8_t *p = put_sized_event_at(MLYZE_EVENT_RATE, now_ns,
 					mlyze_varint_len(w.rate));
 
 	if (p)
@@ -510,7 +510,7 @@ static uint8_t *encode_sum(uint8_t *p, const struct run_sum *sum)
 static void put_checkpoint_event(uint64_t now_ns, uint64_t events_before)
 {
 	uint8_t *p = put_sized_event_at(
-		MLYZE_EV_CHECKPOINT, now_ns,
+		MLYZE_EVENT_CHECKPOINT, now_ns,
 		mlyze_varint_len(w.checkpoints + 1) +
 			mlyze_varint_len(events_before));
 
@@ -525,7 +525,7 @@ static void put_heap_points(uint64_t now_ns)
 	for (uint32_t i = 0; i < w.totals.point_count; i++) {
 		const struct run_point *point = &w.totals.points[i];
 		uint8_t *p = put_sized_event_at(
-			MLYZE_EV_HEAP_POINT, now_ns,
+			MLYZE_EVENT_HEAP_POINT, now_ns,
 			mlyze_varint_len(point->time_us) +
 				sum_payload_len(&point->live));
 
@@ -544,7 +544,7 @@ static void put_stack_totals(uint32_t id, uint64_t now_ns)
 	if (!sum->samples)
 		return;
 	ensure_stack_defined(id);
-	p = put_sized_event_at(MLYZE_EV_TOTALS, now_ns,
+	p = put_sized_event_at(MLYZE_EVENT_TOTALS, now_ns,
 			       mlyze_varint_len(id) + sum_payload_len(sum));
 	if (p)
 		piece_end(encode_sum(encode_varint(p, id), sum));
@@ -566,7 +566,7 @@ static void put_live_block(void *ctx, uintptr_t address,
 	if (!r->sampling_rate) /* a record kept for the pool, not a sample */
 		return;
 	ensure_stack_defined(r->stack_id);
-	p = put_sized_event_at(MLYZE_EV_LIVE, walk->now_ns,
+	p = put_sized_event_at(MLYZE_EVENT_LIVE, walk->now_ns,
 			       8 + mlyze_varint_len(r->size) +
 				       mlyze_varint_len(r->sampling_rate) +
 				       mlyze_varint_len(r->stack_id) + 2 +
@@ -680,7 +680,7 @@ int writer_free_later(uintptr_t address)
 
 static void put_free_at(uintptr_t address, uint64_t now_ns)
 {
-	uint8_t *p = put_event_at(MLYZE_EV_FREE, now_ns);
+	uint8_t *p = put_event_at(MLYZE_EVENT_FREE, now_ns);
 
 	if (p)
 		piece_end(encode_le(p, address, 8));
@@ -726,7 +726,7 @@ void writer_alloc(uintptr_t address, const struct heap_record *r)
 	if (begin_event() < 0)
 		return;
 	ensure_stack_defined(r->stack_id);
-	p = put_event_at(MLYZE_EV_ALLOC, r->timestamp_ns);
+	p = put_event_at(MLYZE_EVENT_ALLOC, r->timestamp_ns);
 	if (p) {
 		p = encode_le(p, address, 8);
 		p = encode_varint(p, r->size);
@@ -766,7 +766,7 @@ void writer_gc(uint64_t objects, uint64_t bytes)
 
 	if (begin_event() < 0)
 		return;
-	p = put_event_at(MLYZE_EV_GC, monotonic_ns());
+	p = put_event_at(MLYZE_EVENT_GC, monotonic_ns());
 	if (p) {
 		p = encode_varint(p, objects);
 		piece_end(encode_varint(p, bytes));
@@ -788,7 +788,7 @@ int writer_marker(const char *name)
 		return -1;
 	}
 	define_strings();
-	p = put_event_at(MLYZE_EV_MARKER, monotonic_ns());
+	p = put_event_at(MLYZE_EVENT_MARKER, monotonic_ns());
 	if (p)
 		piece_end(encode_varint(p, id));
 	unlock();

@@ -53,7 +53,8 @@ extern "C" {
 
 typedef struct mlyze_reader mlyze_reader;
 
-/* Event types, numbered as in the file. */
+/* Event types, numbered as in the file: the one list of them, which the
+ * runtime's writer and the reader's table of decoders both follow. */
 enum mlyze_event_kind {
 	MLYZE_EVENT_ALLOC = 0,
 	MLYZE_EVENT_FREE = 1,

@@ -1,9 +1,10 @@
 /* mlyze-internal.h - what the parts of libmlyze share.
  *
- * The reader (mlyze-reader.c) owns the file, the event buffer and the
- * error state; the metadata parser (mlyze-metadata.c) and the tables
- * (mlyze-tables.c) fill the reader's tables and report problems through
- * reader_fail(), which records the first error only.
+ * The reader (mlyze-reader.c) decodes the event stream; the metadata
+ * parser (mlyze-metadata.c) and the tables (mlyze-tables.c) fill the
+ * reader's tables.  All three read through the input (mlyze-input.c),
+ * which holds the file, its buffer and the first error, and report
+ * problems through input_fail().
  */
 #ifndef SPPROF_MLYZE_INTERNAL_H
 #define SPPROF_MLYZE_INTERNAL_H
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 #include "spprof/mlyze.h"
+#include "mlyze-input.h"
 #include "u64map.h"
 
 /* Memory that lives as long as the reader: table entries and their text. */
@@ -45,15 +47,7 @@ struct mlyze_tables {
 };
 
 struct mlyze_reader {
-	char *name;
-	int fd;
-	bool owns_fd;
-
-	uint8_t *buffer;
-	size_t capacity;
-	const uint8_t *next, *end; /* bytes read but not yet decoded */
-	uint64_t buffer_offset;    /* file offset of buffer[0] */
-	bool at_eof;               /* read() has returned 0 */
+	struct mlyze_input in; /* the file, its buffer, the error */
 	bool finished;
 	bool truncated;
 	/* File offset of a non-zero byte seen ahead: zero bytes before it are
@@ -77,29 +71,7 @@ struct mlyze_reader {
 	 * warning about them was given. */
 	char *first_damage;
 	bool damage_reported;
-
-	enum mlyze_status status;
-	char *error;
-	void (*warn)(void *ctx, const char *message);
-	void *warn_ctx;
 };
-
-/* Record "NAME: offset N: problem" as the reader's error (first one wins);
- * returns -1 for the caller to pass on. */
-int reader_fail(struct mlyze_reader *r, uint64_t offset, const char *format,
-		...) __attribute__((format(printf, 3, 4)));
-/* Record a failure of the system: "NAME: what: strerror(errno)", or
- * "NAME: out of memory" when what is NULL. */
-int reader_fail_system(struct mlyze_reader *r, const char *what);
-/* Hand over the message of the file's error and clear it (NULL, leaving
- * the error, when it is not MLYZE_BAD_FILE): for a problem that only
- * damages one stack. */
-char *reader_take_error(struct mlyze_reader *r);
-/* Read more of the file after the undecoded bytes: 1 bytes were added,
- * 0 end of file, -1 error. */
-int reader_refill(struct mlyze_reader *r);
-void reader_warn(struct mlyze_reader *r, const char *format, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /* Parse the JSON metadata (length bytes at the current position). */
 int metadata_read(struct mlyze_reader *r, uint32_t length);
@@ -114,7 +86,7 @@ const char *table_name(enum mlyze_table table); /* "file", "function" */
 
 /* Each define_* checks the entry against an earlier definition of the same
  * id (identical: the earlier one is returned; different: an error) and
- * returns the stored entry, or NULL after reader_fail(). */
+ * returns the stored entry, or NULL after input_fail(). */
 const struct mlyze_string *define_string(struct mlyze_reader *r,
 					 uint64_t offset,
 					 enum mlyze_table table, uint64_t id,

@@ -33,8 +33,8 @@ static size_t pull(void *out, size_t size, void *data)
 
 	if (src->left == 0)
 		return 0;
-	if (r->next == r->end) {
-		int rc = reader_refill(r);
+	if (r->in.next == r->in.end) {
+		int rc = input_refill(&r->in);
 
 		if (rc < 0)
 			return (size_t)-1;
@@ -43,13 +43,13 @@ static size_t pull(void *out, size_t size, void *data)
 			return 0;
 		}
 	}
-	n = (size_t)(r->end - r->next);
+	n = (size_t)(r->in.end - r->in.next);
 	if (n > size)
 		n = size;
 	if (n > src->left)
 		n = (size_t)src->left;
-	memcpy(out, r->next, n);
-	r->next += n;
+	memcpy(out, r->in.next, n);
+	r->in.next += n;
 	src->left -= n;
 	return n;
 }
@@ -76,7 +76,7 @@ static struct field field_of(struct mlyze_reader *r, const char *owner,
 
 static int wrong_type(const struct field *f, const char *expected)
 {
-	return reader_fail(f->r, META_OFFSET, "metadata: %s\"%s\" is %s",
+	return input_fail(&f->r->in, META_OFFSET, "metadata: %s\"%s\" is %s",
 			   f->owner, f->key, expected);
 }
 
@@ -100,7 +100,7 @@ static int get_string(const struct field *f, bool required, const char **out)
 		return wrong_type(f, f->value ? "not a string" : "missing");
 	*out = arena_strndup(&f->r->tables.arena, json_string_value(f->value),
 			     json_string_length(f->value));
-	return *out ? 0 : reader_fail_system(f->r, NULL);
+	return *out ? 0 : input_fail_system(&f->r->in, NULL);
 }
 
 /* A table: absent means empty; present must be an object. */
@@ -132,7 +132,7 @@ static int parse_id(struct mlyze_reader *r, const char *kind, const char *key,
 		v = v * 10 + (uint64_t)(*p - '0');
 	}
 	if (p == key || *p != '\0')
-		return reader_fail(r, META_OFFSET,
+		return input_fail(&r->in, META_OFFSET,
 				   "metadata: %s id \"%s\" is not a non-negative integer",
 				   kind, key);
 	*id = v;
@@ -168,7 +168,7 @@ static int read_string(struct mlyze_reader *r, uint64_t id, json_t *value,
 	enum mlyze_table which = *(const enum mlyze_table *)ctx;
 
 	if (!json_is_string(value))
-		return reader_fail(r, META_OFFSET,
+		return input_fail(&r->in, META_OFFSET,
 				   "metadata: %s %" PRIu64 " is not a string",
 				   table_name(which), id);
 	return define_string(r, META_OFFSET, which, id,
@@ -193,7 +193,7 @@ static int get_build_id(const struct field *f, char **hex)
 		return wrong_type(f, "not a hex string");
 	*hex = strdup(text);
 	if (!*hex)
-		return reader_fail_system(f->r, NULL);
+		return input_fail_system(&f->r->in, NULL);
 	for (char *c = *hex; *c; c++)
 		*c = (char)tolower((unsigned char)*c);
 	return 0;
@@ -210,7 +210,7 @@ static int read_module(struct mlyze_reader *r, uint64_t id, json_t *value,
 	(void)ctx;
 	snprintf(owner, sizeof(owner), "module %" PRIu64 " ", id);
 	if (!json_is_object(value))
-		return reader_fail(r, META_OFFSET,
+		return input_fail(&r->in, META_OFFSET,
 				   "metadata: module %" PRIu64 " is not an object", id);
 	struct field path = field_of(r, owner, value, "path");
 	struct field start = field_of(r, owner, value, "start");
@@ -244,7 +244,7 @@ static int read_frame(struct mlyze_reader *r, uint64_t stack_id, size_t index,
 		 index);
 	memset(frame, 0, sizeof(*frame));
 	if (!json_is_object(value))
-		return reader_fail(r, META_OFFSET, "metadata: %sis not an object",
+		return input_fail(&r->in, META_OFFSET, "metadata: %sis not an object",
 				   owner);
 	struct field module = field_of(r, owner, value, "module_id");
 	struct field offset = field_of(r, owner, value, "offset");
@@ -261,7 +261,7 @@ static int read_frame(struct mlyze_reader *r, uint64_t stack_id, size_t index,
 		frame->module = table_find(&r->tables.modules, a);
 		frame->offset = b;
 		if (!frame->module)
-			return reader_fail(r, META_OFFSET,
+			return input_fail(&r->in, META_OFFSET,
 					   "stack %" PRIu64
 					   " references undefined module %" PRIu64,
 					   stack_id, a);
@@ -278,7 +278,7 @@ static int read_frame(struct mlyze_reader *r, uint64_t stack_id, size_t index,
 			return -1;
 		return python_frame(r, META_OFFSET, stack_id, a, b, line, frame);
 	}
-	return reader_fail(r, META_OFFSET,
+	return input_fail(&r->in, META_OFFSET,
 			   "metadata: %shas no module_id, address or file_id",
 			   owner);
 }
@@ -290,7 +290,7 @@ static int read_frames(struct mlyze_reader *r, uint64_t id, json_t *frames,
 	json_t *value;
 
 	if (!json_is_array(frames))
-		return reader_fail(r, META_OFFSET,
+		return input_fail(&r->in, META_OFFSET,
 				   "metadata: stack %" PRIu64 " is not an array", id);
 	json_array_foreach(frames, i, value)
 		if (read_frame(r, id, i, value, &resolved[i]) < 0)
@@ -309,7 +309,7 @@ static int read_stack(struct mlyze_reader *r, uint64_t id, json_t *frames,
 
 	(void)ctx;
 	if (!resolved)
-		return reader_fail_system(r, NULL);
+		return input_fail_system(&r->in, NULL);
 	if (read_frames(r, id, frames, resolved) == 0)
 		stack = define_stack(r, META_OFFSET, id, resolved, depth);
 	else
@@ -329,7 +329,7 @@ static int read_command_line(struct mlyze_reader *r, json_t *root)
 		return wrong_type(&f, "not an array of strings");
 	r->command_line = calloc(n + 1, sizeof(*r->command_line));
 	if (!r->command_line)
-		return reader_fail_system(r, NULL);
+		return input_fail_system(&r->in, NULL);
 	for (size_t i = 0; i < n; i++) {
 		json_t *arg = json_array_get(f.value, i);
 
@@ -339,7 +339,7 @@ static int read_command_line(struct mlyze_reader *r, json_t *root)
 						   json_string_value(arg),
 						   json_string_length(arg));
 		if (!r->command_line[i])
-			return reader_fail_system(r, NULL);
+			return input_fail_system(&r->in, NULL);
 	}
 	r->info.command_line = (const char *const *)r->command_line;
 	r->info.command_line_length = n;
@@ -432,7 +432,7 @@ static int interpret(struct mlyze_reader *r, json_t *root)
 	static const enum mlyze_table functions = MLYZE_TABLE_FUNCTIONS;
 
 	if (!json_is_object(root))
-		return reader_fail(r, META_OFFSET,
+		return input_fail(&r->in, META_OFFSET,
 				   "metadata is not a JSON object");
 	if (read_scalars(r, root) < 0 || read_command_line(r, root) < 0 ||
 	    read_stats(r, root) < 0 ||
@@ -443,13 +443,13 @@ static int interpret(struct mlyze_reader *r, json_t *root)
 	    read_table(r, root, "stack_traces", "stack", read_stack, NULL) < 0)
 		return -1;
 	if (r->info.complete == 0)
-		reader_warn(r, "%s: profile was not finalised (process ended "
+		input_warn(&r->in, "%s: profile was not finalised (process ended "
 			    "before writing its metadata); stacks defined so "
-			    "far are used", r->name);
+			    "far are used", r->in.name);
 	if (!r->info.sampling_rate)
-		reader_warn(r, "%s: no sampling rate in the metadata; each "
+		input_warn(&r->in, "%s: no sampling rate in the metadata; each "
 			    "sample counts as one allocation of its size",
-			    r->name);
+			    r->in.name);
 	return 0;
 }
 
@@ -461,16 +461,16 @@ int metadata_read(struct mlyze_reader *r, uint32_t length)
 	int rc;
 
 	root = json_load_callback(pull, &src, JSON_REJECT_DUPLICATES, &error);
-	if (r->status != MLYZE_OK) {
+	if (r->in.status != MLYZE_OK) {
 		json_decref(root);
 		return -1;
 	}
 	if (src.file_too_short)
-		rc = reader_fail(r, MLYZE_OFF_METADATA_LEN,
+		rc = input_fail(&r->in, MLYZE_OFF_METADATA_LEN,
 				 "metadata length %" PRIu32
 				 " runs past the end of the file", length);
 	else if (!root)
-		rc = reader_fail(r, MLYZE_HEADER_SIZE + (uint64_t)error.position,
+		rc = input_fail(&r->in, MLYZE_HEADER_SIZE + (uint64_t)error.position,
 				 "invalid JSON metadata: %s", error.text);
 	else
 		rc = interpret(r, root);

@@ -11,11 +11,10 @@
 
 #include "mlyze-internal.h"
 #include "mlyze-codec.h"
+#include "mlyze-input.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,168 +25,19 @@
 /* type + delta + address + size + stack id + thread */
 #define LONGEST_FIXED_EVENT (1 + MLYZE_VARINT_MAX + 8 + 2 * MLYZE_VARINT_MAX + 2)
 
-_Static_assert(MLYZE_EVENT_ALLOC == (int)MLYZE_EV_ALLOC &&
-		       MLYZE_EVENT_FREE == (int)MLYZE_EV_FREE &&
-		       MLYZE_EVENT_GC == (int)MLYZE_EV_GC &&
-		       MLYZE_EVENT_MARKER == (int)MLYZE_EV_MARKER &&
-		       MLYZE_EVENT_STACK == (int)MLYZE_EV_STACK &&
-		       MLYZE_EVENT_MODULE == (int)MLYZE_EV_MODULE &&
-		       MLYZE_EVENT_STRING == (int)MLYZE_EV_STRING &&
-		       MLYZE_EVENT_RATE == (int)MLYZE_EV_RATE &&
-		       MLYZE_EVENT_CHECKPOINT == (int)MLYZE_EV_CHECKPOINT &&
-		       MLYZE_EVENT_LIVE == (int)MLYZE_EV_LIVE &&
-		       MLYZE_EVENT_TOTALS == (int)MLYZE_EV_TOTALS &&
-		       MLYZE_EVENT_HEAP_POINT == (int)MLYZE_EV_HEAP_POINT,
-	       "public event numbers follow the file format");
 _Static_assert(MLYZE_TABLE_FILES == (int)MLYZE_STRINGS_FILES &&
 		       MLYZE_TABLE_FUNCTIONS == (int)MLYZE_STRINGS_FUNCTIONS,
 	       "public table numbers follow the file format");
 _Static_assert(LONGEST_FIXED_EVENT <= MIN_BUFFER_SIZE,
 	       "every fixed-layout event fits in the smallest buffer");
 
-static const char *const event_names[] = {
-	[MLYZE_EV_ALLOC] = "ALLOC",
-	[MLYZE_EV_FREE] = "FREE",
-	[MLYZE_EV_GC] = "GC",
-	[MLYZE_EV_MARKER] = "MARKER",
-	[MLYZE_EV_STACK] = "STACK",
-	[MLYZE_EV_MODULE] = "MODULE",
-	[MLYZE_EV_STRING] = "STRING",
-	[MLYZE_EV_RATE] = "RATE",
-	[MLYZE_EV_CHECKPOINT] = "CHECKPOINT",
-	[MLYZE_EV_LIVE] = "LIVE",
-	[MLYZE_EV_TOTALS] = "TOTALS",
-	[MLYZE_EV_HEAP_POINT] = "HEAP_POINT",
-};
-
-/* The types this reader decodes (the others are skipped). */
-static bool known_type(unsigned type)
-{
-	return type < sizeof(event_names) / sizeof(event_names[0]) &&
-	       event_names[type];
-}
-
-static uint64_t offset_of(const struct mlyze_reader *r, const uint8_t *p)
-{
-	return r->buffer_offset + (uint64_t)(p - r->buffer);
-}
-
-static char *vformat(const char *prefix, const char *format, va_list ap)
-{
-	char *message = NULL, *full = NULL;
-
-	if (vasprintf(&message, format, ap) < 0)
-		return NULL;
-	if (asprintf(&full, "%s%s", prefix, message) < 0)
-		full = NULL;
-	free(message);
-	return full;
-}
-
-static void set_error(struct mlyze_reader *r, enum mlyze_status status,
-		      char *message)
-{
-	if (r->status != MLYZE_OK) {
-		free(message);
-		return;
-	}
-	r->status = status;
-	r->error = message;
-}
-
-int reader_fail(struct mlyze_reader *r, uint64_t offset, const char *format,
-		...)
-{
-	char prefix[64];
-	char *where = NULL;
-	va_list ap;
-
-	snprintf(prefix, sizeof(prefix), ": offset %" PRIu64 ": ", offset);
-	if (asprintf(&where, "%s%s", r->name, prefix) < 0)
-		where = NULL;
-	va_start(ap, format);
-	set_error(r, MLYZE_BAD_FILE, where ? vformat(where, format, ap) : NULL);
-	va_end(ap);
-	free(where);
-	return -1;
-}
-
-char *reader_take_error(struct mlyze_reader *r)
-{
-	size_t name_length = strlen(r->name);
-	char *message = r->error;
-
-	if (r->status != MLYZE_BAD_FILE || !message)
-		return NULL;
-	r->status = MLYZE_OK;
-	r->error = NULL;
-	/* The reader names the file when it reports the damage. */
-	if (strncmp(message, r->name, name_length) == 0 &&
-	    strncmp(message + name_length, ": ", 2) == 0)
-		memmove(message, message + name_length + 2,
-			strlen(message + name_length + 2) + 1);
-	return message;
-}
-
-int reader_fail_system(struct mlyze_reader *r, const char *what)
-{
-	char *message = NULL;
-	int rc = what ? asprintf(&message, "%s: %s: %s", r->name, what,
-				 strerror(errno))
-		      : asprintf(&message, "%s: out of memory", r->name);
-
-	set_error(r, MLYZE_SYSTEM_ERROR, rc < 0 ? NULL : message);
-	return -1;
-}
-
-void reader_warn(struct mlyze_reader *r, const char *format, ...)
-{
-	char *message;
-	va_list ap;
-
-	if (!r->warn)
-		return;
-	va_start(ap, format);
-	message = vformat("", format, ap);
-	va_end(ap);
-	if (message)
-		r->warn(r->warn_ctx, message);
-	free(message);
-}
-
-int reader_refill(struct mlyze_reader *r)
-{
-	size_t kept = (size_t)(r->end - r->next);
-	ssize_t n;
-
-	if (r->at_eof)
-		return 0;
-	if (r->next != r->buffer) {
-		r->buffer_offset += (uint64_t)(r->next - r->buffer);
-		memmove(r->buffer, r->next, kept);
-		r->next = r->buffer;
-		r->end = r->buffer + kept;
-	}
-	do
-		n = read(r->fd, r->buffer + kept, r->capacity - kept);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return reader_fail_system(r, "read");
-	if (n == 0) {
-		r->at_eof = true;
-		return 0;
-	}
-	r->end += n;
-	return 1;
-}
-
 /* Read until `wanted` bytes are buffered or the file ends. */
 static int fill(struct mlyze_reader *r, size_t wanted)
 {
 	int rc = 1;
 
-	while ((size_t)(r->end - r->next) < wanted && rc > 0)
-		rc = reader_refill(r);
+	while ((size_t)(r->in.end - r->in.next) < wanted && rc > 0)
+		rc = input_refill(&r->in);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -199,23 +49,23 @@ static int read_header(struct mlyze_reader *r)
 
 	if (fill(r, MLYZE_HEADER_SIZE) < 0)
 		return -1;
-	h = r->next;
-	available = (size_t)(r->end - r->next);
+	h = r->in.next;
+	available = (size_t)(r->in.end - r->in.next);
 	if (available >= 4 && memcmp(h, MLYZE_MAGIC, 4) != 0)
-		return reader_fail(r, MLYZE_OFF_MAGIC,
+		return input_fail(&r->in, MLYZE_OFF_MAGIC,
 				   "bad magic (not a .mlyze profile)");
 	if (available < MLYZE_HEADER_SIZE)
-		return reader_fail(r, 0, "file too short for a header (%zu of %u bytes)",
+		return input_fail(&r->in, 0, "file too short for a header (%zu of %u bytes)",
 				   available, MLYZE_HEADER_SIZE);
 	version = (uint32_t)mlyze_get_le(h + MLYZE_OFF_VERSION, 4);
 	if (version != MLYZE_VERSION)
-		return reader_fail(r, MLYZE_OFF_VERSION,
+		return input_fail(&r->in, MLYZE_OFF_VERSION,
 				   "unsupported version %" PRIu32, version);
 	r->info.version = version;
 	r->info.start_time_us = mlyze_get_le(h + MLYZE_OFF_START_US, 8);
 	r->info.metadata_length =
 		(uint32_t)mlyze_get_le(h + MLYZE_OFF_METADATA_LEN, 4);
-	r->next += MLYZE_HEADER_SIZE;
+	r->in.next += MLYZE_HEADER_SIZE;
 	return 0;
 }
 
@@ -231,23 +81,12 @@ static struct mlyze_reader *reader_new(const char *name,
 		return NULL;
 	if (capacity < MIN_BUFFER_SIZE)
 		capacity = MIN_BUFFER_SIZE;
-	r->fd = -1;
-	r->name = strdup(name);
-	r->buffer = malloc(capacity);
-	if (!r->name || !r->buffer) {
-		free(r->name);
-		free(r->buffer);
+	if (input_init(&r->in, name, capacity, options) < 0) {
 		free(r);
 		return NULL;
 	}
-	r->capacity = capacity;
-	r->next = r->end = r->buffer;
 	r->info.complete = -1;
 	tables_init(&r->tables);
-	if (options) {
-		r->warn = options->warn;
-		r->warn_ctx = options->warn_ctx;
-	}
 	return r;
 }
 
@@ -266,7 +105,7 @@ MLYZE_PUBLIC mlyze_reader *mlyze_open_fd(int fd, const char *name,
 	struct mlyze_reader *r = reader_new(name, options);
 
 	if (r) {
-		r->fd = fd;
+		r->in.fd = fd;
 		read_prologue(r);
 	}
 	return r;
@@ -277,19 +116,8 @@ MLYZE_PUBLIC mlyze_reader *mlyze_open(const char *path,
 {
 	struct mlyze_reader *r = reader_new(path, options);
 
-	if (!r)
-		return NULL;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0) {
-		char *message = NULL;
-
-		if (asprintf(&message, "%s: %s", path, strerror(errno)) < 0)
-			message = NULL;
-		set_error(r, MLYZE_SYSTEM_ERROR, message);
-		return r;
-	}
-	r->owns_fd = true;
-	read_prologue(r);
+	if (r && input_open(&r->in) == 0)
+		read_prologue(r);
 	return r;
 }
 
@@ -297,33 +125,29 @@ MLYZE_PUBLIC void mlyze_close(mlyze_reader *r)
 {
 	if (!r)
 		return;
-	if (r->owns_fd)
-		close(r->fd);
+	input_free(&r->in);
 	tables_free(&r->tables);
 	free(r->scratch_frames);
 	free(r->command_line);
-	free(r->buffer);
-	free(r->error);
 	free(r->first_damage);
-	free(r->name);
 	free(r);
 }
 
 MLYZE_PUBLIC enum mlyze_status mlyze_status(const mlyze_reader *r)
 {
-	return r->status;
+	return r->in.status;
 }
 
 MLYZE_PUBLIC const char *mlyze_error(const mlyze_reader *r)
 {
-	if (r->status == MLYZE_OK)
+	if (r->in.status == MLYZE_OK)
 		return NULL;
-	return r->error ? r->error : "out of memory";
+	return r->in.error ? r->in.error : "out of memory";
 }
 
 MLYZE_PUBLIC uint64_t mlyze_position(const mlyze_reader *r)
 {
-	return offset_of(r, r->next);
+	return input_offset(&r->in, r->in.next);
 }
 
 MLYZE_PUBLIC int mlyze_truncated(const mlyze_reader *r)
@@ -356,9 +180,9 @@ static void stop_cut_short(struct mlyze_reader *r, uint64_t event_offset,
 {
 	r->truncated = true;
 	r->finished = true;
-	reader_warn(r, "%s: offset %" PRIu64 ": %s event cut short %s; "
+	input_warn(&r->in, "%s: offset %" PRIu64 ": %s event cut short %s; "
 		    "read up to the last whole event",
-		    r->name, event_offset, event_name, cut);
+		    r->in.name, event_offset, event_name, cut);
 }
 
 static void stop_truncated(struct mlyze_reader *r, uint64_t event_offset,
@@ -370,11 +194,11 @@ static void stop_truncated(struct mlyze_reader *r, uint64_t event_offset,
 static bool ran_out(struct mlyze_reader *r, const struct cursor *c)
 {
 	if (c->in_payload)
-		reader_fail(r, offset_of(r, c->event),
+		input_fail(&r->in, input_offset(&r->in, c->event),
 			    "%s payload too short (%" PRIu64 " bytes)",
 			    c->event_name, c->payload_length);
 	else
-		stop_truncated(r, offset_of(r, c->event), c->event_name);
+		stop_truncated(r, input_offset(&r->in, c->event), c->event_name);
 	return false;
 }
 
@@ -382,7 +206,7 @@ static bool varint_failed(struct mlyze_reader *r, struct cursor *c,
 			  const char *field, enum mlyze_varint_status status)
 {
 	if (status == MLYZE_VARINT_OVERLONG) {
-		reader_fail(r, offset_of(r, c->p), "overlong varint in %s %s",
+		input_fail(&r->in, input_offset(&r->in, c->p), "overlong varint in %s %s",
 			    c->event_name, field);
 		return false;
 	}
@@ -437,7 +261,7 @@ static bool decode_alloc(struct mlyze_reader *r, struct cursor *c,
 		return false;
 	ev->alloc.stack = table_find(&r->tables.stacks, stack_id);
 	if (!ev->alloc.stack) {
-		reader_fail(r, offset_of(r, c->event),
+		input_fail(&r->in, input_offset(&r->in, c->event),
 			    "ALLOC references undefined stack %" PRIu64,
 			    stack_id);
 		return false;
@@ -457,7 +281,7 @@ static bool decode_marker(struct mlyze_reader *r, struct cursor *c,
 	ev->marker.name =
 		table_find(&r->tables.strings[MLYZE_TABLE_FUNCTIONS], id);
 	if (!ev->marker.name) {
-		reader_fail(r, offset_of(r, c->event),
+		input_fail(&r->in, input_offset(&r->in, c->event),
 			    "MARKER references undefined function %" PRIu64, id);
 		return false;
 	}
@@ -483,10 +307,10 @@ static bool decode_frame(struct mlyze_reader *r, struct cursor *c,
 		return take_varint(r, c, "frame file id", &file) &&
 		       take_varint(r, c, "frame function id", &function) &&
 		       take_varint(r, c, "frame line", &line) &&
-		       python_frame(r, offset_of(r, c->event), stack_id, file,
+		       python_frame(r, input_offset(&r->in, c->event), stack_id, file,
 				    function, line, frame) == 0;
 	default:
-		reader_fail(r, offset_of(r, kind_at),
+		input_fail(&r->in, input_offset(&r->in, kind_at),
 			    "stack %" PRIu64 " frame %zu has unknown kind %" PRIu64,
 			    stack_id, index, kind);
 		return false;
@@ -505,7 +329,7 @@ static bool decode_frames(struct mlyze_reader *r, struct cursor *c,
 			r->scratch_frames, *depth * sizeof(*grown));
 
 		if (!grown) {
-			reader_fail_system(r, NULL);
+			input_fail_system(&r->in, NULL);
 			return false;
 		}
 		r->scratch_frames = grown;
@@ -522,7 +346,7 @@ static bool decode_frames(struct mlyze_reader *r, struct cursor *c,
 static bool decode_stack(struct mlyze_reader *r, struct cursor *c,
 			 struct mlyze_event *ev)
 {
-	uint64_t offset = offset_of(r, c->event);
+	uint64_t offset = input_offset(&r->in, c->event);
 	uint64_t id, depth;
 
 	if (!take_varint(r, c, "stack id", &id))
@@ -573,13 +397,13 @@ static bool decode_module(struct mlyze_reader *r, struct cursor *c,
 	if (build_id_length) {
 		hex = hex_string(build_id, build_id_length);
 		if (!hex) {
-			reader_fail_system(r, NULL);
+			input_fail_system(&r->in, NULL);
 			return false;
 		}
 		m.build_id = hex;
 	}
 	ev->module.module =
-		define_module(r, offset_of(r, c->event), &m, path_length);
+		define_module(r, input_offset(&r->in, c->event), &m, path_length);
 	free(hex);
 	return ev->module.module != NULL;
 }
@@ -593,7 +417,7 @@ static bool decode_string(struct mlyze_reader *r, struct cursor *c,
 	if (!take_varint(r, c, "table", &table))
 		return false;
 	if (table != MLYZE_TABLE_FILES && table != MLYZE_TABLE_FUNCTIONS) {
-		reader_fail(r, offset_of(r, c->event),
+		input_fail(&r->in, input_offset(&r->in, c->event),
 			    "STRING names unknown table %" PRIu64, table);
 		return false;
 	}
@@ -603,7 +427,7 @@ static bool decode_string(struct mlyze_reader *r, struct cursor *c,
 	text = (const char *)c->p;
 	c->p += length;
 	ev->string.table = (enum mlyze_table)table;
-	ev->string.string = define_string(r, offset_of(r, c->event),
+	ev->string.string = define_string(r, input_offset(&r->in, c->event),
 					  ev->string.table, id, text, length);
 	return ev->string.string != NULL;
 }
@@ -614,12 +438,25 @@ static bool decode_rate(struct mlyze_reader *r, struct cursor *c,
 	if (!take_varint(r, c, "sampling rate", &ev->rate.sampling_rate))
 		return false;
 	if (ev->rate.sampling_rate == 0) {
-		reader_fail(r, offset_of(r, c->event),
+		input_fail(&r->in, input_offset(&r->in, c->event),
 			    "RATE sets a sampling rate of 0");
 		return false;
 	}
 	r->sampling_rate = ev->rate.sampling_rate;
 	return true;
+}
+
+static bool decode_free(struct mlyze_reader *r, struct cursor *c,
+			struct mlyze_event *ev)
+{
+	return take_le(r, c, 8, &ev->free.address);
+}
+
+static bool decode_gc(struct mlyze_reader *r, struct cursor *c,
+		      struct mlyze_event *ev)
+{
+	return take_varint(r, c, "objects", &ev->gc.objects) &&
+	       take_varint(r, c, "bytes", &ev->gc.bytes);
 }
 
 /* The stack of id `id` for an event that needs it defined. */
@@ -632,9 +469,9 @@ static bool take_stack(struct mlyze_reader *r, struct cursor *c,
 		return false;
 	*stack = table_find(&r->tables.stacks, id);
 	if (!*stack)
-		reader_fail(r, offset_of(r, c->event),
-			    "%s references undefined stack %" PRIu64,
-			    c->event_name, id);
+		input_fail(&r->in, input_offset(&r->in, c->event),
+			   "%s references undefined stack %" PRIu64,
+			   c->event_name, id);
 	return *stack != NULL;
 }
 
@@ -699,27 +536,41 @@ static bool decode_heap_point(struct mlyze_reader *r, struct cursor *c,
 	return take_sum(r, c, &ev->heap_point.samples);
 }
 
-static bool decode_sized(struct mlyze_reader *r, struct cursor *c,
-			 struct mlyze_event *ev)
+/* Every event type the reader knows, by its number in enum
+ * mlyze_event_kind: a new type of the format is a new row.  A type
+ * without a row is unknown, and skipped by its payload length. */
+struct event_type {
+	const char *name;
+	bool (*decode)(struct mlyze_reader *r, struct cursor *c,
+		       struct mlyze_event *ev);
+};
+
+static const struct event_type event_types[] = {
+	[MLYZE_EVENT_ALLOC] = { "ALLOC", decode_alloc },
+	[MLYZE_EVENT_FREE] = { "FREE", decode_free },
+	[MLYZE_EVENT_GC] = { "GC", decode_gc },
+	[MLYZE_EVENT_MARKER] = { "MARKER", decode_marker },
+	[MLYZE_EVENT_STACK] = { "STACK", decode_stack },
+	[MLYZE_EVENT_MODULE] = { "MODULE", decode_module },
+	[MLYZE_EVENT_STRING] = { "STRING", decode_string },
+	[MLYZE_EVENT_RATE] = { "RATE", decode_rate },
+	[MLYZE_EVENT_CHECKPOINT] = { "CHECKPOINT", decode_checkpoint },
+	[MLYZE_EVENT_LIVE] = { "LIVE", decode_live },
+	[MLYZE_EVENT_TOTALS] = { "TOTALS", decode_totals },
+	[MLYZE_EVENT_HEAP_POINT] = { "HEAP_POINT", decode_heap_point },
+};
+
+#define EVENT_TYPE_ROWS (sizeof(event_types) / sizeof(event_types[0]))
+
+_Static_assert(EVENT_TYPE_ROWS >= MLYZE_FIRST_SIZED_EVENT,
+	       "every fixed-layout event type has a row");
+
+/* The row of event type `type`, or NULL when the reader does not know it. */
+static const struct event_type *event_type_of(unsigned type)
 {
-	switch (ev->type) {
-	case MLYZE_EVENT_STACK:
-		return decode_stack(r, c, ev);
-	case MLYZE_EVENT_MODULE:
-		return decode_module(r, c, ev);
-	case MLYZE_EVENT_STRING:
-		return decode_string(r, c, ev);
-	case MLYZE_EVENT_CHECKPOINT:
-		return decode_checkpoint(r, c, ev);
-	case MLYZE_EVENT_LIVE:
-		return decode_live(r, c, ev);
-	case MLYZE_EVENT_TOTALS:
-		return decode_totals(r, c, ev);
-	case MLYZE_EVENT_HEAP_POINT:
-		return decode_heap_point(r, c, ev);
-	default:
-		return decode_rate(r, c, ev);
-	}
+	if (type >= EVENT_TYPE_ROWS || !event_types[type].decode)
+		return NULL;
+	return &event_types[type];
 }
 
 /* An event whose payload is not all buffered: wait for more bytes, or
@@ -731,33 +582,33 @@ static size_t payload_not_buffered(struct mlyze_reader *r, struct cursor *c,
 	uint64_t header = (uint64_t)(c->p - c->event);
 	uint64_t buffered = (uint64_t)(c->end - c->p);
 
-	if (r->at_eof) {
-		stop_truncated(r, offset_of(r, c->event), c->event_name);
+	if (r->in.at_eof) {
+		stop_truncated(r, input_offset(&r->in, c->event), c->event_name);
 		return 0;
 	}
-	if (length <= r->capacity - header)
+	if (length <= r->in.capacity - header)
 		return (size_t)(header + length);
 	if (known) {
-		reader_fail(r, offset_of(r, c->event),
+		input_fail(&r->in, input_offset(&r->in, c->event),
 			    "%s payload of %" PRIu64
 			    " bytes is larger than the read buffer (%zu bytes)",
-			    c->event_name, length, r->capacity);
+			    c->event_name, length, r->in.capacity);
 		return 0;
 	}
 	r->skip_left = length - buffered;
-	r->skip_event_offset = offset_of(r, c->event);
+	r->skip_event_offset = input_offset(&r->in, c->event);
 	memcpy(r->skip_event_name, c->unknown_name, sizeof(c->unknown_name));
-	r->next = r->end;
+	r->in.next = r->in.end;
 	return 0;
 }
 
 /* Discard the rest of an unknown event's payload. */
 static int skip_payload(struct mlyze_reader *r)
 {
-	size_t buffered = (size_t)(r->end - r->next);
+	size_t buffered = (size_t)(r->in.end - r->in.next);
 
 	if (buffered == 0) {
-		int rc = reader_refill(r);
+		int rc = input_refill(&r->in);
 
 		if (rc < 0)
 			return -1;
@@ -767,11 +618,11 @@ static int skip_payload(struct mlyze_reader *r)
 				       r->skip_event_name);
 			return 0;
 		}
-		buffered = (size_t)(r->end - r->next);
+		buffered = (size_t)(r->in.end - r->in.next);
 	}
 	if (buffered > r->skip_left)
 		buffered = (size_t)r->skip_left;
-	r->next += buffered;
+	r->in.next += buffered;
 	r->skip_left -= buffered;
 	return 0;
 }
@@ -780,68 +631,59 @@ static int skip_payload(struct mlyze_reader *r)
  * unknown (which must outlive the name). */
 static const char *event_name_of(unsigned type, char unknown[16])
 {
-	if (known_type(type))
-		return event_names[type];
+	const struct event_type *known = event_type_of(type);
+
+	if (known)
+		return known->name;
 	snprintf(unknown, 16, "type %u", type);
 	return unknown;
 }
 
-/* Decode the event at r->next.  Returns 1 with an event, 0 when there is no
- * event to deliver (*needed set when more bytes must be buffered first),
- * -1 on error. */
+/* Decode the event at r->in.next.  Returns 1 with an event, 0 when there
+ * is no event to deliver (*needed set when more bytes must be buffered
+ * first), -1 on error. */
 static int decode_event(struct mlyze_reader *r, struct mlyze_event *ev,
 			size_t *needed)
 {
-	struct cursor c = { .p = r->next, .end = r->end, .event = r->next };
+	struct cursor c = { .p = r->in.next, .end = r->in.end,
+			    .event = r->in.next };
 	uint64_t delta, length;
 	unsigned type = *c.p++;
+	const struct event_type *known = event_type_of(type);
 	bool ok;
 
 	*needed = LONGEST_FIXED_EVENT;
 	c.event_name = event_name_of(type, c.unknown_name);
 	if (!take_varint(r, &c, "delta", &delta))
-		return r->status == MLYZE_OK ? 0 : -1;
+		return r->in.status == MLYZE_OK ? 0 : -1;
 	ev->type = (enum mlyze_event_kind)type;
-	ev->offset = offset_of(r, c.event);
-	switch (type) {
-	case MLYZE_EV_ALLOC:
-		ok = decode_alloc(r, &c, ev);
-		break;
-	case MLYZE_EV_FREE:
-		ok = take_le(r, &c, 8, &ev->free.address);
-		break;
-	case MLYZE_EV_GC:
-		ok = take_varint(r, &c, "objects", &ev->gc.objects) &&
-		     take_varint(r, &c, "bytes", &ev->gc.bytes);
-		break;
-	case MLYZE_EV_MARKER:
-		ok = decode_marker(r, &c, ev);
-		break;
-	default:
+	ev->offset = input_offset(&r->in, c.event);
+	if (type < MLYZE_FIRST_SIZED_EVENT) {
+		ok = known->decode(r, &c, ev);
+	} else {
 		if (!take_varint(r, &c, "payload length", &length))
-			return r->status == MLYZE_OK ? 0 : -1;
+			return r->in.status == MLYZE_OK ? 0 : -1;
 		if (length > (uint64_t)(c.end - c.p)) {
 			*needed = payload_not_buffered(r, &c, length,
-						       known_type(type));
+						       known != NULL);
 			if (r->skip_left)
 				r->time_us += delta;
-			return r->status == MLYZE_OK ? 0 : -1;
+			return r->in.status == MLYZE_OK ? 0 : -1;
 		}
-		if (!known_type(type)) {
+		if (!known) {
 			r->time_us += delta;
-			r->next = c.p + length;
+			r->in.next = c.p + length;
 			return 0;
 		}
 		c.end = c.p + length;
 		c.in_payload = true;
 		c.payload_length = length;
-		ok = decode_sized(r, &c, ev);
+		ok = known->decode(r, &c, ev);
 		c.p = c.end;
-		break;
 	}
 	if (!ok)
-		return r->status == MLYZE_OK ? 0 : -1;
-	r->next = c.p;
+		return r->in.status == MLYZE_OK ? 0 : -1;
+	r->in.next = c.p;
 	r->time_us += delta;
 	ev->time_us = r->time_us;
 	return 1;
@@ -867,23 +709,23 @@ static const uint8_t *last_nonzero(const uint8_t *p, const uint8_t *end)
 static int zeros_to_end(struct mlyze_reader *r)
 {
 	uint8_t chunk[LOOKAHEAD_CHUNK];
-	off_t start = lseek(r->fd, 0, SEEK_CUR), at = start;
+	off_t start = lseek(r->in.fd, 0, SEEK_CUR), at = start;
 	const uint8_t *p;
 	ssize_t n;
 
 	if (start < 0)
 		return 0;
 	for (;;) {
-		n = pread(r->fd, chunk, sizeof(chunk), at);
+		n = pread(r->in.fd, chunk, sizeof(chunk), at);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return reader_fail_system(r, "read");
+			return input_fail_system(&r->in, "read");
 		if (n == 0)
 			return 1;
 		p = last_nonzero(chunk, chunk + n);
 		if (p) {
-			r->nonzero_at = offset_of(r, r->end) +
+			r->nonzero_at = input_offset(&r->in, r->in.end) +
 					(uint64_t)(at - start) +
 					(uint64_t)(p - chunk);
 			return 0;
@@ -900,21 +742,21 @@ static int at_unwritten_tail(struct mlyze_reader *r)
 	size_t scanned = 0;
 	const uint8_t *p;
 
-	if (*r->next != 0 || r->info.complete != 0 ||
-	    offset_of(r, r->next) < r->nonzero_at)
+	if (*r->in.next != 0 || r->info.complete != 0 ||
+	    input_offset(&r->in, r->in.next) < r->nonzero_at)
 		return 0;
 	for (;;) {
-		p = last_nonzero(r->next + scanned, r->end);
+		p = last_nonzero(r->in.next + scanned, r->in.end);
 		if (p) {
-			r->nonzero_at = offset_of(r, p);
+			r->nonzero_at = input_offset(&r->in, p);
 			return 0;
 		}
-		if (r->at_eof)
+		if (r->in.at_eof)
 			return 1;
-		scanned = (size_t)(r->end - r->next);
-		if (scanned == r->capacity)
+		scanned = (size_t)(r->in.end - r->in.next);
+		if (scanned == r->in.capacity)
 			return zeros_to_end(r);
-		if (reader_refill(r) < 0)
+		if (input_refill(&r->in) < 0)
 			return -1;
 	}
 }
@@ -948,7 +790,7 @@ static size_t claimed_length(const uint8_t *p, const uint8_t *end)
 	uint64_t value;
 
 	n += loose_varint(p + n, end, &value); /* the delta */
-	if (type >= MLYZE_EV_FIRST_SIZED) {
+	if (type >= MLYZE_FIRST_SIZED_EVENT) {
 		n += loose_varint(p + n, end, &value);
 		return value < (uint64_t)(end - p) - n ? n + (size_t)value
 						       : (size_t)(end - p);
@@ -961,25 +803,25 @@ static size_t claimed_length(const uint8_t *p, const uint8_t *end)
 	return n < (size_t)(end - p) ? n : (size_t)(end - p);
 }
 
-/* After the event at r->next could not be read: in a streamed file, an
+/* After the event at r->in.next could not be read: in a streamed file, an
  * event that reaches into the zero bytes that end the file is the one its
  * writer was writing when its process ended (killed, say).  Then the
  * error becomes a warning and the events end before it: returns 1.
  * Otherwise the error stands: 0. */
 static int cut_short_by_its_writer(struct mlyze_reader *r)
 {
-	const uint8_t *event = r->next, *last;
+	const uint8_t *event = r->in.next, *last;
 	char unknown[16];
 
-	if (r->status != MLYZE_BAD_FILE || r->info.complete != 0 ||
-	    event >= r->end)
+	if (r->in.status != MLYZE_BAD_FILE || r->info.complete != 0 ||
+	    event >= r->in.end)
 		return 0;
-	last = last_nonzero(event, r->end);
-	if (!last || event + claimed_length(event, r->end) <= last + 1 ||
-	    (!r->at_eof && zeros_to_end(r) != 1))
+	last = last_nonzero(event, r->in.end);
+	if (!last || event + claimed_length(event, r->in.end) <= last + 1 ||
+	    (!r->in.at_eof && zeros_to_end(r) != 1))
 		return 0;
-	free(reader_take_error(r));
-	stop_cut_short(r, offset_of(r, event), event_name_of(*event, unknown),
+	free(input_take_error(&r->in));
+	stop_cut_short(r, input_offset(&r->in, event), event_name_of(*event, unknown),
 		       "where the writing stopped (its process ended in the "
 		       "middle of it)");
 	return 1;
@@ -993,8 +835,8 @@ static void report_damage(struct mlyze_reader *r)
 	if (!n || r->damage_reported)
 		return;
 	r->damage_reported = true;
-	reader_warn(r, "%s: %" PRIu64 " damaged stack%s read without frames, "
-		    "%s samples unattributed (%s%s)", r->name, n,
+	input_warn(&r->in, "%s: %" PRIu64 " damaged stack%s read without frames, "
+		    "%s samples unattributed (%s%s)", r->in.name, n,
 		    n == 1 ? "" : "s", n == 1 ? "its" : "their",
 		    n == 1 ? "" : "the first: ", r->first_damage);
 }
@@ -1004,7 +846,7 @@ MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
 	size_t needed = LONGEST_FIXED_EVENT;
 
 	for (;;) {
-		if (r->status != MLYZE_OK)
+		if (r->in.status != MLYZE_OK)
 			return -1;
 		if (r->finished) {
 			report_damage(r);
@@ -1015,12 +857,12 @@ MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
 				return -1;
 			continue;
 		}
-		if ((size_t)(r->end - r->next) < needed && !r->at_eof) {
-			if (reader_refill(r) < 0)
+		if ((size_t)(r->in.end - r->in.next) < needed && !r->in.at_eof) {
+			if (input_refill(&r->in) < 0)
 				return -1;
 			continue;
 		}
-		int rc = r->next == r->end ? 1 : at_unwritten_tail(r);
+		int rc = r->in.next == r->in.end ? 1 : at_unwritten_tail(r);
 
 		if (rc < 0)
 			return -1;

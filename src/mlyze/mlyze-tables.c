@@ -195,13 +195,13 @@ static int table_add(struct mlyze_reader *r, struct id_table *table,
 	    reserve((void **)&table->entries, &table->capacity,
 		    table->count + 1, sizeof(*table->entries)) < 0 ||
 	    u64map_put(&table->by_id, id, v) < 0)
-		return reader_fail_system(r, NULL);
+		return input_fail_system(&r->in, NULL);
 	table->entries[table->count++] = entry;
 	if (id < table->dense_length)
 		table->dense[id] = entry;
 	else if (id < DENSE_MAX && id < 2 * table->count + DENSE_MIN &&
 		 cover(table, id) < 0)
-		return reader_fail_system(r, NULL);
+		return input_fail_system(&r->in, NULL);
 	return 0;
 }
 
@@ -247,10 +247,10 @@ static int check_text(struct mlyze_reader *r, uint64_t offset,
 		      uint64_t id, const char *field)
 {
 	if (memchr(text, '\0', length))
-		return reader_fail(r, offset, "%s %" PRIu64
+		return input_fail(&r->in, offset, "%s %" PRIu64
 				   " %s contains a NUL byte", kind, id, field);
 	if (!valid_utf8((const unsigned char *)text, length))
-		return reader_fail(r, offset, "%s %" PRIu64
+		return input_fail(&r->in, offset, "%s %" PRIu64
 				   " %s is not valid UTF-8", kind, id, field);
 	return 0;
 }
@@ -263,7 +263,7 @@ static bool same_text(const char *stored, const char *text, size_t length)
 static void *redefined(struct mlyze_reader *r, uint64_t offset,
 		       const char *kind, uint64_t id)
 {
-	reader_fail(r, offset, "%s %" PRIu64 " redefined with different content",
+	input_fail(&r->in, offset, "%s %" PRIu64 " redefined with different content",
 		    kind, id);
 	return NULL;
 }
@@ -321,7 +321,7 @@ static int map_range(struct mlyze_reader *r, const struct mlyze_module *module)
 		return 0;
 	if (reserve((void **)&t->ranges, &t->range_capacity,
 		    t->range_count + 1, sizeof(*t->ranges)) < 0)
-		return reader_fail_system(r, NULL);
+		return input_fail_system(&r->in, NULL);
 	first = first_range_ending_after(t, module->start);
 	last = first;
 	while (last < t->range_count && t->ranges[last]->start < module->end)
@@ -368,7 +368,7 @@ const struct mlyze_module *define_module(struct mlyze_reader *r,
 		       module->id, "path") < 0)
 		return NULL;
 	if (module->end < module->start) {
-		reader_fail(r, offset, "module %" PRIu64 " ends before it starts",
+		input_fail(&r->in, offset, "module %" PRIu64 " ends before it starts",
 			    module->id);
 		return NULL;
 	}
@@ -410,11 +410,11 @@ int python_frame(struct mlyze_reader *r, uint64_t offset, uint64_t stack_id,
 		&r->tables.strings[MLYZE_TABLE_FUNCTIONS], function_id);
 	frame->line = line;
 	if (!frame->file)
-		return reader_fail(r, offset, "stack %" PRIu64
+		return input_fail(&r->in, offset, "stack %" PRIu64
 				   " references undefined file %" PRIu64,
 				   stack_id, file_id);
 	if (!frame->function)
-		return reader_fail(r, offset, "stack %" PRIu64
+		return input_fail(&r->in, offset, "stack %" PRIu64
 				   " references undefined function %" PRIu64,
 				   stack_id, function_id);
 	return 0;
@@ -477,7 +477,7 @@ const struct mlyze_stack *define_damaged_stack(struct mlyze_reader *r,
 					       uint64_t offset, uint64_t id)
 {
 	size_t count = r->tables.stacks.count;
-	char *problem = reader_take_error(r);
+	char *problem = input_take_error(&r->in);
 	const struct mlyze_stack *stack;
 
 	if (!problem)

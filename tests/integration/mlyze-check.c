@@ -268,31 +268,31 @@ static void on_event(struct profile *p, const struct expectations *x,
 	char key[32];
 
 	next_varint(c); /* time delta */
-	if (type >= MLYZE_EV_FIRST_SIZED)
+	if (type >= MLYZE_FIRST_SIZED_EVENT)
 		next_varint(c); /* payload length */
 	switch (type) {
-	case MLYZE_EV_ALLOC:
+	case MLYZE_EVENT_ALLOC:
 		on_alloc(p, x, c, offset);
 		break;
-	case MLYZE_EV_FREE:
+	case MLYZE_EVENT_FREE:
 		address_key(key, sizeof(key), next_le(c, 8));
 		json_object_del(p->live, key);
 		p->frees++;
 		break;
-	case MLYZE_EV_STACK:
-	case MLYZE_EV_MODULE:
-	case MLYZE_EV_STRING:
+	case MLYZE_EVENT_STACK:
+	case MLYZE_EVENT_MODULE:
+	case MLYZE_EVENT_STRING:
 		if (p->complete)
 			fail(p, offset, "inline definition (type %u) in a "
 					"finalised profile", type);
-		if (type == MLYZE_EV_STACK) {
+		if (type == MLYZE_EVENT_STACK) {
 			snprintf(key, sizeof(key), "%" PRIu64, next_varint(c));
 			json_object_set_new(p->stacks, key, json_true());
 		}
 		break;
-	case MLYZE_EV_GC:
-	case MLYZE_EV_MARKER:
-	case MLYZE_EV_RATE:
+	case MLYZE_EVENT_GC:
+	case MLYZE_EVENT_MARKER:
+	case MLYZE_EVENT_RATE:
 		break;
 	default: /* the runtime writes no other type: this is garbage */
 		fail(p, offset, "unknown event type %u", type);

@@ -243,7 +243,7 @@ static void large_events(FILE *out, uint64_t events, uint64_t stacks,
 				      (live_count < LARGE_LIVE_TARGET ? 60 : 40));
 		size_t n = 0;
 
-		e[n++] = alloc ? MLYZE_EV_ALLOC : MLYZE_EV_FREE;
+		e[n++] = alloc ? MLYZE_EVENT_ALLOC : MLYZE_EVENT_FREE;
 		n += mlyze_put_varint(e + n, below(state, 50));
 		if (alloc) {
 			/* A bijection on 40 bits: unique, scattered addresses. */

@@ -258,16 +258,16 @@ static int sized_event(struct compiler *c, uint64_t type, bool raw)
 
 	if (rc == 0) {
 		switch (raw ? UINT64_MAX : type) {
-		case MLYZE_EV_STACK:
+		case MLYZE_EVENT_STACK:
 			rc = stack_payload(c, &payload);
 			break;
-		case MLYZE_EV_MODULE:
+		case MLYZE_EVENT_MODULE:
 			rc = module_payload(c, &payload);
 			break;
-		case MLYZE_EV_STRING:
+		case MLYZE_EVENT_STRING:
 			rc = string_payload(c, &payload);
 			break;
-		case MLYZE_EV_RATE:
+		case MLYZE_EVENT_RATE:
 			rc = varints(c, &payload, 1);
 			break;
 		default: {
@@ -290,7 +290,7 @@ static int sized_event(struct compiler *c, uint64_t type, bool raw)
 }
 
 /* ALLOC, FREE, GC and MARKER: type, delta, then the fixed layout. */
-static int fixed_event(struct compiler *c, enum mlyze_event_type type)
+static int fixed_event(struct compiler *c, enum mlyze_event_kind type)
 {
 	uint8_t t = (uint8_t)type;
 	uint64_t address;
@@ -299,7 +299,7 @@ static int fixed_event(struct compiler *c, enum mlyze_event_type type)
 	if (varints(c, c->out, 1) < 0)
 		return -1;
 	switch (type) {
-	case MLYZE_EV_ALLOC: {
+	case MLYZE_EVENT_ALLOC: {
 		uint64_t thread;
 
 		if (number(c, &address) < 0)
@@ -310,12 +310,12 @@ static int fixed_event(struct compiler *c, enum mlyze_event_type type)
 		bytes_le(c->out, thread, 2);
 		return 0;
 	}
-	case MLYZE_EV_FREE:
+	case MLYZE_EVENT_FREE:
 		if (number(c, &address) < 0)
 			return -1;
 		bytes_le(c->out, address, 8);
 		return 0;
-	case MLYZE_EV_GC:
+	case MLYZE_EVENT_GC:
 		return varints(c, c->out, 2);
 	default:
 		return varints(c, c->out, 1);
@@ -341,10 +341,10 @@ static int directive(struct compiler *c, char *line)
 		const char *name;
 		int type;
 	} events[] = {
-		{ "alloc", MLYZE_EV_ALLOC },   { "free", MLYZE_EV_FREE },
-		{ "gc", MLYZE_EV_GC },	       { "marker", MLYZE_EV_MARKER },
-		{ "stack", MLYZE_EV_STACK },   { "module", MLYZE_EV_MODULE },
-		{ "string", MLYZE_EV_STRING }, { "rate", MLYZE_EV_RATE },
+		{ "alloc", MLYZE_EVENT_ALLOC },   { "free", MLYZE_EVENT_FREE },
+		{ "gc", MLYZE_EVENT_GC },	       { "marker", MLYZE_EVENT_MARKER },
+		{ "stack", MLYZE_EVENT_STACK },   { "module", MLYZE_EVENT_MODULE },
+		{ "string", MLYZE_EVENT_STRING }, { "rate", MLYZE_EVENT_RATE },
 	};
 	char *word = strtok_r(line, " \t", &c->save);
 	uint64_t type;
@@ -372,9 +372,9 @@ static int directive(struct compiler *c, char *line)
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
 		if (strcmp(word, events[i].name) != 0)
 			continue;
-		if (events[i].type >= MLYZE_EV_FIRST_SIZED)
+		if (events[i].type >= MLYZE_FIRST_SIZED_EVENT)
 			return sized_event(c, (uint64_t)events[i].type, false);
-		return fixed_event(c, (enum mlyze_event_type)events[i].type);
+		return fixed_event(c, (enum mlyze_event_kind)events[i].type);
 	}
 	return fail(c, "unknown directive \"%s\"", word);
 }

@@ -103,7 +103,7 @@ START_TEST(event_sizes)
 	ck_assert_int_eq(mlyze_event_size(alloc, sizeof(alloc), &len, &type),
 			 MLYZE_EVENT_OK);
 	ck_assert_uint_eq(len, sizeof(alloc));
-	ck_assert_uint_eq(type, MLYZE_EV_ALLOC);
+	ck_assert_uint_eq(type, MLYZE_EVENT_ALLOC);
 	ck_assert_int_eq(mlyze_event_size(free_ev, sizeof(free_ev), &len,
 					  &type),
 			 MLYZE_EVENT_OK);

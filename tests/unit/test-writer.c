@@ -71,7 +71,7 @@ static void decode(const uint8_t *ev, unsigned type, struct decoded *d)
 	mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX, &v, &used);
 	pos += used;
 	switch (type) {
-	case MLYZE_EV_ALLOC:
+	case MLYZE_EVENT_ALLOC:
 		d->allocs++;
 		d->last_alloc_address = mlyze_get_le(ev + pos, 8);
 		pos += 8;
@@ -81,17 +81,17 @@ static void decode(const uint8_t *ev, unsigned type, struct decoded *d)
 		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX, &v, &used);
 		d->last_stack = (uint32_t)v;
 		break;
-	case MLYZE_EV_FREE:
+	case MLYZE_EVENT_FREE:
 		d->frees++;
 		d->last_free_address = mlyze_get_le(ev + pos, 8);
 		break;
-	case MLYZE_EV_GC:
+	case MLYZE_EVENT_GC:
 		d->gcs++;
 		break;
-	case MLYZE_EV_MARKER:
+	case MLYZE_EVENT_MARKER:
 		d->markers++;
 		break;
-	case MLYZE_EV_RATE:
+	case MLYZE_EVENT_RATE:
 		d->rates++;
 		break;
 	default:

@@ -1,0 +1,166 @@
+/* mlyze-input.c - the reader's buffer and error state (see mlyze-input.h). */
+#include "config.h"
+
+#include "mlyze-input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int input_init(struct mlyze_input *in, const char *name, size_t capacity,
+	       const struct mlyze_options *options)
+{
+	in->fd = -1;
+	in->name = strdup(name);
+	in->buffer = malloc(capacity);
+	if (!in->name || !in->buffer) {
+		free(in->name);
+		free(in->buffer);
+		return -1;
+	}
+	in->capacity = capacity;
+	in->next = in->end = in->buffer;
+	if (options) {
+		in->warn = options->warn;
+		in->warn_ctx = options->warn_ctx;
+	}
+	return 0;
+}
+
+static char *vformat(const char *prefix, const char *format, va_list ap)
+{
+	char *message = NULL, *full = NULL;
+
+	if (vasprintf(&message, format, ap) < 0)
+		return NULL;
+	if (asprintf(&full, "%s%s", prefix, message) < 0)
+		full = NULL;
+	free(message);
+	return full;
+}
+
+static void set_error(struct mlyze_input *in, enum mlyze_status status,
+		      char *message)
+{
+	if (in->status != MLYZE_OK) {
+		free(message);
+		return;
+	}
+	in->status = status;
+	in->error = message;
+}
+
+int input_open(struct mlyze_input *in)
+{
+	char *message = NULL;
+
+	in->fd = open(in->name, O_RDONLY | O_CLOEXEC);
+	if (in->fd >= 0) {
+		in->owns_fd = true;
+		return 0;
+	}
+	if (asprintf(&message, "%s: %s", in->name, strerror(errno)) < 0)
+		message = NULL;
+	set_error(in, MLYZE_SYSTEM_ERROR, message);
+	return -1;
+}
+
+void input_free(struct mlyze_input *in)
+{
+	if (in->owns_fd)
+		close(in->fd);
+	free(in->buffer);
+	free(in->error);
+	free(in->name);
+}
+
+int input_fail(struct mlyze_input *in, uint64_t offset, const char *format,
+	       ...)
+{
+	char prefix[64];
+	char *where = NULL;
+	va_list ap;
+
+	snprintf(prefix, sizeof(prefix), ": offset %" PRIu64 ": ", offset);
+	if (asprintf(&where, "%s%s", in->name, prefix) < 0)
+		where = NULL;
+	va_start(ap, format);
+	set_error(in, MLYZE_BAD_FILE, where ? vformat(where, format, ap) : NULL);
+	va_end(ap);
+	free(where);
+	return -1;
+}
+
+char *input_take_error(struct mlyze_input *in)
+{
+	size_t name_length = strlen(in->name);
+	char *message = in->error;
+
+	if (in->status != MLYZE_BAD_FILE || !message)
+		return NULL;
+	in->status = MLYZE_OK;
+	in->error = NULL;
+	/* The reader names the file when it reports the damage. */
+	if (strncmp(message, in->name, name_length) == 0 &&
+	    strncmp(message + name_length, ": ", 2) == 0)
+		memmove(message, message + name_length + 2,
+			strlen(message + name_length + 2) + 1);
+	return message;
+}
+
+int input_fail_system(struct mlyze_input *in, const char *what)
+{
+	char *message = NULL;
+	int rc = what ? asprintf(&message, "%s: %s: %s", in->name, what,
+				 strerror(errno))
+		      : asprintf(&message, "%s: out of memory", in->name);
+
+	set_error(in, MLYZE_SYSTEM_ERROR, rc < 0 ? NULL : message);
+	return -1;
+}
+
+void input_warn(struct mlyze_input *in, const char *format, ...)
+{
+	char *message;
+	va_list ap;
+
+	if (!in->warn)
+		return;
+	va_start(ap, format);
+	message = vformat("", format, ap);
+	va_end(ap);
+	if (message)
+		in->warn(in->warn_ctx, message);
+	free(message);
+}
+
+int input_refill(struct mlyze_input *in)
+{
+	size_t kept = (size_t)(in->end - in->next);
+	ssize_t n;
+
+	if (in->at_eof)
+		return 0;
+	if (in->next != in->buffer) {
+		in->buffer_offset += (uint64_t)(in->next - in->buffer);
+		memmove(in->buffer, in->next, kept);
+		in->next = in->buffer;
+		in->end = in->buffer + kept;
+	}
+	do
+		n = read(in->fd, in->buffer + kept, in->capacity - kept);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return input_fail_system(in, "read");
+	if (n == 0) {
+		in->at_eof = true;
+		return 0;
+	}
+	in->end += n;
+	return 1;
+}
