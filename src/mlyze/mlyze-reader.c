@@ -658,7 +658,9 @@ static int decode_event(struct mlyze_reader *r, struct mlyze_event *ev,
 		return r->in.status == MLYZE_OK ? 0 : -1;
 	ev->type = (enum mlyze_event_kind)type;
 	ev->offset = input_offset(&r->in, c.event);
-	if (type < MLYZE_FIRST_SIZED_EVENT) {
+	if (type == MLYZE_EVENT_ALLOC) { /* most events: called directly, */
+		ok = decode_alloc(r, &c, ev); /* so that it is inlined */
+	} else if (type < MLYZE_FIRST_SIZED_EVENT) {
 		ok = known->decode(r, &c, ev);
 	} else {
 		if (!take_varint(r, &c, "payload length", &length))

@@ -1,4 +1,5 @@
-/* u64map.c - hash map from 64-bit keys to pairs of words (see u64map.h). */
+/* u64map.c - hash map from 64-bit keys to two words and a number (see
+ * u64map.h). */
 #include "config.h"
 
 #include "u64map.h"
@@ -6,6 +7,10 @@
 #include <stdlib.h>
 
 #define MIN_BITS 4 /* 16 slots */
+#define CACHE_LINE 64
+
+_Static_assert(CACHE_LINE % sizeof(struct u64map_slot) == 0,
+	       "no slot straddles two cache lines");
 
 /* The keys we see (aligned addresses, small consecutive ids) have little
  * entropy, and some in their low bits only: mix every bit into the top
@@ -66,7 +71,7 @@ static int grow(struct u64map *map)
 	unsigned bits = map->slots ? 64 - map->shift + 1 : MIN_BITS;
 	size_t n = (size_t)1 << bits;
 	struct u64map old = *map;
-	struct u64map_slot *slots = malloc(n * sizeof(*slots));
+	struct u64map_slot *slots = aligned_alloc(CACHE_LINE, n * sizeof(*slots));
 	uint64_t *used = calloc(n / 64 + 1, sizeof(*used));
 
 	if (!slots || !used) {
@@ -114,6 +119,17 @@ int u64map_put(struct u64map *map, uint64_t key, struct u64map_value value)
 	mark(map, i, true);
 	map->count++;
 	return 0;
+}
+
+void u64map_prefetch(const struct u64map *map, uint64_t key)
+{
+	size_t i;
+
+	if (!map->slots)
+		return;
+	i = home_slot(map, key);
+	__builtin_prefetch(&map->slots[i]);
+	__builtin_prefetch(&map->used[i / 64]);
 }
 
 const struct u64map_value *u64map_get(const struct u64map *map, uint64_t key)

@@ -1,10 +1,12 @@
-/* u64map.h - hash map from 64-bit keys to pairs of 64-bit words.
+/* u64map.h - hash map from 64-bit keys to two 64-bit words and a number.
  *
  * Contract: open addressing with linear probing over a power-of-two table
  * kept at most half full, plus a bitmap of the slots in use (small enough
  * to stay in cache, and it leaves every key and value usable).  Deletion
  * shifts entries back, so there are no tombstones and lookups stay short
- * however many keys come and go.  Not thread-safe.
+ * however many keys come and go.  A slot takes 32 bytes, aligned, so
+ * that a lookup that finds its key at home reads one cache line.  Not
+ * thread-safe.
  */
 #ifndef SPPROF_U64MAP_H
 #define SPPROF_U64MAP_H
@@ -13,9 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* What a key maps to: two words the owner uses as it likes. */
+/* What a key maps to: two words and a number the owner uses as it
+ * likes. */
 struct u64map_value {
 	uint64_t a, b;
+	double c;
 };
 
 struct u64map_slot {
@@ -39,6 +43,9 @@ void u64map_free(struct u64map *map);
 int u64map_put(struct u64map *map, uint64_t key, struct u64map_value value);
 /* The value stored for key, or NULL. */
 const struct u64map_value *u64map_get(const struct u64map *map, uint64_t key);
+/* Starts loading where key's entry would be, so that a lookup of it a
+ * little later finds it in cache. */
+void u64map_prefetch(const struct u64map *map, uint64_t key);
 /* Remove key, copying its value to *value; false when absent. */
 bool u64map_take(struct u64map *map, uint64_t key, struct u64map_value *value);
 /* Every entry, in no particular order: start with *cursor = 0; returns

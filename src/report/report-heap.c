@@ -37,31 +37,27 @@
 
 const char *const moment_names[MOMENTS] = { "peak", "end" };
 
-/* What a live block keeps: the count it stood for when it was weighed
- * (1/p), from which its FREE rebuilds the very weight its ALLOC added
- * without weighing it again, and where it was born on the axes of growth;
- * together, so that a FREE reads one place. */
-struct slot {
-	double count;
-	double born[AXES];
-	/* Listed by a checkpoint: its ALLOC may still follow (written by a
-	 * thread that waited while the checkpoint was taken). */
-	bool from_checkpoint;
-};
+/* The sampled blocks still live: address -> size (value.a); in value.b
+ * whether a checkpoint listed the block (BLOCK_LISTED: its ALLOC may
+ * still follow, written by a thread that waited while the checkpoint was
+ * taken), the stack's index (31 bits) and, when trends are measured, the
+ * block's slot (the low 32 bits), where it was born on their axes; and
+ * the count the block stood for when it was weighed (1/p, value.c), from
+ * which its FREE rebuilds the very weight its ALLOC added without
+ * weighing it again.  So a FREE finds all it needs in one place. */
+#define BLOCK_LISTED (UINT64_C(1) << 63)
+#define BLOCK_MAX_STACK INT32_MAX
 
-/* The sampled blocks still live: address -> size (value.a), and the
- * stack's index and the block's slot (value.b, high and low 32 bits). */
 struct live_blocks {
 	struct u64map by_address;
-	struct slot *slots;
-	uint32_t *vacant; /* slots free for reuse */
+	double (*born)[AXES]; /* by slot, when trends are measured */
+	uint32_t *vacant;     /* slots free for reuse */
 	size_t slot_count, vacant_count, capacity;
 };
 
 /* A stack as the events go by; what an ALLOC changes in one place. */
 struct stack_now {
 	struct estimate allocated, live;
-	struct trend_sums growth[AXES];
 	bool changed; /* since the last peak (then it is in the list) */
 };
 
@@ -69,6 +65,8 @@ struct replay_state {
 	struct heap_replay *h;
 	struct live_blocks blocks;
 	struct stack_now *now; /* by stack index, h->stack_count of them */
+	/* The trend sums of every stack (by index), when measured. */
+	struct trend_sums (*trends)[AXES];
 	size_t *changed;       /* the stacks changed since the last peak */
 	size_t changed_count;
 	double live_bytes;     /* all stacks together, now */
@@ -151,13 +149,15 @@ static void grow_stacks(struct replay_state *st, size_t index)
 	h->by_stack = grow_zeroed(h->by_stack, h->stack_count, n,
 				  sizeof(*h->by_stack));
 	st->now = grow_zeroed(st->now, h->stack_count, n, sizeof(*st->now));
+	if (st->growth)
+		st->trends = grow_zeroed(st->trends, h->stack_count, n,
+					 sizeof(*st->trends));
 	st->changed = xrealloc(st->changed, n, sizeof(*st->changed));
 	h->stack_count = n;
 }
 
-/* A slot holding `count`, for a block born at `position`. */
-static uint32_t keep_count(struct live_blocks *b, double count,
-			   const double position[AXES])
+/* A slot for a block born at `position`. */
+static uint32_t keep_birth(struct live_blocks *b, const double position[AXES])
 {
 	uint32_t slot;
 
@@ -169,31 +169,31 @@ static uint32_t keep_count(struct live_blocks *b, double count,
 			      " sampled blocks live at once", UINT32_MAX);
 		if (b->slot_count == b->capacity) {
 			b->capacity = b->capacity ? 2 * b->capacity : 1024;
-			b->slots = xrealloc(b->slots, b->capacity,
-					    sizeof(*b->slots));
+			b->born = xrealloc(b->born, b->capacity,
+					   sizeof(*b->born));
 			b->vacant = xrealloc(b->vacant, b->capacity,
 					     sizeof(*b->vacant));
 		}
 		slot = (uint32_t)b->slot_count++;
 	}
-	b->slots[slot].count = count;
-	for (int a = 0; a < AXES; a++)
-		b->slots[slot].born[a] = position[a];
+	memcpy(b->born[slot], position, sizeof(b->born[slot]));
 	return slot;
 }
 
-static struct slot *slot_of(const struct live_blocks *b,
-			    struct u64map_value block)
+static size_t block_stack(struct u64map_value block)
 {
-	return &b->slots[block.b & UINT32_MAX];
+	return (size_t)(block.b >> 32 & BLOCK_MAX_STACK);
+}
+
+static uint32_t block_slot(struct u64map_value block)
+{
+	return (uint32_t)(block.b & UINT32_MAX);
 }
 
 /* The weight of a live block, from the count it gave. */
-static struct estimator_weight block_weight(const struct live_blocks *b,
-					    struct u64map_value block)
+static struct estimator_weight block_weight(struct u64map_value block)
 {
-	return estimator_weight_of_count(block.a,
-					 b->slots[block.b & UINT32_MAX].count);
+	return estimator_weight_of_count(block.a, block.c);
 }
 
 static void mark_changed(struct replay_state *st, size_t stack)
@@ -232,22 +232,21 @@ static void record_peak(struct replay_state *st, uint64_t time_us)
 static void add_life(struct replay_state *st, struct u64map_value block,
 		     const struct estimator_weight *w)
 {
-	uint32_t slot = (uint32_t)(block.b & UINT32_MAX);
-	struct stack_now *now = &st->now[block.b >> 32];
+	const double *born;
 
 	if (!st->growth)
 		return;
+	born = st->blocks.born[block_slot(block)];
 	for (int a = 0; a < AXES; a++)
-		trend_add_block(&now->growth[a], w->bytes, w->bytes_variance,
-				st->blocks.slots[slot].born[a],
-				st->position[a]);
+		trend_add_block(&st->trends[block_stack(block)][a], w->bytes,
+				w->bytes_variance, born[a], st->position[a]);
 }
 
 /* A live block is freed (or replaced). */
 static void release_block(struct replay_state *st, struct u64map_value block)
 {
-	size_t stack = block.b >> 32;
-	struct estimator_weight w = block_weight(&st->blocks, block);
+	size_t stack = block_stack(block);
+	struct estimator_weight w = block_weight(block);
 
 	add_life(st, block, &w);
 	remove_weight(&st->now[stack].live, &w);
@@ -258,16 +257,18 @@ static void release_block(struct replay_state *st, struct u64map_value block)
 		st->live_bytes = st->live_variance = 0;
 	}
 	mark_changed(st, stack);
-	st->blocks.vacant[st->blocks.vacant_count++] =
-		(uint32_t)(block.b & UINT32_MAX);
+	if (st->growth)
+		st->blocks.vacant[st->blocks.vacant_count++] =
+			block_slot(block);
 }
 
 /* The index of a stack, with room for it. */
 static size_t stack_index(struct replay_state *st,
 			  const struct mlyze_stack *stack)
 {
-	if (stack->index > UINT32_MAX)
-		fatal("profile has more than %" PRIu32 " stacks", UINT32_MAX);
+	if (stack->index > BLOCK_MAX_STACK)
+		fatal("profile has more than %" PRId32 " stacks",
+		      BLOCK_MAX_STACK);
 	if (stack->index >= st->h->stack_count)
 		grow_stacks(st, stack->index);
 	return stack->index;
@@ -280,20 +281,20 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 		      const struct estimator_weight *w,
 		      const double born[AXES])
 {
-	struct u64map_value block = { .a = size };
+	struct u64map_value block = { .a = size, .b = (uint64_t)stack << 32,
+				      .c = w->count };
 	const struct u64map_value *replaced;
 
 	replaced = u64map_get(&st->blocks.by_address, address);
 	if (replaced) {
-		if (!slot_of(&st->blocks, *replaced)->from_checkpoint &&
-		    !st->h->replaced++)
+		if (!(replaced->b & BLOCK_LISTED) && !st->h->replaced++)
 			st->h->first_replaced_offset = ev->offset;
 		release_block(st, *replaced);
 	}
-	block.b = (uint64_t)stack << 32 |
-		  keep_count(&st->blocks, w->count, born);
-	slot_of(&st->blocks, block)->from_checkpoint =
-		ev->type == MLYZE_EVENT_LIVE;
+	if (st->growth)
+		block.b |= keep_birth(&st->blocks, born);
+	if (ev->type == MLYZE_EVENT_LIVE)
+		block.b |= BLOCK_LISTED;
 	if (u64map_put(&st->blocks.by_address, address, block) < 0)
 		out_of_memory();
 	add_weight(&st->now[stack].live, w);
@@ -579,15 +580,16 @@ static void finish(struct replay_state *st)
 	size_t cursor = 0;
 
 	while ((slot = u64map_next(&st->blocks.by_address, &cursor))) {
-		w = block_weight(&st->blocks, slot->value);
-		add_weight(&h->by_stack[slot->value.b >> 32].live[AT_END], &w);
+		w = block_weight(slot->value);
+		add_weight(&h->by_stack[block_stack(slot->value)].live[AT_END],
+			   &w);
 		add_life(st, slot->value, &w);
 	}
 	for (size_t i = 0; i < h->stack_count; i++) {
 		h->by_stack[i].allocated = st->now[i].allocated;
-		for (int a = 0; a < AXES; a++)
+		for (int a = 0; st->growth && a < AXES; a++)
 			h->by_stack[i].growth[a] = trend_of(
-				&st->now[i].growth[a], st->position[a]);
+				&st->trends[i][a], st->position[a]);
 		heap_estimates_add(&h->total, &h->by_stack[i]);
 	}
 	if (h->timeline[h->timeline_count - 1].time_us < h->last_time_us)
@@ -598,7 +600,8 @@ static void finish(struct replay_state *st)
 static void free_state(struct replay_state *st)
 {
 	u64map_free(&st->blocks.by_address);
-	free(st->blocks.slots);
+	free(st->blocks.born);
+	free(st->trends);
 	free(st->blocks.vacant);
 	free(st->now);
 	free(st->changed);
@@ -609,11 +612,64 @@ static double seconds_since(uint64_t origin_us, uint64_t time_us)
 	return time_us > origin_us ? (double)(time_us - origin_us) / 1e6 : 0.0;
 }
 
+/* The block an ALLOC or FREE looks up is seldom in cache: the events are
+ * read a few ahead of their replay, so that their blocks load meanwhile.
+ * Only ALLOC and FREE: an event of another type ends the read-ahead until
+ * it is replayed, since what it points to lasts only until the next
+ * event is read. */
+#define READ_AHEAD 8
+
+struct read_ahead {
+	struct mlyze_event events[READ_AHEAD]; /* a ring */
+	size_t first, count;
+	int rc; /* of the last read */
+};
+
+static bool looks_up_block(const struct mlyze_event *ev)
+{
+	return ev->type == MLYZE_EVENT_ALLOC || ev->type == MLYZE_EVENT_FREE;
+}
+
+static void prefetch_block(const struct replay_state *st,
+			   const struct mlyze_event *ev)
+{
+	if (ev->type == MLYZE_EVENT_ALLOC) {
+		u64map_prefetch(&st->blocks.by_address, ev->alloc.address);
+		__builtin_prefetch(ev->alloc.stack); /* for its index */
+	} else {
+		u64map_prefetch(&st->blocks.by_address, ev->free.address);
+	}
+}
+
+/* Fills the ring; 1 when it holds an event to replay (the first), else
+ * what the reader returned: 0 at the end, -1 on error. */
+static int read_ahead(mlyze_reader *r, struct read_ahead *a,
+		      const struct replay_state *st)
+{
+	while (a->count < READ_AHEAD &&
+	       (a->count == 0 ||
+		looks_up_block(&a->events[(a->first + a->count - 1) %
+					  READ_AHEAD]))) {
+		struct mlyze_event *ev =
+			&a->events[(a->first + a->count) % READ_AHEAD];
+
+		a->rc = mlyze_next(r, ev);
+		if (a->rc <= 0)
+			break;
+		if (looks_up_block(ev))
+			prefetch_block(st, ev);
+		a->count++;
+	}
+	if (a->count)
+		return 1;
+	return a->rc;
+}
+
 int heap_replay(mlyze_reader *r, struct heap_replay *h,
 		const struct replay_options *options)
 {
 	struct replay_state st = { .h = h };
-	struct mlyze_event ev;
+	struct read_ahead ahead = { .count = 0 };
 	uint64_t first_rate = mlyze_info(r)->sampling_rate;
 	int rc;
 
@@ -622,16 +678,20 @@ int heap_replay(mlyze_reader *r, struct heap_replay *h,
 	h->last_time_us = h->peak_time_us = mlyze_info(r)->start_time_us;
 	st.origin_us = mlyze_info(r)->start_time_us;
 	start_time_series(&st, r, options);
-	while ((rc = mlyze_next(r, &ev)) > 0) {
-		h->last_time_us = ev.time_us;
+	while ((rc = read_ahead(r, &ahead, &st)) > 0) {
+		const struct mlyze_event *ev = &ahead.events[ahead.first];
+
+		h->last_time_us = ev->time_us;
 		if (st.growth)
 			st.position[PER_SECOND] =
-				seconds_since(st.origin_us, ev.time_us);
-		replay_event(&st, r, &ev, first_rate);
+				seconds_since(st.origin_us, ev->time_us);
+		replay_event(&st, r, ev, first_rate);
 		if (!st.in_checkpoint)
-			follow_time(&st, ev.time_us);
+			follow_time(&st, ev->time_us);
 		if (++h->events % TICK_EVENTS == 0 && options && options->tick)
 			options->tick(options->tick_ctx, r);
+		ahead.first = (ahead.first + 1) % READ_AHEAD;
+		ahead.count--;
 	}
 	if (rc == 0)
 		finish(&st);
