@@ -5,7 +5,6 @@
 
 #include <string.h>
 
-#include "estimator.h"
 #include "rawmem.h"
 #include "stack_table.h"
 
@@ -17,15 +16,13 @@ int run_totals_init(struct run_totals *t, uint32_t max_stacks)
 	return t->by_stack ? 0 : -1;
 }
 
-void run_sum_add(struct run_sum *sum, uint64_t size, uint64_t sampling_rate)
+void run_sum_add(struct run_sum *sum, const struct estimator_weight *w)
 {
-	struct estimator_weight w = estimator_weigh(size, sampling_rate);
-
 	sum->samples++;
-	sum->bytes += w.bytes;
-	sum->bytes_variance += w.bytes_variance;
-	sum->count += w.count;
-	sum->count_variance += w.count_variance;
+	sum->bytes += w->bytes;
+	sum->bytes_variance += w->bytes_variance;
+	sum->count += w->count;
+	sum->count_variance += w->count_variance;
 }
 
 struct run_sum *run_totals_of(struct run_totals *t, uint32_t stack_id)

@@ -14,6 +14,8 @@
 
 #include <stdint.h>
 
+#include "estimator.h"
+
 #define RUN_TOTALS_POINTS 256
 
 /* Sums of sample weights. */
@@ -40,8 +42,8 @@ struct run_totals {
  * with errno set. */
 int run_totals_init(struct run_totals *t, uint32_t max_stacks);
 
-/* Adds the weight of one sample of `size` bytes at `sampling_rate`. */
-void run_sum_add(struct run_sum *sum, uint64_t size, uint64_t sampling_rate);
+/* Adds the weight of one sample (estimator_weigh()). */
+void run_sum_add(struct run_sum *sum, const struct estimator_weight *w);
 
 /* The sums of stack id (STACK_ID_NONE included). */
 struct run_sum *run_totals_of(struct run_totals *t, uint32_t stack_id);

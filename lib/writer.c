@@ -561,6 +561,7 @@ static void put_live_block(void *ctx, uintptr_t address,
 {
 	struct live_walk *walk = ctx;
 	uint64_t born_us = microseconds_since_start(r->timestamp_ns);
+	struct estimator_weight weight;
 	uint8_t *p;
 
 	if (!r->sampling_rate) /* a record kept for the pool, not a sample */
@@ -579,7 +580,8 @@ static void put_live_block(void *ctx, uintptr_t address,
 	p = encode_varint(p, r->stack_id);
 	p = encode_le(p, r->thread_id & 0xffff, 2);
 	piece_end(encode_varint(p, born_us));
-	run_sum_add(&walk->live, r->size, r->sampling_rate);
+	weight = estimator_weigh(r->size, r->sampling_rate);
+	run_sum_add(&walk->live, &weight);
 }
 
 /* The checkpoint itself, at the start of a new file. */
@@ -721,6 +723,10 @@ static int begin_event(void)
 
 void writer_alloc(uintptr_t address, const struct heap_record *r)
 {
+	/* Weighed before the lock, which is held the less. */
+	struct estimator_weight weight =
+		w.max_size ? estimator_weigh(r->size, r->sampling_rate)
+			   : (struct estimator_weight){ 0 };
 	uint8_t *p;
 
 	if (begin_event() < 0)
@@ -734,7 +740,7 @@ void writer_alloc(uintptr_t address, const struct heap_record *r)
 		piece_end(encode_le(p, r->thread_id & 0xffff, 2));
 		if (w.max_size)
 			run_sum_add(run_totals_of(&w.totals, r->stack_id),
-				    r->size, r->sampling_rate);
+				    &weight);
 	}
 	unlock();
 }
