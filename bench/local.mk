@@ -31,7 +31,7 @@ BENCH_RUNTIME = $(abs_top_builddir)/lib/.libs/libspprof-alloc.so.0
 .PHONY: bench
 bench: bench/workload$(EXEEXT) bench/workload-nofp$(EXEEXT) \
 		bench/bench-run$(EXEEXT) bench/forward-only.so \
-		lib/libspprof-alloc.la
+		lib/libspprof-alloc.la src/memprof-ctl$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/run-bench.sh $(BENCH_RUNTIME) \
 		$(abs_top_builddir)/bench
 

@@ -578,6 +578,53 @@ capture_row() {
 		"$(capture_cost "$2" dwarf)" "$(capture_cost "$2" auto)"
 }
 
+# ---- memprof-ctl ----------------------------------------------------------------
+
+CTL=$BINDIR/../src/memprof-ctl
+CONTROL_ROUNDS=9
+
+# ctl_ms OUT ARG...: runs memprof-ctl, appends its wall time (ms) to OUT.
+ctl_ms() {
+	local out=$1 t0 t1
+	shift
+	t0=$(date +%s%N)
+	"$CTL" "$@" >>"$LOG" 2>&1 || fail "memprof-ctl $* failed"
+	t1=$(date +%s%N)
+	awk -v d=$((t1 - t0)) 'BEGIN { printf "%.1f\n", d / 1e6 }' >>"$out"
+}
+
+# control_rows: the mixed load runs dormant in the background; each round
+# starts a recording window, lets it record for a second, takes a
+# snapshot and stops it.
+control_rows() {
+	local pid round=1
+	export XDG_RUNTIME_DIR=$TMP/xdg
+	mkdir -p "$XDG_RUNTIME_DIR"
+	LD_PRELOAD=$RUNTIME SPPROF_DORMANT=1 SPPROF_OUTPUT=$TMP/ctl.%p.mlyze \
+		"$WORKLOAD" mixed 1000000000000 >>"$LOG" 2>&1 &
+	pid=$!
+	while [ ! -f "$XDG_RUNTIME_DIR/spprof/$pid" ]; do sleep 0.05; done
+	while [ "$round" -le "$CONTROL_ROUNDS" ]; do
+		ctl_ms "$TMP/ctl.start" start "$pid"
+		sleep 1
+		ctl_ms "$TMP/ctl.snapshot" snapshot "$pid" -o "$TMP/snap.mlyze"
+		wc -c <"$TMP/snap.mlyze" >>"$TMP/ctl.size"
+		rm -f "$TMP/snap.mlyze"
+		ctl_ms "$TMP/ctl.stop" stop "$pid"
+		round=$((round + 1))
+	done
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	rm -f "$TMP"/ctl.*.mlyze
+	printf '  %-44s %8s ms\n' \
+		"start on a dormant runtime (request answered)" \
+		"$(median <"$TMP/ctl.start")" \
+		"snapshot to the finalised file" "$(median <"$TMP/ctl.snapshot")" \
+		"stop to the finalised profile" "$(median <"$TMP/ctl.stop")"
+	awk '{ s += $1 } END { printf "  (snapshots of %.0f KiB on average)\n", s / NR / 1024 }' \
+		"$TMP/ctl.size"
+}
+
 # ---- the report ----------------------------------------------------------------------
 
 MISSES=0
@@ -631,6 +678,10 @@ else
 	echo
 	echo "callgrind: valgrind not installed, skipped"
 fi
+
+echo
+echo "memprof-ctl on the mixed load, median of $CONTROL_ROUNDS windows of 1 s"
+control_rows
 
 echo
 if [ "$MISSES" -eq 0 ]; then

@@ -5,13 +5,7 @@
 
 #include <string.h>
 
-#if defined(__x86_64__)
-enum { REG_FP = 6, REG_SP = 7, REG_RA = 16 };
-#elif defined(__aarch64__)
-enum { REG_FP = 29, REG_SP = 31, REG_RA = 30 };
-#else
-enum { REG_FP = -1, REG_SP = -1, REG_RA = -1 };
-#endif
+#include "unwind_arch.h"
 
 /* .eh_frame_hdr: version 1, eh_frame_ptr pcrel sdata4, fde_count udata4,
  * table of (initial location, FDE) datarel sdata4 pairs. */
@@ -93,6 +87,8 @@ static uintptr_t encoded(struct reader *r, uint8_t enc)
 		r->bad = 1;
 	switch (enc & 0x0f) {
 	case PE_ABSPTR:
+		v = fixed(r, sizeof(uintptr_t));
+		break;
 	case PE_UDATA8:
 	case PE_SDATA8:
 		v = fixed(r, 8);
@@ -181,7 +177,7 @@ static int read_cie(const uint8_t *at, struct cie *c)
 	c->ra_reg = version == 1 ? fixed(&r, 1) : uleb(&r);
 	read_augmentation(&r, aug, c);
 	c->insns = r;
-	return !r.bad && c->ra_reg == REG_RA;
+	return !r.bad && c->ra_reg == DWARF_RA;
 }
 
 /* The FDE covering pc, through the header's binary search table. */
@@ -234,10 +230,10 @@ struct machine {
 static void set_rule(struct machine *m, uint64_t reg, enum rule rule,
 		     int64_t offset)
 {
-	if (reg == REG_RA) {
+	if (reg == DWARF_RA) {
 		m->now.ra = rule;
 		m->now.ra_offset = offset;
-	} else if (reg == REG_FP) {
+	} else if (reg == DWARF_FP) {
 		m->now.fp = rule;
 		m->now.fp_offset = offset;
 	}
@@ -245,10 +241,10 @@ static void set_rule(struct machine *m, uint64_t reg, enum rule rule,
 
 static void restore_rule(struct machine *m, uint64_t reg)
 {
-	if (reg == REG_RA) {
+	if (reg == DWARF_RA) {
 		m->now.ra = m->initial.ra;
 		m->now.ra_offset = m->initial.ra_offset;
-	} else if (reg == REG_FP) {
+	} else if (reg == DWARF_FP) {
 		m->now.fp = m->initial.fp;
 		m->now.fp_offset = m->initial.fp_offset;
 	}
@@ -258,7 +254,7 @@ static void def_cfa(struct machine *m, uint64_t reg, int64_t offset)
 {
 	m->now.cfa_reg = (int)reg;
 	m->now.cfa_offset = offset;
-	m->now.cfa_known = reg == REG_SP || reg == REG_FP;
+	m->now.cfa_known = reg == DWARF_SP || reg == DWARF_FP;
 }
 
 /* 0 when pc is passed (stop), 1 to go on. */
@@ -422,7 +418,7 @@ static struct frame_rule rule_of(const struct state *s)
 		return rule;
 	rule = (struct frame_rule){
 		.kind = FRAME_STEP,
-		.cfa_on_fp = s->cfa_reg == REG_FP,
+		.cfa_on_fp = s->cfa_reg == DWARF_FP,
 		.cfa_offset = (int32_t)s->cfa_offset,
 		.ra_offset = (int32_t)s->ra_offset,
 		.fp_saved = s->fp == SAVED,
@@ -441,7 +437,7 @@ struct frame_rule cfi_find_rule(uintptr_t eh_frame_hdr, uintptr_t pc)
 	struct cie cie;
 	uintptr_t start, range;
 
-	if (!fde || REG_RA < 0)
+	if (!fde || DWARF_RA < 0)
 		return unknown;
 	memcpy(&length, fde, sizeof(length));
 	memcpy(&cie_offset, fde + 4, sizeof(cie_offset));

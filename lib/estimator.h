@@ -15,7 +15,27 @@
  * are close to normal: the 95 % interval is 1.96 standard deviations
  * either side.  Two estimates from independent runs differ significantly
  * when their difference lies farther from zero than its own interval,
- * whose variance is the sum of theirs (the z test).
+ * whose variance is the sum of theirs (the z test).  A block of no bytes
+ * is never sampled (no point of the process falls inside it): should one
+ * be recorded, it stands for nothing.
+ *
+ * The peak (the largest live heap of a run) is estimated by cross-fitting.
+ * The moment at which the estimated live heap is largest is where the noise
+ * of the estimate happened to be most favourable: on a heap whose level
+ * stays the same while its blocks are replaced, the largest estimate
+ * overstates the level by about two standard deviations, and an interval
+ * drawn around it rarely holds the truth.  So the sampled blocks are dealt
+ * into two halves that are themselves independent Poisson samples of mean
+ * interval 2S (every point of the process of rate 1/S goes to one half or
+ * the other at random; a block joins each half that received a point
+ * inside it, so a block may join both).  Half A chooses its moment (where
+ * its own estimate is largest) and half B, which knows nothing of that
+ * choice, estimates the live heap at it, without bias; then the other way
+ * round.  The peak estimate is the mean of the two: it estimates the true
+ * heap at two moments the data found highest, never more than the true
+ * peak, and where both halves agree on the moment it is the estimate from
+ * every sample at that moment.  Its variance is the mean of the two
+ * halves' variances halved.
  */
 #ifndef SPPROF_ESTIMATOR_H
 #define SPPROF_ESTIMATOR_H
@@ -60,12 +80,77 @@ static inline struct estimator_weight estimator_weight_of_count(uint64_t size,
 	return w;
 }
 
-/* The weight of one sampled block of `size` bytes. */
+/* The weight of one sampled block of `size` bytes (nothing for 0 bytes). */
 static inline struct estimator_weight estimator_weigh(uint64_t size,
 						      uint64_t sampling_rate)
 {
+	if (!size)
+		return (struct estimator_weight){ 0 };
 	return estimator_weight_of_count(
 		size, 1.0 / estimator_probability(size, sampling_rate));
+}
+
+/* The halves of the samples that cross-fit the peak, as bits. */
+enum estimator_half {
+	ESTIMATOR_HALF_A = 1,
+	ESTIMATOR_HALF_B = 2,
+	ESTIMATOR_HALVES = 2,
+};
+
+/* The mean interval of a half: twice the rate (saturated, for the rates a
+ * damaged profile may carry). */
+static inline uint64_t estimator_half_rate(uint64_t sampling_rate)
+{
+	return sampling_rate > UINT64_MAX / 2 ? UINT64_MAX : 2 * sampling_rate;
+}
+
+/* Which halves the sampled block of `size` bytes joins: a deterministic
+ * draw from `key`, which must differ from sample to sample (its ordinal
+ * in the profile), so that replaying a profile deals it the same way.
+ * With q = 1 - exp(-size/2S), the chance of a point in either half, a
+ * sampled block is in A only or B only each with chance (1-q)/(2-q), and
+ * in both with chance q/(2-q). */
+static inline unsigned estimator_halves_of(uint64_t size,
+					   uint64_t sampling_rate,
+					   uint64_t key)
+{
+	double q = estimator_probability(size,
+					 estimator_half_rate(sampling_rate));
+	double one_only = (1.0 - q) / (2.0 - q), u;
+
+	/* splitmix64: every bit of the key stirs every bit of the draw. */
+	key += UINT64_C(0x9e3779b97f4a7c15);
+	key = (key ^ (key >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	key = (key ^ (key >> 27)) * UINT64_C(0x94d049bb133111eb);
+	key ^= key >> 31;
+	u = (double)(key >> 11) * (1.0 / 9007199254740992.0);
+	if (u < one_only)
+		return ESTIMATOR_HALF_A;
+	if (u < 2.0 * one_only)
+		return ESTIMATOR_HALF_B;
+	return ESTIMATOR_HALF_A | ESTIMATOR_HALF_B;
+}
+
+/* The weight of a block in one half, a sample at the mean interval 2S. */
+static inline struct estimator_weight estimator_weigh_half(
+	uint64_t size, uint64_t sampling_rate)
+{
+	return estimator_weigh(size, estimator_half_rate(sampling_rate));
+}
+
+/* The peak from the two cross-fitted estimates: half B at the moment half
+ * A chose, and half A at the moment half B chose. */
+static inline struct estimator_weight estimator_cross_fit(
+	const struct estimator_weight *b_at_a, const struct estimator_weight *a_at_b)
+{
+	return (struct estimator_weight){
+		.count = (b_at_a->count + a_at_b->count) / 2,
+		.count_variance =
+			(b_at_a->count_variance + a_at_b->count_variance) / 4,
+		.bytes = (b_at_a->bytes + a_at_b->bytes) / 2,
+		.bytes_variance =
+			(b_at_a->bytes_variance + a_at_b->bytes_variance) / 4,
+	};
 }
 
 /* Half-width of the 95 % interval of a sum with this variance.  Adding

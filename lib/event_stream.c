@@ -15,7 +15,9 @@
 
 #include "outbuf.h"
 
-#define PAGE_BYTES 4096u
+/* mmap() offsets are multiples of the system's page, which is 16 or
+ * 64 KiB on some arm64 and ppc64el kernels. */
+#define PAGE_BYTES ((uint64_t)sysconf(_SC_PAGESIZE))
 
 static int set_absolute_path(struct event_stream *s, const char *path)
 {

@@ -7,51 +7,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "unwind_arch.h"
+
 #define SAMPLED_FUNCTIONS 64
-#define PROLOGUE_BYTES 32
 
 /* .eh_frame_hdr: version 1, eh_frame_ptr as pcrel sdata4, fde_count as
  * udata4, a table of (function, FDE) as datarel sdata4 pairs. */
 static const uint8_t usual_header[4] = { 1, 0x1b, 0x03, 0x3b };
-
-#if defined(__x86_64__)
-/* push %rbp first, then mov %rsp,%rbp, which the compiler may schedule
- * a few instructions later. */
-static int sets_up_frame_pointer(const uint8_t *code)
-{
-	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	static const uint8_t mov_rsp_rbp[] = { 0x48, 0x89, 0xe5 };
-	const uint8_t *end = code + PROLOGUE_BYTES - sizeof(mov_rsp_rbp);
-
-	if (!memcmp(code, endbr64, sizeof(endbr64)))
-		code += sizeof(endbr64);
-	if (*code++ != 0x55)
-		return 0;
-	for (; code <= end; code++)
-		if (!memcmp(code, mov_rsp_rbp, sizeof(mov_rsp_rbp)))
-			return 1;
-	return 0;
-}
-#elif defined(__aarch64__)
-static int sets_up_frame_pointer(const uint8_t *code)
-{
-	uint32_t insn[3];
-	int i = 0;
-
-	memcpy(insn, code, sizeof(insn));
-	if (insn[0] == 0xd503233f || insn[0] == 0xd503245f) /* paciasp, bti c */
-		i = 1;
-	/* stp x29, x30, [sp, #imm]! then mov x29, sp */
-	return (insn[i] & 0xffc07fff) == 0xa9807bfd &&
-	       insn[i + 1] == 0x910003fd;
-}
-#else
-static int sets_up_frame_pointer(const uint8_t *code)
-{
-	(void)code;
-	return 0;
-}
-#endif
 
 static const uint8_t *search_table(const struct dl_phdr_info *info,
 				   uint32_t *count)

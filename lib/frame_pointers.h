@@ -3,9 +3,8 @@
  * Contract: object_keeps_frame_pointers() looks at the first instructions
  * of up to 64 functions spread over the search table of the object's
  * .eh_frame_hdr and says whether a third or more of them set up a frame
- * pointer (x86-64: push %rbp; mov %rsp,%rbp, after an optional endbr64;
- * AArch64: stp x29, x30, [sp, #-n]!; mov x29, sp, after an optional
- * paciasp or bti c).  A frame-pointer walk may go on from a return address only into
+ * pointer (the processor's prologue: see unwind_arch.h).  A frame-pointer
+ * walk may go on from a return address only into
  * a function that set one up: a function that did not is seen, but not
  * its caller.  An object without the table, with an unusual encoding of
  * it, or of another architecture counts as keeping none.  Reads only the

@@ -172,6 +172,12 @@ static int close_gate(struct heap_map *map, int urgent)
 	while (atomic_fetch_or(&map->gate, GATE_CLOSED) & GATE_CLOSED)
 		if (!urgent || !keep_waiting(&spins, &deadline, urgent))
 			return 0;
+	/* Closed first and checked then, as heap_map_prefork() does it the
+	 * other way round: one of the two sees the other. */
+	if (atomic_load(&map->forking)) {
+		atomic_fetch_and(&map->gate, ~GATE_CLOSED);
+		return 0;
+	}
 	while (atomic_load(&map->gate) != GATE_CLOSED)
 		if (!keep_waiting(&spins, &deadline, urgent)) {
 			atomic_fetch_and(&map->gate, ~GATE_CLOSED);
@@ -189,6 +195,8 @@ static void open_gate(struct heap_map *map)
 }
 
 /* ---- life of the table ------------------------------------------------------ */
+
+_Static_assert(sizeof(struct heap_slot) == 64, "a slot is one cache line");
 
 static struct heap_slot *map_slots(size_t capacity)
 {
@@ -229,25 +237,22 @@ void heap_map_destroy(struct heap_map *map)
 	atomic_store(&map->max_capacity, 0);
 }
 
-/* Whether this thread closed the gate for a fork() it is making. */
-static INITIAL_EXEC_TLS int closed_for_fork;
-
 void heap_map_prefork(struct heap_map *map)
 {
-	closed_for_fork = !inside.depth && close_gate(map, 1);
+	atomic_store(&map->forking, 1);
+	while (atomic_load(&map->gate) & GATE_CLOSED)
+		pause_briefly();
 }
 
 void heap_map_postfork_parent(struct heap_map *map)
 {
-	if (closed_for_fork)
-		open_gate(map);
-	closed_for_fork = 0;
+	atomic_store(&map->forking, 0);
 }
 
 void heap_map_after_fork(struct heap_map *map)
 {
-	closed_for_fork = 0;
 	atomic_store(&map->gate, 0);
+	atomic_store(&map->forking, 0);
 }
 
 /* The size the table should be rebuilt at, or 0 when it is fine: twice
@@ -500,6 +505,7 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 	atomic_store_explicit(&s->stack_id, r->stack_id, relaxed);
 	atomic_store_explicit(&s->thread_id, r->thread_id, relaxed);
 	atomic_store_explicit(&s->offset, r->offset, relaxed);
+	atomic_store_explicit(&s->slack, r->slack, relaxed);
 	atomic_store_explicit(&s->birth_seq, seq, memory_order_release);
 	if (!atomic_compare_exchange_strong_explicit(&s->key, &expected,
 						     address,
@@ -524,6 +530,7 @@ static void read_record(struct heap_slot *s, struct heap_record *out)
 	out->stack_id = atomic_load_explicit(&s->stack_id, relaxed);
 	out->thread_id = atomic_load_explicit(&s->thread_id, relaxed);
 	out->offset = atomic_load_explicit(&s->offset, relaxed);
+	out->slack = atomic_load_explicit(&s->slack, relaxed);
 }
 
 /* Ends a block's life: a live key becomes a TOMBSTONE, a reserved one

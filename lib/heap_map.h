@@ -62,6 +62,9 @@ struct heap_record {
 	uint32_t stack_id;
 	uint32_t thread_id;
 	uint32_t offset; /* from the C library's block to the program's */
+	/* Bytes past size that the program may use: what the C library
+	 * would have given it beyond size (malloc_usable_size). */
+	uint32_t slack;
 };
 
 /* One cache line, so that a probe touches one line. */
@@ -76,6 +79,7 @@ struct heap_slot {
 	_Atomic uint32_t stack_id;
 	_Atomic uint32_t thread_id;
 	_Atomic uint32_t offset;
+	_Atomic uint32_t slack;
 } __attribute__((aligned(64)));
 
 struct heap_map {
@@ -97,6 +101,7 @@ struct heap_map {
 	_Atomic uint64_t max_probe;
 	_Atomic uint64_t rebuilds;
 	_Atomic uint64_t rebuild_holdoff; /* insertions before trying again */
+	_Atomic int forking; /* a fork() is under way: no rebuild starts */
 };
 
 /* max_capacity must be a power of two; returns 0, or -1 with errno. */
@@ -139,12 +144,16 @@ size_t heap_map_for_each(struct heap_map *map,
 
 unsigned heap_map_load_percent(const struct heap_map *map);
 
-/* fork(): the gate is closed across it, so that no rebuild is moving the
- * records when the child is made (a thread already inside the gate, a
- * fork() from a signal handler, leaves it open: no rebuild can run then
- * either).  The caller holds its signals from prefork to postfork, since
- * a handler calling in would wait at the closed gate.  In the child,
- * where the threads in the middle of a call are gone, the gate opens. */
+/* fork(): no rebuild moves the records while the child is made: prefork
+ * waits for one under way (which waits for nobody but the calls in
+ * progress, briefly) and holds off new ones until postfork.  The gate
+ * stays open, so that the other threads' calls go on: one of them may
+ * hold a lock of the program that fork() takes after the prefork
+ * handlers (a stream's, which the stream list's lock waits for), and
+ * must not wait for the thread that forks.  A call in progress on
+ * another thread leaves the child at most a reservation nobody
+ * finishes, an empty slot's worth.  In the child, where the threads in
+ * the middle of a call are gone, the gate opens. */
 void heap_map_prefork(struct heap_map *map);
 void heap_map_postfork_parent(struct heap_map *map);
 void heap_map_after_fork(struct heap_map *map);

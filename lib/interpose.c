@@ -41,7 +41,47 @@ static int is_power_of_two(size_t n)
 }
 
 /* 1: sample this allocation; 0: do not; -1: the C library's allocator is
- * being looked up right now, use the bootstrap heap. */
+ * being looked up right now, use the bootstrap heap.
+ *
+ * The sampled path starts here (and, for a sampled block given back, in
+ * free_slow() and realloc_slow()).  It runs inside the program's call to
+ * the allocator, so the program may hold any lock it takes around an
+ * allocation: the runtime never waits for such a lock, nor for a lock of
+ * its own that a thread waiting for such a lock may hold.  What the path
+ * reaches, and why it cannot wait for the program:
+ *  - the runtime's own locks (the writer's, the names', the heap map's
+ *    gate, the pool's and the stack table's compare-and-swaps) guard a
+ *    few hundred instructions of its own memory and system calls (open,
+ *    write, mmap, ftruncate, fallocate, readlink, getcwd, nanosleep,
+ *    sched_yield, pthread_sigmask), snprintf into a buffer (no stream,
+ *    no lock) and strerrordesc_np; messages go out with write(2), never
+ *    through stdio, whose stream locks the program holds while stdio
+ *    allocates (getline, a stream's first buffer);
+ *  - the runtime's memory comes from mmap; the C library's allocator is
+ *    called only for the program's own block, and takes only its own
+ *    arena locks, which no program holds outside malloc;
+ *  - the thread's stack bounds come from pthread_self() and
+ *    __libc_stack_end (unwind.c), not from pthread_getattr_np(), which
+ *    allocates while it holds the thread's lock;
+ *  - the dynamic loader's lock, which a thread holds while it allocates
+ *    inside dlopen(), dlclose() or a dl_iterate_phdr() callback:
+ *    _dl_find_object() needs none; dl_iterate_phdr() (code_map.c,
+ *    modules.c) is called holding no lock a sampled call waits for (the
+ *    code map's rebuild lock is only tried; the module list is refreshed
+ *    before the writer's lock is taken, and a refresh under way is waited
+ *    for briefly); dlopen, dlsym and dladdr run only at load time; the
+ *    runtime is bound at load (-z now), so no lazy symbol lookup runs here;
+ *  - fork(): the atfork handlers hold none of the runtime's locks across
+ *    fork(), which takes the stream list's lock after them (whose holder
+ *    may wait for a stream's lock, whose holder may be allocating); the
+ *    child resets what its parent's other threads held;
+ *  - the environment (getenv/setenv, whose lock setenv() holds while it
+ *    allocates) is read once at load; time is clock_gettime() (no time
+ *    zone, whose lock tzset() holds while it allocates); randomness is
+ *    getrandom() at load; the Python frame walker reads thread-specific
+ *    data and the interpreter's frames, and takes no lock.
+ * tests/integration/lock-hazards.sh runs each case with every block
+ * sampled. */
 static int decide(size_t size)
 {
 	if (unlikely(!real_alloc_init()))
@@ -56,41 +96,71 @@ static char *carve(char *base)
 			~(SAMPLED_ALIGNMENT - 1));
 }
 
-/* A sampled block from the pool. */
-static void *pooled_alloc(size_t size, int zero)
+/* The bytes a sampled block offers its program: what malloc_usable_size()
+ * reports, and what realloc() keeps, as the C library does. */
+static size_t usable_bytes(const struct heap_record *r)
 {
-	char *block = pool_alloc(size);
+	return r->size + r->slack;
+}
+
+/* What malloc_usable_size() says of the block the C library gives for
+ * size bytes at `alignment`: asked of the C library itself, with a block
+ * taken and given back at once, so that a sampled block offers the
+ * program the bytes it would have had without the runtime, whatever the
+ * allocator.  Programs size themselves by it (Redis counts its memory
+ * so), and may write up to it. */
+static size_t bare_usable_size(size_t size, size_t alignment)
+{
+	int saved_errno = errno;
+	void *probe = alignment > MIN_ALIGNMENT
+			      ? real.memalign(alignment, size)
+			      : real.malloc(size);
+	size_t usable = probe ? real.malloc_usable_size(probe) : size;
+
+	real.free(probe);
+	errno = saved_errno;
+	return usable > size ? usable : size;
+}
+
+/* A sampled block from the pool, with room for `usable` bytes. */
+static void *pooled_alloc(size_t size, size_t usable, int zero)
+{
+	char *block = pool_alloc(usable);
 
 	if (!block)
 		return NULL;
 	if (zero)
-		memset(block, 0, size);
-	if (profiler_record_alloc(block, size, POOL_OFFSET, 1))
+		memset(block, 0, usable);
+	if (profiler_record_alloc(block, size, usable - size, POOL_OFFSET, 1))
 		return block;
-	pool_free(block, size);
+	pool_free(block, usable);
 	return NULL;
 }
 
-/* A sampled block: from the pool when it fits; else carved at the first
- * aligned address inside a C-library block of size + SAMPLED_ALIGNMENT
- * (cheaper than memalign, which reshuffles the heap), or from memalign for
- * larger alignments.  When the tables cannot take it, the caller gets an
+/* A sampled block, with the room the C library would have given it:
+ * from the pool when that fits; else carved at the first aligned address
+ * inside a C-library block SAMPLED_ALIGNMENT larger (cheaper than
+ * memalign, which reshuffles the heap), or from memalign for larger
+ * alignments.  When the tables cannot take it, the caller gets an
  * ordinary block instead. */
 static void *sampled_alloc(size_t size, size_t alignment, int zero)
 {
-	size_t padded;
+	size_t usable, padded;
 	char *base, *block;
 
-	if (size <= POOL_BLOCK_MAX && alignment <= SAMPLED_ALIGNMENT &&
-	    (block = pooled_alloc(size, zero)))
-		return block;
 	if (alignment > SAMPLED_ALIGNMENT) {
 		block = real.memalign(alignment, size);
 		if (block)
-			profiler_record_alloc(block, size, 0, 1);
+			profiler_record_alloc(block, size,
+					      real.malloc_usable_size(block) -
+						      size,
+					      0, 1);
 		return block;
 	}
-	if (__builtin_add_overflow(size, SAMPLED_ALIGNMENT, &padded)) {
+	usable = bare_usable_size(size, alignment);
+	if (usable <= POOL_BLOCK_MAX && (block = pooled_alloc(size, usable, zero)))
+		return block;
+	if (__builtin_add_overflow(usable, SAMPLED_ALIGNMENT, &padded)) {
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -98,10 +168,22 @@ static void *sampled_alloc(size_t size, size_t alignment, int zero)
 	if (!base)
 		return NULL;
 	block = carve(base);
-	if (profiler_record_alloc(block, size, (uint32_t)(block - base), 1))
+	if (profiler_record_alloc(block, size, usable - size,
+				  (uint32_t)(block - base), 1))
 		return block;
 	real.free(base);
 	return zero ? real.calloc(1, size) : real.malloc(size);
+}
+
+/* A sampled block left in place (see IN_PLACE_RATE_MAX): the block the
+ * C library gave, as it gave it, tracked with its usable size. */
+static void *tracked_in_place(void *block, size_t size)
+{
+	if (block)
+		profiler_record_alloc(block, size,
+				      real.malloc_usable_size(block) - size, 0,
+				      1);
+	return block;
 }
 
 SLOW_PATH static void *aligned_slow(size_t alignment, size_t size,
@@ -111,6 +193,8 @@ SLOW_PATH static void *aligned_slow(size_t alignment, size_t size,
 
 	if (d < 0)
 		return bootstrap_alloc(size, alignment);
+	if (d && sampled_blocks_in_place())
+		return tracked_in_place(unsampled(alignment, size), size);
 	if (d == 0 || !is_power_of_two(alignment))
 		return unsampled(alignment, size);
 	return sampled_alloc(size, alignment, 0);
@@ -122,6 +206,8 @@ SLOW_PATH static void *malloc_slow(size_t size)
 
 	if (d < 0)
 		return bootstrap_alloc(size, MIN_ALIGNMENT);
+	if (d && sampled_blocks_in_place())
+		return tracked_in_place(real.malloc(size), size);
 	return d ? sampled_alloc(size, 0, 0) : real.malloc(size);
 }
 
@@ -138,6 +224,8 @@ SLOW_PATH static void *calloc_slow(size_t n, size_t size, size_t bytes)
 
 	if (d < 0)
 		return bootstrap_alloc(bytes, MIN_ALIGNMENT);
+	if (d && sampled_blocks_in_place())
+		return tracked_in_place(real.calloc(n, size), bytes);
 	return d ? sampled_alloc(bytes, 0, 1) : real.calloc(n, size);
 }
 
@@ -162,7 +250,7 @@ SLOW_PATH static void free_slow(void *block)
 		return; /* bootstrap blocks are static storage, never given back */
 	if (profiler_release(block, &r)) {
 		if (r.offset == POOL_OFFSET) {
-			pool_free(block, r.size);
+			pool_free(block, usable_bytes(&r));
 			return;
 		}
 		block = (char *)block - r.offset;
@@ -192,37 +280,29 @@ SLOW_PATH static void *realloc_from_bootstrap(void *block, size_t size)
 	return moved;
 }
 
-/* The bytes a sampled block offers its program: what malloc_usable_size()
- * reports, and what realloc() keeps, as the C library does. */
-static size_t usable_bytes(char *block, const struct heap_record *r)
-{
-	if (r->offset == POOL_OFFSET)
-		return pool_run_bytes(r->size);
-	return real.malloc_usable_size(block - r->offset) - r->offset;
-}
-
-/* Makes the run of pool block `block` (of old_size bytes) fit `size`
- * bytes in place and tracks it at its new size: shorter runs give their
- * last pages back once the block is tracked, longer ones claim the pages
- * after it first.  0, with the run as it was, when `size` is too large
- * for the pool, the pages after the run are taken or the tables have no
- * room. */
-static int resize_pooled(char *block, size_t old_size, size_t size,
-			 int sample)
+/* Makes the run of pool block `block` (room for old_usable bytes) fit
+ * `usable` bytes in place and tracks it at its new size: shorter runs
+ * give their last pages back once the block is tracked, longer ones
+ * claim the pages after it first.  0, with the run as it was, when
+ * `usable` is too large for the pool, the pages after the run are taken
+ * or the tables have no room. */
+static int resize_pooled(char *block, size_t old_usable, size_t size,
+			 size_t usable, int sample)
 {
 	int longer;
 
-	if (size > POOL_BLOCK_MAX)
+	if (usable > POOL_BLOCK_MAX)
 		return 0;
-	longer = pool_run_bytes(size) > pool_run_bytes(old_size);
-	if (longer && !pool_extend(block, old_size, size))
+	longer = pool_run_bytes(usable) > pool_run_bytes(old_usable);
+	if (longer && !pool_extend(block, old_usable, usable))
 		return 0;
-	if (!profiler_record_alloc(block, size, POOL_OFFSET, sample > 0)) {
+	if (!profiler_record_alloc(block, size, usable - size, POOL_OFFSET,
+				   sample > 0)) {
 		if (longer)
-			pool_trim(block, size, old_size);
+			pool_trim(block, usable, old_usable);
 		return 0;
 	}
-	pool_trim(block, old_size, size);
+	pool_trim(block, old_usable, usable);
 	return 1;
 }
 
@@ -234,11 +314,12 @@ static int resize_pooled(char *block, size_t old_size, size_t size,
 static void *realloc_pooled(char *block, size_t size, struct heap_record *old,
 			    int sample)
 {
-	size_t run = usable_bytes(block, old);
+	size_t run = usable_bytes(old);
 	void *moved = NULL;
 
 	profiler_release(block, old);
-	if (size && resize_pooled(block, old->size, size, sample))
+	if (size && resize_pooled(block, run, size,
+				  bare_usable_size(size, 0), sample))
 		return block;
 	if (size) {
 		moved = sample > 0 ? sampled_alloc(size, 0, 0) : real.malloc(size);
@@ -248,7 +329,7 @@ static void *realloc_pooled(char *block, size_t size, struct heap_record *old,
 		}
 		memcpy(moved, block, run < size ? run : size);
 	}
-	pool_free(block, old->size);
+	pool_free(block, run);
 	return moved;
 }
 
@@ -295,7 +376,8 @@ static char *resized_base(char *base, size_t usable, size_t *from,
 	return fresh;
 }
 
-/* Resizes a C-library block to size + SAMPLED_ALIGNMENT and carves it
+/* Resizes a C-library block to the room of size bytes (their usable
+ * size as the C library gives it) + SAMPLED_ALIGNMENT and carves it
  * again: the keep bytes at offset `from` end at its aligned address.  The
  * result is a sample only when the sampler picked it, but is tracked
  * either way.  NULL (errno set, the old block intact) when the C library
@@ -303,10 +385,10 @@ static char *resized_base(char *base, size_t usable, size_t *from,
 static void *resize_carved(char *base, size_t usable, size_t from,
 			   size_t keep, size_t size, int sample)
 {
-	size_t padded;
+	size_t room = bare_usable_size(size, 0), padded;
 	char *moved, *carved;
 
-	if (__builtin_add_overflow(size, SAMPLED_ALIGNMENT, &padded)) {
+	if (__builtin_add_overflow(room, SAMPLED_ALIGNMENT, &padded)) {
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -316,8 +398,8 @@ static void *resize_carved(char *base, size_t usable, size_t from,
 	carved = carve(moved);
 	if (carved != moved + from)
 		memmove(carved, moved + from, keep);
-	if (profiler_record_alloc(carved, size, (uint32_t)(carved - moved),
-				  sample > 0))
+	if (profiler_record_alloc(carved, size, room - size,
+				  (uint32_t)(carved - moved), sample > 0))
 		return carved;
 	memmove(moved, carved, keep); /* the tables are full: stop carving */
 	return moved;
@@ -332,7 +414,7 @@ static void *realloc_carved(char *block, size_t size,
 {
 	char *base = block - old->offset;
 	size_t usable = real.malloc_usable_size(base);
-	size_t had = usable - old->offset; /* what usable_bytes() says */
+	size_t had = usable_bytes(old);
 	size_t keep = had < size ? had : size;
 	void *moved;
 
@@ -352,6 +434,27 @@ static void *realloc_carved(char *block, size_t size,
 	return moved;
 }
 
+/* A block the C library gave as it is (unsampled, or sampled in place:
+ * offset 0) resized by the C library itself, as without the runtime;
+ * tracked in place when the sampler picked the new size.  A tracked
+ * block is released first, and put back if the C library cannot resize
+ * it (tracked: 1, *old its record). */
+static void *realloc_in_place(char *block, size_t size, int tracked,
+			      struct heap_record *old, int sample)
+{
+	void *moved;
+
+	if (tracked)
+		profiler_release(block, old);
+	moved = real.realloc(block, size);
+	if (!moved) {
+		if (tracked && size)
+			profiler_restore(block, old);
+		return NULL;
+	}
+	return sample > 0 ? tracked_in_place(moved, size) : moved;
+}
+
 /* An unsampled block whose new size the sampler picked. */
 static void *realloc_into_sample(char *block, size_t size)
 {
@@ -367,17 +470,21 @@ SLOW_PATH static void *realloc_slow(void *block, size_t size,
 				    int within_budget)
 {
 	struct heap_record old;
-	int sample;
+	int sample, tracked;
 
 	if (!block)
 		return within_budget ? real.malloc(size) : malloc_slow(size);
 	if (is_bootstrap(block))
 		return realloc_from_bootstrap(block, size);
 	sample = within_budget ? 0 : decide(size);
-	if (free_filter_maybe_sampled(block) && profiler_find(block, &old))
-		return old.offset == POOL_OFFSET
-			       ? realloc_pooled(block, size, &old, sample)
-			       : realloc_carved(block, size, &old, sample);
+	tracked = free_filter_maybe_sampled(block) &&
+		  profiler_find(block, &old);
+	if (tracked && old.offset == POOL_OFFSET)
+		return realloc_pooled(block, size, &old, sample);
+	if (sampled_blocks_in_place() || (tracked && old.offset == 0))
+		return realloc_in_place(block, size, tracked, &old, sample);
+	if (tracked)
+		return realloc_carved(block, size, &old, sample);
 	if (sample <= 0 || size == 0)
 		return real.realloc(block, size);
 	return realloc_into_sample(block, size);
@@ -465,7 +572,7 @@ MEMPROF_PUBLIC void *pvalloc(size_t size)
 		return NULL;
 	}
 	rounded &= ~(page - 1);
-	return valloc(rounded ? rounded : page);
+	return valloc(rounded); /* pvalloc(0) as the C library has it */
 }
 
 MEMPROF_PUBLIC size_t malloc_usable_size(void *block)
@@ -477,7 +584,7 @@ MEMPROF_PUBLIC size_t malloc_usable_size(void *block)
 	if (is_bootstrap(block))
 		return bootstrap_usable_size(block);
 	if (free_filter_maybe_sampled(block) && profiler_find(block, &r))
-		return usable_bytes(block, &r);
+		return usable_bytes(&r);
 	return real.malloc_usable_size(block);
 }
 

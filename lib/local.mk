@@ -12,11 +12,12 @@ lib_libspprof_core_la_SOURCES = \
 	lib/clock.h \
 	lib/code_map.c lib/code_map.h \
 	lib/compiler.h \
+	lib/control.c lib/control.h lib/control_page.h \
 	lib/counters.c lib/counters.h \
 	lib/estimator.h \
 	lib/frames.h \
 	lib/frame_pointers.c lib/frame_pointers.h \
-	lib/free_filter.h \
+	lib/free_filter.c lib/free_filter.h \
 	lib/heap_map.c lib/heap_map.h \
 	lib/mlyze-codec.h \
 	lib/modules.c lib/modules.h \
@@ -24,6 +25,8 @@ lib_libspprof_core_la_SOURCES = \
 	lib/prng.c lib/prng.h \
 	lib/profiler.c lib/profiler.h lib/profiler_state.h \
 	lib/profiler_events.c lib/profiler_record.c \
+	lib/profiler_control.c \
+	lib/process_start.c lib/process_start.h \
 	lib/rawmem.c lib/rawmem.h \
 	lib/run_totals.c lib/run_totals.h \
 	lib/real_alloc.c lib/real_alloc.h \
@@ -40,7 +43,9 @@ lib_libspprof_core_la_SOURCES = \
 	lib/profile_assembly.c lib/profile_assembly.h \
 	lib/profile_files.c lib/profile_files.h \
 	lib/profile_meta.c lib/profile_meta.h \
+	lib/unwind_arch.h \
 	lib/unwind_tables.c lib/unwind_tables.h \
+	lib/wrap_channel.c lib/wrap_channel.h \
 	lib/writer.c lib/writer.h
 lib_libspprof_core_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)
 lib_libspprof_core_la_LIBADD = $(RUNTIME_LIBS)
@@ -52,9 +57,12 @@ RUNTIME_CFLAGS = -fvisibility=hidden -fno-omit-frame-pointer \
 	-ftls-model=initial-exec $(RUNTIME_LTO_CFLAGS)
 
 lib_LTLIBRARIES += lib/libspprof-alloc.la
-lib_libspprof_alloc_la_SOURCES = lib/interpose.c lib/interpose_exec.c
+lib_libspprof_alloc_la_SOURCES = lib/interpose.c lib/interpose_exec.c \
+	lib/interpose_ids.c
 lib_libspprof_alloc_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)
 lib_libspprof_alloc_la_LIBADD = lib/libspprof-core.la $(RUNTIME_LIBS)
 # nodelete: hooks may be running on other threads when a dlclose() comes.
+# -z now: no lazy symbol lookup runs inside an allocation hook, where it
+# could wait for the dynamic loader's lock (see decide() in interpose.c).
 lib_libspprof_alloc_la_LDFLAGS = -version-info $(SPPROF_ALLOC_LT_VERSION) \
-	-no-undefined -Wl,-z,nodelete $(RUNTIME_LTO_LDFLAGS)
+	-no-undefined -Wl,-z,nodelete -Wl,-z,now $(RUNTIME_LTO_LDFLAGS)

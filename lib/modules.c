@@ -11,15 +11,24 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "rawmem.h"
+#include "spinlock.h"
 
 #define MODULES_MAX 8192
 #define PATH_ARENA_BYTES (4u << 20)
+/* How long a refresh waits for the one under way before giving up. */
+#define REFRESH_WAIT_NS 10000000ull
 
 static struct module *modules;
 static _Atomic uint32_t n_modules;
 static char *path_arena;
 static size_t path_arena_used;
+
+/* Refreshes asked for and done (a refresh does those asked before it
+ * started), and the lock of the thread doing them. */
+static _Atomic uint64_t refreshes_asked, refreshes_done;
+static _Atomic int refreshing;
 
 int modules_init(void)
 {
@@ -130,10 +139,41 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+/* The thread that holds `refreshing` waits for the dynamic linker's lock
+ * in dl_iterate_phdr(), which a thread of the program may hold while it
+ * allocates (in a dl_iterate_phdr() callback of its own, or while
+ * dlclose() frees).  Were that allocation sampled, and its refresh to
+ * wait for `refreshing`, neither thread would go on: so the lock is only
+ * tried, a thread that finds it held leaves its refresh to the holder,
+ * which does every refresh asked for before it lets go, and waits for it
+ * only briefly. */
 void modules_refresh(void)
 {
-	/* Callers serialise refreshes (the profile writer's lock). */
-	dl_iterate_phdr(add_module, NULL);
+	uint64_t mine = atomic_fetch_add(&refreshes_asked, 1) + 1;
+	uint64_t give_up = 0, asked;
+
+	while (atomic_load(&refreshes_done) < mine) {
+		if (!spin_trylock(&refreshing)) {
+			if (!give_up)
+				give_up = monotonic_ns() + REFRESH_WAIT_NS;
+			else if (monotonic_ns() > give_up)
+				return;
+			sched_yield();
+			continue;
+		}
+		do {
+			asked = atomic_load(&refreshes_asked);
+			dl_iterate_phdr(add_module, NULL);
+			atomic_store(&refreshes_done, asked);
+		} while (atomic_load(&refreshes_asked) != asked);
+		spin_unlock(&refreshing);
+	}
+}
+
+void modules_after_fork(void)
+{
+	atomic_store(&refreshing, 0);
+	atomic_store(&refreshes_done, atomic_load(&refreshes_asked));
 }
 
 uint32_t modules_count(void)

@@ -5,7 +5,9 @@
  * PT_LOAD segments, load bias, GNU build-id and path.  A module's id is its
  * position in the list and never changes.  modules_refresh() adds modules
  * loaded since the last call (dl_iterate_phdr); it takes the dynamic
- * linker's lock, so it runs only on the runtime's cold paths.  Memory comes
+ * linker's lock, so it must never be called while the runtime holds a lock
+ * that a sampled allocation or free may wait for, and it gives up after
+ * a short wait for a refresh under way on another thread.  Memory comes
  * from mmap.
  */
 #ifndef SPPROF_MODULES_H
@@ -26,6 +28,9 @@ struct module {
 
 int modules_init(void);
 void modules_refresh(void);
+/* In the child after fork(): a refresh another thread had under way is
+ * forgotten. */
+void modules_after_fork(void);
 uint32_t modules_count(void);
 const struct module *modules_get(uint32_t id);
 

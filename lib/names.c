@@ -81,9 +81,12 @@ static uint32_t intern_locked(struct table *t, const char *name, size_t len)
 	}
 	if (id >= STRINGS_MAX || !(copy = store(name, len)))
 		return STRING_ID_NONE;
+	/* Counted before it is indexed: a child forked in between finds
+	 * the name again under a new id, rather than its id on another
+	 * name. */
 	t->names[id] = copy;
-	t->index[slot] = id + 1;
 	atomic_store_explicit(&t->count, id + 1, memory_order_release);
+	t->index[slot] = id + 1;
 	return id;
 }
 
@@ -114,12 +117,7 @@ const char *strings_get(enum string_table table, uint32_t id)
 	return id < strings_count(table) ? tables[table].names[id] : NULL;
 }
 
-void strings_prefork(void)
+void strings_after_fork(void)
 {
-	spin_lock(&busy);
-}
-
-void strings_postfork(void)
-{
-	spin_unlock(&busy);
+	spin_unlock(&busy); /* the thread that held it is gone */
 }

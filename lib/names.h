@@ -27,8 +27,9 @@ uint32_t strings_intern(enum string_table table, const char *name,
 uint32_t strings_count(enum string_table table);
 const char *strings_get(enum string_table table, uint32_t id);
 
-/* Hold the lock across fork(), so that a child finds it free. */
-void strings_prefork(void);
-void strings_postfork(void);
+/* In the child after fork(): the lock is not held across fork() (a
+ * thread that waits for it may hold a lock fork() takes), so the child
+ * frees it for the thread that held it, which the child lacks. */
+void strings_after_fork(void);
 
 #endif /* SPPROF_NAMES_H */

@@ -152,3 +152,13 @@ int profile_assemble(const struct streamed_events *events,
 	rawmem_unmap(buffer, COPY_CHUNK_BYTES);
 	return err;
 }
+
+int profile_assemble_into(int fd, const struct streamed_events *events,
+			  const struct profile_meta *meta)
+{
+	uint8_t *buffer = rawmem_map(COPY_CHUNK_BYTES);
+	int err = buffer ? write_into(fd, events, meta, buffer) : ENOMEM;
+
+	rawmem_unmap(buffer, COPY_CHUNK_BYTES);
+	return err;
+}

@@ -38,4 +38,9 @@ int profile_assemble(const struct streamed_events *events,
 		     const struct profile_files *files, char *final,
 		     size_t size);
 
+/* The same final file written into the empty file open on fd, which is
+ * neither named nor published here.  0 or an errno value. */
+int profile_assemble_into(int fd, const struct streamed_events *events,
+			  const struct profile_meta *meta);
+
 #endif /* SPPROF_PROFILE_ASSEMBLY_H */

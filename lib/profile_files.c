@@ -7,10 +7,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "outbuf.h"
+#include "wrap_channel.h"
 
 /* Names past the first free one that are tried when others take them at
  * the same moment. */
@@ -53,7 +53,8 @@ static int expand_pattern(struct profile_files *f)
 	size_t n = 0;
 	int has_pid = 0;
 
-	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	snprintf(pid, sizeof(pid), "%ld",
+		 f->owner_pid ? f->owner_pid : (long)getpid());
 	for (const char *p = f->pattern; *p && n < sizeof(expanded) - 16;
 	     p++) {
 		if (p[0] == '%' && p[1] == 'p') {
@@ -151,6 +152,32 @@ int profile_files_create_part(struct profile_files *f)
 	return fd;
 }
 
+int profile_files_create_part_by_wrap(struct profile_files *f)
+{
+	static const char suffix[] = ".part";
+	char line[8], part[PATH_MAX];
+	size_t length;
+	int fd, err;
+
+	snprintf(line, sizeof(line), "C %d\n", f->descendant ? 1 : 0);
+	err = channel_request(f->manifest, line, strlen(line), part,
+			      sizeof(part), &fd);
+	length = strlen(part);
+	if (!err && (fd < 0 || length <= sizeof(suffix) - 1))
+		err = EPROTO;
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+		errno = err;
+		return -1;
+	}
+	memcpy(f->part, part, length + 1);
+	memcpy(f->base, part, length - (sizeof(suffix) - 1));
+	f->base[length - (sizeof(suffix) - 1)] = '\0';
+	f->attempt = 0;
+	return fd;
+}
+
 /* Gives a file the name `name` unless a file has it: 0, EEXIST (try the
  * next name) or another errno value. */
 typedef int place_fn(const void *file, const char *name);
@@ -226,24 +253,68 @@ int profile_files_publish_unnamed(const struct profile_files *f, int fd,
 	return publish(f, link_unnamed, &fd, final, size);
 }
 
+/* The line "<kind> <subject>[\t<detail>]\n" into line; its length, or 0
+ * when it does not fit. */
+static size_t manifest_line(char kind, const char *subject,
+			    const char *detail, char *line, size_t size)
+{
+	int n = snprintf(line, size, "%c %s%s%s\n", kind, subject,
+			 detail ? "\t" : "", detail ? detail : "");
+
+	return n < 0 || (size_t)n >= size ? 0 : (size_t)n;
+}
+
 void profile_files_announce(const struct profile_files *f, char kind,
 			    const char *detail)
 {
 	char line[3 * PATH_MAX];
-	struct stat st;
-	int fd, n;
+	size_t n;
 
-	if (!f->manifest[0])
-		return;
-	n = snprintf(line, sizeof(line), "%c %s%s%s\n", kind, f->part,
-		     detail ? "\t" : "", detail ? detail : "");
-	if (n < 0 || (size_t)n >= sizeof(line))
-		return;
-	fd = open(f->manifest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return;
-	if (fstat(fd, &st) == 0 &&
-	    (uint64_t)st.st_size + (uint64_t)n <= file_size_limit())
-		write_all(fd, line, (size_t)n);
-	close(fd);
+	if (f->manifest[0] &&
+	    (n = manifest_line(kind, f->part, detail, line, sizeof(line))))
+		channel_send(f->manifest, line, n, -1);
+}
+
+/* This process's id, as text. */
+struct pid_text {
+	char text[24];
+};
+
+static struct pid_text own_pid(void)
+{
+	struct pid_text pid;
+
+	snprintf(pid.text, sizeof(pid.text), "%ld", (long)getpid());
+	return pid;
+}
+
+void profile_files_announce_start(const struct profile_files *f)
+{
+	profile_files_announce(f, 'P', own_pid().text);
+}
+
+void profile_files_announce_unsampled(const struct profile_files *f,
+				      const char *name)
+{
+	char line[3 * PATH_MAX];
+	size_t n;
+
+	if (f->manifest[0] &&
+	    (n = manifest_line('S', own_pid().text, name, line, sizeof(line))))
+		channel_send(f->manifest, line, n, -1);
+}
+
+int profile_files_can_hand_over(const struct profile_files *f)
+{
+	return channel_is_wrap(f->manifest);
+}
+
+int profile_files_hand_over(const struct profile_files *f, int fd)
+{
+	char line[PATH_MAX + 8];
+	size_t n = manifest_line('H', f->part, NULL, line, sizeof(line));
+
+	if (!profile_files_can_hand_over(f))
+		return EINVAL;
+	return n ? channel_send(f->manifest, line, n, fd) : ENAMETOOLONG;
 }

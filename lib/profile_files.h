@@ -11,7 +11,7 @@
  * announced in the manifest memprof-wrap reads (SPPROF_MANIFEST), one
  * whole line per append:
  *
- *   P <part>                  streaming started
+ *   P <part>\t<pid>           streaming started, by that process
  *   F <part>\t<final>         published under its final name
  *   X <part>\t<program>       the process image was replaced by an exec
  *   N <part>                  ... or not: that exec failed, and the
@@ -19,7 +19,19 @@
  *   E <part>\t<reason>        recording stopped: the stream could not go on
  *   W <part>\t<reason>        the final file could not be written: the
  *                             streamed one holds every event
+ *   C <descendant>            a request, with a socket for the answer:
+ *                             create this process's "<name>.part"
+ *                             (profile_files_create_part_by_wrap)
+ *   H <part>                  the process may no longer create files in
+ *                             the directory (it changed its user): the
+ *                             final file goes with the line, in a
+ *                             descriptor, for memprof-wrap to publish
+ *                             and to remove the streamed one
+ *   S <pid>\t<name>           a process ended without taking a sample,
+ *                             so without a profile: its title or
+ *                             command line
  *
+ * The manifest is memprof-wrap's socket or a file (wrap_channel.h).
  * Nothing here allocates; descriptors are open only inside a call.
  */
 #ifndef SPPROF_PROFILE_FILES_H
@@ -35,11 +47,18 @@ struct profile_files {
 	char part[PATH_MAX];     /* the streamed file, "" until created */
 	unsigned attempt;        /* its number: 0 for the bare name */
 	int descendant;
+	long owner_pid;          /* whose profile (%p): 0 for this process */
 };
 
 /* Creates a new, empty "<name>.part" (read-write, close-on-exec) and
  * returns its descriptor, or -1 with errno set. */
 int profile_files_create_part(struct profile_files *f);
+
+/* For a process that may not create files in the directory (it started
+ * as another user): memprof-wrap creates "<name>.part" for it, gives it
+ * to its user, and sends it open ("C <descendant>").  Its descriptor, or
+ * -1 with errno set. */
+int profile_files_create_part_by_wrap(struct profile_files *f);
 
 /* Renames tmp to the first free final name, copied into final; never
  * replaces an existing file.  0 or an errno value. */
@@ -59,5 +78,19 @@ int profile_files_publish_unnamed(const struct profile_files *f, int fd,
 /* Appends "<kind> <part>[\t<detail>]" to the manifest, if there is one. */
 void profile_files_announce(const struct profile_files *f, char kind,
 			    const char *detail);
+
+/* Appends "P <part>\t<pid>" to the manifest, if there is one. */
+void profile_files_announce_start(const struct profile_files *f);
+
+/* Appends "S <pid>\t<name>" to the manifest, if there is one. */
+void profile_files_announce_unsampled(const struct profile_files *f,
+				      const char *name);
+
+/* Whether memprof-wrap listens, and can publish a final file. */
+int profile_files_can_hand_over(const struct profile_files *f);
+
+/* Hands the final file open on fd to memprof-wrap ("H <part>"), which
+ * publishes it under the first free final name.  0 or an errno value. */
+int profile_files_hand_over(const struct profile_files *f, int fd);
 
 #endif /* SPPROF_PROFILE_FILES_H */

@@ -31,26 +31,91 @@ static void json_string_member(struct outbuf *o, const char *key,
 	outbuf_json_string(o, v);
 }
 
-static void write_command_line(struct outbuf *o)
+/* The command line as /proc/self/cmdline shows it now: n bytes of
+ * NUL-terminated arguments. */
+struct command_line {
+	char text[CMDLINE_MAX + 1];
+	size_t n;
+};
+
+static struct command_line at_start;
+
+static void read_command_line(struct command_line *c)
 {
-	static char cmdline[CMDLINE_MAX + 1];
-	ssize_t n = 0, r;
+	ssize_t r = 0;
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 
-	while (fd >= 0 && n < (ssize_t)CMDLINE_MAX &&
-	       (r = read(fd, cmdline + n, CMDLINE_MAX - (size_t)n)) > 0)
-		n += r;
+	c->n = 0;
+	while (fd >= 0 && c->n < CMDLINE_MAX &&
+	       (r = read(fd, c->text + c->n, CMDLINE_MAX - c->n)) > 0)
+		c->n += (size_t)r;
 	if (fd >= 0)
 		close(fd);
-	cmdline[n] = '\0';
+	c->text[c->n] = '\0';
+}
+
+void meta_note_command_line(void)
+{
+	read_command_line(&at_start);
+}
+
+static void write_command_line(struct outbuf *o)
+{
 	outbuf_json_key(o, "command_line", 0);
 	outbuf_str(o, "[");
-	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(cmdline + i) + 1) {
+	for (size_t i = 0; i < at_start.n; i += strlen(at_start.text + i) + 1) {
 		if (i)
 			outbuf_str(o, ",");
-		outbuf_json_string(o, cmdline + i);
+		outbuf_json_string(o, at_start.text + i);
 	}
 	outbuf_str(o, "]");
+}
+
+/* Joins the n bytes of arguments in c with spaces, in place, without
+ * trailing padding: one line. */
+static void join_arguments(struct command_line *c)
+{
+	while (c->n > 0 && (c->text[c->n - 1] == '\0' ||
+			    c->text[c->n - 1] == ' '))
+		c->n--;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->text[i] == '\0')
+			c->text[i] = ' ';
+	c->text[c->n] = '\0';
+}
+
+/* A program that rewrites its arguments to show what it does (servers:
+ * "postgres: checkpointer", "nginx: worker process") has a title: the
+ * command line as it is now, one line.  NULL when it has none. */
+static const char *title_now(void)
+{
+	static struct command_line now;
+
+	read_command_line(&now);
+	if (now.n == at_start.n && !memcmp(now.text, at_start.text, now.n))
+		return NULL;
+	join_arguments(&now);
+	return now.n ? now.text : NULL;
+}
+
+static void write_title(struct outbuf *o)
+{
+	const char *title = title_now();
+
+	if (title)
+		json_string_member(o, "title", title);
+}
+
+const char *meta_process_name(void)
+{
+	static struct command_line started;
+	const char *title = title_now();
+
+	if (title)
+		return title;
+	started = at_start;
+	join_arguments(&started);
+	return started.text;
 }
 
 /* The members every profile starts its metadata with (no closing brace). */
@@ -77,12 +142,15 @@ static void write_identity(struct outbuf *o, const struct profile_meta *m,
 		json_string_member(o, "executable", text);
 	}
 	write_command_line(o);
+	write_title(o);
 	json_uint_member(o, "sampling_rate", m->sampling_rate);
 	json_uint_member(o, "start_time_us", m->start_wall_us);
 	json_uint_member(o, "max_stack_depth", MEMPROF_MAX_STACK_DEPTH);
+	if (m->started_by)
+		json_string_member(o, "started_by", m->started_by);
 }
 
-static void write_frame_json(struct outbuf *o, uintptr_t pc)
+static void write_frame_json(struct outbuf *o, uint64_t pc)
 {
 	long m = modules_find(pc);
 
@@ -226,10 +294,13 @@ static void write_header(uint8_t header[MLYZE_HEADER_SIZE],
 	mlyze_put_le(header + MLYZE_OFF_METADATA_LEN, meta_len, 4);
 }
 
-/* How the process ended: by exit, or replaced by an exec. */
+/* How the profile ended: by exit, replaced by an exec, or as the
+ * recording window says. */
 static void write_ending(struct outbuf *o, const struct profile_meta *m)
 {
-	json_string_member(o, "ended_by", m->exec_program ? "exec" : "exit");
+	const char *ended_by = m->exec_program ? "exec" : "exit";
+
+	json_string_member(o, "ended_by", m->ended_by ? m->ended_by : ended_by);
 	if (m->exec_program)
 		json_string_member(o, "exec_program", m->exec_program);
 }

@@ -8,15 +8,18 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include <spprof/memprof.h>
 
 #include "estimator.h"
+#include "free_filter.h"
 #include "modules.h"
 #include "names.h"
 #include "profiler_state.h"
 #include "script_stack.h"
 #include "symbols.h"
+#include "unwind_arch.h"
 #include "writer.h"
 
 #define relaxed memory_order_relaxed
@@ -71,10 +74,24 @@ void profiler_read_settings_once(void)
 	prof.settings_read = 1;
 }
 
+/* Says so once, rather than record stacks the walk cannot follow. */
+static int refuse_unsupported_processor(void)
+{
+	struct utsname machine;
+
+	if (uname(&machine) < 0)
+		strcpy(machine.machine, "this processor");
+	runtime_message("stack capture is not supported on %s; "
+			"recording stopped", machine.machine);
+	return fail(ENOSYS);
+}
+
 MEMPROF_PUBLIC int memprof_init(uint64_t sampling_rate)
 {
 	int saved_errno;
 
+	if (!STACK_CAPTURE_SUPPORTED)
+		return refuse_unsupported_processor();
 	if (sampling_rate == 0)
 		return fail(EINVAL);
 	if (transition(STATE(UNINITIALIZED), BUSY) < 0)
@@ -90,6 +107,7 @@ MEMPROF_PUBLIC int memprof_init(uint64_t sampling_rate)
 		return -1;
 	}
 	leave_runtime(saved_errno);
+	free_filter_set_rate(sampling_rate);
 	sampler_set_rate(sampling_rate);
 	atomic_store(&prof.state, INITIALIZED);
 	return 0;
@@ -149,6 +167,7 @@ MEMPROF_PUBLIC int memprof_set_sampling_rate(uint64_t sampling_rate)
 		return fail(EINVAL);
 	if (!initialized())
 		return misuse(atomic_load(&prof.state));
+	free_filter_set_rate(sampling_rate);
 	sampler_set_rate(sampling_rate);
 	saved_errno = enter_runtime();
 	writer_rate(sampling_rate);
@@ -318,9 +337,6 @@ MEMPROF_PUBLIC double memprof_estimate_bytes(uint64_t size,
 {
 	struct estimator_weight w = estimator_weigh(size, sampling_rate);
 
-	/* A block of no bytes is never sampled: it stands for nothing. */
-	if (size == 0)
-		w.bytes = w.count = 0.0;
 	if (count)
 		*count = w.count;
 	return w.bytes;
@@ -330,4 +346,9 @@ MEMPROF_PUBLIC double memprof_estimate_variance(uint64_t size,
 						uint64_t sampling_rate)
 {
 	return estimator_weigh(size, sampling_rate).bytes_variance;
+}
+
+MEMPROF_PUBLIC double memprof_estimate_interval95(double variance)
+{
+	return estimator_interval95(variance);
 }

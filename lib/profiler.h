@@ -17,18 +17,20 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "heap_map.h"
 
 int profiler_wants_sample(void);
 
 /* 1 when the block is now tracked; 0 when it could not be (table full),
- * in which case the caller must not hand out a carved block.  With sample
+ * in which case the caller must not hand out a carved block.  slack: the
+ * bytes past size the program may use (malloc_usable_size).  With sample
  * 0 the block is only remembered as carved (a sampled block resized in
  * place that the sampler did not pick again): it appears in no snapshot,
  * event or estimate. */
-int profiler_record_alloc(void *block, size_t size, uint32_t offset,
-			  int sample);
+int profiler_record_alloc(void *block, size_t size, size_t slack,
+			  uint32_t offset, int sample);
 
 /* 1 and *record filled when block was a live sampled block, which is now
  * forgotten (and its free recorded when frees are tracked).  Works in every
@@ -52,5 +54,9 @@ void profiler_exit_now(void);
  * replaced by program, and start over if the exec failed. */
 void profiler_before_exec(const char *program);
 void profiler_exec_failed(void);
+
+/* Called before the process changes its effective user or group
+ * ((uid_t)-1, (gid_t)-1: unchanged); see writer_before_id_change(). */
+void profiler_before_id_change(uid_t uid, gid_t gid);
 
 #endif /* SPPROF_PROFILER_H */

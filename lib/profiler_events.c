@@ -17,14 +17,22 @@
 #include <spprof/memprof.h>
 
 #include "code_map.h"
+#include "modules.h"
+#include "control.h"
 #include "names.h"
+#include "profile_meta.h"
 #include "profiler_state.h"
 #include "real_alloc.h"
 #include "unwind.h"
 #include "writer.h"
 
 /* Signals wait from before fork() until after it: a handler that
- * allocated then would find the runtime's locks held by its own thread. */
+ * allocated in the child before the runtime's state is reset there would
+ * find it as the parent's threads left it.  The handlers take no lock
+ * that a sampled allocation or free may wait for: fork() takes the
+ * program's stream list lock after them, whose holder may wait for a
+ * stream's lock, whose holder may be allocating (see decide() in
+ * interpose.c).  The child resets what the parent's threads held. */
 static INITIAL_EXEC_TLS sigset_t mask_before_fork;
 
 static void before_fork(void)
@@ -35,14 +43,10 @@ static void before_fork(void)
 	pthread_sigmask(SIG_SETMASK, &all, &mask_before_fork);
 	if (heap_map_ready(&prof.heap))
 		heap_map_prefork(&prof.heap);
-	writer_prefork();
-	strings_prefork();
 }
 
 static void after_fork_in_parent(void)
 {
-	strings_postfork();
-	writer_postfork_parent();
 	if (heap_map_ready(&prof.heap))
 		heap_map_postfork_parent(&prof.heap);
 	pthread_sigmask(SIG_SETMASK, &mask_before_fork, NULL);
@@ -67,8 +71,10 @@ static void after_fork_in_child(void)
 {
 	int follow = prof.settings.follow_fork;
 
-	strings_postfork();
+	strings_after_fork();
 	code_map_after_fork();
+	modules_after_fork();
+	control_after_fork();
 	sampler_reseed_thread(); /* else parent and child sample alike */
 	heap_map_after_fork(&prof.heap);
 	reset_counters();
@@ -77,6 +83,8 @@ static void after_fork_in_child(void)
 		atomic_store(&prof.track_frees, 0);
 	}
 	writer_postfork_child(follow);
+	control_set_state(writer_recording() ? CONTROL_RECORDING
+					     : CONTROL_DORMANT);
 	pthread_sigmask(SIG_SETMASK, &mask_before_fork, NULL);
 }
 
@@ -161,13 +169,16 @@ void profiler_load(void)
 	int saved_errno = enter_runtime();
 
 	real_alloc_init();
+	meta_note_command_line();
 	sampler_init_entropy();
 	profiler_read_settings_once();
 	unwind_init(prof.settings.unwind);
 	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
-	if (prof.settings.output[0]) {
+	control_register();
+	if (prof.settings.output[0] && !prof.settings.dormant) {
 		start_recording();
 		attach_python_walker();
+		control_set_state(CONTROL_RECORDING);
 	}
 	leave_runtime(saved_errno);
 }
@@ -189,17 +200,22 @@ static void finish_now(const char *exec_program)
 void profiler_exit_now(void)
 {
 	finish_now(NULL);
+	control_unregister();
 }
 
 void profiler_before_exec(const char *program)
 {
 	finish_now(program);
+	control_unregister();
 }
 
 void profiler_exec_failed(void)
 {
 	int saved_errno;
 
+	control_after_fork(); /* the same process, back in the registry */
+	control_set_state(writer_recording() ? CONTROL_RECORDING
+					     : CONTROL_DORMANT);
 	if (!writer_enabled())
 		return;
 	saved_errno = enter_runtime();
@@ -207,8 +223,21 @@ void profiler_exec_failed(void)
 	leave_runtime(saved_errno);
 }
 
+void profiler_before_id_change(uid_t uid, gid_t gid)
+{
+	int saved_errno;
+
+	if (!writer_enabled() || ((uid == (uid_t)-1 || uid == geteuid()) &&
+				  (gid == (gid_t)-1 || gid == getegid())))
+		return;
+	saved_errno = enter_runtime();
+	writer_before_id_change(uid, gid);
+	leave_runtime(saved_errno);
+}
+
 void profiler_unload(void)
 {
 	if (writer_enabled())
 		memprof_shutdown();
+	control_unregister();
 }

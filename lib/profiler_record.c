@@ -12,6 +12,7 @@
 
 #include "carved_count.h"
 #include "clock.h"
+#include "control.h"
 #include "profiler_state.h"
 #include "sample_pool.h"
 #include "script_stack.h"
@@ -33,8 +34,12 @@ static void count(unsigned counter)
 
 int profiler_wants_sample(void)
 {
-	return atomic_load_explicit(&prof.track_allocs, relaxed) &&
-	       !sampler_tls.in_runtime;
+	if (sampler_tls.in_runtime)
+		return 0;
+	/* Requests of memprof-ctl are answered here, where a dormant
+	 * runtime passes about once per sampling interval of each thread. */
+	control_poll();
+	return atomic_load_explicit(&prof.track_allocs, relaxed);
 }
 
 /* depth: native frames captured; merged: frames once script frames are
@@ -57,7 +62,7 @@ static void note_stack_health(uint32_t depth, uint32_t merged, int truncated)
 
 static uint32_t capture_stack(void)
 {
-	uintptr_t frames[MEMPROF_MAX_STACK_DEPTH];
+	uint64_t frames[MEMPROF_MAX_STACK_DEPTH];
 	struct unwind_result r = unwind_capture(frames,
 						MEMPROF_MAX_STACK_DEPTH);
 	uint32_t merged = script_stack_merge(frames, r.depth,
@@ -110,8 +115,8 @@ static int publish(void *block, const struct heap_record *r)
 
 /* The stack is captured before the block enters the table, so that a
  * reservation (which holds the table's gate) lasts a few instructions. */
-int profiler_record_alloc(void *block, size_t size, uint32_t offset,
-			  int sample)
+int profiler_record_alloc(void *block, size_t size, size_t slack,
+			  uint32_t offset, int sample)
 {
 	int saved_errno = enter_runtime();
 	uint64_t rate = sample ? sampler_rate() : 0;
@@ -128,6 +133,7 @@ int profiler_record_alloc(void *block, size_t size, uint32_t offset,
 		.thread_id = sampler_tls.tid,
 		.timestamp_ns = monotonic_ns(),
 		.offset = offset,
+		.slack = (uint32_t)slack,
 	};
 	int tracked = publish(block, &r);
 

@@ -33,19 +33,19 @@ int script_stack_set_walker(memprof_frame_walker fn,
 	return 0;
 }
 
-static void append(uintptr_t *out, uint32_t *depth, uint32_t max,
-		   const uintptr_t *frames, uint32_t n)
+static void append(uint64_t *out, uint32_t *depth, uint32_t max,
+		   const uint64_t *frames, uint32_t n)
 {
 	uint32_t room = max - *depth;
 
 	if (n > room)
 		n = room;
-	memcpy(out + *depth, frames, n * sizeof(uintptr_t));
+	memcpy(out + *depth, frames, n * sizeof(uint64_t));
 	*depth += n;
 }
 
-uint32_t merge_frames(uintptr_t *out, uint32_t max, const uintptr_t *native,
-		      uint32_t n, const uintptr_t *script, uint32_t m,
+uint32_t merge_frames(uint64_t *out, uint32_t max, const uint64_t *native,
+		      uint32_t n, const uint64_t *script, uint32_t m,
 		      uintptr_t lo, uintptr_t hi)
 {
 	uint32_t first = n, last = 0, depth = 0;
@@ -64,7 +64,7 @@ uint32_t merge_frames(uintptr_t *out, uint32_t max, const uintptr_t *native,
 	return depth;
 }
 
-static uint32_t intern_script_frames(uintptr_t *packed,
+static uint32_t intern_script_frames(uint64_t *packed,
 				     const memprof_script_frame *f, int n)
 {
 	uint32_t kept = 0;
@@ -82,19 +82,19 @@ static uint32_t intern_script_frames(uintptr_t *packed,
 	return kept;
 }
 
-uint32_t script_stack_merge(uintptr_t *frames, uint32_t depth, uint32_t max)
+uint32_t script_stack_merge(uint64_t *frames, uint32_t depth, uint32_t max)
 {
 	memprof_frame_walker fn = atomic_load_explicit(&walker,
 						       memory_order_acquire);
 	memprof_script_frame script[MEMPROF_MAX_STACK_DEPTH];
-	uintptr_t packed[MEMPROF_MAX_STACK_DEPTH], native[MEMPROF_MAX_STACK_DEPTH];
+	uint64_t packed[MEMPROF_MAX_STACK_DEPTH], native[MEMPROF_MAX_STACK_DEPTH];
 	int n;
 
 	if (!fn || (n = fn(script, MEMPROF_MAX_STACK_DEPTH)) <= 0)
 		return depth;
 	if (n > MEMPROF_MAX_STACK_DEPTH)
 		n = MEMPROF_MAX_STACK_DEPTH;
-	memcpy(native, frames, depth * sizeof(uintptr_t));
+	memcpy(native, frames, depth * sizeof(uint64_t));
 	return merge_frames(frames, max, native, depth, packed,
 			    intern_script_frames(packed, script, n),
 			    interpreter_lo, interpreter_hi);

@@ -20,12 +20,12 @@ int script_stack_set_walker(memprof_frame_walker walker,
 			    const void *interpreter_code);
 
 /* Rewrites frames[0..depth) in place (room for max); returns the depth. */
-uint32_t script_stack_merge(uintptr_t *frames, uint32_t depth, uint32_t max);
+uint32_t script_stack_merge(uint64_t *frames, uint32_t depth, uint32_t max);
 
 /* The merge itself: native leaf-first frames, script frames innermost
  * first, interpreter code in [lo, hi).  Returns the merged depth. */
-uint32_t merge_frames(uintptr_t *out, uint32_t max, const uintptr_t *native,
-		      uint32_t n, const uintptr_t *script, uint32_t m,
+uint32_t merge_frames(uint64_t *out, uint32_t max, const uint64_t *native,
+		      uint32_t n, const uint64_t *script, uint32_t m,
 		      uintptr_t lo, uintptr_t hi);
 
 #endif /* SPPROF_SCRIPT_STACK_H */

@@ -4,6 +4,7 @@
 #include "settings.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,10 @@
 #include "estimator.h"
 #include "heap_map.h"
 #include "stack_table.h"
+#include "wrap_channel.h"
+
+/* memprof-wrap's socket, where messages go instead of stderr. */
+static char message_channel[PATH_MAX];
 
 void runtime_message(const char *fmt, ...)
 {
@@ -28,7 +33,14 @@ void runtime_message(const char *fmt, ...)
 	if (n > (int)sizeof(line) - 2)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
-	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
+	/* Under memprof-wrap the person who runs it reads them, never the
+	 * program's log; should it have ended, nobody does. */
+	if (message_channel[0]) {
+		char tagged[sizeof(line) + 2] = "M ";
+
+		memcpy(tagged + 2, line, (size_t)n);
+		channel_send(message_channel, tagged, (size_t)n + 2, -1);
+	} else if (write(STDERR_FILENO, line, (size_t)n) < 0) {
 		/* stderr is gone; there is nobody left to tell */
 	}
 }
@@ -117,8 +129,13 @@ void settings_read(struct runtime_config *c)
 	c->max_size = PROFILE_MAX_SIZE_DEFAULT;
 	c->heap_map_capacity = HEAP_MAP_DEFAULT_MAX_CAPACITY;
 	c->follow_fork = 1;
+	c->dormant = 0;
 	c->root_pid = 0;
 	c->unwind = UNWIND_AUTO;
+	/* First, so that the messages below find their way. */
+	copy_setting("SPPROF_MANIFEST", c->manifest, sizeof(c->manifest));
+	if (channel_is_wrap(c->manifest))
+		memcpy(message_channel, c->manifest, sizeof(message_channel));
 	if ((v = secure_getenv("SPPROF_SAMPLING_RATE")) &&
 	    parse_count("SPPROF_SAMPLING_RATE", v, ESTIMATOR_MAX_SAMPLING_RATE, &n) == 0)
 		c->sampling_rate = n;
@@ -140,13 +157,14 @@ void settings_read(struct runtime_config *c)
 			runtime_message("SPPROF_FOLLOW_FORK=%s is not 0 or 1; "
 					"ignoring it", v);
 	}
+	if ((v = secure_getenv("SPPROF_DORMANT")))
+		c->dormant = !strcmp(v, "1");
 	if ((v = secure_getenv("SPPROF_ROOT_PID")) &&
 	    parse_count("SPPROF_ROOT_PID", v, 1u << 30, &n) == 0)
 		c->root_pid = (long)n;
 	if ((v = secure_getenv("SPPROF_UNWIND")))
 		c->unwind = parse_unwind(v);
 	copy_setting("SPPROF_OUTPUT", c->output, sizeof(c->output));
-	copy_setting("SPPROF_MANIFEST", c->manifest, sizeof(c->manifest));
 	copy_setting("SPPROF_PYTHON_WALKER", c->python_walker,
 		     sizeof(c->python_walker));
 }

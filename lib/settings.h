@@ -2,7 +2,7 @@
  *
  * Contract: settings_read() reads every setting once, at load time, with
  * secure_getenv() so that set-user-ID programs ignore them; invalid values
- * are reported on stderr and replaced by the defaults.  Strings are copied,
+ * are reported and replaced by the defaults.  Strings are copied,
  * since the program may change its environment later.
  */
 #ifndef SPPROF_SETTINGS_H
@@ -34,6 +34,7 @@ struct runtime_config {
 	uint32_t heap_map_capacity; /* SPPROF_HEAP_MAP_CAPACITY: the most slots
 				    * the live-block table grows to, a power of 2 */
 	int follow_fork;          /* SPPROF_FOLLOW_FORK, 0 or 1 */
+	int dormant;              /* SPPROF_DORMANT: record only on request */
 	char output[PATH_MAX];    /* SPPROF_OUTPUT pattern; "" = no profile */
 	char manifest[PATH_MAX];  /* SPPROF_MANIFEST; "" = none */
 	char python_walker[PATH_MAX]; /* SPPROF_PYTHON_WALKER; "" = none */
@@ -43,7 +44,8 @@ struct runtime_config {
 
 void settings_read(struct runtime_config *settings);
 
-/* Messages from the runtime go straight to fd 2: no stdio, no malloc. */
+/* Messages from the runtime go to memprof-wrap when it runs the program
+ * (wrap_channel.h), else straight to fd 2: no stdio, no malloc. */
 void runtime_message(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 

@@ -34,7 +34,7 @@ static struct stack_index *index_new(uint32_t capacity)
 	return x;
 }
 
-uint64_t stack_hash(const uintptr_t *frames, uint32_t depth)
+uint64_t stack_hash(const uint64_t *frames, uint32_t depth)
 {
 	uint64_t h = 0xCBF29CE484222325ull ^ depth;
 
@@ -147,11 +147,11 @@ uint32_t stack_table_capacity(struct stack_table *t)
 }
 
 static int entry_matches(const struct stack_entry *e, uint64_t hash,
-			 const uintptr_t *frames, uint32_t depth)
+			 const uint64_t *frames, uint32_t depth)
 {
 	return atomic_load_explicit(&e->hash, memory_order_acquire) == hash &&
 	       e->depth == depth &&
-	       memcmp(e->frames, frames, depth * sizeof(uintptr_t)) == 0;
+	       memcmp(e->frames, frames, depth * sizeof(uint64_t)) == 0;
 }
 
 /* Places id + 1 in the first free slot of its probe sequence, unless an
@@ -224,7 +224,7 @@ done:
 }
 
 static uint32_t lookup(struct stack_table *t, struct stack_index *x,
-		       uint64_t hash, const uintptr_t *frames, uint32_t depth)
+		       uint64_t hash, const uint64_t *frames, uint32_t depth)
 {
 	for (uint32_t i = (uint32_t)hash & x->mask, n = 0; n <= x->mask;
 	     i = (i + 1) & x->mask, n++) {
@@ -240,7 +240,7 @@ static uint32_t lookup(struct stack_table *t, struct stack_index *x,
 	return STACK_ID_NONE;
 }
 
-uint32_t stack_table_intern(struct stack_table *t, const uintptr_t *frames,
+uint32_t stack_table_intern(struct stack_table *t, const uint64_t *frames,
 			    uint32_t depth)
 {
 	struct stack_index *x = atomic_load_explicit(&t->index,
@@ -269,7 +269,7 @@ uint32_t stack_table_intern(struct stack_table *t, const uintptr_t *frames,
 	}
 	e->depth = depth;
 	e->flags = 0;
-	memcpy(e->frames, frames, depth * sizeof(uintptr_t));
+	memcpy(e->frames, frames, depth * sizeof(uint64_t));
 	atomic_store_explicit(&e->hash, hash, memory_order_release);
 
 	found = index_place(t, x, hash, id);

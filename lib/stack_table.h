@@ -26,7 +26,7 @@ struct stack_entry {
 	_Atomic uint64_t hash; /* 0 until the entry is complete */
 	uint32_t depth;
 	uint32_t flags;
-	uintptr_t frames[MEMPROF_MAX_STACK_DEPTH];
+	uint64_t frames[MEMPROF_MAX_STACK_DEPTH];
 };
 
 struct stack_index; /* private: open-addressing array of id + 1 */
@@ -47,9 +47,9 @@ struct stack_table {
 int stack_table_init(struct stack_table *t, uint32_t max_entries);
 void stack_table_destroy(struct stack_table *t);
 
-uint64_t stack_hash(const uintptr_t *frames, uint32_t depth);
+uint64_t stack_hash(const uint64_t *frames, uint32_t depth);
 
-uint32_t stack_table_intern(struct stack_table *t, const uintptr_t *frames,
+uint32_t stack_table_intern(struct stack_table *t, const uint64_t *frames,
 			    uint32_t depth);
 
 /* The entry of an id, or NULL when the id was never completed. */

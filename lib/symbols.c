@@ -34,7 +34,7 @@ static void name_stack(const struct stack_entry *e, struct stack_names *n)
 		uintptr_t pc = e->frames[i] - (i > 0);
 
 		if (frame_is_script(e->frames[i])) {
-			uintptr_t f = e->frames[i];
+			uint64_t f = e->frames[i];
 
 			n->functions[i] = strings_get(STRINGS_FUNCTIONS,
 						      script_frame_function(f));

@@ -16,13 +16,8 @@
 #include "code_map.h"
 #include "compiler.h"
 #include "sampler.h"
+#include "unwind_arch.h"
 #include "unwind_tables.h"
-
-#if defined(__x86_64__) || defined(__aarch64__)
-#define USER_ADDRESS_MAX 0x0000FFFFFFFFFFFFull
-#else
-#define USER_ADDRESS_MAX UINTPTR_MAX
-#endif
 
 extern void *__libc_stack_end; /* glibc: the main thread's initial sp */
 
@@ -43,7 +38,7 @@ static _Atomic int told_incomplete;
 struct anchor {
 	uintptr_t fp, pc;
 	uint32_t outer;
-	uintptr_t outer_frames[ANCHOR_OUTER_MAX];
+	uint64_t outer_frames[ANCHOR_OUTER_MAX];
 };
 
 static INITIAL_EXEC_TLS struct anchor anchor;
@@ -99,23 +94,6 @@ void unwind_init(enum unwind_method asked)
 	}
 }
 
-static uintptr_t thread_stack_top(void)
-{
-	pthread_attr_t attr;
-	void *base;
-	size_t size;
-	uintptr_t top = 0;
-
-	if (getpid() == (pid_t)syscall(SYS_gettid))
-		return (uintptr_t)__libc_stack_end;
-	if (pthread_getattr_np(pthread_self(), &attr) != 0)
-		return 0;
-	if (pthread_attr_getstack(&attr, &base, &size) == 0)
-		top = (uintptr_t)base + size;
-	pthread_attr_destroy(&attr);
-	return top;
-}
-
 static int own_code(uintptr_t pc)
 {
 	return pc >= runtime_text_lo && pc < runtime_text_hi;
@@ -140,6 +118,29 @@ static enum code_kind return_address(uintptr_t pc, uintptr_t fp,
 	return code_map_return_kind(pc);
 }
 
+/* How far up this thread's stack a walk may read, learnt without asking
+ * the C library: pthread_getattr_np() allocates while it holds the
+ * thread's lock, so a sample taken inside it would wait for that lock
+ * forever.  The C library (glibc, and musl) puts a thread's descriptor,
+ * pthread_self(), at the top of the block that holds its stack, right
+ * above the stack and its thread-local storage: all of it readable.  The
+ * initial thread's descriptor lies below its stack, which ends at
+ * __libc_stack_end (its arguments and environment above).  A stack that
+ * is neither (a thread running on a stack of its own making above its
+ * descriptor) is not walked: its bounds are unknown. */
+static uintptr_t thread_stack_top(void)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t self = (uintptr_t)pthread_self();
+
+	if (sp < self)
+		return self;
+	if (getpid() == (pid_t)syscall(SYS_gettid) &&
+	    sp < (uintptr_t)__libc_stack_end)
+		return (uintptr_t)__libc_stack_end;
+	return 0;
+}
+
 static uintptr_t current_stack_top(void)
 {
 	struct sampler_thread *t = &sampler_tls;
@@ -159,7 +160,8 @@ struct fp_walk {
 
 static int plausible_frame(uintptr_t fp, uintptr_t stack_top)
 {
-	return fp >= 0x1000 && fp <= USER_ADDRESS_MAX && !(fp & 7) &&
+	return fp >= 0x1000 && fp <= USER_ADDRESS_MAX &&
+	       !(fp & (sizeof(uintptr_t) - 1)) &&
 	       fp + 2 * sizeof(uintptr_t) <= stack_top;
 }
 
@@ -187,7 +189,7 @@ static uintptr_t caller_record(uintptr_t stack_top)
  * frame pointers is recorded, but the frame record that follows may be
  * its caller's caller's (the function kept the register as it found it),
  * so with stop_at_gap the walk ends there. */
-static struct fp_walk walk_frame_pointers(uintptr_t *frames, uint32_t max,
+static struct fp_walk walk_frame_pointers(uint64_t *frames, uint32_t max,
 					  int stop_at_gap, uintptr_t fp,
 					  uintptr_t top)
 {
@@ -224,36 +226,25 @@ static struct fp_walk walk_frame_pointers(uintptr_t *frames, uint32_t max,
 	return w;
 }
 
-static int reached_anchor(const uintptr_t *frames, const struct fp_walk *w)
+static int reached_anchor(const uint64_t *frames, const struct fp_walk *w)
 {
 	return w->depth && w->last_fp == anchor.fp &&
 	       frames[w->depth - 1] == anchor.pc;
 }
 
 /* The registers of the hook's caller right after the return to it, from
- * its frame record: on x86-64 a frame record also tells where the
+ * its frame record, where the processor lets the record tell where the
  * caller's stack resumes.  The tables then need not walk the runtime's
  * frames. */
 static int resume_regs(uintptr_t record, struct frame_regs *regs)
 {
-#if defined(__x86_64__)
-	const uintptr_t *frame = (const uintptr_t *)record;
-
-	if (record) {
-		*regs = (struct frame_regs){ frame[1], record + 16, frame[0] };
-		return 1;
-	}
-#else
-	(void)record;
-	(void)regs;
-#endif
-	return 0;
+	return record && regs_from_record(record, regs);
 }
 
 /* The unwind tables' stack from the hook's caller (its frame record, or
  * 0), without the runtime's own frames, in
  * frames[0..UNWIND_TABLES_MAX_DEPTH); at most max kept. */
-static uint32_t walk_tables(uintptr_t *frames, uint32_t max, int *truncated,
+static uint32_t walk_tables(uint64_t *frames, uint32_t max, int *truncated,
 			    uintptr_t record, uintptr_t top)
 {
 	struct frame_regs caller;
@@ -281,8 +272,8 @@ static uint32_t walk_tables(uintptr_t *frames, uint32_t max, int *truncated,
  * before alike, found this thread's outermost frame record.  (A call into
  * the C library that calls malloc ends a walk in the C library too, but
  * leaves more frames beyond it.) */
-static void learn_anchor(const uintptr_t *fp_frames, const struct fp_walk *w,
-			 const uintptr_t *frames, uint32_t depth)
+static void learn_anchor(const uint64_t *fp_frames, const struct fp_walk *w,
+			 const uint64_t *frames, uint32_t depth)
 {
 	uint32_t outer = depth - w->depth;
 
@@ -300,11 +291,11 @@ static void learn_anchor(const uintptr_t *fp_frames, const struct fp_walk *w,
 
 /* Replaces the frame-pointer walk in frames (if any: w) by the tables'
  * stack from the hook's caller, and learns from the two. */
-static struct unwind_result from_tables(uintptr_t *frames, uint32_t max,
+static struct unwind_result from_tables(uint64_t *frames, uint32_t max,
 					const struct fp_walk *w,
 					uintptr_t record, uintptr_t top)
 {
-	uintptr_t tables[UNWIND_TABLES_MAX_DEPTH];
+	uint64_t tables[UNWIND_TABLES_MAX_DEPTH];
 	struct unwind_result r = { .method = UNWIND_DWARF };
 
 	r.depth = walk_tables(tables, max, &r.truncated, record, top);
@@ -314,7 +305,7 @@ static struct unwind_result from_tables(uintptr_t *frames, uint32_t max,
 	return r;
 }
 
-static uint32_t append_outer_frames(uintptr_t *frames, uint32_t depth,
+static uint32_t append_outer_frames(uint64_t *frames, uint32_t depth,
 				    uint32_t max, int *truncated)
 {
 	for (uint32_t i = 0; i < anchor.outer; i++) {
@@ -335,13 +326,15 @@ static void tell_incomplete_once(void)
 				"read unwind tables on this architecture");
 }
 
-struct unwind_result unwind_capture(uintptr_t *frames, uint32_t max)
+struct unwind_result unwind_capture(uint64_t *frames, uint32_t max)
 {
 	uintptr_t top = current_stack_top();
 	uintptr_t record = caller_record(top);
 	struct fp_walk w;
 	struct unwind_result r = { .method = UNWIND_FP };
 
+	if (!top)
+		return r;
 	if (method == UNWIND_DWARF)
 		return from_tables(frames, max, NULL, record, top);
 	w = walk_frame_pointers(frames, max,

@@ -20,8 +20,7 @@
  * otherwise it takes the stack from the unwind tables.  A function without
  * a frame pointer in an object that mostly keeps them is invisible to the
  * walk: UNWIND_DWARF is exact there.  Neither allocates, locks or opens
- * anything; finding the stack top of a new thread allocates, once, and
- * must therefore run under the runtime's re-entrancy guard.
+ * anything, nor asks the C library for the thread's stack bounds.
  */
 #ifndef SPPROF_UNWIND_H
 #define SPPROF_UNWIND_H
@@ -46,6 +45,6 @@ struct unwind_result {
 };
 
 /* Fills frames[0..max) with the stack (max <= MEMPROF_MAX_STACK_DEPTH). */
-struct unwind_result unwind_capture(uintptr_t *frames, uint32_t max);
+struct unwind_result unwind_capture(uint64_t *frames, uint32_t max);
 
 #endif /* SPPROF_UNWIND_H */

@@ -5,25 +5,17 @@
 #include "unwind_tables.h"
 
 #include <dlfcn.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <ucontext.h>
 
 #include "cfi.h"
 #include "code_map.h"
 #include "rawmem.h"
 #include "unwind.h"
+#include "unwind_arch.h"
 
 #define relaxed memory_order_relaxed
-
-
-#if defined(__x86_64__) || defined(__aarch64__)
-#define HAVE_TABLE_WALK 1
-#else
-#define HAVE_TABLE_WALK 0
-#endif
 
 /* The rules found, by address: a slot holds an address, tagged with the
  * code map's generation, and its rule packed in one word; it is written
@@ -34,7 +26,7 @@
 #define GENERATION_SHIFT 48
 
 struct rule_slot {
-	_Atomic uintptr_t key;
+	_Atomic uint64_t key;
 	_Atomic uint64_t rule;
 };
 
@@ -43,12 +35,15 @@ static _Atomic(struct rule_slot *) rule_cache;
 /* Packed: CFA offset (32 bits), return address and frame pointer offsets
  * in words (8 bits each), the kind (8 bits), the flags; 0 is no rule. */
 enum { PACKED_VALID = 1, PACKED_CFA_ON_FP = 2, PACKED_FP_SAVED = 4 };
+#define WORD ((int32_t)sizeof(uintptr_t))
 
 static int packable(const struct frame_rule *r)
 {
-	return r->ra_offset % 8 == 0 && r->fp_offset % 8 == 0 &&
-	       r->ra_offset / 8 >= INT8_MIN && r->ra_offset / 8 <= INT8_MAX &&
-	       r->fp_offset / 8 >= INT8_MIN && r->fp_offset / 8 <= INT8_MAX;
+	return r->ra_offset % WORD == 0 && r->fp_offset % WORD == 0 &&
+	       r->ra_offset / WORD >= INT8_MIN &&
+	       r->ra_offset / WORD <= INT8_MAX &&
+	       r->fp_offset / WORD >= INT8_MIN &&
+	       r->fp_offset / WORD <= INT8_MAX;
 }
 
 static uint64_t pack(const struct frame_rule *r)
@@ -60,8 +55,8 @@ static uint64_t pack(const struct frame_rule *r)
 	if (r->fp_saved)
 		flags |= PACKED_FP_SAVED;
 	return (uint64_t)(uint32_t)r->cfa_offset |
-	       (uint64_t)(uint8_t)(int8_t)(r->ra_offset / 8) << 32 |
-	       (uint64_t)(uint8_t)(int8_t)(r->fp_offset / 8) << 40 |
+	       (uint64_t)(uint8_t)(int8_t)(r->ra_offset / WORD) << 32 |
+	       (uint64_t)(uint8_t)(int8_t)(r->fp_offset / WORD) << 40 |
 	       (uint64_t)r->kind << 48 | flags << 56;
 }
 
@@ -73,21 +68,21 @@ static struct frame_rule unpack(uint64_t v)
 		.kind = (enum frame_rule_kind)(uint8_t)(v >> 48),
 		.cfa_on_fp = !!(flags & PACKED_CFA_ON_FP),
 		.cfa_offset = (int32_t)(uint32_t)v,
-		.ra_offset = (int8_t)(uint8_t)(v >> 32) * 8,
+		.ra_offset = (int8_t)(uint8_t)(v >> 32) * WORD,
 		.fp_saved = !!(flags & PACKED_FP_SAVED),
-		.fp_offset = (int8_t)(uint8_t)(v >> 40) * 8,
+		.fp_offset = (int8_t)(uint8_t)(v >> 40) * WORD,
 	};
 }
 
-static struct rule_slot *slot_of(struct rule_slot *cache, uintptr_t pc)
+static struct rule_slot *slot_of(struct rule_slot *cache, uint64_t key)
 {
-	return &cache[(pc * 0x9e3779b97f4a7c15ull) >> 51];
+	return &cache[(key * 0x9e3779b97f4a7c15ull) >> 51];
 }
 
 _Static_assert(RULE_CACHE_SLOTS == 1 << 13, "the hash keeps 13 bits");
 
 /* The packed rule cached for key, 0 when there is none. */
-static inline uint64_t cached_rule(uintptr_t key)
+static inline uint64_t cached_rule(uint64_t key)
 {
 	struct rule_slot *cache = atomic_load_explicit(&rule_cache,
 						       memory_order_acquire);
@@ -105,7 +100,7 @@ static inline uint64_t cached_rule(uintptr_t key)
 	return packed;
 }
 
-static void cache_rule(uintptr_t key, const struct frame_rule *rule)
+static void cache_rule(uint64_t key, const struct frame_rule *rule)
 {
 	struct rule_slot *cache = atomic_load_explicit(&rule_cache,
 						       memory_order_acquire);
@@ -141,7 +136,7 @@ static int still_loaded(uintptr_t address, uintptr_t *eh_frame_hdr)
  * tables, then cached.  Kept out of line, so that a cache hit, the
  * common case, saves no registers. */
 static __attribute__((noinline)) struct frame_rule
-look_up_rule(uintptr_t pc, int return_address, uintptr_t key)
+look_up_rule(uintptr_t pc, int return_address, uint64_t key)
 {
 	uintptr_t at = return_address ? pc - 1 : pc;
 	struct frame_rule rule = { .kind = FRAME_NOT_CODE };
@@ -162,11 +157,11 @@ look_up_rule(uintptr_t pc, int return_address, uintptr_t key)
 static inline struct frame_rule rule_for(uintptr_t pc, int return_address)
 {
 	uintptr_t at = return_address ? pc - 1 : pc;
-	uintptr_t key = at | (uintptr_t)code_map_generation()
-				     << GENERATION_SHIFT;
+	uint64_t key = at | (uint64_t)code_map_generation()
+				    << GENERATION_SHIFT;
 	uint64_t packed;
 
-	if (at >> GENERATION_SHIFT)
+	if ((uint64_t)at >> GENERATION_SHIFT)
 		return (struct frame_rule){ .kind = FRAME_NOT_CODE };
 	packed = cached_rule(key);
 	if (packed)
@@ -174,26 +169,17 @@ static inline struct frame_rule rule_for(uintptr_t pc, int return_address)
 	return look_up_rule(pc, return_address, key);
 }
 
-#if defined(__x86_64__)
-/* mov $15, %rax; syscall */
-static const uint8_t sigreturn_code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00,
-					  0x00, 0x00, 0x0f, 0x05 };
-#elif defined(__aarch64__)
-/* mov x8, #139; svc #0 */
-static const uint8_t sigreturn_code[] = { 0x68, 0x11, 0x80, 0xd2,
-					  0x01, 0x00, 0x00, 0xd4 };
-#endif
-
-/* Where trampolines live: the C library's code (x86-64) and the vDSO's
+/* Where trampolines live: the C library's code (x86) and the vDSO's
  * (AArch64); neither is ever unloaded, so their code can be read even
  * when a stray value points there. */
 static uintptr_t libc_lo, libc_hi, vdso_lo, vdso_hi;
 
 int is_signal_trampoline(uintptr_t pc)
 {
-#if HAVE_TABLE_WALK
 	uintptr_t last = pc + sizeof(sigreturn_code) - 1;
 
+	if (!STACK_CAPTURE_SUPPORTED)
+		return 0;
 	if (!(pc >= libc_lo && last < libc_hi) &&
 	    !(pc >= vdso_lo && last < vdso_hi))
 		return 0;
@@ -201,10 +187,6 @@ int is_signal_trampoline(uintptr_t pc)
 	return (last & ~(uintptr_t)4095) == (pc & ~(uintptr_t)4095) &&
 	       !memcmp((const void *)pc, sigreturn_code,
 		       sizeof(sigreturn_code));
-#else
-	(void)pc;
-	return 0;
-#endif
 }
 
 static int on_stack(uintptr_t address, uintptr_t low, uintptr_t stack_top)
@@ -217,31 +199,13 @@ static int on_stack(uintptr_t address, uintptr_t low, uintptr_t stack_top)
  * interrupted registers.  0 when it does not lie on this stack. */
 static int leave_signal_frame(struct frame_regs *regs, uintptr_t stack_top)
 {
-#if defined(__x86_64__)
-	const ucontext_t *uc = (const ucontext_t *)regs->sp;
-#elif defined(__aarch64__)
-	const ucontext_t *uc =
-		(const ucontext_t *)(regs->sp + sizeof(siginfo_t));
-#endif
-#if HAVE_TABLE_WALK
-	if (!on_stack((uintptr_t)uc, regs->sp, stack_top) ||
+	const ucontext_t *uc = signal_context(regs->sp);
+
+	if (!uc || !on_stack((uintptr_t)uc, regs->sp, stack_top) ||
 	    (uintptr_t)uc + sizeof(*uc) > stack_top)
 		return 0;
-#if defined(__x86_64__)
-	regs->pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-	regs->sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
-	regs->fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
-#else
-	regs->pc = (uintptr_t)uc->uc_mcontext.pc;
-	regs->sp = (uintptr_t)uc->uc_mcontext.sp;
-	regs->fp = (uintptr_t)uc->uc_mcontext.regs[29];
-#endif
+	*regs = signal_regs(uc);
 	return 1;
-#else
-	(void)regs;
-	(void)stack_top;
-	return 0;
-#endif
 }
 
 /* From a frame to its caller's by the frame's rule; 0 where the stack
@@ -258,10 +222,7 @@ static int unwind_one(struct frame_regs *regs, const struct frame_rule *rule,
 	    !on_stack(ra_at, regs->sp, stack_top) ||
 	    (rule->fp_saved && !on_stack(fp_at, regs->sp, stack_top)))
 		return 0;
-	regs->pc = *(const uintptr_t *)ra_at;
-#if defined(__aarch64__)
-	regs->pc &= 0x0000ffffffffffffull; /* no pointer signature */
-#endif
+	regs->pc = *(const uintptr_t *)ra_at & RETURN_ADDRESS_MASK;
 	if (rule->fp_saved)
 		regs->fp = *(const uintptr_t *)fp_at;
 	regs->sp = cfa;
@@ -273,7 +234,7 @@ int unwind_tables_init(uintptr_t libc_text_lo, uintptr_t libc_text_hi)
 	struct rule_slot *cache;
 	uintptr_t vdso;
 
-	if (!HAVE_TABLE_WALK)
+	if (!STACK_CAPTURE_SUPPORTED)
 		return 0;
 	libc_lo = libc_text_lo;
 	libc_hi = libc_text_hi;
@@ -285,22 +246,10 @@ int unwind_tables_init(uintptr_t libc_text_lo, uintptr_t libc_text_hi)
 	return 1;
 }
 
-/* The registers here: an instruction of this function, whose unwind
- * table entry gives its caller. */
-#if defined(__x86_64__)
-#define CURRENT_REGS(r)                                                   \
-	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" \
-			 : "=r"((r).pc), "=r"((r).sp), "=r"((r).fp))
-#elif defined(__aarch64__)
-#define CURRENT_REGS(r)                                                   \
-	__asm__ volatile("adr %0, .\n\tmov %1, sp\n\tmov %2, x29"          \
-			 : "=r"((r).pc), "=r"((r).sp), "=r"((r).fp))
-#else
-#define CURRENT_REGS(r) ((r) = (struct frame_regs){ 0 })
-#endif
-
+/* The walk starts at an instruction of unwind_tables_capture() (see
+ * CURRENT_REGS), whose unwind table entry gives its caller. */
 __attribute__((noinline)) uint32_t
-unwind_tables_capture(const struct frame_regs *start, uintptr_t *frames,
+unwind_tables_capture(const struct frame_regs *start, uint64_t *frames,
 		      uint32_t max, uintptr_t stack_top, int *truncated)
 {
 	struct frame_regs regs;
@@ -315,7 +264,7 @@ unwind_tables_capture(const struct frame_regs *start, uintptr_t *frames,
 		rule = rule_for(regs.pc, 0);
 	}
 	*truncated = 0;
-	while (HAVE_TABLE_WALK && rule.kind != FRAME_NOT_CODE) {
+	while (STACK_CAPTURE_SUPPORTED && rule.kind != FRAME_NOT_CODE) {
 		if (depth == max) {
 			*truncated = 1;
 			break;

@@ -16,8 +16,8 @@
  * address or return address given by a DWARF expression, registers other
  * than the stack and frame pointers), a return address in no known code
  * and the outermost frame (return address undefined) end the walk.
- * x86-64 and AArch64 only; elsewhere unwind_tables_init() says 0 and
- * nothing is walked.
+ * The processor's part is in unwind_arch.h; on an architecture it does
+ * not describe, unwind_tables_init() says 0 and nothing is walked.
  */
 #ifndef SPPROF_UNWIND_TABLES_H
 #define SPPROF_UNWIND_TABLES_H
@@ -26,6 +26,8 @@
 
 #include <spprof/memprof.h>
 
+#include "unwind_arch.h"
+
 /* Room for the deepest stack kept and the runtime's own frames below it. */
 #define UNWIND_TABLES_MAX_DEPTH (MEMPROF_MAX_STACK_DEPTH + 16)
 
@@ -33,19 +35,12 @@
  * is_signal_trampoline). */
 int unwind_tables_init(uintptr_t libc_text_lo, uintptr_t libc_text_hi);
 
-/* The registers of a frame: its instruction pointer (a return address,
- * except at the start of a walk and after a signal frame), stack pointer
- * and frame pointer. */
-struct frame_regs {
-	uintptr_t pc, sp, fp;
-};
-
 /* Fills frames[0..max) with the return addresses from start (a frame whose
  * registers after the return are known), or from this function's own
  * address when start is NULL, leaf first; *truncated is set when the walk
  * stopped at max. */
 uint32_t unwind_tables_capture(const struct frame_regs *start,
-			       uintptr_t *frames, uint32_t max,
+			       uint64_t *frames, uint32_t max,
 			       uintptr_t stack_top, int *truncated);
 
 /* Whether pc is a sigreturn trampoline: the return address the kernel

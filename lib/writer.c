@@ -12,10 +12,13 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "control.h"
 #include "event_stream.h"
 #include "frames.h"
 #include "mlyze-codec.h"
@@ -73,7 +76,14 @@ static struct {
 	int limit_raised_told;
 	struct heap_map *heap;
 	struct run_totals totals;
+	/* Why this recording window started, and why it is ending (see
+	 * profile_meta.h); NULL: with the process. */
+	const char *started_by, *ended_by;
+	char finished[PATH_MAX]; /* the last profile published, or "" */
 } w __attribute__((aligned(64)));
+
+/* The names of a snapshot: the stream's, with another final name. */
+static struct profile_files snapshot_files;
 
 /* Frees to be written by the next event (writer_free_later): slots, and
  * how many are taken, which every event reads and a free rarely writes. */
@@ -140,6 +150,7 @@ int writer_configure(const struct runtime_config *s, struct stack_table *t,
 	w.first_rate = w.rate = sampling_rate;
 	w.pid = getpid();
 	reset_clock();
+	modules_refresh();
 	w.enabled = 1;
 	return 0;
 }
@@ -332,7 +343,7 @@ static void define_strings(void)
 }
 
 /* The STACK payload bytes of one frame (kind + fields). */
-static size_t frame_payload_len(uintptr_t f)
+static size_t frame_payload_len(uint64_t f)
 {
 	if (!frame_is_script(f))
 		return 1 + mlyze_varint_len(f);
@@ -341,7 +352,7 @@ static size_t frame_payload_len(uintptr_t f)
 	       mlyze_varint_len(script_frame_line(f));
 }
 
-static uint8_t *encode_frame(uint8_t *p, uintptr_t f)
+static uint8_t *encode_frame(uint8_t *p, uint64_t f)
 {
 	if (!frame_is_script(f)) {
 		p = encode_varint(p, MLYZE_FRAME_NATIVE);
@@ -362,12 +373,6 @@ static int define_stack(uint32_t id)
 	uint8_t *p;
 	uint64_t len;
 
-	for (uint32_t i = 0; i < depth; i++)
-		if (!frame_is_script(e->frames[i]) &&
-		    modules_find(e->frames[i]) < 0) {
-			modules_refresh(); /* a library loaded since */
-			break;
-		}
 	define_modules();
 	define_strings();
 	len = mlyze_varint_len(id) + mlyze_varint_len(depth);
@@ -384,14 +389,22 @@ static int define_stack(uint32_t id)
 	return 0;
 }
 
+/* The bitmap is written under the lock, and read without it to tell
+ * whether a stack may need its modules listed. */
+static int stack_defined(uint32_t id)
+{
+	return (__atomic_load_n(&w.stack_defined[id / 8], __ATOMIC_RELAXED) >>
+		(id % 8)) & 1;
+}
+
 static void ensure_stack_defined(uint32_t id)
 {
 	if (id == STACK_ID_NONE) {
 		if (!w.none_defined && define_stack(id) == 0)
 			w.none_defined = 1;
-	} else if (!((w.stack_defined[id / 8] >> (id % 8)) & 1) &&
-		   define_stack(id) == 0) {
-		w.stack_defined[id / 8] |= (uint8_t)(1u << (id % 8));
+	} else if (!stack_defined(id) && define_stack(id) == 0) {
+		__atomic_fetch_or(&w.stack_defined[id / 8],
+				  (uint8_t)(1u << (id % 8)), __ATOMIC_RELAXED);
 	}
 }
 
@@ -414,6 +427,25 @@ static void put_rate_event_at(uint64_t now_ns)
 		piece_end(encode_varint(p, w.rate));
 }
 
+/* A stack not yet in the file may have frames in a library loaded since
+ * the modules were listed: they are listed again before the lock is
+ * taken (see modules_refresh), so that the stack's definition follows
+ * theirs. */
+static void list_modules_of(uint32_t id)
+{
+	const struct stack_entry *e;
+
+	if (!w.enabled || id == STACK_ID_NONE || stack_defined(id) ||
+	    !(e = stack_table_get(w.stacks, id)))
+		return;
+	for (uint32_t i = 0; i < e->depth; i++)
+		if (!frame_is_script(e->frames[i]) &&
+		    modules_find(e->frames[i]) < 0) {
+			modules_refresh();
+			return;
+		}
+}
+
 static void put_rate_event(void)
 {
 	put_rate_event_at(monotonic_ns());
@@ -424,7 +456,8 @@ static void put_rate_event(void)
 static struct profile_meta identity(void)
 {
 	return (struct profile_meta){ .sampling_rate = w.first_rate,
-				      .start_wall_us = w.start_wall_us };
+				      .start_wall_us = w.start_wall_us,
+				      .started_by = w.started_by };
 }
 
 /* Writes the streamed file's prologue and starts its event stream; the
@@ -452,6 +485,9 @@ static int create_file(void)
 	if (w.create_failed)
 		return -1;
 	fd = profile_files_create_part(&w.files);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
+	    profile_files_can_hand_over(&w.files))
+		fd = profile_files_create_part_by_wrap(&w.files);
 	err = fd < 0 ? errno : start_stream(fd, w.files.part);
 	if (fd >= 0)
 		close(fd);
@@ -466,8 +502,8 @@ static int create_file(void)
 		return -1;
 	}
 	w.created = 1;
-	profile_files_announce(&w.files, 'P', NULL);
-	modules_refresh();
+	profile_files_announce_start(&w.files);
+	control_note_part(w.files.part);
 	define_modules();
 	put_rate_event();
 	return 0;
@@ -590,7 +626,6 @@ static void write_checkpoint(uint64_t now_ns, uint64_t events_before)
 	struct live_walk walk = { .now_ns = now_ns };
 	uint32_t stacks = stack_table_count(w.stacks);
 
-	modules_refresh();
 	define_modules();
 	put_checkpoint_event(now_ns, events_before);
 	put_rate_event_at(now_ns); /* every event of it at the same moment */
@@ -729,6 +764,7 @@ void writer_alloc(uintptr_t address, const struct heap_record *r)
 			   : (struct estimator_weight){ 0 };
 	uint8_t *p;
 
+	list_modules_of(r->stack_id);
 	if (begin_event() < 0)
 		return;
 	ensure_stack_defined(r->stack_id);
@@ -813,8 +849,31 @@ uint64_t writer_events_dropped(void)
 
 /* ---- finalisation ------------------------------------------------------ */
 
-static int assemble(const memprof_stats *stats, const char *exec_program,
-		    char *final, size_t size)
+/* For a process that may no longer create files in the directory (it
+ * changed its user): the final file, written into memory, goes to
+ * memprof-wrap, which publishes it and removes the streamed one; final is
+ * then "". */
+static int hand_over(const struct streamed_events *events,
+		     const struct profile_meta *meta, char *final)
+{
+	int fd = memfd_create("spprof-profile", MFD_CLOEXEC);
+	int err;
+
+	if (fd < 0)
+		return errno;
+	err = profile_assemble_into(fd, events, meta);
+	if (!err)
+		err = profile_files_hand_over(&w.files, fd);
+	close(fd);
+	final[0] = '\0';
+	return err;
+}
+
+/* The final file of the events so far, published after files->base. */
+static int assemble_events(const memprof_stats *stats,
+			   const char *exec_program,
+			   const struct profile_files *files, char *final,
+			   size_t size)
 {
 	struct profile_meta meta = identity();
 	struct streamed_events events = {
@@ -822,10 +881,8 @@ static int assemble(const memprof_stats *stats, const char *exec_program,
 		.definitions = w.definitions,
 		.definition_words = w.definition_words,
 	};
-	int err = stream_close(&w.stream);
+	int err;
 
-	if (err)
-		return err;
 	if (w.definitions_lost)
 		return ENOMEM;
 	meta.stacks = w.stacks;
@@ -833,13 +890,27 @@ static int assemble(const memprof_stats *stats, const char *exec_program,
 	meta.none_defined = w.none_defined;
 	meta.stats = stats;
 	meta.exec_program = exec_program;
+	meta.ended_by = w.ended_by;
 	events.end = w.stream.end;
 	events.fd = stream_reopen(&w.stream);
 	if (events.fd < 0)
 		return errno;
-	err = profile_assemble(&events, &meta, &w.files, final, size);
+	err = profile_assemble(&events, &meta, files, final, size);
+	/* Only the profile itself, not a snapshot, goes to memprof-wrap. */
+	if ((err == EACCES || err == EPERM) && files == &w.files &&
+	    profile_files_can_hand_over(&w.files))
+		err = hand_over(&events, &meta, final);
 	close(events.fd);
 	return err;
+}
+
+static int assemble(const memprof_stats *stats, const char *exec_program,
+		    char *final, size_t size)
+{
+	int err = stream_close(&w.stream);
+
+	return err ? err : assemble_events(stats, exec_program, &w.files,
+					   final, size);
 }
 
 static void finalise_locked(const memprof_stats *stats,
@@ -856,7 +927,11 @@ static void finalise_locked(const memprof_stats *stats,
 
 	/* The first process always leaves a profile, even an empty one; a
 	 * descendant that sampled nothing (a shell, a wrapper) leaves none,
-	 * nor does an image replaced by exec before it recorded anything. */
+	 * only its name in the manifest, nor does an image replaced by exec
+	 * before it recorded anything (its new image says for itself). */
+	if (!w.finalised && !w.created && w.files.descendant && !exec_program &&
+	    !w.create_failed)
+		profile_files_announce_unsampled(&w.files, meta_process_name());
 	if (!w.finalised &&
 	    (w.created || (!w.files.descendant && !exec_program)) &&
 	    (w.created || create_file() == 0)) {
@@ -864,10 +939,12 @@ static void finalise_locked(const memprof_stats *stats,
 		if (exec_program)
 			profile_files_announce(&w.files, 'X', exec_program);
 		err = assemble(stats, exec_program, final, sizeof(final));
-		if (!err) {
+		if (!err && final[0]) {
 			unlink(w.files.part);
 			profile_files_announce(&w.files, 'F', final);
-		} else {
+			memcpy(w.finished, final, sizeof(w.finished));
+			control_note_finished(final);
+		} else if (err) {
 			stream_trim(&w.stream); /* it stays: no zero tail */
 		}
 		if (err && !w.stream_failure_told) {
@@ -888,6 +965,73 @@ void writer_finalise(const memprof_stats *stats)
 	lock();
 	finalise_locked(stats, NULL);
 	unlock();
+}
+
+int writer_recording(void)
+{
+	return w.enabled && !w.finalised;
+}
+
+int writer_finish_window(const memprof_stats *stats, const char *ended_by,
+			 char *final, size_t size)
+{
+	int err;
+
+	if (!writer_recording())
+		return ENOTCONN;
+	lock();
+	w.ended_by = ended_by;
+	w.finished[0] = '\0';
+	finalise_locked(stats, NULL);
+	err = w.finished[0] ? 0 : EIO;
+	snprintf(final, size, "%s", w.finished);
+	unlock();
+	return err;
+}
+
+/* The snapshot's name: the streamed file's, "NAME.mlyze.part", as
+ * "NAME.snapshot.mlyze". */
+static int snapshot_base(char *base, size_t size)
+{
+	static const char part[] = ".part", ext[] = ".mlyze";
+	size_t n = strlen(w.files.part);
+
+	if (n >= sizeof(part) - 1 &&
+	    !strcmp(w.files.part + n - (sizeof(part) - 1), part))
+		n -= sizeof(part) - 1;
+	if (n >= sizeof(ext) - 1 &&
+	    !strncmp(w.files.part + n - (sizeof(ext) - 1), ext,
+		     sizeof(ext) - 1))
+		n -= sizeof(ext) - 1;
+	if (n + sizeof(".snapshot.mlyze") > size)
+		return ENAMETOOLONG;
+	memcpy(base, w.files.part, n);
+	strcpy(base + n, ".snapshot.mlyze");
+	return 0;
+}
+
+int writer_snapshot(const memprof_stats *stats, char *final, size_t size)
+{
+	int err;
+
+	if (!writer_recording())
+		return ENOTCONN;
+	lock();
+	if (!w.created && create_file() < 0) {
+		unlock();
+		return EIO;
+	}
+	put_frees_later();
+	snapshot_files = w.files;
+	err = snapshot_base(snapshot_files.base, sizeof(snapshot_files.base));
+	if (!err) {
+		w.ended_by = "snapshot";
+		err = assemble_events(stats, NULL, &snapshot_files, final,
+				      size);
+		w.ended_by = NULL;
+	}
+	unlock();
+	return err;
 }
 
 /* Takes the lock unless it stays held for LOCK_WAIT_NS: then the thread
@@ -916,6 +1060,18 @@ void writer_finish_now(const memprof_stats *stats, const char *exec_program)
 	unlock();
 }
 
+void writer_before_id_change(uid_t uid, gid_t gid)
+{
+	if (!w.enabled || getpid() != w.pid)
+		return;
+	lock();
+	if (!w.finalised && (w.created || create_file() == 0) &&
+	    chown(w.files.part, uid, gid) < 0) {
+		/* Not privileged: the file stays the caller's, as it is. */
+	}
+	unlock();
+}
+
 /* Forgets everything that belongs to the file written so far, so that
  * the next event starts a new one. */
 static void start_over(void)
@@ -941,6 +1097,24 @@ static void start_over(void)
 	reset_clock();
 }
 
+int writer_restart(const char *pattern, const char *started_by)
+{
+	if (!w.enabled)
+		return ENOTCONN;
+	if (w.created && !w.finalised)
+		return EALREADY;
+	if (strlen(pattern) >= sizeof(w.files.pattern))
+		return ENAMETOOLONG;
+	lock();
+	if (w.created || w.finalised)
+		start_over();
+	strcpy(w.files.pattern, pattern);
+	w.started_by = started_by;
+	w.ended_by = NULL;
+	unlock();
+	return 0;
+}
+
 void writer_exec_failed(void)
 {
 	if (!w.enabled || getpid() != w.pid)
@@ -950,19 +1124,6 @@ void writer_exec_failed(void)
 		profile_files_announce(&w.files, 'N', NULL);
 	start_over();
 	unlock();
-}
-
-/* No event may be half written at fork(). */
-void writer_prefork(void)
-{
-	if (w.enabled)
-		lock();
-}
-
-void writer_postfork_parent(void)
-{
-	if (w.enabled)
-		unlock();
 }
 
 void writer_postfork_child(int keep_recording)
@@ -975,5 +1136,5 @@ void writer_postfork_child(int keep_recording)
 	w.files.descendant = 1;
 	w.pid = getpid();
 	w.enabled = keep_recording;
-	unlock();
+	spin_unlock(&w.lock); /* held, if at all, by a thread not copied */
 }

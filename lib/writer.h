@@ -11,7 +11,8 @@
  * one (profile_files.h names them).  The file is created lazily, at the
  * first event, so a forked child that only execs leaves nothing behind; at
  * exit the first process of a tree writes its profile even when empty,
- * descendants only when they recorded something.
+ * descendants only when they recorded something (the others name
+ * themselves in the manifest, profile_files.h).
  *
  * A profile with a size limit (settings->max_size) checkpoints when its
  * streamed file reaches it: a new streamed file starts with the sampled
@@ -35,6 +36,7 @@
 #define SPPROF_WRITER_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <spprof/memprof.h>
 
@@ -72,12 +74,35 @@ void writer_finalise(const memprof_stats *stats);
 void writer_finish_now(const memprof_stats *stats, const char *exec_program);
 void writer_exec_failed(void);
 
+/* Recording windows (memprof-ctl start, stop, snapshot).  Each returns 0
+ * or an errno value.  writer_recording(): 1 while events are written.
+ * writer_finish_window() finalises the profile as writer_finalise() does,
+ * labelled with why it ended, and gives its name.  writer_restart() makes
+ * the next event start a new profile, named after pattern, labelled with
+ * why it started.  writer_snapshot() publishes a finalised profile of the
+ * events so far next to the streamed file, "NAME.snapshot.mlyze" (or the
+ * first free name after it), and the stream goes on. */
+int writer_recording(void);
+int writer_finish_window(const memprof_stats *stats, const char *ended_by,
+			 char *final, size_t size);
+int writer_restart(const char *pattern, const char *started_by);
+int writer_snapshot(const memprof_stats *stats, char *final, size_t size);
+
+/* Before the process changes its effective user or group to uid or gid
+ * ((uid_t)-1, (gid_t)-1: unchanged), while it may still create files
+ * where it runs: the streamed file is created if it is not yet, and given
+ * to the new owner, so that the process can go on writing it.  Its final
+ * file, should the process no longer be allowed to create it, goes to
+ * memprof-wrap to publish (profile_files_hand_over). */
+void writer_before_id_change(uid_t uid, gid_t gid);
+
 uint64_t writer_events_written(void);
 uint64_t writer_events_dropped(void);
 
-/* fork(2) handlers: the child never writes into its parent's file. */
-void writer_prefork(void);
-void writer_postfork_parent(void);
+/* In the child after fork(): it never writes into its parent's file.
+ * The lock is not held across fork() (a thread that waits for it may
+ * hold a lock fork() takes): the child forgets whatever event another
+ * thread was writing, with the parent's file. */
 void writer_postfork_child(int keep_recording);
 
 #endif /* SPPROF_WRITER_H */

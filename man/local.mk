@@ -7,6 +7,6 @@ RUNTIME_MAN_LINKS = \
 	man/memprof_get_stats.3 man/memprof_get_stack.3 \
 	man/memprof_resolve_symbols.3 man/memprof_marker.3 \
 	man/memprof_gc_event.3 man/memprof_estimate_bytes.3 \
-	man/memprof_estimate_variance.3 \
+	man/memprof_estimate_variance.3 man/memprof_estimate_interval95.3 \
 	man/memprof_set_frame_walker.3
 dist_man_MANS += man/libspprof-alloc.3 $(RUNTIME_MAN_LINKS)

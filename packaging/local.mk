@@ -29,3 +29,12 @@ EXTRA_DIST += \
 check-packaging: dist-gzip
 	$(SHELL) $(srcdir)/packaging/check.sh $(PACKAGE)-$(VERSION).tar.gz
 .PHONY: check-packaging
+
+## `make check-arch ARCH=i386` (or arm64, s390x...): the committed tree
+## built and checked in a Debian system of that architecture, natively or
+## under qemu-user-static (see packaging/arch-test.sh; needs root).
+EXTRA_DIST += packaging/arch-test.sh
+check-arch:
+	@test -n "$(ARCH)" || { echo "usage: make check-arch ARCH=i386" >&2; exit 2; }
+	$(SHELL) $(srcdir)/packaging/arch-test.sh $(ARCH)
+.PHONY: check-arch

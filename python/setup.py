@@ -29,6 +29,7 @@ setup(
     version=pkg_config("--modversion")[0],
     description="Sampling heap profiler for Python programs (spprof-mem)",
     packages=["spprof"],
+    entry_points={"pytest11": ["spprof.pytest_plugin = spprof.pytest_plugin"]},
     ext_modules=[Extension(
         "spprof._memprof",
         sources=["ext/module.c", "ext/walker.c"],

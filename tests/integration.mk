@@ -48,7 +48,24 @@ tests_integration_edge_cases_cxx_CXXFLAGS = -std=gnu++17 -Wall -Wextra \
 	-fno-omit-frame-pointer
 tests_integration_edge_cases_cxx_LDADD = $(RUNTIME_LIBS)
 
-check_PROGRAMS += tests/integration/undisturbed
+check_PROGRAMS += tests/integration/undisturbed tests/integration/retitle
+
+check_PROGRAMS += tests/integration/usable-size
+
+check_PROGRAMS += tests/integration/lock-hazards
+tests_integration_lock_hazards_CFLAGS = $(AM_CFLAGS) -pthread
+tests_integration_lock_hazards_LDFLAGS = -pthread
+tests_integration_lock_hazards_LDADD = $(RUNTIME_LIBS)
+check_LTLIBRARIES += tests/integration/liblock-hazards-plugin.la
+tests_integration_liblock_hazards_plugin_la_SOURCES = \
+	tests/integration/lock-hazards-plugin.c
+tests_integration_liblock_hazards_plugin_la_LDFLAGS = -module \
+	-avoid-version -shared -rpath $(abs_builddir)/tests/integration
+
+# A long-running program with a known live heap, for ctl.sh.
+check_PROGRAMS += tests/integration/hold-program
+tests_integration_hold_program_CFLAGS = $(AM_CFLAGS) -pthread
+tests_integration_hold_program_LDFLAGS = -pthread
 
 check_PROGRAMS += tests/integration/handler-allocs
 tests_integration_handler_allocs_SOURCES = \
@@ -65,11 +82,15 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/undisturbed.sh \
 	tests/integration/storm.sh \
 	tests/integration/handler-allocs.sh \
+	tests/integration/lock-hazards.sh \
+	tests/integration/usable-size.sh \
 	tests/integration/fork-exec.sh \
 	tests/integration/edge-cases.sh \
 	tests/integration/static.sh \
 	tests/integration/stray-frames.sh \
-	tests/integration/native-stacks.sh
+	tests/integration/native-stacks.sh \
+	tests/integration/titles.sh \
+	tests/integration/ctl.sh
 TESTS += $(integ_drivers)
 EXTRA_DIST += $(integ_drivers) tests/integration/common.sh \
 	tests/integration/stacks.sh

@@ -18,10 +18,7 @@ TESTS += tests/report/check-heap
 tests_report_check_heap_SOURCES = tests/report/check-heap.c \
 	tests/unit/suite-main.c \
 	tests/report/mlyze-script.c tests/report/mlyze-script.h \
-	src/report/report-heap.c src/report/report-heap.h \
-	src/report/report-trend.c src/report/report-trend.h \
-	src/report/report-util.c src/report/report-util.h \
-	src/mlyze/u64map.c src/mlyze/u64map.h
+	$(REPORT_REPLAY_SOURCES)
 tests_report_check_heap_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/src/report -I$(top_srcdir)/src/mlyze
 tests_report_check_heap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
@@ -41,7 +38,8 @@ endif
 
 # A program with a known heap, profiled by the runtime in runtime.sh.
 check_PROGRAMS += tests/report/alloc-program
-tests_report_alloc_program_SOURCES = tests/report/alloc-program.c
+tests_report_alloc_program_SOURCES = tests/report/alloc-program.c \
+	tests/report/site.h
 # One that allocates in main, whose stacks are short but complete.
 check_PROGRAMS += tests/report/flat-program
 tests_report_flat_program_SOURCES = tests/report/flat-program.c
@@ -52,10 +50,15 @@ tests_report_inline_program_CXXFLAGS = -O2 -g -fomit-frame-pointer
 # One whose stacks break in its own code: no unwind tables, no frame
 # pointers.
 check_PROGRAMS += tests/report/unwindless-program
-tests_report_unwindless_program_SOURCES = tests/report/unwindless-program.c
+tests_report_unwindless_program_SOURCES = tests/report/unwindless-program.c \
+	tests/report/site.h
 tests_report_unwindless_program_CFLAGS = $(AM_CFLAGS) \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-fomit-frame-pointer
+# One that allocates through allocation wrappers.
+check_PROGRAMS += tests/report/wrapper-program
+tests_report_wrapper_program_SOURCES = tests/report/wrapper-program.c \
+	tests/report/site.h
 # Heaps whose changes are known, for compare.sh and leaks.sh.
 check_PROGRAMS += tests/report/trend-program
 tests_report_trend_program_SOURCES = tests/report/trend-program.c
@@ -69,9 +72,12 @@ REPORT_SHELL_TESTS = \
 	tests/report/leaks.sh \
 	tests/report/malformed.sh \
 	tests/report/mutations.sh \
-	tests/report/runtime.sh
+	tests/report/runtime.sh \
+	tests/report/cross-arch.sh
 TESTS += $(REPORT_SHELL_TESTS)
 EXTRA_DIST += $(REPORT_SHELL_TESTS) \
+	tests/report/arch \
+	tests/report/arch-record.sh \
 	tests/report/common.sh \
 	tests/report/trend-common.sh \
 	tests/report/exports \

@@ -1,6 +1,7 @@
 ## Soak test, not part of `make check` (it takes minutes and needs more of
 ## the system): `make soak` runs real programs from Debian packages (CPython's
-## own tests, git, sqlite3, gcc, xz, zstd, pigz, bash, dash) bare and under
+## own tests, git, sqlite3, gcc, xz, zstd, pigz, bash, dash, a PostgreSQL
+## server, nginx with workers that run as nobody) bare and under
 ## memprof-wrap at two sampling rates, and requires the same exit status,
 ## output and error output, and profiles that memprof-report reads (see
 ## tests/soak/soak.sh).  The README's test command runs it last.  Its results
@@ -13,7 +14,9 @@ SOAK_WORKLOADS = \
 	tests/soak/sqlite.soak \
 	tests/soak/gcc.soak \
 	tests/soak/bash.soak \
-	tests/soak/dash.soak
+	tests/soak/dash.soak \
+	tests/soak/postgres.soak \
+	tests/soak/nginx.soak
 EXTRA_DIST += $(SOAK_WORKLOADS) tests/soak/soak.sh tests/soak/unittests.py \
 	tests/soak/shell-workout.sh
 

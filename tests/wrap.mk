@@ -2,16 +2,20 @@
 ## that run it with helper programs (see tests/wrap/common.sh).
 
 check_PROGRAMS += tests/wrap/print-argv tests/wrap/print-env \
-	tests/wrap/catch-signal tests/wrap/allocate
+	tests/wrap/catch-signal tests/wrap/allocate tests/wrap/drop-privileges \
+	tests/wrap/idle-child
 tests_wrap_print_argv_SOURCES = tests/wrap/print-argv.c
 tests_wrap_print_env_SOURCES = tests/wrap/print-env.c
 tests_wrap_catch_signal_SOURCES = tests/wrap/catch-signal.c
 tests_wrap_allocate_SOURCES = tests/wrap/allocate.c
+tests_wrap_drop_privileges_SOURCES = tests/wrap/drop-privileges.c
+tests_wrap_idle_child_SOURCES = tests/wrap/idle-child.c
 
 ## Stands in for the runtime where a test is about memprof-wrap alone;
 ## -rpath makes libtool build it shared, as LD_PRELOAD needs.
 check_LTLIBRARIES += tests/wrap/libwrap-fake-runtime.la
-tests_wrap_libwrap_fake_runtime_la_SOURCES = tests/wrap/fake-runtime.c
+tests_wrap_libwrap_fake_runtime_la_SOURCES = tests/wrap/fake-runtime.c \
+	lib/wrap_channel.c lib/outbuf.c
 tests_wrap_libwrap_fake_runtime_la_LDFLAGS = -module -avoid-version \
 	-shared -rpath $(abs_builddir)/tests/wrap
 
@@ -22,11 +26,11 @@ AM_TESTS_ENVIRONMENT += WRAP_TEST_CC='$(CC)'; export WRAP_TEST_CC;
 TESTS += tests/wrap/options.sh tests/wrap/arguments.sh \
 	tests/wrap/environment.sh tests/wrap/exit-status.sh \
 	tests/wrap/errors.sh tests/wrap/static.sh tests/wrap/summary.sh \
-	tests/wrap/profiles.sh
+	tests/wrap/profiles.sh tests/wrap/privileges.sh
 EXTRA_DIST += tests/wrap/common.sh tests/wrap/options.sh \
 	tests/wrap/arguments.sh tests/wrap/environment.sh \
 	tests/wrap/exit-status.sh tests/wrap/errors.sh tests/wrap/static.sh \
-	tests/wrap/summary.sh tests/wrap/profiles.sh
+	tests/wrap/summary.sh tests/wrap/profiles.sh tests/wrap/privileges.sh
 
 if HAVE_CHECK
 check_PROGRAMS += tests/wrap/test-wrap-options

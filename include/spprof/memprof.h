@@ -79,7 +79,7 @@ typedef struct memprof_stats {
  * files[i] and lines[i]. */
 typedef struct memprof_stack {
 	uint32_t depth;
-	const uintptr_t *frames;
+	const uint64_t *frames;
 	const char *const *functions;
 	const char *const *modules;
 	const char *const *files;
@@ -145,6 +145,10 @@ double memprof_estimate_bytes(uint64_t size, uint64_t sampling_rate,
  * w(w - size) with w = size / p: the square of the standard error of a
  * sum is the sum of these. */
 double memprof_estimate_variance(uint64_t size, uint64_t sampling_rate);
+/* Half the width of the 95 % interval of a sum with this variance (a sum
+ * of memprof_estimate_variance()): 1.96 standard deviations, and 0 for
+ * the rounding noise that may leave a variance a little below 0. */
+double memprof_estimate_interval95(double variance);
 
 #ifdef __cplusplus
 }

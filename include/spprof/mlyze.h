@@ -232,6 +232,14 @@ struct mlyze_info {
 	 * them); else 0. */
 	uint64_t fp_stacks, dwarf_stacks;
 	int has_stack_methods;
+	/* The command line as the program rewrote it to show what it does
+	 * ("postgres: checkpointer"), when it did; else NULL.  command_line
+	 * is the one it started with. */
+	const char *title;
+	/* A recording window that did not start with the process: why it
+	 * started ("memprof-ctl start"); NULL when it started with it.
+	 * ended_by then says why it ended: "stop", "snapshot", "exit"... */
+	const char *started_by;
 };
 
 struct mlyze_options {

@@ -425,6 +425,20 @@ static PyObject *py_estimate_variance(PyObject *self, PyObject *args)
 	return PyFloat_FromDouble(memprof_estimate_variance(size, rate));
 }
 
+PyDoc_STRVAR(estimate_interval95_doc,
+	     "estimate_interval95(variance) -> float\n\n"
+	     "Half the width of the 95 % interval of a sum with this variance.");
+
+static PyObject *py_estimate_interval95(PyObject *self, PyObject *arg)
+{
+	double variance = PyFloat_AsDouble(arg);
+
+	(void)self;
+	if (variance == -1.0 && PyErr_Occurred())
+		return NULL;
+	return PyFloat_FromDouble(memprof_estimate_interval95(variance));
+}
+
 PyDoc_STRVAR(walker_supported_doc,
 	     "walker_supported() -> bool\n\n"
 	     "Whether this build can report Python frames for this CPython.");
@@ -456,6 +470,7 @@ static PyMethodDef functions[] = {
 	FUNCTION(gc_event, METH_VARARGS),
 	FUNCTION(estimate, METH_VARARGS),
 	FUNCTION(estimate_variance, METH_VARARGS),
+	FUNCTION(estimate_interval95, METH_O),
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -72,7 +72,6 @@ import bisect
 import errno
 import gc
 import functools
-import math
 import os
 import site
 import sysconfig
@@ -337,7 +336,8 @@ class HeapSnapshot:
         for site in ranked[:n]:
             stacks = site.pop("stacks")
             site["stack"] = list(max(stacks, key=stacks.get))
-            site["ci95_bytes"] = round(1.96 * math.sqrt(site.pop("variance")))
+            site["ci95_bytes"] = round(
+                _memprof.estimate_interval95(site.pop("variance")))
             site["estimated_bytes"] = round(site["estimated_bytes"])
             site["estimated_count"] = round(site["estimated_count"])
         return ranked[:n]
@@ -668,3 +668,16 @@ class MemoryProfiler:
     def snapshot(self) -> Optional[HeapSnapshot]:
         """The snapshot taken at the end of the block (None before)."""
         return self._snapshot
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext spprof.memprof`` in IPython or Jupyter: the %%memprof
+    cell magic and %memprof_report (see spprof._magic)."""
+    from . import _magic
+    _magic.register(ipython)
+
+
+if __name__ == "__main__":
+    # python3 -m spprof.memprof run|report ... (see spprof._cli)
+    from spprof._cli import main
+    raise SystemExit(main())

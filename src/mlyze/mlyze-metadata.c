@@ -398,10 +398,13 @@ static int read_scalars(struct mlyze_reader *r, json_t *root)
 		field_of(r, "", root, "executable"),
 		field_of(r, "", root, "ended_by"),
 		field_of(r, "", root, "exec_program"),
+		field_of(r, "", root, "title"),
+		field_of(r, "", root, "started_by"),
 	};
 	const char **string_targets[] = { &info->producer, &info->hostname,
 					  &info->executable, &info->ended_by,
-					  &info->exec_program };
+					  &info->exec_program, &info->title,
+					  &info->started_by };
 	struct field numbers[] = {
 		field_of(r, "", root, "pid"),
 		field_of(r, "", root, "ppid"),

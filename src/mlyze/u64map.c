@@ -1,5 +1,4 @@
-/* u64map.c - hash map from 64-bit keys to two words and a number (see
- * u64map.h). */
+/* u64map.c - hash map from 64-bit keys to pairs of words (see u64map.h). */
 #include "config.h"
 
 #include "u64map.h"
@@ -7,10 +6,6 @@
 #include <stdlib.h>
 
 #define MIN_BITS 4 /* 16 slots */
-#define CACHE_LINE 64
-
-_Static_assert(CACHE_LINE % sizeof(struct u64map_slot) == 0,
-	       "no slot straddles two cache lines");
 
 /* The keys we see (aligned addresses, small consecutive ids) have little
  * entropy, and some in their low bits only: mix every bit into the top
@@ -71,7 +66,7 @@ static int grow(struct u64map *map)
 	unsigned bits = map->slots ? 64 - map->shift + 1 : MIN_BITS;
 	size_t n = (size_t)1 << bits;
 	struct u64map old = *map;
-	struct u64map_slot *slots = aligned_alloc(CACHE_LINE, n * sizeof(*slots));
+	struct u64map_slot *slots = malloc(n * sizeof(*slots));
 	uint64_t *used = calloc(n / 64 + 1, sizeof(*used));
 
 	if (!slots || !used) {

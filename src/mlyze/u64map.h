@@ -1,12 +1,10 @@
-/* u64map.h - hash map from 64-bit keys to two 64-bit words and a number.
+/* u64map.h - hash map from 64-bit keys to pairs of 64-bit words.
  *
  * Contract: open addressing with linear probing over a power-of-two table
  * kept at most half full, plus a bitmap of the slots in use (small enough
  * to stay in cache, and it leaves every key and value usable).  Deletion
  * shifts entries back, so there are no tombstones and lookups stay short
- * however many keys come and go.  A slot takes 32 bytes, aligned, so
- * that a lookup that finds its key at home reads one cache line.  Not
- * thread-safe.
+ * however many keys come and go.  Not thread-safe.
  */
 #ifndef SPPROF_U64MAP_H
 #define SPPROF_U64MAP_H
@@ -15,11 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* What a key maps to: two words and a number the owner uses as it
- * likes. */
+/* What a key maps to: two words the owner uses as it likes. */
 struct u64map_value {
 	uint64_t a, b;
-	double c;
 };
 
 struct u64map_slot {

@@ -22,6 +22,7 @@
 #include "report-sites.h"
 #include "report-util.h"
 #include "report-view.h"
+#include "report-wrappers.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -49,6 +50,7 @@ struct options {
 	size_t base_count;
 	const char *base_sysroot;
 	bool leaks; /* --leaks: rank the sites by their growth */
+	bool keep_wrappers; /* allocation wrappers may be sites */
 };
 
 /* Growable list of messages (warnings, notes). */
@@ -91,6 +93,8 @@ static void usage(FILE *out)
 	      "                          the exports weigh stacks by\n"
 	      "  -a, --at=WHEN           peak (default) or end: when to count live bytes\n"
 	      "      --all               also list sites with nothing live\n"
+	      "      --keep-wrappers     let allocation wrappers (xmalloc, g_malloc...)\n"
+	      "                          be sites, not their callers\n"
 	      "      --debug-dir=DIR     also look for debug files in DIR (repeatable)\n"
 	      "      --sysroot=DIR       find the profiled modules under DIR\n"
 	      "      --base=FILE         show what changed since the profile FILE\n"
@@ -161,7 +165,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_ALL,
 		OPT_BASE,
 		OPT_BASE_SYSROOT,
-		OPT_LEAKS
+		OPT_LEAKS,
+		OPT_KEEP_WRAPPERS
 	};
 	static const struct option long_options[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -178,6 +183,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "base", required_argument, NULL, OPT_BASE },
 		{ "base-sysroot", required_argument, NULL, OPT_BASE_SYSROOT },
 		{ "leaks", no_argument, NULL, OPT_LEAKS },
+		{ "keep-wrappers", no_argument, NULL, OPT_KEEP_WRAPPERS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -237,6 +243,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_LEAKS:
 			o->leaks = true;
+			break;
+		case OPT_KEEP_WRAPPERS:
+			o->keep_wrappers = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -308,6 +317,16 @@ static char *replaced_by(const struct mlyze_info *info)
 	return xstrdup(info->exec_program ? info->exec_program : "?");
 }
 
+/* How a recording window that did not start with the process came to be,
+ * or NULL. */
+static char *recording_window(const struct mlyze_info *info)
+{
+	return info->started_by
+		       ? xasprintf("started by %s, ended by %s", info->started_by,
+				   info->ended_by ? info->ended_by : "?")
+		       : NULL;
+}
+
 /* The replay's series move to the summary; the stacks of its snapshots
  * become the report's (`stack_map`, see stacks_add_profile). */
 static void take_series(struct profile_summary *p, struct heap_replay *h,
@@ -344,6 +363,8 @@ static void summarise(struct gathered *g, const char *file,
 	p->pid = info->pid;
 	p->start_time_us = info->start_time_us;
 	p->command_line = copy_command_line(info);
+	p->title = info->title ? xstrdup(info->title) : NULL;
+	p->window = recording_window(info);
 	p->duration_s = end > info->start_time_us
 				? (double)(end - info->start_time_us) / 1e6
 				: 0.0;
@@ -363,6 +384,7 @@ static void summarise(struct gathered *g, const char *file,
 			(double)(h->kept_from_us - info->start_time_us) / 1e6;
 	p->peak_time_s = (double)(h->peak_time_us - info->start_time_us) / 1e6;
 	p->peak = h->total.live[AT_PEAK];
+	p->peak_level_share = h->peak_level_share;
 	p->end = h->total.live[AT_END];
 }
 
@@ -413,6 +435,16 @@ static void note_caveats(struct gathered *g)
 		add_message(&g->notes, xasprintf(
 			"%" PRIu64 " events could not be written; the "
 			"estimates may be wrong.", s->events_dropped));
+	for (size_t i = 0; i < g->profile_count; i++) {
+		if (g->profiles[i].window) {
+			add_message(&g->notes, xstrdup(
+				"A recording window started in a running "
+				"process: blocks allocated before it are "
+				"unknown to the profile, and their frees are "
+				"not counted."));
+			break;
+		}
+	}
 }
 
 static void warn_replaced(struct gathered *g, const char *file,
@@ -526,6 +558,8 @@ static void free_gathered(struct gathered *g)
 		for (char **arg = p->command_line; *arg; arg++)
 			free(*arg);
 		free(p->command_line);
+		free(p->title);
+		free(p->window);
 		free(p->exec_program);
 		free(p->file);
 		free_series(p);
@@ -610,8 +644,14 @@ static int gather(struct gathered *g, const struct options *o,
 static struct report make_report(struct gathered *g, struct site_table *sites,
 				 const struct options *o)
 {
-	char *unnamed;
+	char *unnamed, *wrappers;
 
+	if (!o->keep_wrappers) {
+		wrappers_mark(&g->stacks);
+		wrappers = wrappers_note(&g->stacks);
+		if (wrappers)
+			add_message(&g->notes, wrappers);
+	}
 	sites_build(sites, &g->stacks, o->grouping, o->cumulative);
 	sites_sort(sites, o->sort, o->at);
 	unnamed = sites_unnamed_note(sites, &g->stacks);

@@ -27,24 +27,29 @@ static const char *const allocator_functions[] = {
 	"_int_malloc", "_int_realloc", "_int_memalign", "tcache_init",
 	"malloc_hook_ini", "sysmalloc",
 	"PyObject_Malloc", "PyObject_Calloc", "PyObject_Realloc",
-	"allocate_from_new_pool", "new_arena",
+	"allocate_from_new_pool", "new_arena", NULL
 };
 static const char *const allocator_prefixes[] = {
 	"operator new", "_Znw", "_Zna", /* demangled and mangled */
-	"PyMem_", "_PyMem_", "pymalloc_",
+	"PyMem_", "_PyMem_", "pymalloc_", NULL
 };
+
+bool function_listed(const char *name, const char *const names[],
+		     const char *const prefixes[])
+{
+	for (size_t i = 0; names[i]; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	for (size_t i = 0; prefixes[i]; i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
 
 static bool is_allocator_function(const char *name)
 {
-	for (size_t i = 0; i < sizeof(allocator_functions) /
-				       sizeof(allocator_functions[0]); i++)
-		if (strcmp(name, allocator_functions[i]) == 0)
-			return true;
-	for (size_t i = 0; i < sizeof(allocator_prefixes) /
-				       sizeof(allocator_prefixes[0]); i++)
-		if (strncmp(name, allocator_prefixes[i],
-			    strlen(allocator_prefixes[i])) == 0)
-			return true;
+	if (function_listed(name, allocator_functions, allocator_prefixes))
+		return true;
 	/* _PyObject_Malloc, _PyObject_GC_Alloc, _PyObject_ArenaMalloc... */
 	return strncmp(name, "_PyObject_", 10) == 0 &&
 	       strcasestr(name + 10, "alloc") != NULL;

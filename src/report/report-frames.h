@@ -48,6 +48,9 @@ struct report_frame {
 	uint64_t address; /* native: ELF virtual address in the module;
 			   * address: the absolute address */
 	bool allocator;
+	/* Its function hands allocations on to the allocator: no site
+	 * unless --keep-wrappers (see report-wrappers.h). */
+	bool wrapper;
 	bool inlined;   /* native: inlined into the next frame of the stack */
 	/* Inlined from the C++ standard library's headers (std::vector's
 	 * allocation plumbing...): shown in a stack, never a site. */
@@ -96,6 +99,10 @@ void frame_label_free(struct frame_label *label);
  * box).  Belongs to the caller. */
 char *frame_display_name(const struct report_frame *frame,
 			 const struct report_module *modules);
+/* Whether the function `name` is one of `names` or starts with one of
+ * `prefixes` (both NULL-terminated). */
+bool function_listed(const char *name, const char *const names[],
+		     const char *const prefixes[]);
 /* Whether the frame has a name of code (a function), not only an address. */
 bool frame_is_named(const struct report_frame *frame);
 

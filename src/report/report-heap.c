@@ -1,13 +1,16 @@
 /* report-heap.c - replay a profile's events into estimates per stack
  * (see report-heap.h).
  *
- * The peak is found in the same single pass.  Every stack keeps its live
- * estimate as the events go by, and the stacks whose estimate moved since
- * the last peak are listed.  When the live total rises above the last
- * peak, only the listed stacks are copied into their peak estimates: every
- * other stack holds the same value as at the last peak.  A stack enters
- * the list at most once per event that changes it, so the copies cost no
- * more than the events, however often the peak moves.
+ * The peak is cross-fitted (estimator.h) in the same single pass.  Every
+ * sampled block is dealt into one or both halves by its ordinal among the
+ * ALLOCs, and every stack keeps its live estimate in each half as the
+ * events go by.  For each half, the stacks whose estimate in the other
+ * half moved since this half's last peak are listed.  When this half's
+ * live total rises above its last peak, only the listed stacks copy their
+ * estimate in the other half: every other stack holds the same value as
+ * at the last peak.  A stack enters a list at most once per event that
+ * changes it, so the copies cost no more than the events, however often
+ * the peaks move.
  *
  * The series of the live heap over time and the snapshots of every stack
  * are kept at a fixed stride of time; when either is full, every other
@@ -26,6 +29,7 @@
 #include "u64map.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,38 +41,56 @@
 
 const char *const moment_names[MOMENTS] = { "peak", "end" };
 
-/* The sampled blocks still live: address -> size (value.a); in value.b
- * whether a checkpoint listed the block (BLOCK_LISTED: its ALLOC may
- * still follow, written by a thread that waited while the checkpoint was
- * taken), the stack's index (31 bits) and, when trends are measured, the
- * block's slot (the low 32 bits), where it was born on their axes; and
- * the count the block stood for when it was weighed (1/p, value.c), from
- * which its FREE rebuilds the very weight its ALLOC added without
- * weighing it again.  So a FREE finds all it needs in one place. */
-#define BLOCK_LISTED (UINT64_C(1) << 63)
-#define BLOCK_MAX_STACK INT32_MAX
+/* What a live block keeps: the count it stood for when it was weighed
+ * (1/p), from which its FREE rebuilds the very weight its ALLOC added
+ * without weighing it again, and where it was born on the axes of growth;
+ * together, so that a FREE reads one place. */
+struct slot {
+	double count;
+	double half_count; /* in each half it joined */
+	unsigned halves;   /* enum estimator_half bits */
+	double born[AXES];
+	/* Listed by a checkpoint: its ALLOC may still follow (written by a
+	 * thread that waited while the checkpoint was taken). */
+	bool listed;
+};
 
+/* The sampled blocks still live: address -> size (value.a), and the
+ * stack's index and the block's slot (value.b, high and low 32 bits). */
 struct live_blocks {
 	struct u64map by_address;
-	double (*born)[AXES]; /* by slot, when trends are measured */
-	uint32_t *vacant;     /* slots free for reuse */
+	struct slot *slots;
+	uint32_t *vacant; /* slots free for reuse */
 	size_t slot_count, vacant_count, capacity;
 };
 
 /* A stack as the events go by; what an ALLOC changes in one place. */
 struct stack_now {
 	struct estimate allocated, live;
-	bool changed; /* since the last peak (then it is in the list) */
+	struct estimate half_live[ESTIMATOR_HALVES];
+	/* the other half's estimate at each half's peak */
+	struct estimate at_half_peak[ESTIMATOR_HALVES];
+	struct trend_sums growth[AXES];
+	/* in the other half since each half's last peak (then listed) */
+	bool changed[ESTIMATOR_HALVES];
+};
+
+/* The largest live total one half has seen, and the stacks whose estimate
+ * in the other half moved since then. */
+struct half_peak {
+	double bytes, now;
+	double other;            /* the other half's total at the peak */
+	struct heap_point point; /* the whole live heap at the peak */
+	size_t *changed;
+	size_t changed_count;
 };
 
 struct replay_state {
 	struct heap_replay *h;
 	struct live_blocks blocks;
 	struct stack_now *now; /* by stack index, h->stack_count of them */
-	/* The trend sums of every stack (by index), when measured. */
-	struct trend_sums (*trends)[AXES];
-	size_t *changed;       /* the stacks changed since the last peak */
-	size_t changed_count;
+	struct half_peak halves[ESTIMATOR_HALVES];
+	uint64_t allocs;       /* the ordinal of the next ALLOC */
 	double live_bytes;     /* all stacks together, now */
 	double live_variance;
 	uint64_t live_samples;
@@ -76,8 +98,6 @@ struct replay_state {
 	double position[AXES]; /* now: seconds since the origin, markers */
 	uint64_t origin_us;    /* the start, or the last checkpoint */
 	bool in_checkpoint;    /* reading the events of a checkpoint */
-	double peak_bytes;
-	struct heap_point peak;
 	size_t events_capacity;
 	uint64_t point_stride_us, next_point_us;
 	size_t snapshots_wanted;
@@ -149,15 +169,17 @@ static void grow_stacks(struct replay_state *st, size_t index)
 	h->by_stack = grow_zeroed(h->by_stack, h->stack_count, n,
 				  sizeof(*h->by_stack));
 	st->now = grow_zeroed(st->now, h->stack_count, n, sizeof(*st->now));
-	if (st->growth)
-		st->trends = grow_zeroed(st->trends, h->stack_count, n,
-					 sizeof(*st->trends));
-	st->changed = xrealloc(st->changed, n, sizeof(*st->changed));
+	for (int half = 0; half < ESTIMATOR_HALVES; half++)
+		st->halves[half].changed = xrealloc(
+			st->halves[half].changed, n,
+			sizeof(*st->halves[half].changed));
 	h->stack_count = n;
 }
 
-/* A slot for a block born at `position`. */
-static uint32_t keep_birth(struct live_blocks *b, const double position[AXES])
+/* A slot holding the counts of a block in `halves`, born at `position`. */
+static uint32_t keep_count(struct live_blocks *b, double count,
+			   double half_count, unsigned halves,
+			   const double position[AXES])
 {
 	uint32_t slot;
 
@@ -169,38 +191,63 @@ static uint32_t keep_birth(struct live_blocks *b, const double position[AXES])
 			      " sampled blocks live at once", UINT32_MAX);
 		if (b->slot_count == b->capacity) {
 			b->capacity = b->capacity ? 2 * b->capacity : 1024;
-			b->born = xrealloc(b->born, b->capacity,
-					   sizeof(*b->born));
+			b->slots = xrealloc(b->slots, b->capacity,
+					    sizeof(*b->slots));
 			b->vacant = xrealloc(b->vacant, b->capacity,
 					     sizeof(*b->vacant));
 		}
 		slot = (uint32_t)b->slot_count++;
 	}
-	memcpy(b->born[slot], position, sizeof(b->born[slot]));
+	b->slots[slot].count = count;
+	b->slots[slot].half_count = half_count;
+	b->slots[slot].halves = halves;
+	for (int a = 0; a < AXES; a++)
+		b->slots[slot].born[a] = position[a];
 	return slot;
 }
 
-static size_t block_stack(struct u64map_value block)
-{
-	return (size_t)(block.b >> 32 & BLOCK_MAX_STACK);
-}
-
-static uint32_t block_slot(struct u64map_value block)
-{
-	return (uint32_t)(block.b & UINT32_MAX);
-}
-
 /* The weight of a live block, from the count it gave. */
-static struct estimator_weight block_weight(struct u64map_value block)
+static struct estimator_weight block_weight(const struct live_blocks *b,
+					    struct u64map_value block)
 {
-	return estimator_weight_of_count(block.a, block.c);
+	return estimator_weight_of_count(block.a,
+					 b->slots[block.b & UINT32_MAX].count);
 }
 
-static void mark_changed(struct replay_state *st, size_t stack)
+static struct estimator_weight half_weight(const struct live_blocks *b,
+					   struct u64map_value block)
 {
-	if (!st->now[stack].changed) {
-		st->now[stack].changed = true;
-		st->changed[st->changed_count++] = stack;
+	return estimator_weight_of_count(
+		block.a, b->slots[block.b & UINT32_MAX].half_count);
+}
+
+/* The stack's estimate in `half` moved: the other half's peak must copy
+ * it when it moves. */
+static void mark_changed(struct replay_state *st, size_t stack, int half)
+{
+	int watcher = 1 - half;
+	struct half_peak *peak = &st->halves[watcher];
+
+	if (!st->now[stack].changed[watcher]) {
+		st->now[stack].changed[watcher] = true;
+		peak->changed[peak->changed_count++] = stack;
+	}
+}
+
+/* A block of `stack` joins (sign 1) or leaves (sign -1) its halves. */
+static void move_halves(struct replay_state *st, size_t stack,
+			unsigned halves, const struct estimator_weight *w,
+			int sign)
+{
+	for (int half = 0; half < ESTIMATOR_HALVES; half++) {
+		if (!(halves & (1u << half)))
+			continue;
+		if (sign > 0)
+			add_weight(&st->now[stack].half_live[half], w);
+		else
+			remove_weight(&st->now[stack].half_live[half], w);
+		st->halves[half].now += sign * w->bytes;
+		mark_changed(st, stack, half);
 	}
 }
 
@@ -213,97 +260,107 @@ static struct heap_point live_now(const struct replay_state *st,
 				    .samples = st->live_samples };
 }
 
-/* The heap is larger than ever: the changed stacks hold their peak now. */
-static void record_peak(struct replay_state *st, uint64_t time_us)
+/* A half's live total is larger than ever: the stacks changed in the
+ * other half hold, in the other half, their estimate at this half's peak. */
+static void record_half_peaks(struct replay_state *st, uint64_t time_us)
 {
-	for (size_t i = 0; i < st->changed_count; i++) {
-		size_t stack = st->changed[i];
+	for (int half = 0; half < ESTIMATOR_HALVES; half++) {
+		struct half_peak *peak = &st->halves[half];
 
-		st->h->by_stack[stack].live[AT_PEAK] = st->now[stack].live;
-		st->now[stack].changed = false;
+		if (!(peak->now > peak->bytes))
+			continue;
+		for (size_t i = 0; i < peak->changed_count; i++) {
+			struct stack_now *now = &st->now[peak->changed[i]];
+
+			now->at_half_peak[half] = now->half_live[1 - half];
+			now->changed[half] = false;
+		}
+		peak->changed_count = 0;
+		peak->bytes = peak->now;
+		peak->other = st->halves[1 - half].now;
+		peak->point = live_now(st, time_us);
 	}
-	st->changed_count = 0;
-	st->peak_bytes = st->live_bytes;
-	st->h->peak_time_us = time_us;
-	st->peak = live_now(st, time_us);
 }
 
 /* The life of a block, from its birth to now, joins its stack's trend. */
 static void add_life(struct replay_state *st, struct u64map_value block,
 		     const struct estimator_weight *w)
 {
-	const double *born;
+	uint32_t slot = (uint32_t)(block.b & UINT32_MAX);
+	struct stack_now *now = &st->now[block.b >> 32];
 
 	if (!st->growth)
 		return;
-	born = st->blocks.born[block_slot(block)];
 	for (int a = 0; a < AXES; a++)
-		trend_add_block(&st->trends[block_stack(block)][a], w->bytes,
-				w->bytes_variance, born[a], st->position[a]);
+		trend_add_block(&now->growth[a], w->bytes, w->bytes_variance,
+				st->blocks.slots[slot].born[a],
+				st->position[a]);
 }
 
 /* A live block is freed (or replaced). */
 static void release_block(struct replay_state *st, struct u64map_value block)
 {
-	size_t stack = block_stack(block);
-	struct estimator_weight w = block_weight(block);
+	size_t stack = block.b >> 32;
+	struct estimator_weight w = block_weight(&st->blocks, block);
+	struct estimator_weight half = half_weight(&st->blocks, block);
 
 	add_life(st, block, &w);
 	remove_weight(&st->now[stack].live, &w);
+	move_halves(st, stack, st->blocks.slots[block.b & UINT32_MAX].halves,
+		    &half, -1);
 	if (--st->live_samples) {
 		st->live_bytes -= w.bytes;
 		st->live_variance -= w.bytes_variance;
 	} else {
 		st->live_bytes = st->live_variance = 0;
 	}
-	mark_changed(st, stack);
-	if (st->growth)
-		st->blocks.vacant[st->blocks.vacant_count++] =
-			block_slot(block);
+	st->blocks.vacant[st->blocks.vacant_count++] =
+		(uint32_t)(block.b & UINT32_MAX);
 }
 
 /* The index of a stack, with room for it. */
 static size_t stack_index(struct replay_state *st,
 			  const struct mlyze_stack *stack)
 {
-	if (stack->index > BLOCK_MAX_STACK)
-		fatal("profile has more than %" PRId32 " stacks",
-		      BLOCK_MAX_STACK);
+	if (stack->index > UINT32_MAX)
+		fatal("profile has more than %" PRIu32 " stacks", UINT32_MAX);
 	if (stack->index >= st->h->stack_count)
 		grow_stacks(st, stack->index);
 	return stack->index;
 }
 
-/* A sampled block of `size` bytes, weighing w, is live at `address`
- * from the moment of ev on. */
+/* A sampled block of `size` bytes at `sampling_rate`, weighing w, is live
+ * at `address` from the moment of ev on, born at `born`. */
 static void make_live(struct replay_state *st, const struct mlyze_event *ev,
-		      uint64_t address, uint64_t size, size_t stack,
-		      const struct estimator_weight *w,
+		      uint64_t address, uint64_t size, uint64_t sampling_rate,
+		      size_t stack, const struct estimator_weight *w,
 		      const double born[AXES])
 {
-	struct u64map_value block = { .a = size, .b = (uint64_t)stack << 32,
-				      .c = w->count };
+	struct u64map_value block = { .a = size };
 	const struct u64map_value *replaced;
+	struct estimator_weight half = estimator_weigh_half(size, sampling_rate);
+	unsigned halves = estimator_halves_of(size, sampling_rate,
+					      st->allocs++);
+	uint32_t slot;
 
 	replaced = u64map_get(&st->blocks.by_address, address);
 	if (replaced) {
-		if (!(replaced->b & BLOCK_LISTED) && !st->h->replaced++)
+		if (!st->blocks.slots[replaced->b & UINT32_MAX].listed &&
+		    !st->h->replaced++)
 			st->h->first_replaced_offset = ev->offset;
 		release_block(st, *replaced);
 	}
-	if (st->growth)
-		block.b |= keep_birth(&st->blocks, born);
-	if (ev->type == MLYZE_EVENT_LIVE)
-		block.b |= BLOCK_LISTED;
+	slot = keep_count(&st->blocks, w->count, half.count, halves, born);
+	st->blocks.slots[slot].listed = ev->type == MLYZE_EVENT_LIVE;
+	block.b = (uint64_t)stack << 32 | slot;
 	if (u64map_put(&st->blocks.by_address, address, block) < 0)
 		out_of_memory();
 	add_weight(&st->now[stack].live, w);
 	st->live_bytes += w->bytes;
 	st->live_variance += w->bytes_variance;
 	st->live_samples++;
-	mark_changed(st, stack);
-	if (st->live_bytes > st->peak_bytes)
-		record_peak(st, ev->time_us);
+	move_halves(st, stack, halves, &half, 1);
+	record_half_peaks(st, ev->time_us);
 }
 
 static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
@@ -313,10 +370,9 @@ static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 		estimator_weigh(ev->alloc.size, ev->alloc.sampling_rate);
 
 	add_weight(&st->now[stack].allocated, &w);
-	make_live(st, ev, ev->alloc.address, ev->alloc.size, stack, &w,
-		  st->position);
+	make_live(st, ev, ev->alloc.address, ev->alloc.size,
+		  ev->alloc.sampling_rate, stack, &w, st->position);
 }
-
 
 static void keep_event(struct replay_state *st, const struct mlyze_event *ev)
 {
@@ -448,28 +504,75 @@ static void start_time_series(struct replay_state *st, const mlyze_reader *r,
 		if (st->snapshot_stride_us == 0)
 			st->snapshot_stride_us = DEFAULT_STRIDE_US;
 	}
-	st->peak.time_us = info->start_time_us;
-	add_point(st->h, st->peak);
+	for (int half = 0; half < ESTIMATOR_HALVES; half++)
+		st->halves[half].point.time_us = info->start_time_us;
+	add_point(st->h, st->halves[0].point);
 	st->next_point_us = info->start_time_us + st->point_stride_us;
 	st->next_snapshot_us = info->start_time_us;
 }
 
-/* The peak joins the series in its place, so that a chart shows it. */
-static void add_peak_point(struct replay_state *st)
+/* A moment a half chose joins the series in its place, so that a chart
+ * shows the heap there however short its stay. */
+static void add_peak_point(struct heap_replay *h, struct heap_point peak)
 {
-	struct heap_replay *h = st->h;
 	size_t at = h->timeline_count;
 
-	while (at > 0 && h->timeline[at - 1].time_us > st->peak.time_us)
+	while (at > 0 && h->timeline[at - 1].time_us > peak.time_us)
 		at--;
-	if (at > 0 && h->timeline[at - 1].time_us == st->peak.time_us) {
-		h->timeline[at - 1] = st->peak;
+	if (at > 0 && h->timeline[at - 1].time_us == peak.time_us) {
+		h->timeline[at - 1] = peak;
 		return;
 	}
-	add_point(h, st->peak);
+	add_point(h, peak);
 	memmove(&h->timeline[at + 1], &h->timeline[at],
 		(h->timeline_count - 1 - at) * sizeof(*h->timeline));
-	h->timeline[at] = st->peak;
+	h->timeline[at] = peak;
+}
+
+static struct estimate cross_fit(const struct estimate *b_at_a,
+				 const struct estimate *a_at_b)
+{
+	struct estimator_weight b = { b_at_a->count, b_at_a->count_variance,
+				      b_at_a->bytes, b_at_a->bytes_variance };
+	struct estimator_weight a = { a_at_b->count, a_at_b->count_variance,
+				      a_at_b->bytes, a_at_b->bytes_variance };
+	struct estimator_weight peak = estimator_cross_fit(&b, &a);
+
+	return (struct estimate){
+		.samples = (b_at_a->samples + a_at_b->samples + 1) / 2,
+		.bytes = peak.bytes,
+		.bytes_variance = peak.bytes_variance,
+		.count = peak.count,
+		.count_variance = peak.count_variance,
+	};
+}
+
+/* The moment named as the peak: of the two the halves chose, the one
+ * where the other half found more. */
+static uint64_t peak_moment(const struct replay_state *st)
+{
+	const struct half_peak *a = &st->halves[0], *b = &st->halves[1];
+
+	return (b->other > a->other ? b : a)->point.time_us;
+}
+
+/* The share of the time the series spent within the peak's interval of
+ * its estimate (each point holding until the next); 0 for a profile
+ * without duration, where no moment can be told from another. */
+static double share_at_peak_level(const struct heap_replay *h)
+{
+	const struct estimate *peak = &h->total.live[AT_PEAK];
+	double interval = estimator_interval95(peak->bytes_variance);
+	uint64_t within = 0, first = h->timeline[0].time_us,
+		 last = h->timeline[h->timeline_count - 1].time_us;
+
+	if (last == first)
+		return 0;
+	for (size_t i = 0; i + 1 < h->timeline_count; i++)
+		if (fabs(h->timeline[i].bytes - peak->bytes) <= interval)
+			within += h->timeline[i + 1].time_us -
+				  h->timeline[i].time_us;
+	return (double)within / (double)(last - first);
 }
 
 /* A checkpoint starts the profile anew: its trends, and the series of
@@ -507,14 +610,14 @@ static void on_totals(struct replay_state *st, const struct mlyze_event *ev)
 
 static void on_live(struct replay_state *st, const struct mlyze_event *ev)
 {
+	/* Live since before the checkpoint, where the trends start. */
+	static const double origin[AXES];
 	size_t stack = stack_index(st, ev->live.stack);
 	struct estimator_weight w =
 		estimator_weigh(ev->live.size, ev->live.sampling_rate);
 
-	/* Live since before the checkpoint, where the trends start. */
-	static const double origin[AXES];
-
-	make_live(st, ev, ev->live.address, ev->live.size, stack, &w, origin);
+	make_live(st, ev, ev->live.address, ev->live.size,
+		  ev->live.sampling_rate, stack, &w, origin);
 }
 
 static void on_heap_point(struct replay_state *st,
@@ -580,31 +683,36 @@ static void finish(struct replay_state *st)
 	size_t cursor = 0;
 
 	while ((slot = u64map_next(&st->blocks.by_address, &cursor))) {
-		w = block_weight(slot->value);
-		add_weight(&h->by_stack[block_stack(slot->value)].live[AT_END],
-			   &w);
+		w = block_weight(&st->blocks, slot->value);
+		add_weight(&h->by_stack[slot->value.b >> 32].live[AT_END], &w);
 		add_life(st, slot->value, &w);
 	}
 	for (size_t i = 0; i < h->stack_count; i++) {
 		h->by_stack[i].allocated = st->now[i].allocated;
-		for (int a = 0; st->growth && a < AXES; a++)
+		h->by_stack[i].live[AT_PEAK] =
+			cross_fit(&st->now[i].at_half_peak[0],
+				  &st->now[i].at_half_peak[1]);
+		for (int a = 0; a < AXES; a++)
 			h->by_stack[i].growth[a] = trend_of(
-				&st->trends[i][a], st->position[a]);
+				&st->now[i].growth[a], st->position[a]);
 		heap_estimates_add(&h->total, &h->by_stack[i]);
 	}
 	if (h->timeline[h->timeline_count - 1].time_us < h->last_time_us)
 		add_point(h, live_now(st, h->last_time_us));
-	add_peak_point(st);
+	for (int half = 0; half < ESTIMATOR_HALVES; half++)
+		add_peak_point(h, st->halves[half].point);
+	h->peak_time_us = peak_moment(st);
+	h->peak_level_share = share_at_peak_level(h);
 }
 
 static void free_state(struct replay_state *st)
 {
 	u64map_free(&st->blocks.by_address);
-	free(st->blocks.born);
-	free(st->trends);
+	free(st->blocks.slots);
 	free(st->blocks.vacant);
 	free(st->now);
-	free(st->changed);
+	for (int half = 0; half < ESTIMATOR_HALVES; half++)
+		free(st->halves[half].changed);
 }
 
 static double seconds_since(uint64_t origin_us, uint64_t time_us)

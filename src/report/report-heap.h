@@ -5,8 +5,10 @@
  * of an unknown address is ignored; an ALLOC at a live address replaces
  * the block there) and sums, for every stack, the unbiased estimates of
  * everything allocated and of what was live at two moments: the peak (the
- * first moment the estimated live heap of the whole profile reached its
- * maximum) and the end.  Also keeps the live heap over time (a bounded
+ * largest live heap of the whole profile, cross-fitted as estimator.h
+ * says: each half of the samples chooses the first moment its estimate
+ * reached its maximum, and the other half estimates every stack there)
+ * and the end.  Also keeps the live heap over time (a bounded
  * series of points), the markers and garbage collections with the live
  * heap at their moment, and, when asked, the live bytes of every stack at
  * a bounded number of moments, and, when asked, the trend of the live
@@ -57,6 +59,11 @@ struct heap_estimates {
 void heap_estimates_add(struct heap_estimates *into,
 			const struct heap_estimates *from);
 
+/* A peak stands out from the rest of the profile when the live heap was
+ * within its interval for less than half of the time; else the
+ * heap held about the same level, and no moment is the peak. */
+#define SINGLE_PEAK_MAX_SHARE 0.5
+
 /* The estimated live heap at one moment. */
 struct heap_point {
 	uint64_t time_us;
@@ -88,6 +95,9 @@ struct heap_replay {
 	size_t stack_count;
 	struct heap_estimates total;     /* of all stacks */
 	uint64_t peak_time_us; /* the start time when nothing was live */
+	/* The share of the series of the live heap within the peak's 95 %
+	 * interval of its estimate: near 1 when no moment stands out. */
+	double peak_level_share;
 	uint64_t events;
 	uint64_t last_time_us;
 	uint64_t markers;

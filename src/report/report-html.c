@@ -180,6 +180,8 @@ static json_t *profile_json(const struct report *r,
 	for (size_t i = 0; i < p->snapshot_count; i++)
 		append(snapshots, snapshot_json(r, &p->snapshots[i]));
 	point_json(peak, r, &at_peak);
+	append(peak, json_boolean(p->peak_level_share < SINGLE_PEAK_MAX_SHARE));
+	append(peak, json_real(p->peak_level_share));
 	set(json, "file", text(p->file));
 	set(json, "end", json_real(report_seconds(r, p->start_time_us) +
 				   p->duration_s));
@@ -411,8 +413,12 @@ static const char page_body[] =
 	"without --format prints the top sites as text.</p></noscript>\n"
 	"<h2>Live heap over time</h2>\n"
 	"<p class=\"legend\">The estimated live heap and its 95 % band; the "
-	"dot is the peak, dashed lines are markers, triangles garbage "
-	"collections. Click a moment to see its flame graph.</p>\n"
+	"dot and its bar are the estimate of the peak and its 95 % interval, "
+	"cross-fitted so that the noise does not inflate it (memprof-report(1)"
+	"), and so often below the highest point of the band; a shaded level "
+	"when no single moment stands out. Dashed lines are markers, "
+	"triangles garbage collections. Click a moment to see its flame "
+	"graph.</p>\n"
 	"<svg id=\"chart\" role=\"img\" aria-label=\"Estimated live heap over "
 	"time\"></svg>\n"
 	"<div class=\"controls\" id=\"growth\" hidden><label><input "

@@ -405,6 +405,7 @@ function chartScales(width, height) {
 	let top = 1, end = 0;
 	for (const p of data.profiles) {
 		end = Math.max(end, p.end);
+		top = Math.max(top, p.peak[1] + p.peak[2]);
 		for (let i = 0; i < p.timeline.length; i += 3) {
 			top = Math.max(top, p.timeline[i + 1] + p.timeline[i + 2]);
 			end = Math.max(end, p.timeline[i]);
@@ -480,8 +481,30 @@ function drawProfile(p) {
 			"text-anchor": right ? "end" : "start" },
 		label + " (" + formatBytes(bytes) + ")"));
 	}
-	const [pt, pb, pci] = p.peak;
+	g.append(drawPeak(p.peak));
+	return g;
+}
+
+/* The estimate of the peak with its interval: at its moment, or, when no
+ * moment stands out, as a level across the run. */
+function drawPeak([pt, pb, pci, single, share]) {
+	const g = svg("g", {});
+	if (!single) {
+		g.append(svg("rect", { class: "peak-level", x: chart.x(0),
+			width: chart.x(chart.end) - chart.x(0),
+			y: chart.y(pb + pci),
+			height: chart.y(Math.max(pb - pci, 0)) - chart.y(pb + pci) }));
+		g.append(svg("text", { class: "peak-label", x: chart.x(0) + 6,
+			y: chart.y(pb + pci) - 4 },
+		"no single peak: the heap stayed within ± " + formatBytes(pci) +
+			" of " + formatBytes(pb) + " for " + Math.round(100 * share) +
+			" % of the run"));
+		return g;
+	}
 	const right = chart.x(pt) > chart.x(chart.end * 0.8);
+	g.append(svg("line", { class: "peak-interval", x1: chart.x(pt),
+		x2: chart.x(pt), y1: chart.y(pb + pci),
+		y2: chart.y(Math.max(pb - pci, 0)) }));
 	g.append(svg("circle", { class: "peak", cx: chart.x(pt), cy: chart.y(pb),
 		r: 4 }));
 	g.append(svg("text", { class: "peak-label",

@@ -108,6 +108,7 @@ static json_t *profile_json(const struct report *r,
 	set(o, "pid", p->pid ? json_integer((json_int_t)p->pid) : json_null());
 	set(o, "command_line",
 	    strings(p->command_line, count_strings(p->command_line)));
+	set(o, "title", p->title ? text(p->title) : json_null());
 	set(o, "duration_s", json_real(p->duration_s));
 	set(o, "sampling_rate", p->sampling_rate
 					? json_integer((json_int_t)p->sampling_rate)
@@ -132,6 +133,9 @@ static json_t *profile_json(const struct report *r,
 	}
 	peak = moment_json(&p->peak);
 	set(peak, "time_s", json_real(p->peak_time_s));
+	set(peak, "single", json_boolean(p->peak_level_share <
+					 SINGLE_PEAK_MAX_SHARE));
+	set(peak, "level_share", json_real(p->peak_level_share));
 	set(o, moment_names[AT_PEAK], peak);
 	set(o, moment_names[AT_END], moment_json(&p->end));
 	set(o, "marks", marks_json(r, p));

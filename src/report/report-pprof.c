@@ -26,6 +26,7 @@
 #include "report-index.h"
 #include "report-protobuf.h"
 #include "report-util.h"
+#include "report-wrappers.h"
 #include "report-view.h"
 
 #include <stdlib.h>
@@ -124,12 +125,13 @@ static size_t location_lines(const struct stack_table *t, size_t frame)
 }
 
 /* Calls fn for the frames of s that start a location, leaf first: the
- * first frame shown, then each after a location's last line. */
+ * first frame past the allocators and their wrappers, then each after a
+ * location's last line. */
 static void each_location(const struct stack_table *t,
 			  const struct report_stack *s,
 			  void (*fn)(void *ctx, size_t frame), void *ctx)
 {
-	size_t k = stack_first_shown(t, s);
+	size_t k = stack_first_past_wrappers(t, s);
 
 	while (k < s->depth) {
 		fn(ctx, s->frames[k]);

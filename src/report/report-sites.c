@@ -4,6 +4,7 @@
 #include "estimator.h"
 #include "report-sites.h"
 #include "report-util.h"
+#include "report-wrappers.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,7 @@ static size_t site_frame(const struct site_table *table,
 			 const struct stack_table *stacks,
 			 const struct report_stack *stack)
 {
-	size_t first = stack_first_shown(stacks, stack);
+	size_t first = stack_first_past_wrappers(stacks, stack);
 	const struct report_frame *unnamed = NULL;
 	size_t unnamed_at = 0;
 

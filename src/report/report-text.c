@@ -144,6 +144,10 @@ static void profile_block(FILE *out, const struct style *st,
 	if (*text)
 		line(out, st, "  command", text);
 	free(text);
+	if (p->title)
+		line(out, st, "  title", p->title);
+	if (p->window)
+		line(out, st, "  window", p->window);
 	if (p->pid) {
 		text = xasprintf("%" PRIu64, p->pid);
 		line(out, st, "  pid", text);
@@ -181,11 +185,15 @@ static void profile_block(FILE *out, const struct style *st,
 	}
 }
 
-/* " [not finalised...] [replaced by exec of ...]", or "". */
+/* " [title: ...] [not finalised...] [replaced by exec of ...]", or "". */
 static char *bracketed_states(const struct profile_summary *p)
 {
 	struct strbuf sb = { 0 };
 
+	if (p->title)
+		sb_printf(&sb, " [title: %s]", p->title);
+	if (p->window)
+		sb_printf(&sb, " [window %s]", p->window);
 	if (p->complete == 0)
 		sb_add(&sb, " [" NOT_FINALISED "]");
 	if (p->truncated)
@@ -215,8 +223,12 @@ static void profiles_table(FILE *out, const struct style *st,
 		char size[32];
 
 		format_size(size, p->peak.bytes);
-		snprintf(peaks[i], sizeof(peaks[i]), "peak %s at %.1f s", size,
-			 p->peak_time_s);
+		if (p->peak_level_share < SINGLE_PEAK_MAX_SHARE)
+			snprintf(peaks[i], sizeof(peaks[i]), "peak %s at %.1f s",
+				 size, p->peak_time_s);
+		else
+			snprintf(peaks[i], sizeof(peaks[i]),
+				 "peak %s, no single one", size);
 		if (text_width(p->file) > file_width)
 			file_width = text_width(p->file);
 		if (n > pid_width)
@@ -259,6 +271,21 @@ static char *estimate_text(const struct estimate *e)
 	return xasprintf("%s ± %s", bytes, interval);
 }
 
+/* "11.0 MiB ± 0 B at 1.9 s", or, when no moment stands out, "no single
+ * peak: the heap stayed within ±9.6 MiB of 48.0 MiB for 97 % of the run" */
+static char *peak_text(const struct profile_summary *p, const char *estimate)
+{
+	char bytes[32], interval[32];
+
+	if (p->peak_level_share < SINGLE_PEAK_MAX_SHARE)
+		return xasprintf("%s at %.1f s", estimate, p->peak_time_s);
+	format_size(bytes, p->peak.bytes);
+	format_size(interval, estimator_interval95(p->peak.bytes_variance));
+	return xasprintf("no single peak: the heap stayed within ±%s of %s "
+			 "for %.0f %% of the run", interval, bytes,
+			 100 * p->peak_level_share);
+}
+
 static void totals_block(FILE *out, const struct style *st,
 			 const struct report *r)
 {
@@ -274,8 +301,7 @@ static void totals_block(FILE *out, const struct style *st,
 	free(text);
 	estimate = estimate_text(&heap->live[AT_PEAK]);
 	if (r->profile_count == 1)
-		text = xasprintf("%s at %.1f s", estimate,
-				 r->profiles[0].peak_time_s);
+		text = peak_text(&r->profiles[0], estimate);
 	else
 		text = xasprintf("%s, the sum of the peaks of the profiles",
 				 estimate);

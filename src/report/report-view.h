@@ -23,6 +23,10 @@ struct profile_summary {
 	char *file;
 	uint64_t pid;          /* 0 when unknown */
 	char **command_line;   /* NULL-terminated; empty when unknown */
+	char *title;           /* as the program rewrote it, or NULL */
+	/* "started by memprof-ctl start, ended by stop" for a recording
+	 * window that did not start with the process, else NULL. */
+	char *window;
 	uint64_t start_time_us;
 	double duration_s;
 	uint64_t sampling_rate; /* at the start; 0 when unknown */
@@ -40,6 +44,9 @@ struct profile_summary {
 	double kept_from_s;
 	double peak_time_s; /* since the start */
 	struct estimate peak, end; /* live heap of the profile */
+	/* The share of the run the live heap was within the peak's interval
+	 * of its estimate; SINGLE_PEAK_MAX_SHARE or more: no single peak. */
+	double peak_level_share;
 	/* The live heap over time, markers and garbage collections, and
 	 * moments at which the live bytes of every stack are known (their
 	 * stacks are indexes in the report's stacks). */

@@ -1,5 +1,13 @@
 ## memprof-report: estimates per allocation site from .mlyze profiles.
 
+# The replay of a profile into estimates, which memprof-ctl and the unit
+# tests use too.
+REPORT_REPLAY_SOURCES = \
+	src/report/report-heap.c src/report/report-heap.h \
+	src/report/report-trend.c src/report/report-trend.h \
+	src/report/report-util.c src/report/report-util.h \
+	src/mlyze/u64map.c src/mlyze/u64map.h
+
 bin_PROGRAMS += src/memprof-report
 src_memprof_report_SOURCES = \
 	src/report/memprof-report.c \
@@ -24,6 +32,7 @@ src_memprof_report_SOURCES = \
 	src/report/report-trend.c src/report/report-trend.h \
 	src/report/report-util.c src/report/report-util.h \
 	src/report/report-view.h src/report/report-views.c \
+	src/report/report-wrappers.c src/report/report-wrappers.h \
 	src/mlyze/u64map.c src/mlyze/u64map.h
 # The style and script of the HTML page, compiled in as C strings.
 nodist_src_memprof_report_SOURCES = src/report/report-html-assets.c

@@ -142,6 +142,8 @@ static void configure_runtime(const char *runtime, const char *pattern,
 	free(value);
 	set_variable("SPPROF_OUTPUT", pattern);
 	set_variable("SPPROF_FOLLOW_FORK", options->follow_fork ? "1" : "0");
+	if (options->dormant)
+		set_variable("SPPROF_DORMANT", "1");
 	set_variable("SPPROF_MANIFEST", manifest);
 	if (options->rate != 0) {
 		value = wrap_format("%" PRIu64, options->rate);
@@ -188,10 +190,11 @@ int main(int argc, char **argv)
 					     options.command[0],
 					     options.quiet, &pattern);
 	if (status == 0)
-		status = wrap_manifest_create(&manifest);
+		status = wrap_manifest_create(&manifest, pattern);
 	if (status == 0) {
-		configure_runtime(runtime, pattern, &options, manifest.path);
-		status = wrap_run(path, options.command, &descendants_running);
+		configure_runtime(runtime, pattern, &options, manifest.address);
+		status = wrap_run(path, options.command, &manifest,
+				  &descendants_running);
 		wrap_manifest_report(&manifest, options.quiet,
 				     descendants_running);
 		wrap_manifest_remove(&manifest);

@@ -6,9 +6,11 @@
 #include "wrap-util.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,9 +51,9 @@ static _Noreturn void exec_command(const char *path, char *const argv[],
 
 /* A terminal sends INT, QUIT and HUP to its whole foreground process
  * group; a child still in our group has had its own copy already. */
-static void forward(int number, const siginfo_t *info, pid_t child)
+static void forward(int number, int code, pid_t child)
 {
-	if (info->si_code == SI_KERNEL && getpgid(child) == getpgrp())
+	if (code == SI_KERNEL && getpgid(child) == getpgrp())
 		return;
 	kill(child, number);
 }
@@ -72,32 +74,45 @@ static bool reap_finished(pid_t child, int *child_status, bool *child_ended)
 	return pid == 0;
 }
 
-static int wait_for(pid_t child, const sigset_t *waited,
+/* Waits for CHILD, forwarding signals (read from SIGNALS, a signalfd) and
+ * taking what the runtime sends meanwhile, so that no process waits for
+ * room in the manifest's queue and messages show as they come. */
+static int wait_for(pid_t child, int signals, struct wrap_manifest *manifest,
 		    bool *descendants_running)
 {
+	struct pollfd ready[2] = { { .fd = signals, .events = POLLIN },
+				   { .fd = manifest->socket, .events = POLLIN } };
 	bool child_ended = false;
 	int status = 0;
 
 	while (!child_ended) {
-		siginfo_t info;
-		int number = sigwaitinfo(waited, &info);
+		struct signalfd_siginfo info;
 
-		if (number == SIGCHLD)
+		if (poll(ready, 2, -1) < 0)
+			continue;
+		if (ready[1].revents)
+			wrap_manifest_receive(manifest);
+		if (!ready[0].revents ||
+		    read(signals, &info, sizeof info) != sizeof info)
+			continue;
+		if (info.ssi_signo == SIGCHLD)
 			*descendants_running = reap_finished(child, &status,
 							     &child_ended);
-		else if (number > 0)
-			forward(number, &info, child);
+		else
+			forward((int)info.ssi_signo, info.ssi_code, child);
 	}
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status)
 				   : WEXITSTATUS(status);
 }
 
-int wrap_run(const char *path, char *const argv[], bool *descendants_running)
+int wrap_run(const char *path, char *const argv[],
+	     struct wrap_manifest *manifest, bool *descendants_running)
 {
 	struct sigaction default_action = { .sa_handler = SIG_DFL };
 	struct sigaction child_action;
 	sigset_t waited, mask;
 	pid_t child;
+	int signals, status;
 
 	sigemptyset(&waited);
 	for (size_t i = 0; i < FORWARDED_COUNT; i++)
@@ -107,14 +122,23 @@ int wrap_run(const char *path, char *const argv[], bool *descendants_running)
 	sigaction(SIGCHLD, &default_action, &child_action);
 	/* Without it, orphans go to init and we cannot know they still run. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	/* Signals wait, blocked, for sigwaitinfo(): no handler, no race. */
+	/* Signals wait, blocked, to be read from a signalfd: no handler, no
+	 * race. */
 	sigprocmask(SIG_BLOCK, &waited, &mask);
+	signals = signalfd(-1, &waited, SFD_CLOEXEC);
+	if (signals < 0) {
+		wrap_error("cannot wait for signals: %s", strerror(errno));
+		return 1;
+	}
 	child = fork();
 	if (child < 0) {
 		wrap_error("cannot start %s: %s", path, strerror(errno));
+		close(signals);
 		return 1;
 	}
 	if (child == 0)
 		exec_command(path, argv, &mask, &child_action);
-	return wait_for(child, &waited, descendants_running);
+	status = wait_for(child, signals, manifest, descendants_running);
+	close(signals);
+	return status;
 }

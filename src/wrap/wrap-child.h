@@ -7,13 +7,17 @@
  * waits for it and returns the status memprof-wrap exits with: the child's
  * exit status, or 128+N when signal N killed it.  memprof-wrap adopts the
  * orphans of the command's process tree, so it can tell in
- * *DESCENDANTS_RUNNING whether some of them outlive the command.
+ * *DESCENDANTS_RUNNING whether some of them outlive the command.  While it
+ * waits, it takes what the runtime sends to MANIFEST.
  */
 #ifndef SPPROF_WRAP_CHILD_H
 #define SPPROF_WRAP_CHILD_H
 
 #include <stdbool.h>
 
-int wrap_run(const char *path, char *const argv[], bool *descendants_running);
+#include "wrap-manifest.h"
+
+int wrap_run(const char *path, char *const argv[],
+	     struct wrap_manifest *manifest, bool *descendants_running);
 
 #endif

@@ -3,57 +3,28 @@
 #include "config.h"
 
 #include "wrap-manifest.h"
+#include "wrap-publish.h"
 #include "wrap-util.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 /* The command printed for each profile. */
 #define REPORT_COMMAND "memprof-report --top 20"
 
-int wrap_manifest_create(struct wrap_manifest *manifest)
-{
-	const char *temporary = getenv("TMPDIR");
-	int fd;
-
-	if (temporary == NULL || temporary[0] != '/')
-		temporary = "/tmp";
-	manifest->directory = wrap_format("%s/memprof-wrap.XXXXXX", temporary);
-	manifest->path = NULL;
-	if (mkdtemp(manifest->directory) == NULL) {
-		wrap_error("cannot create a directory in %s: %s", temporary,
-			   strerror(errno));
-		return 1;
-	}
-	manifest->path = wrap_format("%s/manifest", manifest->directory);
-	fd = open(manifest->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		wrap_error("cannot create %s: %s", manifest->path,
-			   strerror(errno));
-		wrap_manifest_remove(manifest);
-		return 1;
-	}
-	close(fd);
-	return 0;
-}
-
-void wrap_manifest_remove(struct wrap_manifest *manifest)
-{
-	if (manifest->path != NULL)
-		unlink(manifest->path);
-	rmdir(manifest->directory);
-	free(manifest->path);
-	free(manifest->directory);
-	manifest->path = manifest->directory = NULL;
-}
-
 /* One profile: the file it streams to, and its final name once written. */
 struct profile {
 	char *part;
+	long pid;           /* the process writing it; 0 when not said */
 	char *final;        /* NULL until finalised */
 	char *exec_program; /* the image was replaced by exec of this */
 	char *stopped;      /* why recording stopped early, or NULL */
@@ -61,10 +32,52 @@ struct profile {
 	bool exec_failed;   /* ... but that exec failed */
 };
 
+/* Shows a line a process sent, without the control characters it could
+ * slip in. */
+static void show_message(const char *text)
+{
+	for (const char *c = text; *c != '\0'; c++)
+		fputc((unsigned char)*c < ' ' && *c != '\t' ? '?' : *c, stderr);
+	fputc('\n', stderr);
+}
+
 struct profile_list {
 	struct profile *items;
 	size_t count;
+	/* Processes that ended without a sample: "pid<TAB>name" each. */
+	char **unsampled;
+	size_t unsampled_count;
 };
+
+static void add_unsampled(struct profile_list *list, const char *pid,
+			  const char *name)
+{
+	char **grown = realloc(list->unsampled, (list->unsampled_count + 1) *
+							sizeof *grown);
+
+	if (grown == NULL) {
+		wrap_error("out of memory");
+		exit(1);
+	}
+	list->unsampled = grown;
+	grown[list->unsampled_count++] = wrap_format("pid %s  %s", pid, name);
+}
+
+/* Every process is accounted for: those that took no sample have no
+ * profile, and are named here. */
+static void list_unsampled(const struct profile_list *list)
+{
+	size_t count = list->unsampled_count;
+
+	if (count == 0)
+		return;
+	wrap_error("%zu process%s ended without taking a sample, so without "
+		   "a profile:", count, count == 1 ? "" : "es");
+	for (size_t i = 0; i < count; i++) {
+		fputs("  ", stderr);
+		show_message(list->unsampled[i]);
+	}
+}
 
 static struct profile *find_or_add(struct profile_list *list, const char *part)
 {
@@ -83,6 +96,58 @@ static struct profile *find_or_add(struct profile_list *list, const char *part)
 	return &grown[list->count++];
 }
 
+/* The socket's name: unique, and not guessed by other users. */
+static char *socket_name(void)
+{
+	unsigned char random[12];
+	char hex[2 * sizeof random + 1];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	ssize_t got = fd >= 0 ? read(fd, random, sizeof random) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (got != (ssize_t)sizeof random)
+		return NULL;
+	for (size_t i = 0; i < sizeof random; i++)
+		snprintf(hex + 2 * i, 3, "%02x", random[i]);
+	return wrap_format("memprof-wrap.%ld.%s", (long)getpid(), hex);
+}
+
+int wrap_manifest_create(struct wrap_manifest *manifest, const char *pattern)
+{
+	struct sockaddr_un address = { .sun_family = AF_UNIX };
+	char *name = socket_name();
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	*manifest = (struct wrap_manifest){ .socket = -1 };
+	if (name == NULL || fd < 0 || strlen(name) + 1 > sizeof address.sun_path) {
+		wrap_error("cannot make a socket for the runtime: %s",
+			   strerror(name == NULL ? EIO : errno));
+		free(name);
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	/* sun_path starts with a zero byte: the abstract namespace. */
+	memcpy(address.sun_path + 1, name, strlen(name));
+	if (bind(fd, (struct sockaddr *)&address,
+		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+			     strlen(name))) != 0) {
+		wrap_error("cannot make a socket for the runtime: %s",
+			   strerror(errno));
+		free(name);
+		close(fd);
+		return 1;
+	}
+	manifest->socket = fd;
+	manifest->address = wrap_format("@%s", name);
+	manifest->pattern = pattern;
+	manifest->profiles = wrap_alloc(sizeof *manifest->profiles);
+	*manifest->profiles = (struct profile_list){ NULL, 0, NULL, 0 };
+	free(name);
+	return 0;
+}
+
 /* Records what a line "KIND part<TAB>detail" says of a profile. */
 static void set_detail(struct profile *profile, char kind, const char *detail)
 {
@@ -98,31 +163,92 @@ static void set_detail(struct profile *profile, char kind, const char *detail)
 	}
 }
 
-/* Lines come whole from single appends; a line without its newline is the
- * unfinished write of a process that died, and is skipped. */
-static void read_manifest(FILE *stream, struct profile_list *list)
+/* What a process handed over: its final profile, open on fd. */
+static void publish_handed(struct profile *profile, int fd)
 {
-	char *line = NULL;
-	size_t size = 0;
+	char *final = fd >= 0 ? wrap_publish(profile->part, fd) : NULL;
+
+	if (final != NULL) {
+		free(profile->final);
+		profile->final = final;
+	}
+}
+
+/* Records what one line "KIND part[<TAB>detail]" says; fd: the
+ * descriptor that came with it, or -1. */
+static void take_line(struct wrap_manifest *manifest, char *line, int fd)
+{
+	struct profile_list *list = manifest->profiles;
+	char *tab;
+
+	if (line[0] == 'M') {
+		show_message(line + 2);
+	} else if (line[0] == 'P') {
+		tab = strchr(line, '\t');
+		if (tab != NULL)
+			*tab = '\0';
+		find_or_add(list, line + 2)->pid = tab ? atol(tab + 1) : 0;
+	} else if (line[0] == 'N') {
+		find_or_add(list, line + 2)->exec_failed = true;
+	} else if (line[0] == 'H') {
+		publish_handed(find_or_add(list, line + 2), fd);
+	} else if (line[0] == 'C') {
+		if (fd >= 0)
+			wrap_create_part(fd, manifest->pattern, line[2] == '1');
+	} else if ((tab = strchr(line, '\t')) == NULL) {
+		return;
+	} else if (line[0] == 'S') {
+		*tab = '\0';
+		add_unsampled(list, line + 2, tab + 1);
+	} else {
+		*tab = '\0';
+		set_detail(find_or_add(list, line + 2), line[0], tab + 1);
+	}
+}
+
+/* The descriptor a datagram carried, or -1. */
+static int passed_descriptor(struct msghdr *msg)
+{
+	struct cmsghdr *c = CMSG_FIRSTHDR(msg);
+	int fd = -1;
+
+	if (c != NULL && c->cmsg_level == SOL_SOCKET &&
+	    c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof fd))
+		memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	return fd;
+}
+
+/* Each datagram is one whole line, sent by one process. */
+void wrap_manifest_receive(struct wrap_manifest *manifest)
+{
+	static char line[4 * PATH_MAX + 2];
+	union {
+		struct cmsghdr header;
+		char bytes[CMSG_SPACE(sizeof(int))];
+	} control;
 	ssize_t length;
 
-	while ((length = getline(&line, &size, stream)) > 0) {
-		char *tab;
+	for (;;) {
+		struct iovec iov = { line, sizeof line - 1 };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+				      .msg_control = control.bytes,
+				      .msg_controllen = sizeof control.bytes };
+		int fd;
 
-		if (length < 3 || line[length - 1] != '\n' || line[1] != ' ')
+		length = recvmsg(manifest->socket, &msg, MSG_CMSG_CLOEXEC);
+		if (length < 0 && errno == EINTR)
 			continue;
-		line[length - 1] = '\0';
-		if (line[0] == 'P') {
-			find_or_add(list, line + 2);
-		} else if (line[0] == 'N') {
-			find_or_add(list, line + 2)->exec_failed = true;
-		} else if ((tab = strchr(line, '\t')) != NULL) {
-			*tab = '\0';
-			set_detail(find_or_add(list, line + 2), line[0],
-				   tab + 1);
+		if (length < 0)
+			return;
+		fd = passed_descriptor(&msg);
+		if (length >= 3 && line[length - 1] == '\n' && line[1] == ' ' &&
+		    !(msg.msg_flags & MSG_TRUNC)) {
+			line[length - 1] = '\0';
+			take_line(manifest, line, fd);
 		}
+		if (fd >= 0)
+			close(fd);
 	}
-	free(line);
 }
 
 char *wrap_shell_quote(const char *text)
@@ -194,16 +320,46 @@ static char *profile_note(const struct profile *profile,
 				 "finalising");
 }
 
+/* The name a profile still being written will have once its process
+ * ends (its part file's, without ".part"), or NULL: it is not being
+ * written, or the name is not the runtime's. */
+static char *future_name(const struct profile *profile)
+{
+	static const char suffix[] = ".part";
+	size_t length = strlen(profile->part);
+
+	if (profile->final != NULL || profile->stopped != NULL ||
+	    profile->unwritten != NULL || profile->pid <= 0 ||
+	    (kill((pid_t)profile->pid, 0) != 0 && errno != EPERM) ||
+	    length <= sizeof suffix - 1 ||
+	    strcmp(profile->part + length - (sizeof suffix - 1), suffix) != 0)
+		return NULL;
+	return wrap_format("%.*s", (int)(length - (sizeof suffix - 1)),
+			   profile->part);
+}
+
+/* A profile still being written is shown under the name it will have:
+ * its part file is gone by the time anyone reads the hint. */
 static void print_profile(const struct profile *profile, const char *cwd,
 			  bool descendants_running)
 {
+	char *future = future_name(profile);
 	char *shown = shown_path(profile->final != NULL ? profile->final
-				 : profile->part, cwd);
-	char *note = profile_note(profile, descendants_running);
+				 : future != NULL       ? future
+							: profile->part,
+				 cwd);
+	char *part = shown_path(profile->part, cwd);
+	char *note = future != NULL
+			     ? wrap_format("   # written when process %ld "
+					   "ends (until then it streams to %s)",
+					   profile->pid, part)
+			     : profile_note(profile, descendants_running);
 
 	fprintf(stderr, "  %s %s%s\n", REPORT_COMMAND, shown, note);
 	free(note);
+	free(part);
 	free(shown);
+	free(future);
 }
 
 /* A profile not finalised counts only if its part file is there. */
@@ -212,20 +368,16 @@ static bool is_listed(const struct profile *profile)
 	return profile->final != NULL || access(profile->part, F_OK) == 0;
 }
 
-void wrap_manifest_report(const struct wrap_manifest *manifest, bool quiet,
+void wrap_manifest_report(struct wrap_manifest *manifest, bool quiet,
 			  bool descendants_running)
 {
-	struct profile_list list = { NULL, 0 };
-	FILE *stream = fopen(manifest->path, "re");
+	const struct profile_list *list = manifest->profiles;
 	char *cwd = getcwd(NULL, 0);
 	size_t listed = 0;
 
-	if (stream != NULL) {
-		read_manifest(stream, &list);
-		fclose(stream);
-	}
-	for (size_t i = 0; i < list.count; i++)
-		listed += is_listed(&list.items[i]);
+	wrap_manifest_receive(manifest);
+	for (size_t i = 0; i < list->count; i++)
+		listed += is_listed(&list->items[i]);
 	if (listed == 0)
 		wrap_error("no profile was written (the command ended before "
 			   "any allocation was recorded, or it cleared "
@@ -236,8 +388,8 @@ void wrap_manifest_report(const struct wrap_manifest *manifest, bool quiet,
 	/* Finalised profiles first, in the order their processes started;
 	 * then those never finalised, which matter less. */
 	for (int finalised = 1; finalised >= 0 && !quiet; finalised--) {
-		for (size_t i = 0; i < list.count; i++) {
-			const struct profile *profile = &list.items[i];
+		for (size_t i = 0; i < list->count; i++) {
+			const struct profile *profile = &list->items[i];
 
 			if ((profile->final != NULL) == finalised &&
 			    is_listed(profile))
@@ -245,16 +397,34 @@ void wrap_manifest_report(const struct wrap_manifest *manifest, bool quiet,
 					      descendants_running);
 		}
 	}
-	for (size_t i = 0; i < list.count; i++) {
-		free(list.items[i].part);
-		free(list.items[i].final);
-		free(list.items[i].exec_program);
-		free(list.items[i].stopped);
-		free(list.items[i].unwritten);
-	}
+	if (!quiet)
+		list_unsampled(list);
 	if (!quiet && descendants_running)
 		wrap_error("some processes started by the command still run; "
 			   "profiles they write later are not listed");
-	free(list.items);
 	free(cwd);
+}
+
+void wrap_manifest_remove(struct wrap_manifest *manifest)
+{
+	struct profile_list *list = manifest->profiles;
+
+	if (manifest->socket >= 0)
+		close(manifest->socket);
+	for (size_t i = 0; list != NULL && i < list->count; i++) {
+		free(list->items[i].part);
+		free(list->items[i].final);
+		free(list->items[i].exec_program);
+		free(list->items[i].stopped);
+		free(list->items[i].unwritten);
+	}
+	for (size_t i = 0; list != NULL && i < list->unsampled_count; i++)
+		free(list->unsampled[i]);
+	if (list != NULL) {
+		free(list->items);
+		free(list->unsampled);
+	}
+	free(list);
+	free(manifest->address);
+	*manifest = (struct wrap_manifest){ .socket = -1 };
 }

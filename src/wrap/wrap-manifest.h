@@ -1,32 +1,50 @@
-/* wrap-manifest.h - the list of profiles the runtime writes.
+/* wrap-manifest.h - the profiles and messages the runtime sends.
  *
- * Contract: wrap_manifest_create() makes a private directory holding an
- * empty manifest, whose path goes to the runtime in SPPROF_MANIFEST.  Each
- * profiled process appends "P <part path>\n" when it starts streaming and
- * "F <part path>\t<final path>\n" once it has finalised; "X <part>\t<program>"
- * when an exec replaced its image ("N <part>" when that exec failed), "E <part>\t<reason>" when recording
- * stopped early (lib/profile_files.h).
- * wrap_manifest_report() reads it and lists on stderr every profile with
- * the memprof-report command that reads it, marking those never finalised;
- * wrap_manifest_remove() deletes the manifest and its directory.
+ * Contract: wrap_manifest_create() makes a datagram socket in the abstract
+ * namespace, close-on-exec, whose address ("@NAME") goes to the runtime in
+ * SPPROF_MANIFEST: every profiled process reaches it, whatever user it
+ * has become, and the program sees no descriptor of it.  Each datagram is
+ * one line (lib/profile_files.h): "P <part>" when a process starts
+ * streaming, "F <part>\t<final>" once it has finalised, "X <part>\t<program>"
+ * when an exec replaced its image ("N <part>" when that exec failed),
+ * "E <part>\t<reason>" when recording stopped early, "W <part>\t<reason>"
+ * when the final file could not be written, "H <part>" with the final file
+ * as a descriptor when the process could not publish it itself (it is
+ * published here, wrap-publish.h), "C <descendant>" with a socket when
+ * the process may not create its streamed file (it is created here for
+ * it, wrap-publish.h), "S <pid>\t<name>" when a process ended
+ * without taking a sample, so without a profile, and "M <text>", a
+ * message of the runtime, shown on stderr at once.  wrap_manifest_receive() takes the
+ * lines waiting, without blocking; wrap_manifest_report() takes the last
+ * ones, then lists on stderr every profile with the memprof-report
+ * command that reads it, marking those never finalised, then the
+ * processes that took no sample;
+ * wrap_manifest_remove() closes the socket.
  */
 #ifndef SPPROF_WRAP_MANIFEST_H
 #define SPPROF_WRAP_MANIFEST_H
 
 #include <stdbool.h>
 
+struct profile_list;
+
 struct wrap_manifest {
-	char *directory;
-	char *path;
+	int socket;                   /* where the lines arrive */
+	char *address;                /* SPPROF_MANIFEST */
+	const char *pattern;          /* SPPROF_OUTPUT, for "C" requests */
+	struct profile_list *profiles; /* what they said so far */
 };
 
-/* 0 on success; otherwise print the problem and return 1. */
-int wrap_manifest_create(struct wrap_manifest *manifest);
+/* 0 on success; otherwise print the problem and return 1.  PATTERN, the
+ * profiles' SPPROF_OUTPUT, must outlive the manifest. */
+int wrap_manifest_create(struct wrap_manifest *manifest, const char *pattern);
+
+void wrap_manifest_receive(struct wrap_manifest *manifest);
 
 /* QUIET keeps only the warning that no profile was written.
  * DESCENDANTS_RUNNING: some processes of the command have not ended, so a
  * profile not finalised may still be in the making. */
-void wrap_manifest_report(const struct wrap_manifest *manifest, bool quiet,
+void wrap_manifest_report(struct wrap_manifest *manifest, bool quiet,
 			  bool descendants_running);
 
 void wrap_manifest_remove(struct wrap_manifest *manifest);

@@ -15,12 +15,14 @@ enum {
 	OPTION_PYTHON_ALLOCATORS,
 	OPTION_UNWIND,
 	OPTION_MAX_SIZE,
+	OPTION_DORMANT,
 };
 
 static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "rate", required_argument, NULL, 'r' },
 	{ "no-follow-fork", no_argument, NULL, OPTION_NO_FOLLOW_FORK },
+	{ "dormant", no_argument, NULL, OPTION_DORMANT },
 	{ "python-allocators", required_argument, NULL,
 	  OPTION_PYTHON_ALLOCATORS },
 	{ "unwind", required_argument, NULL, OPTION_UNWIND },
@@ -50,6 +52,8 @@ static void print_help(void)
 	       "                        (default: 256M)\n"
 	       "      --no-follow-fork  profile only the first process, not the\n"
 	       "                        processes it forks or executes\n"
+	       "      --dormant         load the profiler without recording until\n"
+	       "                        memprof-ctl start asks for it\n"
 	       "      --python-allocators=malloc|pymalloc\n"
 	       "                        malloc: Python allocates its small objects\n"
 	       "                        with malloc too, so that they are sampled\n"
@@ -120,6 +124,9 @@ static int apply_option(int option, struct wrap_options *options)
 		return parse_max_size(optarg, options);
 	case OPTION_NO_FOLLOW_FORK:
 		options->follow_fork = false;
+		return WRAP_RUN;
+	case OPTION_DORMANT:
+		options->dormant = true;
 		return WRAP_RUN;
 	case OPTION_PYTHON_ALLOCATORS:
 		if (strcmp(optarg, "malloc") == 0 ||

@@ -22,6 +22,7 @@ struct wrap_options {
 	 * when max_size_given; else the runtime's default. */
 	uint64_t max_size;
 	bool max_size_given;
+	bool dormant;        /* --dormant: record only on request */
 	bool quiet;          /* -q: no summary at the end */
 	/* --python-allocators: PYTHONMALLOC for COMMAND ("malloc" or
 	 * "pymalloc"); NULL leaves the environment as it is. */

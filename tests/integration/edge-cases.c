@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <malloc.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -183,6 +184,8 @@ static void test_malloc(void)
 	CHECK(malloc_usable_size(NULL) == 0, "malloc_usable_size(NULL) != 0");
 }
 
+#define HALF_SIZE_BITS ((size_t)1 << (sizeof(size_t) * CHAR_BIT / 2))
+
 static void test_calloc_overflow(void)
 {
 	void *p;
@@ -190,8 +193,9 @@ static void test_calloc_overflow(void)
 	check_enomem(calloc(opaque_size(SIZE_MAX / 2 + 1), 2),
 		     "calloc(SIZE_MAX/2+1, 2)");
 	check_enomem(calloc(2, opaque_size(SIZE_MAX)), "calloc(2, SIZE_MAX)");
-	check_enomem(calloc(opaque_size((size_t)1 << 32), (size_t)1 << 32),
-		     "calloc(2^32, 2^32)");
+	/* Half the bits of a size_t each: the product is 2^32 or 2^64. */
+	check_enomem(calloc(opaque_size(HALF_SIZE_BITS), HALF_SIZE_BITS),
+		     "calloc(2^(bits/2), 2^(bits/2))");
 	check_enomem(calloc(1, opaque_size(SIZE_MAX)), "calloc(1, SIZE_MAX)");
 	arm_errno();
 	p = calloc(0, 16);
@@ -456,7 +460,9 @@ static void test_full_tables(void)
 
 static void test_posix_memalign(void)
 {
-	static const size_t bad[] = { 0, 1, 2, 3, 4, 24, 48, 4097 };
+	/* Not powers of two, or not multiples of sizeof(void *). */
+	static const size_t bad[] = { 0, 1, 2, 3, sizeof(void *) / 2, 24, 48,
+				      4097 };
 	void *sentinel = &api, *p;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -10,26 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Keep each site a function of its own name: no inlining, no clones. */
-#if defined(__clang__)
-#define SITE __attribute__((noinline))
-#else
-#define SITE __attribute__((noinline, noipa))
-#endif
+#include "site.h"
 
 #define TABLES 10
 #define CACHES 4
 #define CHURNS 100
-
-/* Stores through a volatile pointer keep the compiler from removing
- * allocations whose contents are never read. */
-static void *volatile last_block;
-
-static void *touch(void *block)
-{
-	last_block = block;
-	return block;
-}
 
 SITE static void *make_table(size_t size)
 {

@@ -785,7 +785,7 @@ static void weight_of(uint64_t size, uint64_t rate, double bytes,
 
 	mlyze_weigh(size, rate, &w);
 	ck_assert_double_eq_tol(w.bytes, bytes, bytes * 1e-12 + 1e-12);
-	ck_assert_double_eq_tol(w.count, count, count * 1e-12);
+	ck_assert_double_eq_tol(w.count, count, count * 1e-12 + 1e-12);
 	ck_assert_double_eq_tol(w.bytes_variance, w.bytes * (w.bytes - size),
 				w.bytes * w.bytes * 1e-12 + 1e-12);
 	ck_assert_double_eq_tol(w.count_variance, w.count * (w.count - 1),
@@ -804,8 +804,10 @@ START_TEST(weights)
 	weight_of(100u << 20, 1 << 20, 100u << 20, 1);
 	/* Unknown rate: every sample counts once. */
 	weight_of(123, 0, 123, 1);
-	/* A block of 0 bytes. */
-	weight_of(0, 512, 0, 1);
+	/* A block of 0 bytes is never sampled: it stands for nothing, as in
+	 * memprof_estimate_bytes(), whatever the rate. */
+	weight_of(0, 512, 0, 0);
+	weight_of(0, 0, 0, 0);
 }
 END_TEST
 

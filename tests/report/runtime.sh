@@ -17,7 +17,11 @@
 #    compiler inlined: the report names it as the site and, by stack,
 #    shows each inlined call at its line (runtime/inline-program.chain,
 #    with the lines of the source's markers), in JSON, and in pprof as
-#    the lines of one location.
+#    the lines of one location;
+#  - wrapper-program, which allocates through wrappers (one the report
+#    must recognise by its callers, a well-known name, strdup): each
+#    block is charged to the function that asked for it, in text, by
+#    stack, in JSON and in pprof; --keep-wrappers shows the wrappers.
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
 runtime=$PWD/lib/.libs/libspprof-alloc.so.0
@@ -124,5 +128,33 @@ if command -v go >/dev/null 2>&1; then
 		"$lines; $(cat "$scratch/inline.raw")"
 else
 	echo "skipped: go tool pprof (no go; Debian: golang-go)"
+fi
+profile wrapper-program auto
+check "wrapper-program: callers are the sites" wrapper-program \
+	wrapper-program-auto.mlyze
+check "wrapper-program --keep-wrappers" wrapper-program-kept \
+	wrapper-program-auto.mlyze --keep-wrappers
+(cd "$scratch" && NO_COLOR=1 "$report" --group-by stack --top 1 \
+	wrapper-program-auto.mlyze) | sed -n '/ SITE$/{n;p;n;p}' |
+	sed -e 's/^.* \([^ ]*\) (.*$/\1/' | tr '\n' ' ' >"$scratch/chain"
+[ "$(cat "$scratch/chain")" = "read_body main " ]
+verdict "wrapper-program, by stack: the caller, then its callers" $? \
+	"$(cat "$scratch/chain")"
+first_json_site=$(cd "$scratch" && "$report" --json --top 1 \
+	wrapper-program-auto.mlyze | sed -n 's/^ *"site": "\(.*\)",$/\1/p')
+[ "$first_json_site" = read_body ]
+verdict "wrapper-program, JSON: the caller is the site" $? \
+	"($first_json_site)"
+if command -v go >/dev/null 2>&1; then
+	# go tool pprof -top: the function that holds the most by itself.
+	"$report" -f pprof "$scratch/wrapper-program-auto.mlyze" \
+		>"$scratch/wrapper.pb.gz" &&
+		HOME=$scratch GOCACHE=$scratch/go-cache \
+			go tool pprof -top -sample_index=inuse_space \
+			"$scratch/wrapper.pb.gz" >"$scratch/wrapper.top" 2>&1
+	top=$(sed -n '/flat%/{n;p}' "$scratch/wrapper.top" | awk '{ print $6 }')
+	[ "$top" = read_body ]
+	verdict "wrapper-program, pprof: the caller holds the most" $? \
+		"$top; $(cat "$scratch/wrapper.top")"
 fi
 [ "$failures" -eq 0 ]

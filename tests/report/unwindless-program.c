@@ -9,23 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "site.h"
+
 #define BLOCKS 8
 #define BLOCK_SIZE 65536
 
-#if defined(__clang__)
-#define SITE __attribute__((noinline))
-#else
-#define SITE __attribute__((noinline, noipa))
-#endif
-
-static void *volatile last_block;
-
 SITE static void *make_block(void)
 {
-	void *block = memset(malloc(BLOCK_SIZE), 1, BLOCK_SIZE);
-
-	last_block = block;
-	return block;
+	return touch(memset(malloc(BLOCK_SIZE), 1, BLOCK_SIZE));
 }
 
 int main(void)

@@ -10,7 +10,12 @@
 # in the same fresh directory with the same environment, and each wrapped
 # run must match the bare one: the same exit status and byte for byte the
 # same standard output and standard error.  Every profile a wrapped run
-# leaves must be one memprof-report reads (exit status 0).
+# leaves must be one memprof-report reads (exit status 0).  memprof-wrap's
+# own standard error (the profiles it lists, the runtime's messages) is
+# kept apart from the workload's: the runtime must have said nothing, and
+# every process the workload names in the file accounted-pids (one process
+# id a line, in its directory) must be listed, with a profile or as a
+# process that took no sample.
 #
 # A workload's output must therefore not change from one run to the next:
 # it fixes dates, seeds and names in its inputs; nothing is filtered here.
@@ -59,7 +64,9 @@ for walker in "$abs_top_builddir"/python/spprof/.libs/_memprof*.so; do
 done
 
 # run LABEL [PREFIX...]: runs the workload as PREFIX sh WORKLOAD in a fresh
-# $scratch/work; its output goes to $scratch/LABEL.{out,err,status}.
+# $scratch/work; its output goes to $scratch/LABEL.{out,err,status}, what
+# PREFIX itself writes on stderr to $scratch/LABEL.wrap.  (The workload
+# gets its stderr through descriptor 3, closed before it starts.)
 run() {
 	label=$1
 	shift
@@ -69,8 +76,9 @@ run() {
 	(cd "$scratch/work" && timeout -k 10 "$time_limit" env -i \
 		PATH=/usr/bin:/bin HOME="$scratch/work/home" \
 		TMPDIR="$scratch/tmp" LANG=C.UTF-8 TZ=UTC SOAK_DATA="$data" \
-		"$@" sh "$workload" </dev/null \
-		>"$scratch/$label.out" 2>"$scratch/$label.err")
+		"$@" sh -c 'exec 2>&3 3>&-; exec sh "$0"' "$workload" \
+		</dev/null >"$scratch/$label.out" 3>"$scratch/$label.err" \
+		2>"$scratch/$label.wrap")
 	echo $? >"$scratch/$label.status"
 	echo "$name, $label: exit status $(cat "$scratch/$label.status")," \
 		"$(($(date +%s) - started)) s"
@@ -99,6 +107,29 @@ compare() {
 		(cd "$scratch" && diff -U1 --text "bare.$stream" "$1.$stream") |
 			head -n 60 | cat -v | sed 's/^/    /' >&2
 	done
+}
+
+# check_accounted LABEL: the runtime said nothing in the run LABEL, and
+# memprof-wrap listed every process the workload named.
+check_accounted() {
+	if grep -q '^libspprof-alloc:' "$scratch/$1.wrap"; then
+		different "$1" "the runtime said:"
+		grep '^libspprof-alloc:' "$scratch/$1.wrap" | head -n 10 |
+			sed 's/^/    /' >&2
+	fi
+	[ -f "$scratch/work/accounted-pids" ] || return 0
+	missing=
+	for pid in $(cat "$scratch/work/accounted-pids"); do
+		grep -Eq "^  pid $pid  |\.$pid(\.[0-9]+)?\.mlyze( |\$)" \
+			"$scratch/$1.wrap" || missing="$missing $pid"
+	done
+	if [ -n "$missing" ]; then
+		different "$1" "processes not accounted for:$missing; memprof-wrap said:"
+		sed 's/^/    /' "$scratch/$1.wrap" | head -n 40 >&2
+	else
+		echo "$name, $1: all $(wc -l <"$scratch/work/accounted-pids")" \
+			"processes named by the workload accounted for"
+	fi
 }
 
 # check_profiles LABEL: every profile of the run LABEL is read by
@@ -148,9 +179,10 @@ for rate in default 1; do
 	[ "$rate" = default ] || options="--rate=$rate"
 	mkdir -m 1777 "$profiles/$label"
 	# shellcheck disable=SC2086 # one word per setting and option
-	run "$label" $wrap_environment "$wrap" --quiet \
+	run "$label" $wrap_environment "$wrap" \
 		--output="$profiles/$label" $options
 	compare "$label"
+	check_accounted "$label"
 	check_profiles "$label"
 done
 

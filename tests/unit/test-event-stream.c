@@ -90,7 +90,7 @@ static void write_until_moved(unsigned *i)
 static void check_file(unsigned pieces, int trimmed)
 {
 	struct stat st;
-	uint8_t buffer[PIECE];
+	uint8_t buffer[PIECE], expected[PIECE];
 	off_t written = (off_t)pieces * PIECE;
 	ssize_t n;
 	int fd = open(path, O_RDONLY);
@@ -102,13 +102,15 @@ static void check_file(unsigned pieces, int trimmed)
 	else
 		ck_assert_int_gt(st.st_size, written);
 	for (unsigned i = 0; i < pieces; i++) {
+		memset(expected, (int)(i % 251), PIECE);
 		ck_assert_int_eq(read(fd, buffer, PIECE), PIECE);
-		for (unsigned j = 0; j < PIECE; j++)
-			ck_assert_uint_eq(buffer[j], i % 251);
+		ck_assert_msg(memcmp(buffer, expected, PIECE) == 0,
+			      "piece %u differs", i);
 	}
+	memset(expected, 0, PIECE);
 	while ((n = read(fd, buffer, PIECE)) > 0)
-		for (ssize_t j = 0; j < n; j++)
-			ck_assert_uint_eq(buffer[j], 0);
+		ck_assert_msg(memcmp(buffer, expected, (size_t)n) == 0,
+			      "the tail after the pieces is not zero");
 	close(fd);
 }
 

@@ -37,6 +37,22 @@ START_TEST(ordinary_blocks_are_rejected)
 }
 END_TEST
 
+/* Below IN_PLACE_RATE_MAX, sampled blocks stay where the C library put
+ * them: every pointer may then be one, at any rate set later too.  (Each
+ * test runs in a process of its own.) */
+START_TEST(small_rates_let_every_block_through)
+{
+	ck_assert(!sampled_blocks_in_place());
+	free_filter_set_rate(IN_PLACE_RATE_MAX);
+	ck_assert(!sampled_blocks_in_place());
+	free_filter_set_rate(IN_PLACE_RATE_MAX - 1);
+	ck_assert(sampled_blocks_in_place());
+	ck_assert(free_filter_maybe_sampled((void *)(SAMPLED_ALIGNMENT + 16)));
+	free_filter_set_rate(512 * 1024);
+	ck_assert(sampled_blocks_in_place());
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("free_filter");
@@ -44,6 +60,7 @@ Suite *test_suite(void)
 
 	tcase_add_test(tc, aligned_blocks_may_be_sampled);
 	tcase_add_test(tc, ordinary_blocks_are_rejected);
+	tcase_add_test(tc, small_rates_let_every_block_through);
 	suite_add_tcase(s, tc);
 	return s;
 }

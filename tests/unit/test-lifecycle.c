@@ -56,7 +56,7 @@ END_TEST
 
 __attribute__((noinline)) static int record_here(void *block, size_t size)
 {
-	int tracked = profiler_record_alloc(block, size, 0, 1);
+	int tracked = profiler_record_alloc(block, size, 0, 0, 1);
 
 	__asm__ volatile("" ::: "memory"); /* keep this frame */
 	return tracked;
@@ -134,6 +134,9 @@ START_TEST(estimates_are_unbiased_weights)
 				1e-3);
 	ck_assert_double_eq_tol(memprof_estimate_variance(100u << 20, 4096), 0,
 				1e-3);
+	/* the 95 % interval of a sum, as the reader and Python draw it */
+	ck_assert_double_eq_tol(memprof_estimate_interval95(4), 3.92, 1e-12);
+	ck_assert_double_eq(memprof_estimate_interval95(-1e-3), 0);
 }
 END_TEST
 

@@ -16,9 +16,9 @@ Suite *test_suite(void);
 START_TEST(sandwich)
 {
 	/* leaf: extension, interpreter x2, main above the interpreter */
-	const uintptr_t native[] = { 0x9000, 0x1100, 0x1200, 0x8000 };
-	const uintptr_t script[] = { script_frame(1, 2, 3), script_frame(4, 5, 6) };
-	uintptr_t out[8];
+	const uint64_t native[] = { 0x9000, 0x1100, 0x1200, 0x8000 };
+	const uint64_t script[] = { script_frame(1, 2, 3), script_frame(4, 5, 6) };
+	uint64_t out[8];
 	uint32_t n = merge_frames(out, 8, native, 4, script, 2, LO, HI);
 
 	ck_assert_uint_eq(n, 4);
@@ -31,9 +31,9 @@ END_TEST
 
 START_TEST(no_interpreter_frames_keeps_native_then_script)
 {
-	const uintptr_t native[] = { 0x9000, 0x9100 };
-	const uintptr_t script[] = { script_frame(1, 1, 1) };
-	uintptr_t out[8];
+	const uint64_t native[] = { 0x9000, 0x9100 };
+	const uint64_t script[] = { script_frame(1, 1, 1) };
+	uint64_t out[8];
 	uint32_t n = merge_frames(out, 8, native, 2, script, 1, LO, HI);
 
 	ck_assert_uint_eq(n, 3);
@@ -45,10 +45,10 @@ END_TEST
 
 START_TEST(merge_respects_the_maximum)
 {
-	const uintptr_t native[] = { 0x9000, 0x1100, 0x8000 };
-	const uintptr_t script[] = { script_frame(1, 1, 1), script_frame(2, 2, 2),
+	const uint64_t native[] = { 0x9000, 0x1100, 0x8000 };
+	const uint64_t script[] = { script_frame(1, 1, 1), script_frame(2, 2, 2),
 				     script_frame(3, 3, 3) };
-	uintptr_t out[3];
+	uint64_t out[3];
 	uint32_t n = merge_frames(out, 3, native, 3, script, 3, LO, HI);
 
 	ck_assert_uint_eq(n, 3);
@@ -59,10 +59,11 @@ END_TEST
 
 START_TEST(packing_round_trips)
 {
-	uintptr_t f = script_frame(123456, 654321, 4000000);
+	uint64_t f = script_frame(123456, 654321, 4000000);
 
 	ck_assert(frame_is_script(f));
-	ck_assert(!frame_is_script((uintptr_t)0x00007fffffffffffull));
+	ck_assert(!frame_is_script(0x00007fffffffffffull));
+	ck_assert(!frame_is_script(0xfffff000u)); /* 32-bit user space */
 	ck_assert_uint_eq(script_frame_file(f), 123456);
 	ck_assert_uint_eq(script_frame_function(f), 654321);
 	ck_assert_uint_eq(script_frame_line(f), 4000000);

@@ -1,10 +1,11 @@
-/* allocate.c - test helper: allocate PID_FILE [die | tree]
+/* allocate.c - test helper: allocate PID_FILE [die | tree | linger]
  * Appends its process id to PID_FILE, then allocates and frees a few tens
  * of MiB in blocks of varied sizes, keeping some alive, so that a profile
  * of it holds samples.
  *   die   end by SIGKILL, so that the profile is never finalised;
  *   tree  first start two more processes that do the same: a forked copy
- *         and an executed one (PID_FILE then gets three lines).
+ *         and an executed one (PID_FILE then gets three lines);
+ *   linger  end two seconds after the allocations, normally.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -78,5 +79,7 @@ int main(int argc, char **argv)
 	allocate();
 	if (strcmp(mode, "die") == 0)
 		raise(SIGKILL);
+	if (strcmp(mode, "linger") == 0)
+		sleep(2);
 	return 0;
 }

@@ -19,6 +19,17 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/memprof-wrap-test.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 99
 
+# use_real_runtime: the test runs the build tree's runtime, which
+# memprof-wrap must find by itself; skipped when it is not built.
+use_real_runtime() {
+	runtime=$top_builddir/lib/.libs/libspprof-alloc.so.0
+	if [ ! -e "$runtime" ]; then
+		echo "SKIP: $runtime not built"
+		exit 77
+	fi
+	unset SPPROF_RUNTIME
+}
+
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1

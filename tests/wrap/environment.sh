@@ -25,12 +25,15 @@ run 0 env FAKE_RUNTIME_LOG="$work/loaded" "$wrap" -q sh -c \
 [ "$(wc -l <loaded)" -eq 2 ] || fail "runtime not loaded in both processes"
 expect_in loaded "$(cat pids)"
 
-# The manifest is private to this run and gone afterwards.
+# The manifest is a socket private to this run, with no file, and gone
+# afterwards: nothing of it is open in the command.
 run 0 "$wrap" -q "$helpers/print-env" SPPROF_MANIFEST
 manifest=$(sed -n 's/^SPPROF_MANIFEST=//p' "$work/out")
-case $manifest in /*/manifest) ;; *) fail "manifest '$manifest'" ;; esac
-[ -e "$manifest" ] && fail "$manifest left behind"
-[ -e "${manifest%/manifest}" ] && fail "${manifest%/manifest} left behind"
+case $manifest in @memprof-wrap.[0-9]*.*) ;; *) fail "manifest '$manifest'" ;; esac
+grep -q "@${manifest#@}\$" /proc/net/unix && fail "socket $manifest left open"
+ls /proc/self/fd >bare-fds
+run 0 "$wrap" -q ls /proc/self/fd
+cmp -s bare-fds "$work/out" || fail "descriptors in the command: $(cat "$work/out")"
 
 # Output names: %h is the host name; %p and %% go to the runtime as they
 # are; relative names are anchored to the current directory; a directory

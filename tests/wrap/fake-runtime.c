@@ -2,9 +2,9 @@
  * that are about memprof-wrap itself, not about profiles.
  *
  * It follows only the runtime's file protocol: when loaded it creates
- * "<SPPROF_OUTPUT with %p expanded>.part" and appends "P <part>" to
- * SPPROF_MANIFEST; at a normal exit it renames the part file to its final
- * name and appends "F <part>\t<final>".  It samples nothing, and it does not
+ * "<SPPROF_OUTPUT with %p expanded>.part" and sends "P <part>" to
+ * SPPROF_MANIFEST (wrap_channel.h); at a normal exit it renames the part
+ * file to its final name and sends "F <part>\t<final>".  It samples nothing, and it does not
  * look for an existing file of the same name.  When FAKE_RUNTIME_LOG is
  * set it also appends its process id there, to show where it was loaded;
  * when FAKE_RUNTIME_INERT is set it writes no profile.
@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "wrap_channel.h"
 
 static char final_path[4096];
 static char part_path[4096 + 8];
@@ -56,7 +58,7 @@ static void finalise(void)
 	if (rename(part_path, final_path) != 0 || manifest == NULL)
 		return;
 	snprintf(line, sizeof line, "F %s\t%s\n", part_path, final_path);
-	append(manifest, line);
+	channel_send(manifest, line, strlen(line), -1);
 }
 
 __attribute__((constructor)) static void start(void)
@@ -77,6 +79,6 @@ __attribute__((constructor)) static void start(void)
 	snprintf(part_path, sizeof part_path, "%s.part", final_path);
 	append(part_path, "fake profile\n");
 	snprintf(line, sizeof line, "P %s\n", part_path);
-	append(manifest, line);
+	channel_send(manifest, line, strlen(line), -1);
 	atexit(finalise);
 }

@@ -2,16 +2,11 @@
 # End to end with the real runtime of the build tree: one valid profile per
 # process of the command's tree, all of them listed at the end; a single one
 # with --no-follow-fork; existing profiles never overwritten; a process
-# killed before finalising listed as partial.
+# killed before finalising listed as partial; processes that took no
+# sample named.
 . "${srcdir:-.}/tests/wrap/common.sh"
 
-runtime=$top_builddir/lib/.libs/libspprof-alloc.so.0
-if [ ! -e "$runtime" ]; then
-	echo "SKIP: $runtime not built"
-	exit 77
-fi
-# memprof-wrap must find the runtime of its build tree by itself.
-unset SPPROF_RUNTIME
+use_real_runtime
 
 allocate=$helpers/allocate
 report="memprof-report --top 20"
@@ -105,4 +100,31 @@ run 137 "$wrap" -r 4K -o 'dead.%p.mlyze' "$allocate" pids die
 part="dead.$(cat pids).mlyze.part"
 [ -s "$part" ] || fail "$part: missing or empty"
 expect_in "$work/err" "  $report $part   # partial: its process ended before finalising"
+
+# A profile still being written when memprof-wrap ends is listed under
+# the name it will have once its process ends, which is then there.
+rm -f pids
+run 0 "$wrap" -r 4K -o 'late.%p.mlyze' sh -c "$allocate pids linger &
+	until ls late.*.mlyze.part >/dev/null 2>&1; do sleep 0.1; done"
+late=$(cat pids)
+expect_in "$work/err" "# written when process $late ends"
+name=$(sed -n "s/^  $report \([^ ]*\)   # written when process $late ends.*/\1/p" "$work/err")
+expect_in "$work/err" "  $report $name   # written when process $late ends (until then it streams to $name.part)"
+[ -e "$name" ] && fail "$name there before its process ended"
+for _ in $(seq 100); do
+	[ -e "$name" ] && break
+	sleep 0.1
+done
+valid_profile "$name"
+
+# A process that ends without taking a sample has no profile, and is
+# named instead, by its process id and its command line; --quiet keeps
+# it for itself.
+run 0 "$wrap" -o 'idle.%p.mlyze' "$helpers/idle-child"
+child=$(cat "$work/out")
+expect_all_listed idle 1
+expect_in "$work/err" "memprof-wrap: 1 process ended without taking a sample, so without a profile:"
+expect_in "$work/err" "  pid $child  $helpers/idle-child"
+run 0 "$wrap" -q -o 'quiet-idle.%p.mlyze' "$helpers/idle-child"
+[ -s "$work/err" ] && fail "--quiet still printed: $(cat "$work/err")"
 exit 0

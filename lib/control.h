@@ -1,0 +1,48 @@
+/* control.h - the runtime's side of memprof-ctl (see control_page.h).
+ *
+ * Contract: control_register() makes this process's registry entry when
+ * the library loads (nothing when there is no registry directory);
+ * control_poll() runs on the sampler's slow path and answers a waiting
+ * request through profiler_control(); control_unregister() removes the
+ * entry when the process ends.  The entry is a shared mapping that fork()
+ * children do not inherit: control_after_fork() gives a child its own.
+ * Nothing here holds a descriptor between calls or allocates.
+ */
+#ifndef SPPROF_CONTROL_H
+#define SPPROF_CONTROL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "compiler.h"
+#include "control_page.h"
+
+extern struct control_page *control_page;
+
+void control_register(void);
+void control_unregister(void);
+void control_after_fork(void);
+
+/* What the page says of the process: its state, its streamed file, the
+ * last profile it finished. */
+void control_set_state(enum control_state state);
+void control_note_part(const char *part);
+void control_note_finished(const char *profile);
+
+void control_answer(void);
+
+static inline void control_poll(void)
+{
+	struct control_page *page = control_page;
+
+	if (unlikely(page && atomic_load_explicit(&page->pending,
+						  memory_order_acquire)))
+		control_answer();
+}
+
+/* Carries out one request (the profiler's side, profiler_control.c):
+ * 0, or an errno value with answer saying why when it can. */
+int profiler_control(enum control_request request, const char *argument,
+		     char *answer, size_t size);
+
+#endif /* SPPROF_CONTROL_H */

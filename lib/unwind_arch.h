@@ -1,0 +1,238 @@
+/* unwind_arch.h - what the unwinders need to know of the processor.
+ *
+ * Contract: one block per supported architecture defines
+ *  - USER_ADDRESS_MAX: no user-space address is above;
+ *  - DWARF_FP, DWARF_SP, DWARF_RA: the .eh_frame numbers of the frame
+ *    pointer, the stack pointer and the return address column;
+ *  - CURRENT_REGS(r): this instruction's address and the stack and frame
+ *    pointers, for a walk that starts in the function using it;
+ *  - regs_from_record(): the registers of a caller right after the return
+ *    to it, from the callee's frame record, where the frame record says
+ *    (0 where the CFA is not found from it);
+ *  - the sigreturn trampoline's code and where, from the stack pointer at
+ *    it, the kernel put the interrupted registers (signal_regs());
+ *  - RETURN_ADDRESS_MASK: the bits of a return address that are not a
+ *    pointer signature;
+ *  - sets_up_frame_pointer(): whether a function's first bytes (at least
+ *    PROLOGUE_BYTES readable) set up a frame pointer.
+ * Every block assumes the frame record layout { caller's frame pointer,
+ * return address } at the frame pointer.  On any other architecture
+ * STACK_CAPTURE_SUPPORTED is 0, the last block stands in for the rest
+ * (no walk, no table rule) and the runtime records nothing.  A new
+ * architecture adds one block here.
+ */
+#ifndef SPPROF_UNWIND_ARCH_H
+#define SPPROF_UNWIND_ARCH_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <ucontext.h>
+
+#define PROLOGUE_BYTES 32
+
+/* The registers of a frame: its instruction pointer (a return address,
+ * except at the start of a walk and after a signal frame), stack pointer
+ * and frame pointer. */
+struct frame_regs {
+	uintptr_t pc, sp, fp;
+};
+
+/* What x86-64 and i386 share. */
+#if defined(__x86_64__) || defined(__i386__)
+/* The frame record is where the return address was
+ * pushed, so the caller's stack resumes right above it. */
+static inline int x86_regs_from_record(uintptr_t record,
+				       struct frame_regs *regs)
+{
+	const uintptr_t *frame = (const uintptr_t *)record;
+
+	*regs = (struct frame_regs){ frame[1], record + 2 * sizeof(uintptr_t),
+				     frame[0] };
+	return 1;
+}
+
+static inline struct frame_regs x86_signal_regs(const ucontext_t *uc, int pc,
+						int sp, int fp)
+{
+	const greg_t *r = uc->uc_mcontext.gregs;
+
+	return (struct frame_regs){ (uintptr_t)r[pc], (uintptr_t)r[sp],
+				    (uintptr_t)r[fp] };
+}
+
+/* x86: push %bp, then mov %sp,%bp (mov_sp_bp), which the compiler may
+ * schedule a few instructions later; after an optional endbr. */
+static inline int x86_sets_up_frame_pointer(const uint8_t *code,
+					    const uint8_t endbr[4],
+					    const uint8_t *mov_sp_bp,
+					    size_t mov_len)
+{
+	const uint8_t *end = code + PROLOGUE_BYTES - mov_len;
+
+	if (!memcmp(code, endbr, 4))
+		code += 4;
+	if (*code++ != 0x55)
+		return 0;
+	for (; code <= end; code++)
+		if (!memcmp(code, mov_sp_bp, mov_len))
+			return 1;
+	return 0;
+}
+#endif
+
+#if defined(__x86_64__)
+#define STACK_CAPTURE_SUPPORTED 1
+#define USER_ADDRESS_MAX 0x0000FFFFFFFFFFFFull
+#define RETURN_ADDRESS_MASK UINTPTR_MAX
+enum { DWARF_FP = 6, DWARF_SP = 7, DWARF_RA = 16 };
+
+#define CURRENT_REGS(r)                                                   \
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" \
+			 : "=r"((r).pc), "=r"((r).sp), "=r"((r).fp))
+#define regs_from_record x86_regs_from_record
+
+/* mov $15, %rax; syscall */
+static const uint8_t sigreturn_code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00,
+					  0x00, 0x00, 0x0f, 0x05 };
+
+/* The rt signal frame: the return address (popped), then the context. */
+static inline const ucontext_t *signal_context(uintptr_t sp)
+{
+	return (const ucontext_t *)sp;
+}
+
+#define signal_regs(uc) x86_signal_regs(uc, REG_RIP, REG_RSP, REG_RBP)
+
+static inline int sets_up_frame_pointer(const uint8_t *code)
+{
+	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const uint8_t mov_rsp_rbp[] = { 0x48, 0x89, 0xe5 };
+
+	return x86_sets_up_frame_pointer(code, endbr64, mov_rsp_rbp,
+					 sizeof(mov_rsp_rbp));
+}
+
+#elif defined(__i386__)
+#define STACK_CAPTURE_SUPPORTED 1
+#define USER_ADDRESS_MAX UINTPTR_MAX
+#define RETURN_ADDRESS_MASK UINTPTR_MAX
+enum { DWARF_FP = 5, DWARF_SP = 4, DWARF_RA = 8 };
+
+/* i386 cannot address its own instruction: a call pushes it. */
+#define CURRENT_REGS(r)                                                   \
+	__asm__ volatile("call 1f\n1:\tpopl %0\n\tmovl %%esp, %1\n\t"     \
+			 "movl %%ebp, %2"                                  \
+			 : "=r"((r).pc), "=r"((r).sp), "=r"((r).fp))
+#define regs_from_record x86_regs_from_record
+
+/* movl $173, %eax; int $0x80 (rt_sigreturn) */
+static const uint8_t sigreturn_code[] = { 0xb8, 0xad, 0x00, 0x00,
+					  0x00, 0xcd, 0x80 };
+
+/* The rt signal frame: the return address (popped), the signal number,
+ * pointers to the siginfo and the context, the siginfo, the context. */
+static inline const ucontext_t *signal_context(uintptr_t sp)
+{
+	return (const ucontext_t *)(sp + 3 * sizeof(uint32_t) +
+				    sizeof(siginfo_t));
+}
+
+#define signal_regs(uc) x86_signal_regs(uc, REG_EIP, REG_ESP, REG_EBP)
+
+static inline int sets_up_frame_pointer(const uint8_t *code)
+{
+	static const uint8_t endbr32[] = { 0xf3, 0x0f, 0x1e, 0xfb };
+	static const uint8_t mov_esp_ebp[] = { 0x89, 0xe5 };
+
+	return x86_sets_up_frame_pointer(code, endbr32, mov_esp_ebp,
+					 sizeof(mov_esp_ebp));
+}
+
+#elif defined(__aarch64__)
+#define STACK_CAPTURE_SUPPORTED 1
+#define USER_ADDRESS_MAX 0x0000FFFFFFFFFFFFull
+/* Pointer authentication signs return addresses in their top bits. */
+#define RETURN_ADDRESS_MASK 0x0000FFFFFFFFFFFFull
+enum { DWARF_FP = 29, DWARF_SP = 31, DWARF_RA = 30 };
+
+#define CURRENT_REGS(r)                                                   \
+	__asm__ volatile("adr %0, .\n\tmov %1, sp\n\tmov %2, x29"          \
+			 : "=r"((r).pc), "=r"((r).sp), "=r"((r).fp))
+
+/* The frame record lies below the callee's locals, not at the CFA. */
+static inline int regs_from_record(uintptr_t record, struct frame_regs *regs)
+{
+	(void)record;
+	(void)regs;
+	return 0;
+}
+
+/* mov x8, #139; svc #0 (in the vDSO) */
+static const uint8_t sigreturn_code[] = { 0x68, 0x11, 0x80, 0xd2,
+					  0x01, 0x00, 0x00, 0xd4 };
+
+/* The rt signal frame: the siginfo, then the context. */
+static inline const ucontext_t *signal_context(uintptr_t sp)
+{
+	return (const ucontext_t *)(sp + sizeof(siginfo_t));
+}
+
+static inline struct frame_regs signal_regs(const ucontext_t *uc)
+{
+	return (struct frame_regs){ (uintptr_t)uc->uc_mcontext.pc,
+				    (uintptr_t)uc->uc_mcontext.sp,
+				    (uintptr_t)uc->uc_mcontext.regs[29] };
+}
+
+/* stp x29, x30, [sp, #imm]! then mov x29, sp; after an optional paciasp
+ * or bti c. */
+static inline int sets_up_frame_pointer(const uint8_t *code)
+{
+	uint32_t insn[3];
+	int i = 0;
+
+	memcpy(insn, code, sizeof(insn));
+	if (insn[0] == 0xd503233f || insn[0] == 0xd503245f)
+		i = 1;
+	return (insn[i] & 0xffc07fff) == 0xa9807bfd &&
+	       insn[i + 1] == 0x910003fd;
+}
+
+#else
+#define STACK_CAPTURE_SUPPORTED 0
+#define USER_ADDRESS_MAX UINTPTR_MAX
+#define RETURN_ADDRESS_MASK UINTPTR_MAX
+enum { DWARF_FP = -1, DWARF_SP = -1, DWARF_RA = -1 };
+
+#define CURRENT_REGS(r) ((r) = (struct frame_regs){ 0 })
+
+static inline int regs_from_record(uintptr_t record, struct frame_regs *regs)
+{
+	(void)record;
+	(void)regs;
+	return 0;
+}
+
+static const uint8_t sigreturn_code[] = { 0 };
+
+static inline const ucontext_t *signal_context(uintptr_t sp)
+{
+	(void)sp;
+	return NULL;
+}
+
+static inline struct frame_regs signal_regs(const ucontext_t *uc)
+{
+	(void)uc;
+	return (struct frame_regs){ 0 };
+}
+
+static inline int sets_up_frame_pointer(const uint8_t *code)
+{
+	(void)code;
+	return 0;
+}
+#endif
+
+#endif /* SPPROF_UNWIND_ARCH_H */

@@ -1,0 +1,119 @@
+#!/bin/sh
+# arch-test.sh - build and test the committed tree on another architecture.
+#
+# Usage: packaging/arch-test.sh [--record] ARCH [MAKE-CHECK-ARGUMENTS...]
+#   e.g. packaging/arch-test.sh i386
+#        packaging/arch-test.sh s390x TESTS='tests/unit/test-codec'
+#        packaging/arch-test.sh --record arm64
+#
+# Builds (once) a Debian bookworm system of that architecture with
+# debootstrap, cached under $SPPROF_ARCH_CACHE (default
+# /var/cache/spprof-arch), installs the build dependencies in it, and there
+# builds a clean export of HEAD (`git archive`: uncommitted changes are not
+# tested) and runs `make check`.  Programs of the architecture run natively
+# when the kernel can (i386 on amd64) and otherwise through qemu-user-static
+# and binfmt-support (arm64, s390x, ...).  With --record, once `make check`
+# has passed, tests/report/arch-record.sh writes the test data of the
+# cross-architecture test, copied into tests/report/arch/ARCH of this
+# checkout to be committed.  Needs root (debootstrap, chroot,
+# mounts); the mounts live in a private mount namespace and end with it.
+# Environment: SPPROF_ARCH_MIRROR (a Debian mirror), JOBS (make -j, 2).
+set -eu
+
+usage="usage: $0 [--record] ARCH [MAKE-CHECK-ARGUMENTS...]"
+record=
+[ "${1:-}" != --record ] || { record=1; shift; }
+[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
+arch=$1
+shift
+suite=bookworm
+mirror=${SPPROF_ARCH_MIRROR:-http://deb.debian.org/debian}
+cache=${SPPROF_ARCH_CACHE:-/var/cache/spprof-arch}
+jobs=${JOBS:-2}
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+root=$cache/$suite-$arch
+
+# What the build and `make check` need: debian/control's Build-Depends
+# (without the packaging tools) and autotools for the git export.
+packages="autoconf automake libtool pkg-config check libjansson-dev
+libelf-dev libdw-dev zlib1g-dev python3 python3-dev python3-pytest
+python3-numpy"
+
+die() { echo "arch-test: $*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot, mounts)"
+for tool in debootstrap unshare git; do
+	command -v $tool >/dev/null || die "$tool is not installed"
+done
+git -C "$srcdir" rev-parse --verify -q HEAD >/dev/null ||
+	die "$srcdir is not a git checkout: nothing committed to test"
+git -C "$srcdir" diff --quiet HEAD ||
+	echo "arch-test: uncommitted changes are not tested" >&2
+
+# Runs a command as root inside the system, with /proc, /sys and /dev.
+in_system() {
+	unshare --mount --propagation private sh -eu -c '
+		root=$1; shift
+		mount -t proc proc "$root/proc"
+		mount -t sysfs sysfs "$root/sys"
+		mount --rbind /dev "$root/dev"
+		exec chroot "$root" /usr/bin/env -i \
+			PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+			LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
+	' in_system "$root" "$@"
+}
+
+# The base system: both debootstrap stages run the architecture's own
+# programs, natively or through qemu (binfmt), alike for every ARCH.
+make_base() {
+	tmp=$root.partial
+	rm -rf "$tmp"
+	debootstrap --arch="$arch" --foreign --variant=buildd \
+		--include="$(echo $packages | tr ' ' ,)" "$suite" "$tmp" \
+		"$mirror" || die "debootstrap of $arch failed"
+	chroot "$tmp" /bin/true 2>/dev/null ||
+		die "cannot run $arch programs here: install qemu-user-static and binfmt-support (update-binfmts --enable qemu-<cpu>)"
+	chroot "$tmp" /debootstrap/debootstrap --second-stage ||
+		die "second stage of debootstrap for $arch failed"
+	mv "$tmp" "$root"
+}
+
+mkdir -p "$cache"
+exec 9>"$cache/$arch.lock"
+flock 9 # one run per architecture at a time
+start=$(date +%s)
+[ -x "$root/usr/bin/make" ] || make_base
+# Cheap when nothing is missing; picks up packages added to the list.
+if in_system dpkg-query -W -f '${db:Status-Abbrev}\n' $packages 2>&1 |
+	grep -qv '^ii'; then
+	in_system dpkg --configure -a
+	in_system apt-get update
+	in_system apt-get install -y --no-install-recommends $packages
+fi
+
+rm -rf "$root/build"
+mkdir -p "$root/build/spprof"
+git -C "$srcdir" archive --format=tar HEAD | tar -x -C "$root/build/spprof"
+echo "arch-test: $arch: building $(git -C "$srcdir" rev-parse --short HEAD)"
+then_run=true
+[ -z "$record" ] || then_run="sh tests/report/arch-record.sh recorded"
+in_system sh -euc '
+	cd /build/spprof
+	./autogen.sh
+	./configure PYTHON=/usr/bin/python3
+	jobs=$0 then_run=$1
+	shift
+	make -j"$jobs"
+	make -j"$jobs" check "$@"
+	$then_run
+' "$jobs" "$then_run" "$@" || {
+	echo "arch-test: $arch: FAILED after $(($(date +%s) - start)) s;" \
+	     "logs under $root/build/spprof" >&2
+	exit 1
+}
+if [ -n "$record" ]; then
+	rm -rf "$srcdir/tests/report/arch/$arch"
+	cp -r "$root/build/spprof/recorded" "$srcdir/tests/report/arch/$arch"
+	echo "arch-test: $arch: recorded in tests/report/arch/$arch"
+fi
+echo "arch-test: $arch: make check passed in $(($(date +%s) - start)) s"

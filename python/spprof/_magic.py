@@ -1,0 +1,172 @@
+"""IPython and Jupyter: ``%load_ext spprof.memprof``, then
+
+    %%memprof [-r RATE]      run the cell measured: a one-line summary and
+                             the HTML view of memprof-report, inline
+    %memprof_report [OPTION]...
+                             memprof-report's text report of the last
+                             measured cell (its options: --top 5, ...)
+
+The kernel must run under the runtime with a recording: the kernel
+"Python 3 (spprof-mem)" (python3 -m spprof.memprof kernel install --user)
+does, and so does any kernel started under memprof-wrap.  A cell is
+measured from the profile the runtime streams: the plugin marks where the
+cell starts and ends, copies that stretch into a profile of its own (which
+memprof-report reads, offline) and measures it.  An exception in the cell
+is shown as IPython shows it; the measurement of what ran still is.
+"""
+
+import atexit
+import gc
+import html
+import os
+import shutil
+import subprocess
+import tempfile
+from typing import Any, List, Optional
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, \
+    parse_argstring
+from IPython.display import HTML, display
+
+from . import _memprof, _session
+from ._cli import tool_path
+from ._measure import allocations as _allocations, measure
+from ._sizes import human, parse_size
+from ._stream import Excerpt, StreamReader, own_profile
+
+_START, _END = "cell start ", "cell end "
+#: The sampling rate of a measured cell unless -r says otherwise.
+DEFAULT_CELL_RATE = 64 * 1024
+
+HOW_TO_RUN = ("this kernel does not run under the spprof-mem runtime: "
+              "choose the kernel \"Python 3 (spprof-mem)\", installed by "
+              "python3 -m spprof.memprof kernel install --user, or start "
+              "Jupyter under memprof-wrap")
+
+
+def _recording_directory() -> Optional[str]:
+    """Where the runtime streams this process's profile, or None."""
+    if not _memprof.interposing():
+        return None
+    output = os.environ.get("SPPROF_OUTPUT")
+    return _session.session_directory() or (
+        os.path.dirname(output) if output else None)
+
+
+@magics_class
+class MemprofMagics(Magics):
+    def __init__(self, shell: Any) -> None:
+        super().__init__(shell)
+        self.reader: Optional[StreamReader] = None
+        self.cells = 0
+        self.last_profile: Optional[str] = None
+        self.scratch = tempfile.mkdtemp(prefix="spprof-cells-")
+        atexit.register(shutil.rmtree, self.scratch, True)
+
+    def _stream(self) -> StreamReader:
+        if self.reader is None:
+            path = own_profile(_recording_directory() or "")
+            if path is None:
+                raise UsageError("%%memprof: no profile is being recorded; "
+                                 + HOW_TO_RUN)
+            self.reader = StreamReader(path)
+        return self.reader
+
+    @magic_arguments()
+    @argument("-r", "--rate", default=None,
+              help="one sample per RATE bytes allocated in the cell "
+                   "(default 64K; 1: every allocation)")
+    @cell_magic
+    def memprof(self, line: str, cell: str) -> None:
+        """Run the cell measured by spprof-mem and show where it
+        allocated: a summary line and memprof-report's HTML view."""
+        options = parse_argstring(self.memprof, line)
+        if _recording_directory() is None:
+            raise UsageError("%%memprof: " + HOW_TO_RUN)
+        try:
+            rate = (parse_size(options.rate) if options.rate
+                    else DEFAULT_CELL_RATE)
+        except ValueError as e:
+            raise UsageError(f"%%memprof: -r: {e}") from None
+        self.cells += 1
+        start = f"{_START}{self.cells}"
+        events, excerpt = self._run(cell, start, rate)
+        m = measure(events, self.reader.stacks, "cell", rate, os.getcwd(),
+                    __file__)
+        self.last_profile = os.path.join(self.scratch,
+                                         f"cell{self.cells}.mlyze")
+        excerpt.save(self.last_profile, sampling_rate=rate)
+        page = self.last_profile[:-len(".mlyze")] + ".html"
+        self._report(["-o", page])
+        with open(page, encoding="utf-8") as f:
+            display(HTML(_inline(f.read())))
+        print(_summary(m))
+
+    def _run(self, cell: str, start: str, rate: int):
+        """Runs the cell between two markers; its events and their copy."""
+        end = _END + start[len(_START):]
+        previous = _memprof.stats()["sampling_rate"]
+        gc.collect()
+        _memprof.marker(start)
+        _memprof.set_sampling_rate(rate)
+        try:
+            self.shell.run_cell(cell)
+        finally:
+            _memprof.set_sampling_rate(previous)
+            _memprof.marker(end)
+            read = self._read(start, end)
+        return read
+
+    def _read(self, start: str, end: str):
+        reader = self._stream()
+        excerpt = Excerpt(reader)
+        events: List[tuple] = []
+        for event in reader.events_until(end):
+            if event == ("marker", start):
+                excerpt.begin()
+            if events or event == ("marker", start):
+                events.append(event)
+                excerpt.add()
+        return events, excerpt
+
+    def _report(self, options: List[str]) -> str:
+        if self.last_profile is None:
+            raise UsageError("no cell measured yet: run one with %%memprof")
+        report = tool_path("memprof-report")
+        if report is None:
+            raise UsageError("memprof-report not found: install spprof-mem")
+        done = subprocess.run([report, *options, self.last_profile],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise UsageError(f"memprof-report: {done.stderr.strip()}")
+        return done.stdout
+
+    @line_magic
+    def memprof_report(self, line: str) -> None:
+        """memprof-report's text report of the last %%memprof cell; the
+        line holds memprof-report's options (--top 5, --at end...)."""
+        print(self._report(line.split()), end="")
+
+
+def _inline(page: str) -> str:
+    """The self-contained page in a frame of its own, so that its script
+    and styles cannot touch the notebook's."""
+    return ('<div><iframe style="width: 100%; height: 720px; border: 0" '
+            f'srcdoc="{html.escape(page, quote=True)}"></iframe></div>')
+
+
+def _summary(m) -> str:
+    sites = m.peak.sites or m.allocated.sites
+    where = f"; most at {sites[0][0]}" if sites else ""
+    how = ("every allocation recorded" if m.rate == 1 else
+           f"one sample per {human(m.rate)}, 95 % intervals")
+    return (f"memprof: the cell allocated {m.figure('allocated')} "
+            f"({_allocations(m.samples, 'sampled ')}), "
+            f"held {m.figure('peak')} "
+            f"at its peak and left {m.figure('leaked')}{where} ({how})")
+
+
+def register(ipython: Any) -> None:
+    ipython.register_magics(MemprofMagics)

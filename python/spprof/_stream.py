@@ -1,0 +1,234 @@
+"""Reads this process's own profile while the runtime streams it.
+
+Contract: StreamReader follows the ".part" file that the runtime of this
+process writes (mlyze(5), STREAMED FILES) and hands out its events in
+order, from where the previous call stopped up to and including the first
+MARKER of a given name, which this process wrote just before: every event
+before it is complete, whatever other threads write after it.  The tables
+the stream defines as it goes (strings, stacks, sampling rate) are kept,
+so that ALLOC events can be read as sizes, weights and Python frames.
+"""
+
+import json
+import math
+import os
+import struct
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+from .memprof import StackFrame
+
+ALLOC, FREE, GC, MARKER, STACK, MODULE, STRING, RATE = range(8)
+_HEADER_SIZE = 256
+_CHUNK = 1 << 20
+
+
+class _NeedMore(Exception):
+    """The buffer ends inside the event being read."""
+
+
+_U64 = struct.Struct("<Q")
+
+
+class _Cursor:
+    """Reads fields; _NeedMore when the data ends inside one."""
+
+    def __init__(self, data: bytes, offset: int = 0) -> None:
+        self.data, self.offset = data, offset
+
+    def byte(self) -> int:
+        try:
+            value = self.data[self.offset]
+        except IndexError:
+            raise _NeedMore from None
+        self.offset += 1
+        return value
+
+    def take(self, n: int) -> bytes:
+        if self.offset + n > len(self.data):
+            raise _NeedMore
+        self.offset += n
+        return self.data[self.offset - n:self.offset]
+
+    def u64(self) -> int:
+        try:
+            value = _U64.unpack_from(self.data, self.offset)[0]
+        except struct.error:
+            raise _NeedMore from None
+        self.offset += 8
+        return value
+
+    def varint(self) -> int:
+        byte = self.byte()
+        value, shift = byte & 0x7F, 7
+        while byte & 0x80:
+            byte = self.byte()
+            value |= (byte & 0x7F) << shift
+            shift += 7
+        return value
+
+
+def own_profile(directory: str) -> Optional[str]:
+    """The streamed profile this process maps under `directory` (the
+    runtime keeps its ".part" file mapped while it writes it), or None
+    before the first event."""
+    prefix = os.path.join(os.path.realpath(directory), "")
+    with open("/proc/self/maps", encoding="utf-8",
+              errors="surrogateescape") as maps:
+        for line in maps:
+            path = line.rstrip("\n").split(None, 5)[-1]
+            if path.startswith(prefix) and path.endswith(".part"):
+                return path
+    return None
+
+
+def weight(size: int, rate: int) -> float:
+    """The bytes a sampled block of `size` bytes stands for (mlyze(5))."""
+    return size / -math.expm1(-size / rate) if size else 0.0
+
+
+class StreamReader:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        with open(path, "rb") as f:
+            header = f.read(_HEADER_SIZE)
+            if header[:4] != b"MTRC" or len(header) < _HEADER_SIZE:
+                raise ValueError(f"{path}: not a .mlyze stream")
+            metadata_length = struct.unpack_from("<I", header, 16)[0]
+            metadata = f.read(metadata_length)
+        self.prologue = header + metadata
+        self.offset = len(self.prologue)
+        self.rate = int(json.loads(metadata).get("sampling_rate", 0))
+        self.time_us = 0
+        self.last: Tuple[int, bytes] = (0, b"")
+        # Raw events that a copy of part of the stream needs first.
+        self.definitions: List[Tuple[int, bytes]] = []
+        self.rate_event: Optional[Tuple[int, bytes]] = None
+        self.strings: Tuple[Dict[int, str], Dict[int, str]] = ({}, {})
+        self.stacks: Dict[int, List[StackFrame]] = {}
+
+    def events_until(self, marker: str) -> Iterator[tuple]:
+        """("alloc", address, size, stack id, sampling rate), ("free",
+        address), ("marker", name) and ("other",) up to the marker named
+        `marker`.  While an event is handed out, `time_us` is its time
+        since the start of the profile and `last` its type and the bytes
+        after its time delta."""
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            cursor = _Cursor(f.read(_CHUNK))
+            while True:
+                start = cursor.offset
+                try:
+                    event, delta, body_start = self._event(cursor)
+                except _NeedMore:
+                    more = f.read(_CHUNK)
+                    if not more:
+                        raise ValueError(f"{self.path}: marker {marker!r} "
+                                         "not found") from None
+                    cursor = _Cursor(cursor.data[start:] + more)
+                    self.offset += start
+                    continue
+                self.time_us += delta
+                self.last = (cursor.data[start],
+                             cursor.data[body_start:cursor.offset])
+                if self.last[0] in (STACK, MODULE, STRING):
+                    self.definitions.append(self.last)
+                elif self.last[0] == RATE:
+                    self.rate_event = self.last
+                yield event
+                if event == ("marker", marker):
+                    self.offset += cursor.offset
+                    return
+
+    def _event(self, c: _Cursor) -> Tuple[tuple, int, int]:
+        """The event at the cursor, its time delta and where its fields
+        start."""
+        kind = c.byte()
+        delta = c.varint()
+        body_start = c.offset
+        return self._fields(kind, c), delta, body_start
+
+    def _fields(self, kind: int, c: _Cursor) -> tuple:
+        if kind == ALLOC:
+            address, size, stack_id = c.u64(), c.varint(), c.varint()
+            c.take(2)  # thread
+            return ("alloc", address, size, stack_id, self.rate)
+        if kind == FREE:
+            return ("free", c.u64())
+        if kind == GC:
+            c.varint()
+            c.varint()
+            return ("other",)
+        if kind == MARKER:
+            return ("marker", self.strings[1].get(c.varint(), ""))
+        payload = _Cursor(c.take(c.varint()))
+        if kind == STRING:
+            table, string_id = payload.varint(), payload.varint()
+            text = payload.take(payload.varint()).decode("utf-8", "replace")
+            if table in (0, 1):
+                self.strings[table][string_id] = text
+        elif kind == STACK:
+            self._define_stack(payload)
+        elif kind == RATE:
+            self.rate = payload.varint()
+        return ("other",)
+
+    def _define_stack(self, c: _Cursor) -> None:
+        stack_id, frames = c.varint(), []
+        files, functions = self.strings
+        for _ in range(c.varint()):
+            if c.varint() == 0:
+                frames.append(StackFrame(c.varint(), "", "", 0, False))
+            else:
+                file, function, line = c.varint(), c.varint(), c.varint()
+                frames.append(StackFrame(0, functions.get(function, "?"),
+                                         files.get(file, "?"), line, True))
+        self.stacks[stack_id] = frames
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+class Excerpt:
+    """A streamed profile of its own holding a stretch of a StreamReader's
+    stream: begin() where the stretch starts, add() each event of it, in
+    order, then save()."""
+
+    def __init__(self, reader: StreamReader) -> None:
+        self.reader = reader
+        self.chunks: List[bytes] = []
+
+    def _append(self, event: Tuple[int, bytes], delta: int) -> None:
+        self.chunks.append(bytes([event[0]]) + _varint(delta) + event[1])
+
+    def begin(self) -> None:
+        """The definitions the stretch may use come first; the excerpt's
+        time starts with the event the reader has just handed out."""
+        start = self.reader.rate_event
+        for event in self.reader.definitions + ([start] if start else []):
+            self._append(event, 0)
+        self.start_us = self.time_us = self.reader.time_us
+
+    def add(self) -> None:
+        """Copies the event the reader has just handed out."""
+        self._append(self.reader.last, self.reader.time_us - self.time_us)
+        self.time_us = self.reader.time_us
+
+    def save(self, path: str, **metadata: Any) -> None:
+        """Writes the excerpt, with `metadata` changed in its metadata."""
+        prologue = self.reader.prologue
+        changed = json.loads(prologue[_HEADER_SIZE:])
+        changed.update(metadata)
+        encoded = json.dumps(changed).encode("utf-8")
+        with open(path, "wb") as out:
+            start_us = struct.unpack_from("<Q", prologue, 8)[0]
+            out.write(prologue[:8] +
+                      struct.pack("<QI", start_us + self.start_us,
+                                  len(encoded)) +
+                      prologue[20:_HEADER_SIZE] + encoded)
+            out.write(b"".join(self.chunks))

@@ -1,0 +1,260 @@
+"""pytest plugin of spprof-mem: what each test allocates, and limits on it.
+
+    pytest --memprof                       # the tests that allocated the most
+    @pytest.mark.limit_memory("24 MB")     # the most the test may hold at once
+    @pytest.mark.limit_leaks("1 MB")       # what it may leave behind
+
+Registered through the pytest11 entry point (``-p spprof.pytest_plugin``
+from a build tree).  With --memprof, pytest runs again at once under the
+runtime (LD_PRELOAD of the libspprof-alloc this package is linked with)
+and with PYTHONMALLOC=malloc, so that Python's small objects go through
+malloc too; the runtime streams the profile of each pytest process into a
+private directory (--memprof-dir keeps it), which the plugin reads as the
+tests run.  Between tests the runtime samples almost never; while a test
+runs it samples one allocation per --memprof-rate bytes, by default 1: every
+allocation, so that the numbers are exact.  At a coarser rate each number is
+an estimate with a 95 % interval, and a limit that lies inside that interval
+is reported as undecided rather than passed or failed.
+
+What a test "holds" is the memory it allocated and had not freed yet, at its
+worst moment; what it "leaves behind" is what it allocated and was still
+allocated after it returned and a garbage collection ran.  Both count the
+allocations of the test's thread and of the threads it starts (threads
+already running keep sampling at the idle rate, so they are all but
+unseen); warm-up runs (--memprof-warmups, or warmups= on a marker) run the
+test first without measuring it, for caches that fill on first use.
+"""
+
+import gc
+import itertools
+import math
+from dataclasses import asdict
+from typing import TYPE_CHECKING, List
+
+import pytest
+
+from . import _session
+from ._sizes import human, parse_size
+
+if TYPE_CHECKING:
+    from ._measure import Figure, Measurement
+
+# The bindings (and the runtime library they are linked with) are loaded
+# only with --memprof: a plugin that every pytest run imports costs little.
+
+_START, _END = "pytest start ", "pytest end "
+
+# ---- options and markers ---------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("memprof", "memory profiling (spprof-mem)")
+    group.addoption("--memprof", action="store_true",
+                    help="measure what each test allocates, enforce the "
+                         "limit_memory and limit_leaks markers and list "
+                         "the tests that allocated the most")
+    group.addoption("--memprof-dir", metavar="DIR",
+                    help="keep the profiles (.mlyze, one per pytest "
+                         "process) in DIR; by default none is kept")
+    group.addoption("--memprof-rate", metavar="BYTES", type=parse_size,
+                    default=1,
+                    help="one sample per BYTES allocated while a test runs "
+                         "(default 1: every allocation, exact figures)")
+    group.addoption("--memprof-top", metavar="N", type=int, default=5,
+                    help="how many tests the summary lists (default 5)")
+    group.addoption("--memprof-warmups", metavar="N", type=int, default=0,
+                    help="run each test N times unmeasured first "
+                         "(default 0)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "limit_memory(limit, warmups=None): fail under --memprof "
+        "when the test holds more than limit ('24 MB') at once")
+    config.addinivalue_line(
+        "markers", "limit_leaks(limit, warmups=None): fail under --memprof "
+        "when the test leaves more than limit ('1 MB') allocated")
+    if not config.getoption("memprof"):
+        return
+    if _session.session_directory() is None:
+        capture = config.pluginmanager.getplugin("capturemanager")
+        if capture is not None:
+            capture.stop_global_capturing()
+        try:
+            _session.run_again_under_runtime(
+                "pytest", config.getoption("memprof_dir"))
+        except (OSError, RuntimeError) as e:
+            raise pytest.UsageError(f"--memprof: {e}") from None
+    config.pluginmanager.register(_Profiler(config), "spprof-memprof")
+
+
+# ---- limits ------------------------------------------------------------
+
+_LIMITS = {
+    # marker: (figure it bounds, what the figure is)
+    "limit_memory": ("peak", "the test held {} at its peak"),
+    "limit_leaks": ("leaked", "the test left {} behind"),
+}
+
+
+# At a rate S, allocations adding up to -ln(0.05) S = 3 S bytes go
+# unsampled one time in twenty: the upper end of an interval is never
+# closer to the estimate than that, even when nothing was sampled.
+_UNSEEN_RATES = -math.log(0.05)
+
+
+def decide(figure: "Figure", limit: int, rate: int) -> str:
+    """"over" when the whole 95 % interval lies above the limit, "within"
+    when it lies at or below it, else "undecided"."""
+    if figure.bytes - figure.margin > limit:
+        return "over"
+    if figure.bytes + max(figure.margin, _UNSEEN_RATES * rate) <= limit:
+        return "within"
+    return "undecided"
+
+
+def _limit_message(m: "Measurement", marker: str, limit: int,
+                   verdict: str) -> str:
+    name, meaning = _LIMITS[marker]
+    figure = getattr(m, name)
+    said = {"over": "over", "undecided": "too close to tell against"}[verdict]
+    lines = [f"{marker}: {meaning.format(m.figure(name))}, {said} its "
+             f"limit of {human(limit)}",
+             f"  {m.how()}",
+             "  allocated by:" if figure.sites else "  (no allocation)"]
+    lines += [f"    {human(b):>10}  {label}" for label, b in figure.sites]
+    return "\n".join(lines)
+
+
+# ---- the plugin at work ------------------------------------------------
+
+
+class _Profiler:
+    def __init__(self, config: pytest.Config) -> None:
+        from . import _memprof
+        if not _memprof.interposing():
+            raise pytest.UsageError(
+                "--memprof: pytest was started again under the runtime "
+                "but the runtime does not serve malloc (is LD_PRELOAD "
+                "ignored here?)")
+        self.memprof = _memprof
+        self.config = config
+        self.directory = _session.session_directory()
+        self.rate = config.getoption("memprof_rate")
+        self.warmups = config.getoption("memprof_warmups")
+        self.reader = None
+        self.results: List[dict] = []
+        self.undecided: List[str] = []
+        self.rootdir = str(config.rootpath)
+
+    def _stream(self):
+        if self.reader is None:
+            from ._stream import StreamReader, own_profile
+            path = own_profile(self.directory)
+            if path is None:
+                raise RuntimeError("spprof: the profile being recorded "
+                                   f"is not found in {self.directory}")
+            self.reader = StreamReader(path)
+        return self.reader
+
+    def measured_call(self, item: pytest.Function, test, args, kwargs):
+        """Runs test(*args, **kwargs) measured; a Measurement.  The
+        events of a test that raises are read all the same, so that the
+        next test's reading starts after them."""
+        start, end = _START + item.nodeid, _END + item.nodeid
+        gc.collect()
+        self.memprof.marker(start)
+        self.memprof.set_sampling_rate(self.rate)
+        try:
+            test(*args, **kwargs)
+        finally:
+            self.memprof.set_sampling_rate(_session.IDLE_RATE)
+            gc.collect()
+            self.memprof.marker(end)
+            measured = self._measure(item, start, end)
+        return measured
+
+    def _measure(self, item: pytest.Function, start: str, end: str):
+        from ._measure import measure
+        reader = self._stream()
+        # What the previous test's reading allocated comes before this
+        # test's start.
+        events = itertools.dropwhile(lambda event: event != ("marker", start),
+                                     reader.events_until(end))
+        return measure(events, reader.stacks, item.nodeid, self.rate,
+                       self.rootdir, __file__)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function):
+        test = pyfuncitem.obj
+        limits = [(name, pyfuncitem.get_closest_marker(name))
+                  for name in _LIMITS]
+        limits = [(name, marker) for name, marker in limits if marker]
+        asked = [marker.kwargs["warmups"] for _, marker in limits
+                 if "warmups" in marker.kwargs]
+        warmups = max(asked) if asked else self.warmups
+
+        def measured(*args, **kwargs):
+            for _ in range(warmups):
+                test(*args, **kwargs)
+            m = self.measured_call(pyfuncitem, test, args, kwargs)
+            pyfuncitem.user_properties.append(("memprof", asdict(m)))
+            self._check(pyfuncitem, m, limits)
+
+        pyfuncitem.obj = measured
+        try:
+            yield
+        finally:
+            pyfuncitem.obj = test
+
+    def _check(self, item, m: "Measurement", limits) -> None:
+        failures = []
+        for name, marker in limits:
+            limit = parse_size(marker.args[0] if marker.args
+                               else marker.kwargs["limit"])
+            verdict = decide(getattr(m, _LIMITS[name][0]), limit, m.rate)
+            if verdict == "over":
+                failures.append(_limit_message(m, name, limit, verdict))
+            elif verdict == "undecided":
+                item.user_properties.append(
+                    ("memprof-undecided",
+                     _limit_message(m, name, limit, verdict)))
+        if failures:
+            pytest.fail("\n".join(failures), pytrace=False)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        for key, value in report.user_properties:
+            if key == "memprof":
+                self.results.append(value)
+            elif key == "memprof-undecided":
+                self.undecided.append(f"{report.nodeid}: {value}")
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        from ._measure import Figure, Measurement, allocations
+        write = terminalreporter.write_line
+        top = sorted(self.results, key=lambda r: -r["allocated"]["bytes"])
+        top = top[:self.config.getoption("memprof_top")]
+        if top:
+            terminalreporter.section("memprof: the tests that allocated "
+                                     "the most")
+        for r in top:
+            m = Measurement(r["nodeid"], r["rate"], r["samples"],
+                            *(Figure(**r[k]) for k in
+                              ("allocated", "peak", "leaked")))
+            write(f"{m.nodeid}: allocated {m.figure('allocated')} in "
+                  f"{allocations(m.samples)}, held {m.figure('peak')} at "
+                  f"its peak, left {m.figure('leaked')}")
+            for label, b in m.allocated.sites[:3]:
+                write(f"    {human(b):>10}  {label}")
+        if self.undecided:
+            terminalreporter.section("memprof: limits undecided (within "
+                                     "the 95 % interval)")
+            for text in self.undecided:
+                write(text)
+
+    def pytest_sessionfinish(self) -> None:
+        # Now, before an xdist controller (the first process) removes the
+        # directory of the profiles.
+        _session.finish(self.reader.path if self.reader else None)

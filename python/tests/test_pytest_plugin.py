@@ -1,0 +1,262 @@
+"""The pytest plugin (spprof.pytest_plugin) on a project of tests that
+allocate known amounts, and python3 -m spprof.memprof against
+memprof-wrap."""
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import mlyze
+from conftest import WRAP, environment
+
+PROJECT = '''\
+import numpy
+import pytest
+
+KEPT = []
+CACHE = {}
+MiB = 1 << 20
+
+
+def test_raises():
+    data = bytearray(MiB)
+    assert data is None, "fails by itself"
+
+
+@pytest.mark.limit_memory("8 MB")
+def test_under():
+    data = bytearray(4 * MiB)  # under
+    assert data is not None
+
+
+@pytest.mark.limit_memory("8 MB")
+def test_over():
+    data = bytearray(12 * MiB)  # over
+    assert data is not None
+
+
+@pytest.mark.limit_memory("8 MB")
+def test_just_under():
+    data = bytearray(8 * MiB - 64 * 1024)  # just under
+    assert data is not None
+
+
+@pytest.mark.limit_memory("8 MB")
+def test_just_over():
+    data = bytearray(8 * MiB + 64 * 1024)  # just over
+    assert data is not None
+
+
+@pytest.mark.limit_memory("8 MB")
+def test_freed_in_between():
+    for _ in range(4):
+        data = bytearray(3 * MiB)  # freed in between
+    assert data is not None
+
+
+@pytest.mark.limit_leaks("1 MB")
+def test_leaks():
+    KEPT.append(bytearray(2 * MiB))  # leaks
+
+
+@pytest.mark.limit_leaks("1 MB")
+def test_frees():
+    data = bytearray(2 * MiB)  # frees
+    assert data is not None
+
+
+@pytest.mark.limit_memory("4 MB")
+def test_numpy():
+    array = numpy.ones((1024, 1024))  # numpy
+    assert array.sum() == 1024 * 1024
+
+
+@pytest.mark.limit_memory("256 KB")
+def test_small_objects():
+    strings = [str(i) for i in range(20000)]  # small objects
+    assert strings
+
+
+@pytest.mark.limit_memory("1 MB", warmups=1)
+def test_warm_cache():
+    if "table" not in CACHE:
+        CACHE["table"] = bytearray(4 * MiB)  # warm-up
+'''
+
+FAILING = {
+    "test_over": ("limit_memory", "over"),
+    "test_just_over": ("limit_memory", "just over"),
+    "test_leaks": ("limit_leaks", "leaks"),
+    "test_numpy": ("limit_memory", "numpy"),
+    "test_small_objects": ("limit_memory", "small objects"),
+}
+PASSING = {"test_under", "test_just_under", "test_freed_in_between",
+           "test_frees", "test_warm_cache"}
+
+
+def line_of(marker: str) -> int:
+    for number, text in enumerate(PROJECT.splitlines(), 1):
+        if text.endswith("# " + marker):
+            return number
+    raise KeyError(marker)
+
+
+def run_pytest(directory: Path, *options: str, pytest_command=None):
+    """pytest (python3 -m pytest, or `pytest_command`) with the plugin on
+    the project, in `directory`, with a temporary directory of its own."""
+    (directory / "test_project.py").write_text(PROJECT, encoding="utf-8")
+    temporary = directory / "tmp"
+    temporary.mkdir()
+    env = environment(directory, preload=False,
+                      extra={"TMPDIR": str(temporary)})
+    command = pytest_command or [sys.executable, "-m", "pytest"]
+    proc = subprocess.run(
+        [*command, "-p", "spprof.pytest_plugin", "-p", "no:cacheprovider",
+         "-rf", "--memprof", *options, "test_project.py"],
+        cwd=directory, env=env, capture_output=True, text=True, timeout=600)
+    return proc, temporary
+
+
+def outcomes(output: str):
+    failed = set(re.findall(r"^FAILED test_project\.py::(\w+)", output,
+                            re.MULTILINE))
+    summary = re.search(r"(\d+) failed, (\d+) passed", output)
+    return failed, summary and (int(summary[1]), int(summary[2]))
+
+
+def check_verdicts(proc) -> None:
+    output = proc.stdout + proc.stderr
+    failed, counts = outcomes(output)
+    assert failed == set(FAILING) | {"test_raises"}, output
+    assert counts == (len(FAILING) + 1, len(PASSING)), output
+    assert "fails by itself" in output
+    for name, (marker, line_marker) in FAILING.items():
+        section = output.split(f" {name} _")[1]
+        assert marker in section.splitlines()[1] or marker in section
+        # the failure names the line that allocated
+        assert f"test_project.py:{line_of(line_marker)} ({name}" in section, \
+            section
+        assert "measured exactly" in section
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_limits_pass_and_fail_the_right_tests(tmp_path, workers):
+    if workers and subprocess.run([sys.executable, "-c", "import xdist"],
+                                  capture_output=True).returncode:
+        pytest.skip("pytest-xdist is not installed (python3-pytest-xdist)")
+    proc, temporary = run_pytest(tmp_path, *workers)
+    check_verdicts(proc)
+    # the summary lists the tests that allocated the most, with their sites
+    summary = proc.stdout.split("memprof: the tests that allocated the most")
+    assert len(summary) == 2, proc.stdout
+    assert f"test_project.py:{line_of('over')} (test_over)" in summary[1]
+    # nothing left behind (pytest's own directories aside)
+    assert [p for p in temporary.iterdir()
+            if not p.name.startswith("pytest-of-")] == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "test_project.py", "tmp"]
+
+
+def test_debian_pytest_command(tmp_path):
+    command = "/usr/bin/pytest-3"
+    if not os.access(command, os.X_OK):
+        pytest.skip(f"{command} missing (Debian: python3-pytest)")
+    proc, _ = run_pytest(tmp_path, pytest_command=[command])
+    check_verdicts(proc)
+
+
+def test_memprof_dir_keeps_one_profile_per_process(tmp_path):
+    proc, _ = run_pytest(tmp_path, "--memprof-dir", "profiles")
+    check_verdicts(proc)
+    profiles = sorted((tmp_path / "profiles").iterdir())
+    assert [p.suffix for p in profiles] == [".mlyze"], profiles
+    markers = mlyze.read(profiles[0]).markers
+    assert "pytest start test_project.py::test_over" in markers
+
+
+def test_at_a_rate_close_limits_are_undecided(tmp_path):
+    proc, _ = run_pytest(tmp_path, "--memprof-rate", "4 MB")
+    output = proc.stdout
+    undecided = output.split("limits undecided")
+    assert len(undecided) == 2, output
+    assert "test_project.py::test_just_under: limit_memory" in undecided[1]
+    assert "95 % interval" in undecided[1]
+    failed, _ = outcomes(output)
+    # a test fails only when its limit lies below the interval
+    assert failed <= set(FAILING) | {"test_raises"}, output
+
+
+def test_without_the_option_limits_are_ignored(tmp_path):
+    (tmp_path / "test_project.py").write_text(PROJECT, encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "spprof.pytest_plugin",
+         "-p", "no:cacheprovider", "--strict-markers", "test_project.py"],
+        cwd=tmp_path, env=environment(tmp_path, preload=False),
+        capture_output=True, text=True, timeout=600)
+    failed, counts = outcomes(proc.stdout)
+    assert failed == {"test_raises"}, proc.stdout + proc.stderr
+    assert counts == (1, len(FAILING) + len(PASSING)), proc.stdout
+    assert "memprof" not in proc.stdout
+
+
+SCRIPT = textwrap.dedent('''\
+    import sys
+    kept = [bytearray(100000) for _ in range(40)]
+    print("arguments", sys.argv[1:])
+    sys.exit(3)
+''')
+
+
+def run_profiled(directory: Path, command):
+    directory.mkdir()
+    (directory / "script.py").write_text(SCRIPT, encoding="utf-8")
+    return subprocess.run(command, cwd=directory, capture_output=True,
+                          text=True, timeout=300,
+                          env=environment(directory, preload=False))
+
+
+@pytest.mark.parametrize("form", ["script", "module"])
+def test_python_m_run_is_memprof_wrap(tmp_path, form):
+    program = (["script.py"] if form == "script"
+               else ["-m", "script"])
+    by_module = run_profiled(tmp_path / "module", [
+        sys.executable, "-m", "spprof.memprof", "run", "-r", "64K",
+        "-o", "out.%p.mlyze", *program, "a", "-r"])
+    by_wrap = run_profiled(tmp_path / "wrap", [
+        WRAP, "-r", "64K", "-o", "out.%p.mlyze", sys.executable,
+        *program, "a", "-r"])
+    for proc in (by_module, by_wrap):
+        assert proc.returncode == 3, proc.stderr
+        assert proc.stdout == "arguments ['a', '-r']\n"
+
+    def files(directory):
+        return sorted(re.sub(r"\d+", "N", p.name)
+                      for p in directory.iterdir())
+    assert files(tmp_path / "module") == files(tmp_path / "wrap") == [
+        "out.N.mlyze", "script.py"]
+    profile = mlyze.read(next((tmp_path / "module").glob("out.*.mlyze")))
+    assert profile.metadata["sampling_rate"] == 65536
+    assert any(frame[0].endswith("script.py")
+               for _, _, stack in profile.allocs
+               for frame in profile.python_frames(stack))
+
+
+def test_python_m_report_is_memprof_report(tmp_path):
+    run_profiled(tmp_path / "run", [WRAP, "-o", "p.mlyze",
+                                    sys.executable, "script.py"])
+    proc = subprocess.run(
+        [sys.executable, "-m", "spprof.memprof", "report", "--top", "3",
+         "p.mlyze"], cwd=tmp_path / "run", capture_output=True, text=True,
+        env=environment(tmp_path, preload=False))
+    assert proc.returncode == 0, proc.stderr
+    assert "script.py" in proc.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "spprof.memprof", "frobnicate"],
+        capture_output=True, text=True,
+        env=environment(tmp_path, preload=False))
+    assert bad.returncode == 2 and "unknown command" in bad.stderr

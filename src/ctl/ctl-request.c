@@ -1,0 +1,109 @@
+/* ctl-request.c - ask a running process for something (see ctl-request.h). */
+#include "config.h"
+
+#include "ctl-request.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "process_start.h"
+
+#define POLL_MS 2
+
+static void sleep_ms(long ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&t, NULL);
+}
+
+static int still_there(const struct ctl_process *p)
+{
+	return process_start_ticks(p->pid) == p->page.start_ticks;
+}
+
+/* Waits for the answer to request `number`: 0 answered, -1 not (why
+ * says). */
+static int wait_for_answer(const struct ctl_process *p,
+			   struct control_page *page, uint64_t number,
+			   char *why, size_t size)
+{
+	uint64_t expected = number;
+
+	for (long waited = 0;; waited += POLL_MS) {
+		if (atomic_load(&page->answered) == number)
+			return 0;
+		if (!still_there(p)) {
+			snprintf(why, size, "process %ld exited before it "
+				 "answered", p->pid);
+			return -1;
+		}
+		if (waited >= ANSWER_WAIT_MS &&
+		    atomic_compare_exchange_strong(&page->pending, &expected,
+						   0)) {
+			snprintf(why, size, "process %ld did not answer within "
+				 "%d ms: it has not allocated meanwhile (the "
+				 "runtime answers when the program "
+				 "allocates); try again while it is busy",
+				 p->pid, ANSWER_WAIT_MS);
+			return -1;
+		}
+		expected = number;
+		sleep_ms(POLL_MS);
+	}
+}
+
+static int ask(const struct ctl_process *p, struct control_page *page,
+	       enum control_request request, const char *argument,
+	       struct ctl_answer *answer, char *why, size_t size)
+{
+	uint64_t number = atomic_load(&page->answered) + 1;
+
+	page->request = request;
+	snprintf(page->argument, sizeof(page->argument), "%s",
+		 argument ? argument : "");
+	atomic_store_explicit(&page->pending, number, memory_order_release);
+	if (wait_for_answer(p, page, number, why, size) < 0)
+		return -1;
+	snprintf(answer->text, sizeof(answer->text), "%s", page->answer);
+	answer->stats = page->stats;
+	if (page->error) {
+		snprintf(why, size, "process %ld: %s%s%s", p->pid,
+			 page->answer, page->answer[0] ? ": " : "",
+			 strerror(page->error));
+		return -1;
+	}
+	return 0;
+}
+
+int ctl_request(const struct ctl_process *p, enum control_request request,
+		const char *argument, struct ctl_answer *answer, char *why,
+		size_t size)
+{
+	struct control_page *page;
+	int fd = open(p->entry, O_RDWR | O_CLOEXEC), rc;
+
+	if (fd < 0) {
+		snprintf(why, size, "%s: %s", p->entry, strerror(errno));
+		return -1;
+	}
+	/* One client at a time asks a process. */
+	flock(fd, LOCK_EX);
+	page = mmap(NULL, sizeof(*page), PROT_READ | PROT_WRITE, MAP_SHARED,
+		    fd, 0);
+	if (page == MAP_FAILED) {
+		snprintf(why, size, "%s: %s", p->entry, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	rc = ask(p, page, request, argument, answer, why, size);
+	munmap(page, sizeof(*page));
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,16 @@
+## memprof-ctl: operates on running processes that have the runtime loaded.
+
+bin_PROGRAMS += src/memprof-ctl
+src_memprof_ctl_SOURCES = \
+	src/ctl/memprof-ctl.c \
+	src/ctl/ctl-registry.c src/ctl/ctl-registry.h \
+	src/ctl/ctl-request.c src/ctl/ctl-request.h \
+	src/ctl/ctl-summary.c src/ctl/ctl-summary.h \
+	src/ctl/ctl-top.c src/ctl/ctl-top.h \
+	lib/process_start.c lib/process_start.h lib/control_page.h \
+	$(REPORT_REPLAY_SOURCES)
+src_memprof_ctl_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/src/report -I$(top_srcdir)/src/mlyze
+src_memprof_ctl_LDADD = src/mlyze/libmlyze.la -lm
+
+dist_man_MANS += man/memprof-ctl.1

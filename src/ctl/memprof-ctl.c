@@ -1,0 +1,358 @@
+/* memprof-ctl - ask the running processes of this host about their
+ * profiles: list them, show one, snapshot one, start and stop recording.
+ *
+ * Processes are found in the runtime's registry (ctl-registry.c), what
+ * they recorded so far is read from their streamed files (ctl-summary.c),
+ * and requests go through their registry entries (ctl-request.c), so no
+ * ptrace and no reading of another program's memory is needed.  Exit
+ * status: 0 ok, 1 failure, 2 bad usage.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctl-registry.h"
+#include "ctl-request.h"
+#include "ctl-summary.h"
+#include "ctl-top.h"
+#include "report-util.h"
+
+#define PROGRAM "memprof-ctl"
+#define WHY_SIZE 1024
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+static void usage(FILE *to)
+{
+	fprintf(to,
+		"Usage: " PROGRAM " COMMAND [ARGS]\n"
+		"Ask running processes that have the spprof-mem runtime "
+		"loaded about their profiles.\n\n"
+		"Commands:\n"
+		"  list                  every profiled process you may see\n"
+		"  status PID            one process, with the runtime's "
+		"counters\n"
+		"  snapshot PID [-o FILE]\n"
+		"                        a finalised profile of the process "
+		"as of now\n"
+		"  start PID [-o FILE]   start recording in a dormant runtime\n"
+		"  stop PID              stop recording; finish the profile\n"
+		"  top PID [-d SECONDS]  the top sites, redrawn every SECONDS "
+		"(3);\n"
+		"                        q quits\n\n"
+		"Options:\n"
+		"  -h, --help            display this help and exit\n"
+		"  -V, --version         output version information and "
+		"exit\n");
+}
+
+static int fail(const char *message)
+{
+	fprintf(stderr, PROGRAM ": %s\n", message);
+	return EXIT_FAIL;
+}
+
+static int bad_usage(const char *message)
+{
+	fprintf(stderr, PROGRAM ": %s\nTry '" PROGRAM " --help' for more "
+		"information.\n", message);
+	return EXIT_USAGE;
+}
+
+static const char *state_name(const struct ctl_process *p)
+{
+	return p->page.state == CONTROL_RECORDING ? "recording" : "dormant";
+}
+
+/* "12.0 MiB ± 1.1 MiB" of the streamed file, or "-" without one. */
+static void describe_heap(const struct ctl_process *p, char *samples,
+			  char *heap, size_t size)
+{
+	struct ctl_summary s;
+	char why[WHY_SIZE], bytes[32], error[32];
+
+	snprintf(samples, 32, "-");
+	snprintf(heap, size, "-");
+	if (!p->page.part[0] || ctl_summarise(p->page.part, &s, why,
+					      sizeof(why)) < 0)
+		return;
+	format_size(bytes, s.live_bytes);
+	format_size(error, s.live_error);
+	snprintf(samples, 32, "%" PRIu64, s.samples);
+	snprintf(heap, size, "%s ± %s", bytes, error);
+}
+
+static const char *profile_of(const struct ctl_process *p)
+{
+	if (p->page.part[0])
+		return p->page.part;
+	return p->page.last_profile[0] ? p->page.last_profile : "-";
+}
+
+static int list(int argc, char **argv)
+{
+	struct ctl_process *all;
+	char why[WHY_SIZE], samples[32], heap[80];
+	size_t count;
+
+	(void)argv;
+	if (argc > 1)
+		return bad_usage("list takes no arguments");
+	if (ctl_registry_list(&all, &count, why, sizeof(why)) < 0)
+		return fail(why);
+	printf("%-8s %-10s %8s  %-22s %s\n", "PID", "STATE", "SAMPLES",
+	       "LIVE HEAP (95%)", "COMMAND / PROFILE");
+	for (size_t i = 0; i < count; i++) {
+		describe_heap(&all[i], samples, heap, sizeof(heap));
+		printf("%-8ld %-10s %8s  %-22s %s\n%42s %s\n", all[i].pid,
+		       state_name(&all[i]), samples, heap, all[i].command, "",
+		       profile_of(&all[i]));
+	}
+	free(all);
+	return EXIT_OK;
+}
+
+/* The PID argument and the options around it: -o FILE, -d SECONDS. */
+struct target {
+	struct ctl_process process;
+	const char *output;
+	unsigned interval;
+};
+
+#define DEFAULT_INTERVAL 3
+
+static int parse_option(int c, const char *allowed, struct target *t)
+{
+	char *end;
+	unsigned long seconds;
+
+	if (c == '?' || !strchr(allowed, c))
+		return bad_usage(c == '?' ? "unknown option"
+					  : "this command takes no such option");
+	if (c == 'o') {
+		t->output = optarg;
+		return EXIT_OK;
+	}
+	seconds = strtoul(optarg, &end, 10);
+	if (*end || seconds == 0 || seconds > 3600)
+		return bad_usage("-d takes a whole number of seconds, 1-3600");
+	t->interval = (unsigned)seconds;
+	return EXIT_OK;
+}
+
+/* allowed: the option letters of the command ("o", "d" or ""). */
+static int parse_target(int argc, char **argv, const char *allowed,
+			struct target *t)
+{
+	static const struct option longs[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "delay", required_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char why[WHY_SIZE], *end;
+	long pid;
+	int c, rc;
+
+	t->output = NULL;
+	t->interval = DEFAULT_INTERVAL;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:d:", longs, NULL)) != -1)
+		if ((rc = parse_option(c, allowed, t)) != EXIT_OK)
+			return rc;
+	if (optind != argc - 1)
+		return bad_usage("give one PID");
+	errno = 0;
+	pid = strtol(argv[optind], &end, 10);
+	if (errno || *end || pid <= 0) {
+		snprintf(why, sizeof(why), "'%s' is not a process id",
+			 argv[optind]);
+		return bad_usage(why);
+	}
+	if (ctl_registry_find(pid, &t->process, why, sizeof(why)) < 0)
+		return fail(why);
+	return EXIT_OK;
+}
+
+static void print_counters(const memprof_stats *s)
+{
+	printf("sampling rate: %" PRIu64 " bytes\n"
+	       "samples:       %" PRIu64 " (%" PRIu64 " live, %" PRIu64
+	       " freed)\n"
+	       "stacks:        %" PRIu64 "\n"
+	       "events:        %" PRIu64 " written, %" PRIu64 " dropped\n"
+	       "drops:         %" PRIu64 " heap map full, %" PRIu64
+	       " stack table full\n",
+	       s->sampling_rate, s->total_samples, s->live_samples,
+	       s->freed_samples, s->unique_stacks, s->events_written,
+	       s->events_dropped, s->heap_map_full_drops,
+	       s->stack_table_drops);
+}
+
+static int status(int argc, char **argv)
+{
+	struct target t;
+	struct ctl_answer answer;
+	char why[WHY_SIZE], samples[32], heap[80];
+	int rc = parse_target(argc, argv, "", &t);
+
+	if (rc)
+		return rc;
+	describe_heap(&t.process, samples, heap, sizeof(heap));
+	printf("pid:           %ld\n"
+	       "command:       %s\n"
+	       "state:         %s\n"
+	       "profile:       %s\n"
+	       "live heap:     %s (95%% interval)\n",
+	       t.process.pid, t.process.command, state_name(&t.process),
+	       profile_of(&t.process), heap);
+	if (ctl_request(&t.process, CONTROL_STATUS, NULL, &answer, why,
+			sizeof(why)) < 0)
+		return fail(why);
+	print_counters(&answer.stats);
+	return EXIT_OK;
+}
+
+/* Moves a file to `to` (on another file system: copies it), never over
+ * an existing one. */
+static int move_file(const char *from, const char *to, char *why,
+		     size_t size)
+{
+	char buffer[65536];
+	ssize_t n = 0;
+	int in, out;
+
+	if (link(from, to) == 0)
+		return unlink(from), 0;
+	if (errno != EXDEV) {
+		snprintf(why, size, "%s: %s", to, strerror(errno));
+		return -1;
+	}
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	while (in >= 0 && out >= 0 && (n = read(in, buffer, sizeof(buffer))) > 0)
+		if (write(out, buffer, (size_t)n) != n)
+			n = -1;
+	if (in < 0 || out < 0 || n < 0 || close(out) < 0) {
+		snprintf(why, size, "%s: %s", to, strerror(errno));
+		if (out >= 0)
+			unlink(to);
+		if (in >= 0)
+			close(in);
+		return -1;
+	}
+	close(in);
+	unlink(from);
+	return 0;
+}
+
+static int snapshot(int argc, char **argv)
+{
+	struct target t;
+	struct ctl_answer answer;
+	char why[WHY_SIZE];
+	int rc = parse_target(argc, argv, "o", &t);
+
+	if (rc)
+		return rc;
+	if (t.output && access(t.output, F_OK) == 0) {
+		snprintf(why, sizeof(why), "%s exists already", t.output);
+		return fail(why);
+	}
+	if (ctl_request(&t.process, CONTROL_SNAPSHOT, NULL, &answer, why,
+			sizeof(why)) < 0)
+		return fail(why);
+	if (t.output && move_file(answer.text, t.output, why, sizeof(why)) < 0)
+		return fail(why);
+	printf("%s\n", t.output ? t.output : answer.text);
+	return EXIT_OK;
+}
+
+static int start(int argc, char **argv)
+{
+	struct target t;
+	struct ctl_answer answer;
+	char why[WHY_SIZE], pattern[PATH_MAX] = "", cwd[PATH_MAX];
+	int rc = parse_target(argc, argv, "o", &t);
+
+	if (rc)
+		return rc;
+	/* The process streams to an absolute path: it has its own working
+	 * directory. */
+	if (t.output && t.output[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		return fail("cannot name the current directory");
+	if (t.output && (size_t)snprintf(pattern, sizeof(pattern), "%s%s%s",
+					 t.output[0] == '/' ? "" : cwd,
+					 t.output[0] == '/' ? "" : "/",
+					 t.output) >= sizeof(pattern))
+		return fail("the profile name is too long");
+	if (ctl_request(&t.process, CONTROL_START, pattern, &answer, why,
+			sizeof(why)) < 0) {
+		if (strstr(why, "no profile name"))
+			strncat(why, " (name one with -o FILE)",
+				sizeof(why) - strlen(why) - 1);
+		return fail(why);
+	}
+	printf("process %ld: recording to %s\n", t.process.pid, answer.text);
+	return EXIT_OK;
+}
+
+static int stop(int argc, char **argv)
+{
+	struct target t;
+	struct ctl_answer answer;
+	char why[WHY_SIZE];
+	int rc = parse_target(argc, argv, "", &t);
+
+	if (rc)
+		return rc;
+	if (ctl_request(&t.process, CONTROL_STOP, NULL, &answer, why,
+			sizeof(why)) < 0)
+		return fail(why);
+	printf("%s\n", answer.text);
+	return EXIT_OK;
+}
+
+static int top(int argc, char **argv)
+{
+	struct target t;
+	int rc = parse_target(argc, argv, "d", &t);
+
+	return rc ? rc : ctl_top(&t.process, t.interval);
+}
+
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "list", list },   { "status", status }, { "snapshot", snapshot },
+	{ "start", start }, { "stop", stop },	      { "top", top },
+};
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return bad_usage("no command given");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf(PROGRAM " (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, PROGRAM ": unknown command '%s'\n", argv[1]);
+	return bad_usage("commands: list, status, snapshot, start, stop, top");
+}

@@ -1,0 +1,186 @@
+#!/bin/sh
+# ctl.sh - memprof-ctl on running processes: list, status, snapshot, start
+# and stop windows of a dormant runtime, and the errors it explains (see
+# hold-program.c, which holds a known live heap while its threads churn).
+. "$(dirname "$0")/common.sh"
+
+ctl=$abs_top_builddir/src/memprof-ctl
+report=$abs_top_builddir/src/memprof-report
+wrap=$abs_top_builddir/src/memprof-wrap
+hold=$integ_bin/hold-program
+held_kib=8192
+export XDG_RUNTIME_DIR=$scratch/xdg
+export SPPROF_SAMPLING_RATE=65536
+mkdir -p "$XDG_RUNTIME_DIR"
+cd "$scratch" || fail "no scratch directory"
+
+# start_hold NAME [idle] - hold-program in the background under the
+# runtime with the SPPROF_* settings exported; its pid in $pid.
+start_hold() {
+	rm -f "$1.stop"
+	LD_PRELOAD=$runtime_so "$hold" $held_kib "$scratch/$1.stop" $2 \
+		>"$1.out" 2>"$1.err" &
+	pid=$!
+	wait_for_line "$1.out" "holding"
+}
+
+# wait_for_line FILE TEXT - until FILE holds TEXT (30 s at most).
+wait_for_line() {
+	for i in $(seq 300); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "$1 never said '$2'"
+}
+
+# end_hold NAME PID - asks it to end; it must exit 0 with its own output.
+end_hold() {
+	touch "$1.stop"
+	wait "$2" || fail "$1: exit status $?"
+	printf 'holding %s bytes\ndone\n' $((held_kib * 1024)) >"$1.expected"
+	cmp -s "$1.out" "$1.expected" || fail "$1: output changed: $(cat "$1.out")"
+}
+
+# expect STATUS TEXT COMMAND... - runs memprof-ctl; requires the exit
+# status and TEXT on stdout or stderr.
+expect() {
+	want=$1 text=$2
+	shift 2
+	"$ctl" "$@" >ctl.out 2>&1
+	status=$?
+	[ "$status" = "$want" ] ||
+		fail "memprof-ctl $*: status $status, not $want: $(cat ctl.out)"
+	grep -q -- "$text" ctl.out ||
+		fail "memprof-ctl $*: no '$text' in: $(cat ctl.out)"
+}
+
+# live_within FILE - the live heap at the end of a profile is the held one
+# within twice its 95 % interval (a chance of about 1e-4 to be outside).
+live_within() {
+	"$report" --format json "$1" >"$1.json" || fail "$1: no report"
+	/usr/bin/python3 - "$1.json" $((held_kib * 1024)) <<'PY' ||
+import json, sys
+end = json.load(open(sys.argv[1]))["end"]
+truth = int(sys.argv[2])
+bytes, error = end["bytes"], end["bytes_ci95"]
+sys.exit(0 if abs(bytes - truth) <= 2 * error + 65536 else 1)
+PY
+		fail "$1: live heap not within the interval of $((held_kib))KiB: $(cat "$1.json" | head -c 600)"
+}
+
+# ---- a recording process: list, status, snapshots ----
+SPPROF_OUTPUT=$scratch/rec.%p.mlyze start_hold rec
+rec=$pid
+expect 0 "^$rec *recording .*hold-program" list
+expect 0 "rec.$rec.mlyze.part" list
+expect 0 "samples: " status $rec
+expect 0 "snap1.mlyze" snapshot $rec -o snap1.mlyze
+expect 0 "snap2.mlyze" snapshot $rec -o "$scratch/snap2.mlyze"
+expect 1 "snap1.mlyze exists already" snapshot $rec -o snap1.mlyze
+grep -aq '"complete":true' snap1.mlyze || fail "snapshot not finalised"
+grep -aq '"ended_by":"snapshot"' snap1.mlyze || fail "snapshot not labelled"
+live_within snap1.mlyze
+"$report" --leaks snap2.mlyze >/dev/null 2>&1 || fail "--leaks on a snapshot"
+"$report" --base snap1.mlyze snap2.mlyze >/dev/null 2>&1 ||
+	fail "--base between two snapshots"
+
+# The program sees nothing of ours: descriptors, threads, handlers.
+fds() { ls "/proc/$1/fd" | wc -l; }
+caught() { grep SigCgt "/proc/$1/status"; }
+LD_PRELOAD= "$hold" $held_kib "$scratch/bare.stop" >bare.out &
+bare=$!
+wait_for_line bare.out holding
+[ "$(fds $rec)" = "$(fds $bare)" ] || fail "descriptors: $(ls -l /proc/$rec/fd)"
+[ "$(caught $rec)" = "$(caught $bare)" ] || fail "signal handlers differ"
+[ "$(ls /proc/$rec/task | wc -l)" = "$(ls /proc/$bare/task | wc -l)" ] ||
+	fail "threads differ"
+end_hold bare $bare
+
+# top: redrawn in a terminal until q; written once elsewhere.
+"$ctl" top $rec -d 1 >top.out 2>&1 || fail "top without a terminal: $(cat top.out)"
+grep -q "Live at end" top.out || fail "top without a terminal: $(cat top.out)"
+! grep -q "$(printf '\033')" top.out || fail "screen codes without a terminal"
+if command -v tmux >/dev/null; then
+	tmux -S tmux.sock new-session -d -x 160 -y 50 \
+		"XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR '$ctl' top $rec -d 1; echo top-ended \$?; sleep 30"
+	for i in $(seq 100); do
+		tmux -S tmux.sock capture-pane -p >pane.txt
+		grep -q " main$" pane.txt && break
+		sleep 0.2
+	done
+	grep -q "memprof-ctl top: process $rec, every 1 s; q quits" pane.txt &&
+		grep -q " main$" pane.txt || fail "top in tmux: $(cat pane.txt)"
+	tmux -S tmux.sock send-keys q
+	for i in $(seq 50); do
+		tmux -S tmux.sock capture-pane -p >pane.txt
+		grep -q "top-ended 0" pane.txt && break
+		sleep 0.2
+	done
+	grep -q "top-ended 0" pane.txt || fail "q did not end top: $(cat pane.txt)"
+	tmux -S tmux.sock kill-server
+else
+	echo "tmux not installed: top in a terminal not tested"
+fi
+
+expect 0 "rec.$rec.mlyze" stop $rec
+grep -aq '"ended_by":"stop"' "rec.$rec.mlyze" || fail "stop not labelled"
+expect 0 "^$rec *dormant" list
+expect 1 "not recording" snapshot $rec
+end_hold rec $rec
+[ ! -e "$XDG_RUNTIME_DIR/spprof/$rec" ] || fail "entry left behind"
+
+# ---- a dormant runtime: recording windows on request ----
+SPPROF_RUNTIME=$runtime_so "$wrap" -q --dormant -o "$scratch/win.%p.mlyze" \
+	-- "$hold" $held_kib "$scratch/dorm.stop" >dorm.out 2>dorm.err &
+wrapper=$!
+wait_for_line dorm.out holding
+dorm=$(sed -n 's/^\([0-9][0-9]*\) *dormant .*hold-program.*/\1/p' \
+	"$( "$ctl" list >list.out; echo list.out)")
+[ -n "$dorm" ] || fail "dormant process not listed: $(cat list.out)"
+expect 1 "not recording" stop $dorm
+expect 0 "recording to $scratch/win.%p.mlyze" start $dorm
+expect 1 "already recording" start $dorm
+expect 0 "win.$dorm.mlyze" stop $dorm
+expect 0 "recording to $scratch/second.mlyze" start $dorm -o second.mlyze
+expect 0 "$scratch/second.mlyze" stop $dorm
+grep -aq '"started_by":"memprof-ctl start"' "win.$dorm.mlyze" ||
+	fail "window not labelled"
+grep -aq '"ended_by":"stop"' second.mlyze || fail "window end not labelled"
+"$report" "win.$dorm.mlyze" >win.report 2>&1 || fail "no report of a window"
+grep -q "window *started by memprof-ctl start, ended by stop" win.report ||
+	fail "the report does not say how the window came to be"
+grep -q "blocks allocated before it are unknown" win.report ||
+	fail "the report does not say what a window cannot know"
+end_hold dorm $wrapper
+
+# ---- errors ----
+expect 2 "give one PID" status
+expect 2 "is not a process id" status abc
+expect 2 "unknown command" frobnicate
+expect 1 "no process 999999999" status 999999999
+sleep 30 &
+other=$!
+expect 1 "is not running the profiler's runtime" status $other
+kill $other
+
+SPPROF_OUTPUT=$scratch/idle.%p.mlyze start_hold idle idle
+idle=$pid
+expect 1 "did not answer within 1000 ms: it has not allocated" status $idle
+# A pid reused: an entry whose process started at another time.
+/usr/bin/python3 - "$XDG_RUNTIME_DIR/spprof/$idle" "$XDG_RUNTIME_DIR/spprof/$$" $$ <<'PY'
+import struct, sys
+page = bytearray(open(sys.argv[1], "rb").read())
+page[8:16] = struct.pack("<q", int(sys.argv[3]))
+open(sys.argv[2], "wb").write(page)
+PY
+expect 1 "its pid now names another process" status $$
+[ ! -e "$XDG_RUNTIME_DIR/spprof/$$" ] || fail "stale entry kept"
+mv "$XDG_RUNTIME_DIR/spprof" "$XDG_RUNTIME_DIR/moved"
+expect 1 "registry directory .* is gone" status $idle
+mv "$XDG_RUNTIME_DIR/moved" "$XDG_RUNTIME_DIR/spprof"
+kill -9 $idle
+wait $idle 2>/dev/null
+expect 1 "process $idle has exited" status $idle
+[ ! -e "$XDG_RUNTIME_DIR/spprof/$idle" ] || fail "entry of a killed process kept"
+
+pass

@@ -1,0 +1,28 @@
+#!/bin/sh
+# cross-arch.sh - profiles are portable: each directory of tests/report/arch
+# holds a profile that the runtime wrote on another architecture (32-bit,
+# 64-bit, little- or big-endian), the program it profiled, and the reports
+# memprof-report gave there (see arch-record.sh and the README there).
+# Read here with --sysroot pointing at that program, the profile gives the
+# same reports; and mlyze-gen writes the same bytes here as there.
+set -u
+. "${srcdir:-.}/tests/report/common.sh"
+
+for dir in "$here"/arch/*/; do
+	arch=$(basename "$dir")
+	if [ -f "$dir/alloc-program.mlyze" ]; then
+		(cd "$dir" && NO_COLOR=1 "$report" --all --sysroot=root \
+			alloc-program.mlyze) >"$scratch/out" 2>"$scratch/err"
+		diff -u "$dir/alloc-program.out" "$scratch/out" &&
+			diff -u "$dir/alloc-program.err" "$scratch/err"
+		verdict "$arch profile: the report there" $?
+		(cd "$dir" && "$report" --format folded --sysroot=root \
+			alloc-program.mlyze) >"$scratch/folded" 2>/dev/null
+		diff -u "$dir/alloc-program.folded" "$scratch/folded"
+		verdict "$arch profile: the folded stacks there" $?
+	fi
+	"$gen" compile "$here/profiles/tree.txt" "$scratch/tree.mlyze" &&
+		cmp "$dir/tree.mlyze" "$scratch/tree.mlyze"
+	verdict "$arch: the same profile bytes from the same script" $?
+done
+[ "$failures" -eq 0 ]
