@@ -721,11 +721,13 @@ static double seconds_since(uint64_t origin_us, uint64_t time_us)
 }
 
 /* The block an ALLOC or FREE looks up is seldom in cache: the events are
- * read a few ahead of their replay, so that their blocks load meanwhile.
- * Only ALLOC and FREE: an event of another type ends the read-ahead until
- * it is replayed, since what it points to lasts only until the next
- * event is read. */
+ * read a few ahead of their replay, so that their blocks load meanwhile,
+ * and halfway to their replay, what the blocks lead to (a freed block's
+ * slot, the stack's estimates) starts loading too.  Only ALLOC and FREE:
+ * an event of another type ends the read-ahead until it is replayed,
+ * since what it points to lasts only until the next event is read. */
 #define READ_AHEAD 8
+#define LOAD_AHEAD (READ_AHEAD / 2)
 
 struct read_ahead {
 	struct mlyze_event events[READ_AHEAD]; /* a ring */
@@ -747,6 +749,26 @@ static void prefetch_block(const struct replay_state *st,
 	} else {
 		u64map_prefetch(&st->blocks.by_address, ev->free.address);
 	}
+}
+
+/* The slot and the stack's estimates that ev will touch. */
+static void prefetch_touched(const struct replay_state *st,
+			     const struct mlyze_event *ev)
+{
+	const struct u64map_value *block;
+	size_t stack;
+
+	if (ev->type == MLYZE_EVENT_ALLOC) {
+		stack = ev->alloc.stack->index;
+	} else {
+		block = u64map_get(&st->blocks.by_address, ev->free.address);
+		if (!block)
+			return;
+		__builtin_prefetch(&st->blocks.slots[block->b & UINT32_MAX]);
+		stack = block->b >> 32;
+	}
+	if (stack < st->h->stack_count)
+		__builtin_prefetch(&st->now[stack]);
 }
 
 /* Fills the ring; 1 when it holds an event to replay (the first), else
@@ -788,7 +810,11 @@ int heap_replay(mlyze_reader *r, struct heap_replay *h,
 	start_time_series(&st, r, options);
 	while ((rc = read_ahead(r, &ahead, &st)) > 0) {
 		const struct mlyze_event *ev = &ahead.events[ahead.first];
+		const struct mlyze_event *later =
+			&ahead.events[(ahead.first + LOAD_AHEAD) % READ_AHEAD];
 
+		if (ahead.count > LOAD_AHEAD && looks_up_block(later))
+			prefetch_touched(&st, later);
 		h->last_time_us = ev->time_us;
 		if (st.growth)
 			st.position[PER_SECOND] =
