@@ -209,10 +209,10 @@ static const uint8_t *find_fde(uintptr_t eh_frame_hdr, uintptr_t pc)
 }
 
 /* What the instructions say of the three things a walk needs. */
-enum rule { SAME, SAVED, UNDEFINED, OTHER };
+enum rule { SAME, SAVED, SAVED_NEAR_FP, UNDEFINED, OTHER };
 
 struct state {
-	int cfa_reg, cfa_known;
+	int cfa_reg, cfa_known, cfa_deref;
 	int64_t cfa_offset;
 	enum rule ra, fp;
 	int64_t ra_offset, fp_offset;
@@ -255,6 +255,54 @@ static void def_cfa(struct machine *m, uint64_t reg, int64_t offset)
 	m->now.cfa_reg = (int)reg;
 	m->now.cfa_offset = offset;
 	m->now.cfa_known = reg == DWARF_SP || reg == DWARF_FP;
+	m->now.cfa_deref = 0;
+}
+
+/* The one expression compilers give for a frame: the frame pointer plus
+ * an offset (DW_OP_bregN), followed by a load (DW_OP_deref) when
+ * `deref`.  Skips the block; 1 when it is that, with *offset set. */
+static int frame_pointer_expression(struct reader *r, int deref,
+				    int64_t *offset)
+{
+	uint64_t len = uleb(r);
+	struct reader e = { r->p, r->p + len, 0 };
+	int ok;
+
+	if (r->bad || len > (uint64_t)(r->end - r->p)) {
+		r->bad = 1;
+		return 0;
+	}
+	r->p += len;
+	ok = DWARF_FP >= 0 && fixed(&e, 1) == 0x70u + (unsigned)DWARF_FP;
+	*offset = sleb(&e);
+	if (deref)
+		ok = ok && fixed(&e, 1) == 0x06;
+	return ok && !e.bad && e.p == e.end;
+}
+
+/* i386 functions that realign the stack (main, at least) find their
+ * CFA saved in their frame: CFA = *(frame pointer + offset). */
+static void def_cfa_expression(struct machine *m, struct reader *r)
+{
+	int64_t offset;
+
+	m->now.cfa_known = frame_pointer_expression(r, 1, &offset);
+	m->now.cfa_deref = 1;
+	m->now.cfa_reg = DWARF_FP;
+	m->now.cfa_offset = offset;
+}
+
+/* ... and the caller's frame pointer at the frame pointer plus an
+ * offset, not at the CFA. */
+static void register_expression(struct machine *m, uint64_t reg,
+				struct reader *r)
+{
+	int64_t offset;
+
+	if (frame_pointer_expression(r, 0, &offset))
+		set_rule(m, reg, SAVED_NEAR_FP, offset);
+	else
+		set_rule(m, reg, OTHER, 0);
 }
 
 /* 0 when pc is passed (stop), 1 to go on. */
@@ -351,10 +399,12 @@ static int step(struct machine *m, struct reader *r)
 		m->now.cfa_offset = (int64_t)uleb(r);
 		return 1;
 	case 0x0f: /* def_cfa_expression */
-		m->now.cfa_known = 0;
-		skip_block(r);
+		def_cfa_expression(m, r);
 		return 1;
 	case 0x10: /* expression */
+		reg = uleb(r);
+		register_expression(m, reg, r);
+		return 1;
 	case 0x16: /* val_expression */
 		set_rule(m, uleb(r), OTHER, 0);
 		skip_block(r);
@@ -413,15 +463,18 @@ static struct frame_rule rule_of(const struct state *s)
 		return rule;
 	}
 	if (!s->cfa_known || s->ra != SAVED ||
-	    (s->fp != SAVED && s->fp != SAME) || !fits(s->cfa_offset) ||
+	    (s->fp != SAVED && s->fp != SAVED_NEAR_FP && s->fp != SAME) ||
+	    !fits(s->cfa_offset) ||
 	    !fits(s->ra_offset) || !fits(s->fp_offset))
 		return rule;
 	rule = (struct frame_rule){
 		.kind = FRAME_STEP,
 		.cfa_on_fp = s->cfa_reg == DWARF_FP,
+		.cfa_deref = s->cfa_deref,
 		.cfa_offset = (int32_t)s->cfa_offset,
 		.ra_offset = (int32_t)s->ra_offset,
-		.fp_saved = s->fp == SAVED,
+		.fp_saved = s->fp == SAVED || s->fp == SAVED_NEAR_FP,
+		.fp_near_fp = s->fp == SAVED_NEAR_FP,
 		.fp_offset = (int32_t)s->fp_offset,
 	};
 	return rule;

@@ -4,8 +4,8 @@
  * .eh_frame_hdr (the usual encodings only), reads the FDE that covers it
  * and its CIE, and runs their call frame instructions up to pc.  It tells
  * how to find the canonical frame address (the stack or frame pointer plus
- * an offset) and where, from it, the return address and the caller's frame
- * pointer are saved.  Only that subset of DWARF is understood; anything
+ * an offset, or what is saved there) and where, from it or the frame
+ * pointer, the return address and the caller's frame pointer are saved.  Only that subset of DWARF is understood; anything
  * else that matters for those three (expressions, other registers) makes
  * it answer 0.  It reads only the object's mapped tables, and trusts them:
  * they come from the loaded object itself.
@@ -27,9 +27,11 @@ enum frame_rule_kind {
 struct frame_rule {
 	enum frame_rule_kind kind;
 	int cfa_on_fp;      /* CFA = frame pointer + cfa_offset, else sp */
+	int cfa_deref;      /* CFA = *(frame pointer + cfa_offset) */
 	int32_t cfa_offset;
 	int32_t ra_offset;  /* return address at CFA + ra_offset */
-	int fp_saved;       /* caller's frame pointer at CFA + fp_offset; */
+	int fp_saved;       /* caller's frame pointer at CFA + fp_offset */
+	int fp_near_fp;     /* ... or at frame pointer + fp_offset; */
 	int32_t fp_offset;  /* else the register is left as it is */
 };
 

@@ -72,7 +72,6 @@ static struct control_page *make_entry(void)
 		unlink(entry);
 		return NULL;
 	}
-	madvise(page, PAGE_BYTES, MADV_DONTFORK);
 	return page;
 }
 
@@ -97,12 +96,18 @@ void control_register(void)
 	register_entry();
 }
 
+/* The child inherits the parent's page (unmapping it in the parent
+ * would fault a thread reading it); until this runs, control_answer()
+ * leaves the parent's requests to the parent. */
 void control_after_fork(void)
 {
-	control_page = NULL; /* the parent's, not mapped here */
+	if (control_page)
+		munmap(control_page, PAGE_BYTES);
+	control_page = NULL;
 	register_entry();
 }
 
+/* The page stays mapped: other threads may still be reading it. */
 void control_unregister(void)
 {
 	struct control_page *page = control_page;
@@ -111,7 +116,6 @@ void control_unregister(void)
 		return;
 	control_page = NULL;
 	unlink(entry);
-	munmap(page, PAGE_BYTES);
 }
 
 void control_set_state(enum control_state state)
@@ -147,8 +151,13 @@ void control_note_finished(const char *profile)
 void control_answer(void)
 {
 	struct control_page *page = control_page;
-	uint64_t number = atomic_exchange(&page->pending, 0);
+	uint64_t number;
 
+	/* A fork() child, before its own entry, or a vfork() child, which
+	 * shares our memory, sees its parent's page. */
+	if (page->pid != getpid())
+		return;
+	number = atomic_exchange(&page->pending, 0);
 	/* Another thread took it, or its client withdrew it. */
 	if (!number)
 		return;

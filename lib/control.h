@@ -4,8 +4,8 @@
  * the library loads (nothing when there is no registry directory);
  * control_poll() runs on the sampler's slow path and answers a waiting
  * request through profiler_control(); control_unregister() removes the
- * entry when the process ends.  The entry is a shared mapping that fork()
- * children do not inherit: control_after_fork() gives a child its own.
+ * entry when the process ends.  A fork() child inherits its parent's
+ * mapping and leaves it alone: control_after_fork() gives it its own.
  * Nothing here holds a descriptor between calls or allocates.
  */
 #ifndef SPPROF_CONTROL_H

@@ -104,9 +104,20 @@ static inline uint64_t estimator_half_rate(uint64_t sampling_rate)
 	return sampling_rate > UINT64_MAX / 2 ? UINT64_MAX : 2 * sampling_rate;
 }
 
+/* What deals a sampled block into the halves: its address and the time it
+ * was allocated, which differ from block to block.  Not its rank among
+ * the samples: with a fixed sequence of draws dealt out by rank, the
+ * number of B samples between two A samples would be fixed too, and the
+ * halves would no longer be independent (B thins out where A is dense,
+ * which biases the peak low). */
+static inline uint64_t estimator_block_key(uint64_t address, uint64_t time_us)
+{
+	return address ^ (time_us * UINT64_C(0x9e3779b97f4a7c15));
+}
+
 /* Which halves the sampled block of `size` bytes joins: a deterministic
- * draw from `key`, which must differ from sample to sample (its ordinal
- * in the profile), so that replaying a profile deals it the same way.
+ * draw from its `key` (estimator_block_key()), so that every reading of a
+ * profile deals it the same way.
  * With q = 1 - exp(-size/2S), the chance of a point in either half, a
  * sampled block is in A only or B only each with chance (1-q)/(2-q), and
  * in both with chance q/(2-q). */

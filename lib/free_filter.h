@@ -33,9 +33,24 @@
  * needs it and read by every free() in one instruction. */
 extern uintptr_t free_filter_mask;
 
+/* On x86-64 the test reads the mask from memory in one instruction, as
+ * it read the constant before: the compiler alone loads the mask and
+ * masks a copy of p (two), and every free() pays for this path. */
 static inline int free_filter_maybe_sampled(const void *p)
 {
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__PIC__)
+	__asm__ goto("testq %0, free_filter_mask(%%rip)\n\t"
+		     "jz %l[maybe]"
+		     : /* no outputs */
+		     : "r"(p)
+		     : "cc"
+		     : maybe);
+	return 0;
+maybe:
+	return 1;
+#else
 	return ((uintptr_t)p & free_filter_mask) == 0;
+#endif
 }
 
 static inline int sampled_blocks_in_place(void)

@@ -57,6 +57,10 @@ static int is_power_of_two(size_t n)
  *    no lock) and strerrordesc_np; messages go out with write(2), never
  *    through stdio, whose stream locks the program holds while stdio
  *    allocates (getline, a stream's first buffer);
+ *  - a few times a second, the process's resident memory is read from
+ *    /proc/self/statm (process_memory.c) with raw openat, read and close
+ *    system calls and getauxval(), before the writer's lock is taken: no
+ *    lock, no allocation, no cancellation point;
  *  - the runtime's memory comes from mmap; the C library's allocator is
  *    called only for the program's own block, and takes only its own
  *    arena locks, which no program holds outside malloc;
@@ -481,10 +485,10 @@ SLOW_PATH static void *realloc_slow(void *block, size_t size,
 		  profiler_find(block, &old);
 	if (tracked && old.offset == POOL_OFFSET)
 		return realloc_pooled(block, size, &old, sample);
-	if (sampled_blocks_in_place() || (tracked && old.offset == 0))
-		return realloc_in_place(block, size, tracked, &old, sample);
-	if (tracked)
+	if (tracked && old.offset != 0)
 		return realloc_carved(block, size, &old, sample);
+	if (tracked || sampled_blocks_in_place())
+		return realloc_in_place(block, size, tracked, &old, sample);
 	if (sample <= 0 || size == 0)
 		return real.realloc(block, size);
 	return realloc_into_sample(block, size);

@@ -23,6 +23,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/modules.c lib/modules.h \
 	lib/outbuf.c lib/outbuf.h \
 	lib/prng.c lib/prng.h \
+	lib/process_memory.c lib/process_memory.h \
 	lib/profiler.c lib/profiler.h lib/profiler_state.h \
 	lib/profiler_events.c lib/profiler_record.c \
 	lib/profiler_control.c \

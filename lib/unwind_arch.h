@@ -9,8 +9,9 @@
  *  - regs_from_record(): the registers of a caller right after the return
  *    to it, from the callee's frame record, where the frame record says
  *    (0 where the CFA is not found from it);
- *  - the sigreturn trampoline's code and where, from the stack pointer at
- *    it, the kernel put the interrupted registers (signal_regs());
+ *  - sigreturn_trampolines[]: the code of each sigreturn trampoline and
+ *    where, from the stack pointer at it, the kernel put the interrupted
+ *    registers (an mcontext_t, read by signal_regs());
  *  - RETURN_ADDRESS_MASK: the bits of a return address that are not a
  *    pointer signature;
  *  - sets_up_frame_pointer(): whether a function's first bytes (at least
@@ -25,6 +26,7 @@
 #define SPPROF_UNWIND_ARCH_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <ucontext.h>
@@ -37,6 +39,15 @@
 struct frame_regs {
 	uintptr_t pc, sp, fp;
 };
+
+struct sigreturn_trampoline {
+	uint8_t code[9];
+	uint8_t length;
+	uint16_t mcontext_offset; /* from the stack pointer at the trampoline */
+};
+
+/* The rt signal frame's context, its registers at mcontext_offset. */
+#define UCONTEXT_MCONTEXT offsetof(ucontext_t, uc_mcontext)
 
 /* What x86-64 and i386 share. */
 #if defined(__x86_64__) || defined(__i386__)
@@ -52,10 +63,10 @@ static inline int x86_regs_from_record(uintptr_t record,
 	return 1;
 }
 
-static inline struct frame_regs x86_signal_regs(const ucontext_t *uc, int pc,
+static inline struct frame_regs x86_signal_regs(const mcontext_t *mc, int pc,
 						int sp, int fp)
 {
-	const greg_t *r = uc->uc_mcontext.gregs;
+	const greg_t *r = mc->gregs;
 
 	return (struct frame_regs){ (uintptr_t)r[pc], (uintptr_t)r[sp],
 				    (uintptr_t)r[fp] };
@@ -92,17 +103,14 @@ enum { DWARF_FP = 6, DWARF_SP = 7, DWARF_RA = 16 };
 			 : "=r"((r).pc), "=r"((r).sp), "=r"((r).fp))
 #define regs_from_record x86_regs_from_record
 
-/* mov $15, %rax; syscall */
-static const uint8_t sigreturn_code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00,
-					  0x00, 0x00, 0x0f, 0x05 };
-
 /* The rt signal frame: the return address (popped), then the context. */
-static inline const ucontext_t *signal_context(uintptr_t sp)
-{
-	return (const ucontext_t *)sp;
-}
+static const struct sigreturn_trampoline sigreturn_trampolines[] = {
+	/* mov $15, %rax; syscall */
+	{ { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 }, 9,
+	  UCONTEXT_MCONTEXT },
+};
 
-#define signal_regs(uc) x86_signal_regs(uc, REG_RIP, REG_RSP, REG_RBP)
+#define signal_regs(mc) x86_signal_regs(mc, REG_RIP, REG_RSP, REG_RBP)
 
 static inline int sets_up_frame_pointer(const uint8_t *code)
 {
@@ -126,19 +134,18 @@ enum { DWARF_FP = 5, DWARF_SP = 4, DWARF_RA = 8 };
 			 : "=r"((r).pc), "=r"((r).sp), "=r"((r).fp))
 #define regs_from_record x86_regs_from_record
 
-/* movl $173, %eax; int $0x80 (rt_sigreturn) */
-static const uint8_t sigreturn_code[] = { 0xb8, 0xad, 0x00, 0x00,
-					  0x00, 0xcd, 0x80 };
+static const struct sigreturn_trampoline sigreturn_trampolines[] = {
+	/* movl $173, %eax; int $0x80 (rt_sigreturn, SA_SIGINFO): below it,
+	 * the return address (popped), the signal number, pointers to the
+	 * siginfo and the context, the siginfo, the context */
+	{ { 0xb8, 0xad, 0x00, 0x00, 0x00, 0xcd, 0x80 }, 7,
+	  3 * 4 + sizeof(siginfo_t) + UCONTEXT_MCONTEXT },
+	/* popl %eax; movl $119, %eax; int $0x80 (sigreturn): the return
+	 * address (popped), the signal number, the registers */
+	{ { 0x58, 0xb8, 0x77, 0x00, 0x00, 0x00, 0xcd, 0x80 }, 8, 4 },
+};
 
-/* The rt signal frame: the return address (popped), the signal number,
- * pointers to the siginfo and the context, the siginfo, the context. */
-static inline const ucontext_t *signal_context(uintptr_t sp)
-{
-	return (const ucontext_t *)(sp + 3 * sizeof(uint32_t) +
-				    sizeof(siginfo_t));
-}
-
-#define signal_regs(uc) x86_signal_regs(uc, REG_EIP, REG_ESP, REG_EBP)
+#define signal_regs(mc) x86_signal_regs(mc, REG_EIP, REG_ESP, REG_EBP)
 
 static inline int sets_up_frame_pointer(const uint8_t *code)
 {
@@ -168,21 +175,17 @@ static inline int regs_from_record(uintptr_t record, struct frame_regs *regs)
 	return 0;
 }
 
-/* mov x8, #139; svc #0 (in the vDSO) */
-static const uint8_t sigreturn_code[] = { 0x68, 0x11, 0x80, 0xd2,
-					  0x01, 0x00, 0x00, 0xd4 };
-
 /* The rt signal frame: the siginfo, then the context. */
-static inline const ucontext_t *signal_context(uintptr_t sp)
-{
-	return (const ucontext_t *)(sp + sizeof(siginfo_t));
-}
+static const struct sigreturn_trampoline sigreturn_trampolines[] = {
+	/* mov x8, #139; svc #0 (in the vDSO) */
+	{ { 0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4 }, 8,
+	  sizeof(siginfo_t) + UCONTEXT_MCONTEXT },
+};
 
-static inline struct frame_regs signal_regs(const ucontext_t *uc)
+static inline struct frame_regs signal_regs(const mcontext_t *mc)
 {
-	return (struct frame_regs){ (uintptr_t)uc->uc_mcontext.pc,
-				    (uintptr_t)uc->uc_mcontext.sp,
-				    (uintptr_t)uc->uc_mcontext.regs[29] };
+	return (struct frame_regs){ (uintptr_t)mc->pc, (uintptr_t)mc->sp,
+				    (uintptr_t)mc->regs[29] };
 }
 
 /* stp x29, x30, [sp, #imm]! then mov x29, sp; after an optional paciasp
@@ -214,17 +217,13 @@ static inline int regs_from_record(uintptr_t record, struct frame_regs *regs)
 	return 0;
 }
 
-static const uint8_t sigreturn_code[] = { 0 };
+static const struct sigreturn_trampoline sigreturn_trampolines[] = {
+	{ { 0 }, 0, 0 },
+};
 
-static inline const ucontext_t *signal_context(uintptr_t sp)
+static inline struct frame_regs signal_regs(const mcontext_t *mc)
 {
-	(void)sp;
-	return NULL;
-}
-
-static inline struct frame_regs signal_regs(const ucontext_t *uc)
-{
-	(void)uc;
+	(void)mc;
 	return (struct frame_regs){ 0 };
 }
 

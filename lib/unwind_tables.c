@@ -34,7 +34,13 @@ static _Atomic(struct rule_slot *) rule_cache;
 
 /* Packed: CFA offset (32 bits), return address and frame pointer offsets
  * in words (8 bits each), the kind (8 bits), the flags; 0 is no rule. */
-enum { PACKED_VALID = 1, PACKED_CFA_ON_FP = 2, PACKED_FP_SAVED = 4 };
+enum {
+	PACKED_VALID = 1,
+	PACKED_CFA_ON_FP = 2,
+	PACKED_FP_SAVED = 4,
+	PACKED_CFA_DEREF = 8,
+	PACKED_FP_NEAR_FP = 16,
+};
 #define WORD ((int32_t)sizeof(uintptr_t))
 
 static int packable(const struct frame_rule *r)
@@ -54,6 +60,10 @@ static uint64_t pack(const struct frame_rule *r)
 		flags |= PACKED_CFA_ON_FP;
 	if (r->fp_saved)
 		flags |= PACKED_FP_SAVED;
+	if (r->cfa_deref)
+		flags |= PACKED_CFA_DEREF;
+	if (r->fp_near_fp)
+		flags |= PACKED_FP_NEAR_FP;
 	return (uint64_t)(uint32_t)r->cfa_offset |
 	       (uint64_t)(uint8_t)(int8_t)(r->ra_offset / WORD) << 32 |
 	       (uint64_t)(uint8_t)(int8_t)(r->fp_offset / WORD) << 40 |
@@ -67,9 +77,11 @@ static struct frame_rule unpack(uint64_t v)
 	return (struct frame_rule){
 		.kind = (enum frame_rule_kind)(uint8_t)(v >> 48),
 		.cfa_on_fp = !!(flags & PACKED_CFA_ON_FP),
+		.cfa_deref = !!(flags & PACKED_CFA_DEREF),
 		.cfa_offset = (int32_t)(uint32_t)v,
 		.ra_offset = (int8_t)(uint8_t)(v >> 32) * WORD,
 		.fp_saved = !!(flags & PACKED_FP_SAVED),
+		.fp_near_fp = !!(flags & PACKED_FP_NEAR_FP),
 		.fp_offset = (int8_t)(uint8_t)(v >> 40) * WORD,
 	};
 }
@@ -169,24 +181,35 @@ static inline struct frame_rule rule_for(uintptr_t pc, int return_address)
 	return look_up_rule(pc, return_address, key);
 }
 
-/* Where trampolines live: the C library's code (x86) and the vDSO's
- * (AArch64); neither is ever unloaded, so their code can be read even
+/* Where trampolines live: the C library's code and the vDSO's (which one
+ * depends on the C library and the kernel); neither is ever unloaded, so their code can be read even
  * when a stray value points there. */
 static uintptr_t libc_lo, libc_hi, vdso_lo, vdso_hi;
 
+/* The sigreturn trampoline at pc, or NULL. */
+static const struct sigreturn_trampoline *trampoline_at(uintptr_t pc)
+{
+	for (size_t i = 0; STACK_CAPTURE_SUPPORTED &&
+			   i < sizeof(sigreturn_trampolines) /
+				       sizeof(sigreturn_trampolines[0]);
+	     i++) {
+		const struct sigreturn_trampoline *t = &sigreturn_trampolines[i];
+		uintptr_t last = pc + t->length - 1;
+
+		if (!(pc >= libc_lo && last < libc_hi) &&
+		    !(pc >= vdso_lo && last < vdso_hi))
+			continue;
+		/* Read only when it cannot cross into another page. */
+		if ((last & ~(uintptr_t)4095) == (pc & ~(uintptr_t)4095) &&
+		    !memcmp((const void *)pc, t->code, t->length))
+			return t;
+	}
+	return NULL;
+}
+
 int is_signal_trampoline(uintptr_t pc)
 {
-	uintptr_t last = pc + sizeof(sigreturn_code) - 1;
-
-	if (!STACK_CAPTURE_SUPPORTED)
-		return 0;
-	if (!(pc >= libc_lo && last < libc_hi) &&
-	    !(pc >= vdso_lo && last < vdso_hi))
-		return 0;
-	/* Read only when it cannot cross into another page. */
-	return (last & ~(uintptr_t)4095) == (pc & ~(uintptr_t)4095) &&
-	       !memcmp((const void *)pc, sigreturn_code,
-		       sizeof(sigreturn_code));
+	return trampoline_at(pc) != NULL;
 }
 
 static int on_stack(uintptr_t address, uintptr_t low, uintptr_t stack_top)
@@ -196,15 +219,16 @@ static int on_stack(uintptr_t address, uintptr_t low, uintptr_t stack_top)
 }
 
 /* At a sigreturn trampoline the stack holds the signal frame: the
- * interrupted registers.  0 when it does not lie on this stack. */
+ * interrupted registers.  0 when they do not lie on this stack. */
 static int leave_signal_frame(struct frame_regs *regs, uintptr_t stack_top)
 {
-	const ucontext_t *uc = signal_context(regs->sp);
+	const struct sigreturn_trampoline *t = trampoline_at(regs->pc);
+	uintptr_t mc = regs->sp + (t ? t->mcontext_offset : 0);
 
-	if (!uc || !on_stack((uintptr_t)uc, regs->sp, stack_top) ||
-	    (uintptr_t)uc + sizeof(*uc) > stack_top)
+	if (!t || !on_stack(mc, regs->sp, stack_top) ||
+	    mc + sizeof(mcontext_t) > stack_top)
 		return 0;
-	*regs = signal_regs(uc);
+	*regs = signal_regs((const mcontext_t *)mc);
 	return 1;
 }
 
@@ -215,9 +239,15 @@ static int unwind_one(struct frame_regs *regs, const struct frame_rule *rule,
 {
 	uintptr_t cfa = (rule->cfa_on_fp ? regs->fp : regs->sp) +
 			(intptr_t)rule->cfa_offset;
-	uintptr_t ra_at = cfa + (intptr_t)rule->ra_offset;
-	uintptr_t fp_at = cfa + (intptr_t)rule->fp_offset;
+	uintptr_t ra_at, fp_at;
 
+	if (rule->cfa_deref) {
+		if (!on_stack(cfa, regs->sp, stack_top))
+			return 0;
+		cfa = *(const uintptr_t *)cfa;
+	}
+	ra_at = cfa + (intptr_t)rule->ra_offset;
+	fp_at = (rule->fp_near_fp ? regs->fp : cfa) + (intptr_t)rule->fp_offset;
 	if (cfa <= regs->sp || cfa > stack_top ||
 	    !on_stack(ra_at, regs->sp, stack_top) ||
 	    (rule->fp_saved && !on_stack(fp_at, regs->sp, stack_top)))

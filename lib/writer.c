@@ -25,6 +25,7 @@
 #include "modules.h"
 #include "names.h"
 #include "outbuf.h"
+#include "process_memory.h"
 #include "profile_assembly.h"
 #include "profile_files.h"
 #include "profile_meta.h"
@@ -451,6 +452,30 @@ static void put_rate_event(void)
 	put_rate_event_at(monotonic_ns());
 }
 
+/* A reading of the process's memory (process_memory.h): resident and
+ * anonymous bytes, so that the report can say how much of it the malloc
+ * heap explains. */
+static void put_memory_event(const struct process_memory *m, uint64_t now_ns)
+{
+	uint8_t *p = put_event_at(MLYZE_EVENT_MEMORY, now_ns);
+
+	if (!p)
+		return;
+	p = encode_varint(p, mlyze_varint_len(m->resident) +
+				     mlyze_varint_len(m->anonymous));
+	p = encode_varint(p, m->resident);
+	piece_end(encode_varint(p, m->anonymous));
+}
+
+/* The last reading, when the profile ends. */
+static void put_memory_now(void)
+{
+	struct process_memory m;
+
+	if (process_memory_read(&m) == 0)
+		put_memory_event(&m, monotonic_ns());
+}
+
 /* ---- the streamed file ------------------------------------------------ */
 
 static struct profile_meta identity(void)
@@ -762,11 +787,19 @@ void writer_alloc(uintptr_t address, const struct heap_record *r)
 	struct estimator_weight weight =
 		w.max_size ? estimator_weigh(r->size, r->sampling_rate)
 			   : (struct estimator_weight){ 0 };
+	struct process_memory memory;
 	uint8_t *p;
+	/* A few times a second, a sample brings a reading of the process's
+	 * memory along, read before the lock so that no thread waits for
+	 * it. */
+	int measured = w.enabled && process_memory_due(r->timestamp_ns) &&
+		       process_memory_read(&memory) == 0;
 
 	list_modules_of(r->stack_id);
 	if (begin_event() < 0)
 		return;
+	if (measured)
+		put_memory_event(&memory, r->timestamp_ns);
 	ensure_stack_defined(r->stack_id);
 	p = put_event_at(MLYZE_EVENT_ALLOC, r->timestamp_ns);
 	if (p) {
@@ -917,6 +950,7 @@ static void finalise_locked(const memprof_stats *stats,
 			    const char *exec_program)
 {
 	char final[PATH_MAX];
+	memprof_stats counted;
 	sigset_t all, before;
 	int err;
 
@@ -936,9 +970,13 @@ static void finalise_locked(const memprof_stats *stats,
 	    (w.created || (!w.files.descendant && !exec_program)) &&
 	    (w.created || create_file() == 0)) {
 		put_frees_later();
+		put_memory_now();
+		/* The statistics count the events just written too. */
+		counted = *stats;
+		counted.events_written = atomic_load(&w.events);
 		if (exec_program)
 			profile_files_announce(&w.files, 'X', exec_program);
-		err = assemble(stats, exec_program, final, sizeof(final));
+		err = assemble(&counted, exec_program, final, sizeof(final));
 		if (!err && final[0]) {
 			unlink(w.files.part);
 			profile_files_announce(&w.files, 'F', final);
@@ -1094,6 +1132,7 @@ static void start_over(void)
 	atomic_store(&later.count, 0);
 	atomic_store(&w.events, 0);
 	atomic_store(&w.dropped, 0);
+	process_memory_reset(); /* the new file starts with a reading */
 	reset_clock();
 }
 

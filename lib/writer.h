@@ -29,6 +29,10 @@
  * go on (disk full, file size limit, file removed), recording stops with
  * one message and the program carries on.
  *
+ * A few times a second, a sampled allocation also records the process's
+ * resident and anonymous memory (process_memory.h), and so does the end
+ * of the profile.
+ *
  * All entry points may run inside the allocation hooks, under the
  * runtime's re-entrancy guard.
  */

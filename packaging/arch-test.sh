@@ -12,10 +12,10 @@
 # builds a clean export of HEAD (`git archive`: uncommitted changes are not
 # tested) and runs `make check`.  Programs of the architecture run natively
 # when the kernel can (i386 on amd64) and otherwise through qemu-user-static
-# and binfmt-support (arm64, s390x, ...).  With --record, once `make check`
-# has passed, tests/report/arch-record.sh writes the test data of the
-# cross-architecture test, copied into tests/report/arch/ARCH of this
-# checkout to be committed.  Needs root (debootstrap, chroot,
+# and binfmt-support (arm64, s390x, ...).  With --record, before `make
+# check`, tests/report/arch-record.sh writes the test data of the
+# cross-architecture test; once `make check` has passed, it is copied into
+# tests/report/arch/ARCH of this checkout, to be committed.  Needs root (debootstrap, chroot,
 # mounts); the mounts live in a private mount namespace and end with it.
 # Environment: SPPROF_ARCH_MIRROR (a Debian mirror), JOBS (make -j, 2).
 set -eu
@@ -95,18 +95,19 @@ rm -rf "$root/build"
 mkdir -p "$root/build/spprof"
 git -C "$srcdir" archive --format=tar HEAD | tar -x -C "$root/build/spprof"
 echo "arch-test: $arch: building $(git -C "$srcdir" rev-parse --short HEAD)"
-then_run=true
-[ -z "$record" ] || then_run="sh tests/report/arch-record.sh recorded"
 in_system sh -euc '
 	cd /build/spprof
 	./autogen.sh
 	./configure PYTHON=/usr/bin/python3
-	jobs=$0 then_run=$1
+	jobs=$0 record=$1
 	shift
 	make -j"$jobs"
+	if [ -n "$record" ]; then
+		make -j"$jobs" tests/report/alloc-program tests/report/mlyze-gen
+		sh tests/report/arch-record.sh recorded
+	fi
 	make -j"$jobs" check "$@"
-	$then_run
-' "$jobs" "$then_run" "$@" || {
+' "$jobs" "$record" "$@" || {
 	echo "arch-test: $arch: FAILED after $(($(date +%s) - start)) s;" \
 	     "logs under $root/build/spprof" >&2
 	exit 1

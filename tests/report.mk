@@ -59,6 +59,16 @@ tests_report_unwindless_program_CFLAGS = $(AM_CFLAGS) \
 check_PROGRAMS += tests/report/wrapper-program
 tests_report_wrapper_program_SOURCES = tests/report/wrapper-program.c \
 	tests/report/site.h
+# One that holds most of its memory outside malloc.
+check_PROGRAMS += tests/report/unseen-program
+tests_report_unseen_program_SOURCES = tests/report/unseen-program.c \
+	tests/report/site.h
+# A heap that holds one level while its blocks are replaced, for peak.sh.
+check_PROGRAMS += tests/report/rotating-program
+tests_report_rotating_program_SOURCES = tests/report/rotating-program.c
+tests_report_rotating_program_CFLAGS = $(AM_CFLAGS) \
+	-fno-optimize-sibling-calls
+tests_report_rotating_program_LDADD = -lpthread
 # Heaps whose changes are known, for compare.sh and leaks.sh.
 check_PROGRAMS += tests/report/trend-program
 tests_report_trend_program_SOURCES = tests/report/trend-program.c
@@ -72,6 +82,7 @@ REPORT_SHELL_TESTS = \
 	tests/report/leaks.sh \
 	tests/report/malformed.sh \
 	tests/report/mutations.sh \
+	tests/report/peak.sh \
 	tests/report/runtime.sh \
 	tests/report/cross-arch.sh
 TESTS += $(REPORT_SHELL_TESTS)

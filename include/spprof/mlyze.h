@@ -64,6 +64,7 @@ enum mlyze_event_kind {
 	MLYZE_EVENT_MODULE = 5, /* a module was defined in the stream */
 	MLYZE_EVENT_STRING = 6, /* a file or function name was defined */
 	MLYZE_EVENT_RATE = 7,   /* the sampling rate changed */
+	MLYZE_EVENT_MEMORY = 8, /* the process's resident memory, read */
 	/* A profile with a size limit starts at a checkpoint (mlyze(5)):
 	 * the events before it were discarded, and what follows it, up to
 	 * the next event of another type, stands for them. */
@@ -163,6 +164,12 @@ struct mlyze_event {
 		struct {
 			uint64_t sampling_rate;
 		} rate;
+		struct {
+			/* Bytes in RAM, and those of them not backed
+			 * by a file: all the process holds, malloc's
+			 * heap or not. */
+			uint64_t resident, anonymous;
+		} memory;
 		struct {
 			uint64_t number;        /* 1 for the first checkpoint */
 			uint64_t events_before; /* events written until it */

@@ -8,11 +8,11 @@ measuring code itself (`own_file`: the pytest plugin, the notebook magic)
 are left out.
 """
 
-import math
 import os
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from . import _memprof
 from .memprof import StackFrame, _site_frame as site_frame
 from ._sizes import human
 from ._stream import weight
@@ -29,7 +29,7 @@ class Figure:
 
     @property
     def margin(self) -> float:
-        return 1.96 * math.sqrt(self.variance)
+        return _memprof.estimate_interval95(self.variance)
 
 
 @dataclass
@@ -115,8 +115,8 @@ def measure(events, stacks: Dict[int, list], nodeid: str, rate: int,
                 sites[stack_id] = frame and _site_label(frame, rootdir)
             if sites[stack_id] is None:
                 continue
-            w = weight(size, event_rate) if event_rate else float(size)
-            block = (w, w * (w - size), sites[stack_id])
+            w, variance = weight(size, event_rate)
+            block = (w, variance, sites[stack_id])
             held -= live.get(address, (0.0,))[0]
             live[address] = block
             allocated.append(block)

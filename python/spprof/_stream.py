@@ -10,11 +10,11 @@ so that ALLOC events can be read as sizes, weights and Python frames.
 """
 
 import json
-import math
 import os
 import struct
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from . import _memprof
 from .memprof import StackFrame
 
 ALLOC, FREE, GC, MARKER, STACK, MODULE, STRING, RATE = range(8)
@@ -81,9 +81,11 @@ def own_profile(directory: str) -> Optional[str]:
     return None
 
 
-def weight(size: int, rate: int) -> float:
-    """The bytes a sampled block of `size` bytes stands for (mlyze(5))."""
-    return size / -math.expm1(-size / rate) if size else 0.0
+def weight(size: int, rate: int) -> Tuple[float, float]:
+    """The bytes a sampled block of `size` bytes stands for, and the
+    variance it adds to a sum of them (mlyze(5), from the runtime)."""
+    return (_memprof.estimate(size, rate)[0],
+            _memprof.estimate_variance(size, rate))
 
 
 class StreamReader:

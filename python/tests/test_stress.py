@@ -2,13 +2,14 @@
 
 
 def test_high_allocation_rate(runner):
-    # One million lists of 100 slots (856 bytes each, so they go through
-    # malloc even with pymalloc): ~820 MiB allocated, ~1600 samples.
+    # One million lists of 200 slots (1656 bytes each, 828 on 32-bit
+    # systems, so they go through malloc even with pymalloc): ~1.5 GiB
+    # allocated, ~3100 samples (~1600 on 32-bit systems).
     prog = runner.program("""
         import spprof.memprof as memprof
         memprof.start(sampling_rate_kb=512)
         for _ in range(1_000_000):
-            x = [0] * 100
+            x = [0] * 200
             del x
         stats = memprof.get_stats()
         memprof.stop()

@@ -459,6 +459,20 @@ static bool decode_gc(struct mlyze_reader *r, struct cursor *c,
 	       take_varint(r, c, "bytes", &ev->gc.bytes);
 }
 
+static bool decode_memory(struct mlyze_reader *r, struct cursor *c,
+			  struct mlyze_event *ev)
+{
+	if (!take_varint(r, c, "resident bytes", &ev->memory.resident) ||
+	    !take_varint(r, c, "anonymous bytes", &ev->memory.anonymous))
+		return false;
+	if (ev->memory.anonymous > ev->memory.resident) {
+		input_fail(&r->in, input_offset(&r->in, c->event),
+			   "MEMORY has more anonymous bytes than resident ones");
+		return false;
+	}
+	return true;
+}
+
 /* The stack of id `id` for an event that needs it defined. */
 static bool take_stack(struct mlyze_reader *r, struct cursor *c,
 		       const struct mlyze_stack **stack)
@@ -554,6 +568,7 @@ static const struct event_type event_types[] = {
 	[MLYZE_EVENT_MODULE] = { "MODULE", decode_module },
 	[MLYZE_EVENT_STRING] = { "STRING", decode_string },
 	[MLYZE_EVENT_RATE] = { "RATE", decode_rate },
+	[MLYZE_EVENT_MEMORY] = { "MEMORY", decode_memory },
 	[MLYZE_EVENT_CHECKPOINT] = { "CHECKPOINT", decode_checkpoint },
 	[MLYZE_EVENT_LIVE] = { "LIVE", decode_live },
 	[MLYZE_EVENT_TOTALS] = { "TOTALS", decode_totals },

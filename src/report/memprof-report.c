@@ -342,6 +342,8 @@ static void take_series(struct profile_summary *p, struct heap_replay *h,
 		for (size_t k = 0; k < p->snapshots[i].count; k++)
 			p->snapshots[i].stacks[k] =
 				stack_map[p->snapshots[i].stacks[k]];
+	p->memory = h->memory;
+	memset(&h->memory, 0, sizeof(h->memory));
 	h->timeline = NULL;
 	h->events_kept = NULL;
 	h->snapshots = NULL;
@@ -412,6 +414,19 @@ static char *unread_note(const struct messages *files, size_t total)
 	return sb_take(&sb);
 }
 
+/* The sum of the peaks of resident memory of the profiles in *peaks;
+ * returns how many profiles read it. */
+static size_t resident_peaks(const struct gathered *g,
+			     struct memory_point *peaks)
+{
+	size_t processes = 0;
+
+	*peaks = (struct memory_point){ 0 };
+	for (size_t i = 0; i < g->profile_count; i++)
+		processes += memory_peak_add(peaks, &g->profiles[i].memory);
+	return processes;
+}
+
 /* Caveats of all the profiles together, in plain words. */
 static void note_caveats(struct gathered *g)
 {
@@ -419,7 +434,12 @@ static void note_caveats(struct gathered *g)
 	uint64_t dropped = s->heap_map_full_drops + s->stack_table_drops;
 
 	char *broken_stacks = stacks_health_note(&g->stacks);
+	struct memory_point peaks;
+	size_t processes = resident_peaks(g, &peaks);
+	char *memory = memory_explained_note(&peaks, processes);
 
+	if (memory)
+		add_message(&g->notes, memory);
 	if (broken_stacks)
 		add_message(&g->notes, broken_stacks);
 	if (dropped)
@@ -545,6 +565,7 @@ static void free_series(struct profile_summary *p)
 		.events_kept_count = p->mark_count,
 		.snapshots = p->snapshots,
 		.snapshot_count = p->snapshot_count,
+		.memory = p->memory,
 	};
 
 	heap_replay_free(&series);
@@ -645,6 +666,8 @@ static struct report make_report(struct gathered *g, struct site_table *sites,
 				 const struct options *o)
 {
 	char *unnamed, *wrappers;
+	struct memory_point resident;
+	size_t resident_processes = resident_peaks(g, &resident);
 
 	if (!o->keep_wrappers) {
 		wrappers_mark(&g->stacks);
@@ -669,6 +692,8 @@ static struct report make_report(struct gathered *g, struct site_table *sites,
 		.at = o->at,
 		.colour = colour_wanted(o),
 		.all = o->all,
+		.resident = resident,
+		.resident_processes = resident_processes,
 		.notes = g->notes.items,
 		.note_count = g->notes.count,
 		.warnings = g->warnings.items,

@@ -2,13 +2,14 @@
  * (see report-heap.h).
  *
  * The peak is cross-fitted (estimator.h) in the same single pass.  Every
- * sampled block is dealt into one or both halves by its ordinal among the
- * ALLOCs, and every stack keeps its live estimate in each half as the
- * events go by.  For each half, the stacks whose estimate in the other
- * half moved since this half's last peak are listed.  When this half's
- * live total rises above its last peak, only the listed stacks copy their
- * estimate in the other half: every other stack holds the same value as
- * at the last peak.  A stack enters a list at most once per event that
+ * sampled block is dealt into one or both halves by its address and time,
+ * and every stack keeps its live estimate in each half as the
+ * events go by.  For each half, the stacks whose estimates moved since
+ * this half's last peak are listed.  When this half's live total rises
+ * above its last peak, only the listed stacks copy their estimate in the
+ * other half (and from all the samples, for a profile too small to
+ * cross-fit): every other stack holds the same values as at the last
+ * peak.  A stack enters a list at most once per event that
  * changes it, so the copies cost no more than the events, however often
  * the peaks move.
  *
@@ -68,15 +69,17 @@ struct live_blocks {
 struct stack_now {
 	struct estimate allocated, live;
 	struct estimate half_live[ESTIMATOR_HALVES];
-	/* the other half's estimate at each half's peak */
+	/* the other half's estimate, and that of all the samples, at each
+	 * half's peak */
 	struct estimate at_half_peak[ESTIMATOR_HALVES];
+	struct estimate whole_at_half_peak[ESTIMATOR_HALVES];
 	struct trend_sums growth[AXES];
-	/* in the other half since each half's last peak (then listed) */
+	/* since each half's last peak (then listed) */
 	bool changed[ESTIMATOR_HALVES];
 };
 
 /* The largest live total one half has seen, and the stacks whose estimate
- * in the other half moved since then. */
+ * moved since then. */
 struct half_peak {
 	double bytes, now;
 	double other;            /* the other half's total at the peak */
@@ -90,7 +93,6 @@ struct replay_state {
 	struct live_blocks blocks;
 	struct stack_now *now; /* by stack index, h->stack_count of them */
 	struct half_peak halves[ESTIMATOR_HALVES];
-	uint64_t allocs;       /* the ordinal of the next ALLOC */
 	double live_bytes;     /* all stacks together, now */
 	double live_variance;
 	uint64_t live_samples;
@@ -221,16 +223,17 @@ static struct estimator_weight half_weight(const struct live_blocks *b,
 		block.a, b->slots[block.b & UINT32_MAX].half_count);
 }
 
-/* The stack's estimate in `half` moved: the other half's peak must copy
- * it when it moves. */
-static void mark_changed(struct replay_state *st, size_t stack, int half)
+/* The stack's estimates moved: each half's peak must copy them when it
+ * moves. */
+static void mark_changed(struct replay_state *st, size_t stack)
 {
-	int watcher = 1 - half;
-	struct half_peak *peak = &st->halves[watcher];
+	for (int half = 0; half < ESTIMATOR_HALVES; half++) {
+		struct half_peak *peak = &st->halves[half];
 
-	if (!st->now[stack].changed[watcher]) {
-		st->now[stack].changed[watcher] = true;
-		peak->changed[peak->changed_count++] = stack;
+		if (!st->now[stack].changed[half]) {
+			st->now[stack].changed[half] = true;
+			peak->changed[peak->changed_count++] = stack;
+		}
 	}
 }
 
@@ -247,8 +250,8 @@ static void move_halves(struct replay_state *st, size_t stack,
 		else
 			remove_weight(&st->now[stack].half_live[half], w);
 		st->halves[half].now += sign * w->bytes;
-		mark_changed(st, stack, half);
 	}
+	mark_changed(st, stack);
 }
 
 static struct heap_point live_now(const struct replay_state *st,
@@ -260,8 +263,8 @@ static struct heap_point live_now(const struct replay_state *st,
 				    .samples = st->live_samples };
 }
 
-/* A half's live total is larger than ever: the stacks changed in the
- * other half hold, in the other half, their estimate at this half's peak. */
+/* A half's live total is larger than ever: the stacks changed since its
+ * last peak hold their estimates at this half's peak. */
 static void record_half_peaks(struct replay_state *st, uint64_t time_us)
 {
 	for (int half = 0; half < ESTIMATOR_HALVES; half++) {
@@ -273,6 +276,7 @@ static void record_half_peaks(struct replay_state *st, uint64_t time_us)
 			struct stack_now *now = &st->now[peak->changed[i]];
 
 			now->at_half_peak[half] = now->half_live[1 - half];
+			now->whole_at_half_peak[half] = now->live;
 			now->changed[half] = false;
 		}
 		peak->changed_count = 0;
@@ -339,8 +343,8 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 	struct u64map_value block = { .a = size };
 	const struct u64map_value *replaced;
 	struct estimator_weight half = estimator_weigh_half(size, sampling_rate);
-	unsigned halves = estimator_halves_of(size, sampling_rate,
-					      st->allocs++);
+	unsigned halves = estimator_halves_of(
+		size, sampling_rate, estimator_block_key(address, ev->time_us));
 	uint32_t slot;
 
 	replaced = u64map_get(&st->blocks.by_address, address);
@@ -547,12 +551,38 @@ static struct estimate cross_fit(const struct estimate *b_at_a,
 	};
 }
 
+/* The half that alone ever held anything, or -1.  A half that never did
+ * (in a profile of a sample or two) leaves the other nothing to estimate
+ * and has no moment to choose itself: the peak is then all the samples
+ * at the moment the other half chose. */
+static int lone_half(const struct replay_state *st)
+{
+	for (int half = 0; half < ESTIMATOR_HALVES; half++)
+		if (st->halves[1 - half].bytes == 0)
+			return half;
+	return -1;
+}
+
+static struct estimate peak_of_stack(const struct replay_state *st,
+				     size_t stack)
+{
+	const struct stack_now *now = &st->now[stack];
+	int lone = lone_half(st);
+
+	if (lone >= 0)
+		return now->whole_at_half_peak[lone];
+	return cross_fit(&now->at_half_peak[0], &now->at_half_peak[1]);
+}
+
 /* The moment named as the peak: of the two the halves chose, the one
  * where the other half found more. */
 static uint64_t peak_moment(const struct replay_state *st)
 {
 	const struct half_peak *a = &st->halves[0], *b = &st->halves[1];
+	int lone = lone_half(st);
 
+	if (lone >= 0)
+		return st->halves[lone].point.time_us;
 	return (b->other > a->other ? b : a)->point.time_us;
 }
 
@@ -573,6 +603,18 @@ static double share_at_peak_level(const struct heap_replay *h)
 			within += h->timeline[i + 1].time_us -
 				  h->timeline[i].time_us;
 	return (double)within / (double)(last - first);
+}
+
+static void keep_memory(struct replay_state *st, const struct mlyze_event *ev)
+{
+	struct memory_point point = {
+		.time_us = ev->time_us,
+		.resident = ev->memory.resident,
+		.anonymous = ev->memory.anonymous,
+		.malloc_bytes = st->live_bytes,
+	};
+
+	memory_series_add(&st->h->memory, &point);
 }
 
 /* A checkpoint starts the profile anew: its trends, and the series of
@@ -669,6 +711,9 @@ static void replay_event(struct replay_state *st, const mlyze_reader *r,
 	case MLYZE_EVENT_HEAP_POINT:
 		on_heap_point(st, ev);
 		break;
+	case MLYZE_EVENT_MEMORY:
+		keep_memory(st, ev);
+		break;
 	default:
 		break;
 	}
@@ -689,9 +734,7 @@ static void finish(struct replay_state *st)
 	}
 	for (size_t i = 0; i < h->stack_count; i++) {
 		h->by_stack[i].allocated = st->now[i].allocated;
-		h->by_stack[i].live[AT_PEAK] =
-			cross_fit(&st->now[i].at_half_peak[0],
-				  &st->now[i].at_half_peak[1]);
+		h->by_stack[i].live[AT_PEAK] = peak_of_stack(st, i);
 		for (int a = 0; a < AXES; a++)
 			h->by_stack[i].growth[a] = trend_of(
 				&st->now[i].growth[a], st->position[a]);
@@ -845,5 +888,6 @@ void heap_replay_free(struct heap_replay *h)
 	free(h->snapshots);
 	free(h->timeline);
 	free(h->by_stack);
+	memory_series_free(&h->memory);
 	memset(h, 0, sizeof(*h));
 }

@@ -13,7 +13,8 @@
  * heap at their moment, and, when asked, the live bytes of every stack at
  * a bounded number of moments, and, when asked, the trend of the live
  * bytes of every stack over the profile, per second and per marker
- * (report-trend.h).
+ * (report-trend.h), and the readings of the process's resident memory
+ * with the live heap at their moment (report-memory.h).
  * A profile that starts at a checkpoint (mlyze(5)) adds the totals it
  * carries to what each stack allocated, and takes the blocks live at it
  * as live from then on: its trends run from the checkpoint on.
@@ -26,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "report-memory.h"
 #include "report-trend.h"
 #include "spprof/mlyze.h"
 
@@ -116,6 +118,7 @@ struct heap_replay {
 	size_t events_kept_count;
 	struct heap_snapshot *snapshots; /* in time order */
 	size_t snapshot_count;
+	struct memory_series memory; /* the process's resident memory */
 };
 
 /* Called every few thousand events, e.g. to show progress. */

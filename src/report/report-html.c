@@ -165,7 +165,7 @@ static json_t *profile_json(const struct report *r,
 {
 	json_t *json = json_object(), *timeline = json_array(),
 	       *marks = json_array(), *snapshots = json_array(),
-	       *peak = json_array();
+	       *peak = json_array(), *resident = json_array();
 	struct heap_point at_peak = {
 		.time_us = p->start_time_us +
 			   (uint64_t)(p->peak_time_s * 1e6 + 0.5),
@@ -175,6 +175,12 @@ static json_t *profile_json(const struct report *r,
 
 	for (size_t i = 0; i < p->timeline_count; i++)
 		point_json(timeline, r, &p->timeline[i]);
+	for (size_t i = 0; i < p->memory.count; i++) {
+		append(resident, json_real(report_seconds(
+					 r, p->memory.points[i].time_us)));
+		append(resident, json_integer(
+					 (json_int_t)p->memory.points[i].resident));
+	}
 	for (size_t i = 0; i < p->mark_count; i++)
 		append(marks, mark_json(r, &p->marks[i]));
 	for (size_t i = 0; i < p->snapshot_count; i++)
@@ -186,6 +192,7 @@ static json_t *profile_json(const struct report *r,
 	set(json, "end", json_real(report_seconds(r, p->start_time_us) +
 				   p->duration_s));
 	set(json, "timeline", timeline);
+	set(json, "resident", resident); /* time, bytes, time, bytes... */
 	/* Before it, the timeline has one point per checkpoint. */
 	if (p->checkpoints)
 		set(json, "kept_from",
@@ -360,11 +367,15 @@ static json_t *page_data(const struct report *r)
 	enum measure m = report_measure(r);
 	struct flame_frames ff;
 	char *summary = summary_text(r);
+	char *resident_note = memory_explained_note(&r->resident,
+						    r->resident_processes);
 
 	flame_frames_build(r, &ff);
 	set(data, "title", text(r->profile_count == 1 ? r->profiles[0].file
 						      : "memprof-report"));
 	set(data, "summary", text(summary));
+	if (resident_note)
+		set(data, "resident_note", text(resident_note));
 	set(data, "measure", json_integer(m == MEASURE_ALLOCATIONS
 						  ? MEASURE_ALLOCATED
 						  : m));
@@ -382,6 +393,7 @@ static json_t *page_data(const struct report *r)
 		set(data, "growing", growing_json(r));
 	flame_frames_free(&ff);
 	free(summary);
+	free(resident_note);
 	return data;
 }
 
@@ -419,6 +431,9 @@ static const char page_body[] =
 	"when no single moment stands out. Dashed lines are markers, "
 	"triangles garbage collections. Click a moment to see its flame "
 	"graph.</p>\n"
+	"<p class=\"legend\" id=\"resident-legend\" hidden>The grey line is "
+	"the resident memory of the process, all it holds in RAM as the kernel "
+	"counts it: <span id=\"resident-note\"></span></p>\n"
 	"<svg id=\"chart\" role=\"img\" aria-label=\"Estimated live heap over "
 	"time\"></svg>\n"
 	"<div class=\"controls\" id=\"growth\" hidden><label><input "

@@ -410,6 +410,10 @@ function chartScales(width, height) {
 			top = Math.max(top, p.timeline[i + 1] + p.timeline[i + 2]);
 			end = Math.max(end, p.timeline[i]);
 		}
+		for (let i = 0; i < p.resident.length; i += 2) {
+			top = Math.max(top, p.resident[i + 1]);
+			end = Math.max(end, p.resident[i]);
+		}
 	}
 	end = end > 0 ? end : 1;
 	const left = 64, bottom = 20;
@@ -436,6 +440,16 @@ function drawAxes(width, height, top) {
 	return g;
 }
 
+/* The resident memory, read now and then: a line from reading to
+ * reading. */
+function drawResident(r) {
+	let line = "";
+	for (let i = 0; i < r.length; i += 2)
+		line += (i ? "L" : "M") + chart.x(r[i]).toFixed(1) + "," +
+			chart.y(r[i + 1]).toFixed(1);
+	return svg("path", { class: "resident", d: line });
+}
+
 /* The heap holds its value until the next point: steps, not slopes. */
 function drawProfile(p) {
 	const g = svg("g", {});
@@ -458,6 +472,7 @@ function drawProfile(p) {
 	}
 	g.append(svg("path", { class: "band", d: upper + lower + "Z" }));
 	g.append(svg("path", { class: "heap", d: line }));
+	g.append(drawResident(p.resident));
 	if (p.kept_from !== undefined) { /* a profile with a size limit */
 		const x = chart.x(p.kept_from);
 		g.append(svg("line", { class: "marker", x1: x, x2: x, y1: 10,
@@ -631,6 +646,11 @@ function start() {
 	document.title = data.title;
 	document.getElementById("title").textContent = data.title;
 	document.getElementById("summary").textContent = data.summary;
+	if (data.resident_note) {
+		document.getElementById("resident-note").textContent =
+			data.resident_note;
+		document.getElementById("resident-legend").hidden = false;
+	}
 	const measure = document.getElementById("measure");
 	measure.value = String(data.measure);
 	measure.addEventListener("change", () => {

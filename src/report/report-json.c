@@ -99,6 +99,49 @@ static json_t *marks_json(const struct report *r,
 	return array;
 }
 
+/* The members of a reading of the process's memory. */
+static json_t *memory_point_json(const struct report *r,
+				 const struct memory_point *m)
+{
+	json_t *o = json_object();
+
+	set(o, "time_s", json_real(report_seconds(r, m->time_us)));
+	set(o, "resident_bytes", json_integer((json_int_t)m->resident));
+	set(o, "anonymous_bytes", json_integer((json_int_t)m->anonymous));
+	set(o, "malloc_bytes", whole(m->malloc_bytes));
+	set(o, "malloc_share", json_real(m->resident ? m->malloc_bytes /
+							 (double)m->resident
+						     : 0.0));
+	return o;
+}
+
+/* The peak of resident memory and the readings, or null without any. */
+static json_t *resident_json(const struct report *r,
+			     const struct memory_series *series)
+{
+	json_t *o, *readings = json_array();
+
+	if (!series->readings)
+		return json_null();
+	o = memory_point_json(r, &series->peak);
+	for (size_t i = 0; i < series->count; i++)
+		append(readings, memory_point_json(r, &series->points[i]));
+	set(o, "readings", readings);
+	return o;
+}
+
+/* The sum of the peaks of the profiles, or null without readings. */
+static json_t *resident_total_json(const struct report *r)
+{
+	json_t *o;
+
+	if (!r->resident_processes)
+		return json_null();
+	o = memory_point_json(r, &r->resident);
+	set(o, "processes", json_integer((json_int_t)r->resident_processes));
+	return o;
+}
+
 static json_t *profile_json(const struct report *r,
 			    const struct profile_summary *p)
 {
@@ -139,6 +182,7 @@ static json_t *profile_json(const struct report *r,
 	set(o, moment_names[AT_PEAK], peak);
 	set(o, moment_names[AT_END], moment_json(&p->end));
 	set(o, "marks", marks_json(r, p));
+	set(o, "resident", resident_json(r, &p->memory));
 	return o;
 }
 
@@ -223,6 +267,7 @@ int view_json(FILE *out, const struct report *r)
 	estimate_members(root, "allocated_bytes", "allocations",
 			 &heap->allocated);
 	moment_members(root, heap);
+	set(root, "resident", resident_total_json(r));
 	set(root, "site_count", json_integer((json_int_t)r->sites->count));
 	set(root, "sites", sites);
 	set(root, "notes", strings(r->notes, r->note_count));

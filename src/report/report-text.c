@@ -271,6 +271,28 @@ static char *estimate_text(const struct estimate *e)
 	return xasprintf("%s ± %s", bytes, interval);
 }
 
+/* The processes' resident memory at its peak, when they read it. */
+static void resident_line(FILE *out, const struct style *st,
+			  const struct report *r)
+{
+	char resident[32], anonymous[32], *text;
+
+	if (!r->resident_processes)
+		return;
+	format_size(resident, (double)r->resident.resident);
+	format_size(anonymous, (double)r->resident.anonymous);
+	if (r->profile_count == 1)
+		text = xasprintf("%s at its peak at %.1f s, %s of it anonymous",
+				 resident,
+				 report_seconds(r, r->resident.time_us),
+				 anonymous);
+	else
+		text = xasprintf("%s, the sum of the peaks of the profiles, %s "
+				 "of it anonymous", resident, anonymous);
+	line(out, st, "Resident", text);
+	free(text);
+}
+
 /* "11.0 MiB ± 0 B at 1.9 s", or, when no moment stands out, "no single
  * peak: the heap stayed within ±9.6 MiB of 48.0 MiB for 97 % of the run" */
 static char *peak_text(const struct profile_summary *p, const char *estimate)
@@ -318,6 +340,7 @@ static void totals_block(FILE *out, const struct style *st,
 	text = xasprintf("%s in an estimated %s allocations", bytes, count);
 	line(out, st, "Allocated", text);
 	free(text);
+	resident_line(out, st, r);
 }
 
 static void row_cells(const struct report *r, const struct site *s,

@@ -56,6 +56,9 @@ struct profile_summary {
 	size_t mark_count;
 	struct heap_snapshot *snapshots;
 	size_t snapshot_count;
+	/* The process's resident memory over time (no readings in
+	 * profiles of older runtimes). */
+	struct memory_series memory;
 };
 
 struct report {
@@ -76,6 +79,10 @@ struct report {
 	const struct comparison *comparison;
 	/* With --leaks, or for a view that shows_growth, else NULL. */
 	const struct leaks *leaks;
+	/* The sum of the peaks of resident memory of the processes that
+	 * read it (report-memory.h), and how many did. */
+	struct memory_point resident;
+	size_t resident_processes;
 	char **notes; /* caveats in plain words, for people and programs */
 	size_t note_count;
 	char **warnings; /* the warnings printed on stderr */

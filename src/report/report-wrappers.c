@@ -16,13 +16,14 @@ static const char *const known_wrappers[] = {
 	"g_try_malloc0", "g_malloc_n", "g_malloc0_n", "g_realloc_n",
 	"g_strdup", "g_strndup", "g_memdup2", "g_slice_alloc",
 	"g_slice_alloc0",
-	"palloc", "palloc0", "palloc_extended", "repalloc",
+	"palloc", "palloc0", "palloc_extended",
 	"ngx_alloc", "ngx_calloc", "ngx_memalign", "ngx_pnalloc",
 	"ngx_pcalloc", NULL
 };
 static const char *const known_wrapper_prefixes[] = {
 	"zmalloc", "zcalloc", "zrealloc", "ztry", /* Redis */
 	"MemoryContextAlloc", "AllocSetAlloc", "AllocSetRealloc", /* PostgreSQL */
+	"repalloc",
 	"Perl_safesys",
 	"ngx_palloc",
 	"CRYPTO_malloc", "CRYPTO_zalloc", "CRYPTO_realloc", "CRYPTO_strdup",

@@ -96,7 +96,9 @@ static struct profile *find_or_add(struct profile_list *list, const char *part)
 	return &grown[list->count++];
 }
 
-/* The socket's name: unique, and not guessed by other users. */
+/* The socket's name: the process id and random bytes, so that no other
+ * program has it.  (Other users can see it in /proc/net/unix: what their
+ * lines may make memprof-wrap do is checked, wrap-publish.h.) */
 static char *socket_name(void)
 {
 	unsigned char random[12];
@@ -118,6 +120,7 @@ int wrap_manifest_create(struct wrap_manifest *manifest, const char *pattern)
 	struct sockaddr_un address = { .sun_family = AF_UNIX };
 	char *name = socket_name();
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int on = 1;
 
 	*manifest = (struct wrap_manifest){ .socket = -1 };
 	if (name == NULL || fd < 0 || strlen(name) + 1 > sizeof address.sun_path) {
@@ -130,7 +133,9 @@ int wrap_manifest_create(struct wrap_manifest *manifest, const char *pattern)
 	}
 	/* sun_path starts with a zero byte: the abstract namespace. */
 	memcpy(address.sun_path + 1, name, strlen(name));
-	if (bind(fd, (struct sockaddr *)&address,
+	/* Each line comes with its sender's credentials, from the kernel. */
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0 ||
+	    bind(fd, (struct sockaddr *)&address,
 		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
 			     strlen(name))) != 0) {
 		wrap_error("cannot make a socket for the runtime: %s",
@@ -164,9 +169,12 @@ static void set_detail(struct profile *profile, char kind, const char *detail)
 }
 
 /* What a process handed over: its final profile, open on fd. */
-static void publish_handed(struct profile *profile, int fd)
+static void publish_handed(struct profile *profile, int fd,
+			   const struct ucred *sender, const char *pattern)
 {
-	char *final = fd >= 0 ? wrap_publish(profile->part, fd) : NULL;
+	char *final = fd >= 0 ? wrap_publish(profile->part, fd, sender->uid,
+					     pattern)
+			      : NULL;
 
 	if (final != NULL) {
 		free(profile->final);
@@ -175,8 +183,9 @@ static void publish_handed(struct profile *profile, int fd)
 }
 
 /* Records what one line "KIND part[<TAB>detail]" says; fd: the
- * descriptor that came with it, or -1. */
-static void take_line(struct wrap_manifest *manifest, char *line, int fd)
+ * descriptor that came with it, or -1; sender: who sent it. */
+static void take_line(struct wrap_manifest *manifest, char *line, int fd,
+		      const struct ucred *sender)
 {
 	struct profile_list *list = manifest->profiles;
 	char *tab;
@@ -191,7 +200,8 @@ static void take_line(struct wrap_manifest *manifest, char *line, int fd)
 	} else if (line[0] == 'N') {
 		find_or_add(list, line + 2)->exec_failed = true;
 	} else if (line[0] == 'H') {
-		publish_handed(find_or_add(list, line + 2), fd);
+		publish_handed(find_or_add(list, line + 2), fd, sender,
+			       manifest->pattern);
 	} else if (line[0] == 'C') {
 		if (fd >= 0)
 			wrap_create_part(fd, manifest->pattern, line[2] == '1');
@@ -206,15 +216,34 @@ static void take_line(struct wrap_manifest *manifest, char *line, int fd)
 	}
 }
 
-/* The descriptor a datagram carried, or -1. */
-static int passed_descriptor(struct msghdr *msg)
+/* The descriptor a datagram carried (-1: none; any more are closed) and
+ * its sender's credentials (uid -1 when the kernel gave none). */
+static int datagram_extras(struct msghdr *msg, struct ucred *sender)
 {
-	struct cmsghdr *c = CMSG_FIRSTHDR(msg);
 	int fd = -1;
 
-	if (c != NULL && c->cmsg_level == SOL_SOCKET &&
-	    c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof fd))
-		memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	*sender = (struct ucred){ .pid = 0, .uid = (uid_t)-1,
+				  .gid = (gid_t)-1 };
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c != NULL;
+	     c = CMSG_NXTHDR(msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET)
+			continue;
+		if (c->cmsg_type == SCM_CREDENTIALS &&
+		    c->cmsg_len == CMSG_LEN(sizeof *sender))
+			memcpy(sender, CMSG_DATA(c), sizeof *sender);
+		if (c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof fd;
+		     i++) {
+			int passed;
+
+			memcpy(&passed, CMSG_DATA(c) + i * sizeof fd, sizeof fd);
+			if (fd < 0)
+				fd = passed;
+			else
+				close(passed);
+		}
+	}
 	return fd;
 }
 
@@ -224,7 +253,8 @@ void wrap_manifest_receive(struct wrap_manifest *manifest)
 	static char line[4 * PATH_MAX + 2];
 	union {
 		struct cmsghdr header;
-		char bytes[CMSG_SPACE(sizeof(int))];
+		char bytes[CMSG_SPACE(4 * sizeof(int)) +
+			   CMSG_SPACE(sizeof(struct ucred))];
 	} control;
 	ssize_t length;
 
@@ -233,6 +263,7 @@ void wrap_manifest_receive(struct wrap_manifest *manifest)
 		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
 				      .msg_control = control.bytes,
 				      .msg_controllen = sizeof control.bytes };
+		struct ucred sender;
 		int fd;
 
 		length = recvmsg(manifest->socket, &msg, MSG_CMSG_CLOEXEC);
@@ -240,11 +271,11 @@ void wrap_manifest_receive(struct wrap_manifest *manifest)
 			continue;
 		if (length < 0)
 			return;
-		fd = passed_descriptor(&msg);
+		fd = datagram_extras(&msg, &sender);
 		if (length >= 3 && line[length - 1] == '\n' && line[1] == ' ' &&
-		    !(msg.msg_flags & MSG_TRUNC)) {
+		    !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
 			line[length - 1] = '\0';
-			take_line(manifest, line, fd);
+			take_line(manifest, line, fd, &sender);
 		}
 		if (fd >= 0)
 			close(fd);

@@ -7,12 +7,14 @@
  * process's id, gives it to the process's user and group (known from the
  * socket REQUESTER it sent, SO_PEERCRED) and sends it there open, with
  * its name.  When it cannot, it says why and sends nothing: closing
- * REQUESTER tells the process.
+ * REQUESTER tells the process.  Other users can see memprof-wrap's
+ * socket: only a process of the command's tree is answered.
  *
  * A process that changed its user may no longer create files in
  * the profile directory; the runtime then sends memprof-wrap its final
  * profile as an open descriptor, with the name of its streamed file
- * ("<name>.part").  wrap_publish() copies it to the first free final name
+ * ("<name>.part"), which must be a file of the SENDER's user in the
+ * directory of PATTERN.  wrap_publish() copies it to the first free final name
  * for that streamed file, by the runtime's own naming rules (never over an
  * existing file, never a half-written file under the final name), removes
  * the streamed file and returns the final name; or NULL after saying why.
@@ -21,9 +23,11 @@
 #define SPPROF_WRAP_PUBLISH_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 void wrap_create_part(int requester, const char *pattern, bool descendant);
 
-char *wrap_publish(const char *part, int fd);
+char *wrap_publish(const char *part, int fd, uid_t sender,
+		   const char *pattern);
 
 #endif

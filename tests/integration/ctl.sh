@@ -153,6 +153,30 @@ grep -q "blocks allocated before it are unknown" win.report ||
 	fail "the report does not say what a window cannot know"
 end_hold dorm $wrapper
 
+# ---- a forked child has an entry of its own ----
+rm -f fork.stop
+LD_PRELOAD=$runtime_so /usr/bin/python3 -c '
+import os, sys, time
+child = os.fork()
+print(os.getpid(), flush=True)
+while not os.path.exists(sys.argv[1]):
+    blocks = [bytearray(4096) for _ in range(64)]
+    time.sleep(0.001)
+if child:
+    os.waitpid(child, 0)
+' "$scratch/fork.stop" >fork.out &
+forker=$!
+for i in $(seq 300); do [ "$(wc -l <fork.out)" = 2 ] && break; sleep 0.1; done
+for p in $(cat fork.out); do
+	expect 0 "^$p *dormant" list
+	expect 0 "pid: *$p" status $p
+done
+touch fork.stop
+wait $forker || fail "the forking program failed"
+for p in $(cat fork.out); do
+	[ ! -e "$XDG_RUNTIME_DIR/spprof/$p" ] || fail "entry of $p left behind"
+done
+
 # ---- errors ----
 expect 2 "give one PID" status
 expect 2 "is not a process id" status abc

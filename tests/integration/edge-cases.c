@@ -418,6 +418,53 @@ static void test_realloc_transitions(void)
 	api.set_sampling_rate(stats.sampling_rate);
 }
 
+/* Blocks sampled apart from the C library's (from the pool, or carved
+ * out of a larger block) stay usable once a small rate leaves new
+ * samples in place: resized, they keep their contents and find their way
+ * back to the C library.  Runs before anything sets such a rate, which
+ * holds from then on. */
+static void test_samples_kept_apart_then_in_place(void)
+{
+	static const size_t sizes[] = { 3000, 300000 };
+	memprof_stats stats;
+	unsigned char *blocks[2] = { NULL, NULL };
+
+	if (!runtime_active || api.get_stats(&stats) < 0 ||
+	    stats.sampling_rate < 64 * 1024)
+		return;
+	api.set_sampling_rate(64 * 1024);
+	for (int i = 0; i < 2; i++) {
+		/* kept only once sampled: a few tries at most */
+		for (int tries = 0; tries < 1000 && !blocks[i]; tries++) {
+			blocks[i] = malloc(sizes[i]);
+			if (blocks[i] && !is_sampled((uintptr_t)blocks[i])) {
+				free(blocks[i]);
+				blocks[i] = NULL;
+			}
+		}
+		CHECK(blocks[i] != NULL, "no block of %zu bytes sampled",
+		      sizes[i]);
+		if (blocks[i])
+			fill(blocks[i], sizes[i], 7);
+	}
+	api.set_sampling_rate(1);
+	for (int i = 0; i < 2; i++) {
+		unsigned char *grown;
+
+		if (!blocks[i])
+			continue;
+		grown = realloc(blocks[i], sizes[i] * 2);
+		CHECK(grown && filled(grown, sizes[i], 7),
+		      "a block of %zu bytes sampled apart lost its contents "
+		      "when resized in place mode", sizes[i]);
+		CHECK(malloc_usable_size(grown) >= sizes[i] * 2,
+		      "resized to %zu bytes, it has %zu", sizes[i] * 2,
+		      malloc_usable_size(grown));
+		free(grown);
+	}
+	api.set_sampling_rate(stats.sampling_rate);
+}
+
 /* Fills the live-block table with sampled blocks, then allocates and
  * resizes more: the blocks the table cannot take must behave like any. */
 static void test_full_tables(void)
@@ -545,6 +592,7 @@ int main(int argc, char **argv)
 	test_realloc_edges();
 	test_realloc_contents();
 	test_realloc_keeps_usable_bytes();
+	test_samples_kept_apart_then_in_place();
 	test_realloc_transitions();
 	test_pool_overflow();
 	test_posix_memalign();

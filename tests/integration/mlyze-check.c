@@ -262,6 +262,17 @@ static void on_alloc(struct profile *p, const struct expectations *x,
 	p->allocs++;
 }
 
+/* A reading of the process's memory: some resident bytes, of which the
+ * anonymous ones are a part. */
+static void on_memory(struct profile *p, struct cursor *c, size_t offset)
+{
+	uint64_t resident = next_varint(c), anonymous = next_varint(c);
+
+	if (resident == 0 || anonymous > resident)
+		fail(p, offset, "MEMORY of %" PRIu64 " resident bytes, %" PRIu64
+				" anonymous", resident, anonymous);
+}
+
 static void on_event(struct profile *p, const struct expectations *x,
 		     unsigned type, struct cursor *c, size_t offset)
 {
@@ -293,6 +304,9 @@ static void on_event(struct profile *p, const struct expectations *x,
 	case MLYZE_EVENT_GC:
 	case MLYZE_EVENT_MARKER:
 	case MLYZE_EVENT_RATE:
+		break;
+	case MLYZE_EVENT_MEMORY:
+		on_memory(p, c, offset);
 		break;
 	default: /* the runtime writes no other type: this is garbage */
 		fail(p, offset, "unknown event type %u", type);

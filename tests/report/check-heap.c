@@ -58,6 +58,7 @@ struct model {
 	double other_at_peak[ESTIMATOR_HALVES]; /* the other half's total */
 	uint64_t half_peak_time_us[ESTIMATOR_HALVES];
 	struct estimate at_half_peak[ESTIMATOR_HALVES][STACKS];
+	struct estimate whole_at_half_peak[ESTIMATOR_HALVES][STACKS];
 	uint64_t peak_time_us;
 };
 
@@ -150,12 +151,27 @@ static void follow_half_peaks(struct model *m)
 		m->half_peak_time_us[half] = m->time_us;
 		memcpy(m->at_half_peak[half], by_stack[1 - half],
 		       sizeof(by_stack[1 - half]));
+		/* All the samples (AT_END serves as scratch until the end). */
+		weigh_live(m, AT_END);
+		for (size_t s = 0; s < STACKS; s++)
+			m->whole_at_half_peak[half][s] =
+				m->by_stack[s].live[AT_END];
 	}
 }
 
-/* The cross-fitted peak of every stack, and the moment named. */
+/* The cross-fitted peak of every stack, and the moment named; when a half
+ * never held anything, all the samples at the other half's peak. */
 static void cross_fit_peak(struct model *m)
 {
+	for (int half = 0; half < ESTIMATOR_HALVES; half++) {
+		if (m->half_peak[1 - half] > 0)
+			continue;
+		for (size_t s = 0; s < STACKS; s++)
+			m->by_stack[s].live[AT_PEAK] =
+				m->whole_at_half_peak[half][s];
+		m->peak_time_us = m->half_peak_time_us[half];
+		return;
+	}
 	for (size_t s = 0; s < STACKS; s++) {
 		const struct estimate *b = &m->at_half_peak[0][s];
 		const struct estimate *a = &m->at_half_peak[1][s];
@@ -221,7 +237,8 @@ static void random_event(const struct scenario *sc, struct model *m,
 		.stack = below(STACKS),
 		.live = true,
 	};
-	b->halves = estimator_halves_of(b->size, b->rate, m->count - 1);
+	b->halves = estimator_halves_of(
+		b->size, b->rate, estimator_block_key(address, m->time_us));
 	add_block(&m->by_stack[b->stack].allocated, b);
 	snprintf(line, 256, "alloc %llu 0x%llx %llu %zu 1\n", delta, address,
 		 (unsigned long long)b->size, b->stack);

@@ -194,7 +194,8 @@ START_TEST(every_event_type)
 				      "gc 1 10 2000\n"
 				      "marker 0 0\n"
 				      "rate 4 2048\n"
-				      "alloc 1 0xffffffffffffffff 50 7 65535\n");
+				      "alloc 1 0xffffffffffffffff 50 7 65535\n"
+				      "memory 2 300000000 200000000\n");
 	uint64_t events_start = 256 + mlyze_info(r)->metadata_length;
 	struct mlyze_event ev;
 
@@ -224,6 +225,10 @@ START_TEST(every_event_type)
 	ck_assert_uint_eq(ev.alloc.address, UINT64_MAX);
 	ck_assert_uint_eq(ev.alloc.thread, 65535);
 	ck_assert_uint_eq(ev.alloc.sampling_rate, 2048);
+	next_ok(r, &ev, MLYZE_EVENT_MEMORY);
+	ck_assert_uint_eq(ev.time_us, 1015);
+	ck_assert_uint_eq(ev.memory.resident, 300000000);
+	ck_assert_uint_eq(ev.memory.anonymous, 200000000);
 	expect_end(r);
 	ck_assert_int_eq(mlyze_truncated(r), 0);
 	close_reader(r);

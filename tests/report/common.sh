@@ -16,3 +16,14 @@ verdict() {
 		failures=$((failures + 1))
 	fi
 }
+
+# python_with MODULE: prints a Python interpreter that imports MODULE
+# ($PYTHON first), or nothing.
+python_with() {
+	for candidate in ${PYTHON:-} python3 /usr/bin/python3; do
+		if "$candidate" -c "import $1" 2>/dev/null; then
+			echo "$candidate"
+			return
+		fi
+	done
+}

@@ -42,13 +42,7 @@ schema=${SPEEDSCOPE_SCHEMA:-}
 if [ -z "$schema" ] && command -v npm >/dev/null 2>&1; then
 	schema=$(npm root -g 2>/dev/null)/speedscope/dist/release/file-format-schema.json
 fi
-python=
-for candidate in ${PYTHON:-} python3 /usr/bin/python3; do
-	if "$candidate" -c 'import jsonschema' 2>/dev/null; then
-		python=$candidate
-		break
-	fi
-done
+python=$(python_with jsonschema)
 if [ -n "$python" ] && [ -f "$schema" ]; then
 	"$python" - "$schema" scope.json <<'PY'
 import json, sys, jsonschema

@@ -7,7 +7,9 @@
 # (--base), with the legend of its colours.  The chart of a run of
 # trend-program in leak mode draws leak_me, the site that grows, as a line
 # of its own named by the legend; a profile whose sites hold steady
-# levels says that none grows.
+# levels says that none grows.  The chart of a run also draws the
+# resident memory of the process, and its legend says how much of it
+# malloc explains; a profile without readings of it shows neither.
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
 . "${srcdir:-.}/tests/report/trend-common.sh"
@@ -104,10 +106,22 @@ grep -q '<input type="checkbox" id="show-growing">' leak.dom &&
 	grep -q '<path class="site-line" [^>]*data-site="leak_me: ' leak.dom
 verdict "a leak: the legend names leak_me and its rate, the chart its line" \
 	$? "$(grep -o '<ul class="legend" id="growth-legend">.\{0,300\}' leak.dom)"
+# The run's resident memory, read by the runtime, as a line of its own
+# next to the heap, and how much of it malloc explains.
+grep -q '<path class="resident" d="M[0-9.]*,[0-9.]*L' leak.dom &&
+	grep -q '<p class="legend" id="resident-legend">The grey line is the resident memory of the process.*malloc accounts for [0-9]* % of resident memory at the peak' \
+		leak.dom
+verdict "a run: the chart draws its resident memory, the legend says how much malloc explains" \
+	$? "$(grep -o '<p class="legend" id="resident-legend".\{0,300\}' leak.dom)"
 
 browse steady.html steady.dom
 page_ok "no leak" steady.dom
 grep -q '<li>no site grows significantly</li>' steady.dom &&
 	! grep -q 'class="site-line"' steady.dom
 verdict "no leak: no site grows significantly, no line" $?
+# A profile without readings of resident memory (made by mlyze-gen)
+# draws no such line and says nothing of it.
+grep -q '<p class="legend" id="resident-legend" hidden' steady.dom &&
+	! grep -q '<path class="resident" d="M' steady.dom
+verdict "no readings: no resident memory line, no legend" $?
 [ "$failures" -eq 0 ]

@@ -5,19 +5,20 @@
 // names the constructor as the site (not main, not std::vector's
 // allocation plumbing) and shows the whole chain of inlined calls.
 // Every vector is 64 KiB, sampled for sure at a sampling rate of 1 byte.
-#include <cstddef>
+// The sizes are unsigned long and a Holder is 32 bytes on every
+// architecture, so that the report is the same on 32-bit systems.
 #include <memory>
 #include <vector>
 
 #define ALWAYS_INLINE __attribute__((always_inline)) inline
 
-template <typename T> struct Holder {
+template <typename T> struct alignas(32) Holder {
 	std::vector<T> items;
-	ALWAYS_INLINE explicit Holder(std::size_t n) : items(n) {} // HOLDER
+	ALWAYS_INLINE explicit Holder(unsigned long n) : items(n) {} // HOLDER
 };
 
 template <typename T>
-ALWAYS_INLINE std::unique_ptr<Holder<T>> make_holder(std::size_t n)
+ALWAYS_INLINE std::unique_ptr<Holder<T>> make_holder(unsigned long n)
 {
 	return std::unique_ptr<Holder<T>>(new Holder<T>(n)); // MAKE
 }

@@ -270,6 +270,9 @@ static int sized_event(struct compiler *c, uint64_t type, bool raw)
 		case MLYZE_EVENT_RATE:
 			rc = varints(c, &payload, 1);
 			break;
+		case MLYZE_EVENT_MEMORY:
+			rc = varints(c, &payload, 2);
+			break;
 		default: {
 			const char *hex = strtok_r(NULL, " \t", &c->save);
 
@@ -345,6 +348,7 @@ static int directive(struct compiler *c, char *line)
 		{ "gc", MLYZE_EVENT_GC },	       { "marker", MLYZE_EVENT_MARKER },
 		{ "stack", MLYZE_EVENT_STACK },   { "module", MLYZE_EVENT_MODULE },
 		{ "string", MLYZE_EVENT_STRING }, { "rate", MLYZE_EVENT_RATE },
+		{ "memory", MLYZE_EVENT_MEMORY },
 	};
 	char *word = strtok_r(line, " \t", &c->save);
 	uint64_t type;

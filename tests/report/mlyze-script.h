@@ -15,6 +15,7 @@
  *   module DELTA ID START END LOAD_BIAS BUILD_ID_HEX|- PATH
  *   string DELTA TABLE ID TEXT (TEXT is the rest of the line)
  *   rate DELTA RATE
+ *   memory DELTA RESIDENT ANONYMOUS
  *   event TYPE DELTA HEX   a sized event with this payload
  *   bytes HEX...           raw bytes
  *   zeros COUNT            COUNT zero bytes

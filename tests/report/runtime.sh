@@ -3,8 +3,8 @@
 # sampling rate of 1 byte, where each of their blocks is sampled for sure
 # and stands for exactly its size; memprof-report must then find their
 # sites and sizes exactly (runtime/CASE.out; the command line, pid,
-# duration, time of the peak and the count of stacks by method, which
-# native-stacks.sh checks, are masked):
+# duration, time of the peak, the count of stacks by method, which
+# native-stacks.sh checks, and the resident memory are masked):
 #  - alloc-program, at the peak of the heap and at the end, with stacks
 #    read by the default method and from unwind tables;
 #  - flat-program, which allocates in main: its stacks are as short as
@@ -21,7 +21,10 @@
 #  - wrapper-program, which allocates through wrappers (one the report
 #    must recognise by its callers, a well-known name, strdup): each
 #    block is charged to the function that asked for it, in text, by
-#    stack, in JSON and in pprof; --keep-wrappers shows the wrappers.
+#    stack, in JSON and in pprof; --keep-wrappers shows the wrappers;
+#  - unseen-program, which holds most of its memory in a mapping of its
+#    own: the report says, in text and JSON, how little of its resident
+#    memory malloc explains, with the malloc heap at that moment exact.
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
 runtime=$PWD/lib/.libs/libspprof-alloc.so.0
@@ -49,6 +52,8 @@ check() {
 	    -e 's/^\(  stacks     \).*/\1STACKS/' \
 	    -e 's/^\(Peak heap    .* at \)[0-9.]* s$/\1TIME s/' \
 	    -e 's/^\(Profile      \).*/\1PROFILE/' \
+	    -e 's/^\(Resident     \).*/\1RESIDENT/' \
+	    -e 's/^\(  malloc accounts for \)[0-9]* %.*/\1N %/' \
 	    "$scratch/out" >"$scratch/masked"
 	[ "$status" -eq 0 ] &&
 		diff -u "$here/runtime/$expected.out" "$scratch/masked" &&
@@ -157,4 +162,23 @@ if command -v go >/dev/null 2>&1; then
 	verdict "wrapper-program, pprof: the caller holds the most" $? \
 		"$top; $(cat "$scratch/wrapper.top")"
 fi
+profile unseen-program auto
+(cd "$scratch" && NO_COLOR=1 "$report" unseen-program-auto.mlyze) \
+	>"$scratch/unseen.out"
+grep -q '^Resident     [0-9.]* MiB at its peak at [0-9.]* s, [0-9.]* MiB of it anonymous$' \
+	"$scratch/unseen.out" &&
+	grep -q '^  malloc accounts for [0-9] % of resident memory at the peak ([0-9.]* MiB); the rest is not allocated through malloc' \
+		"$scratch/unseen.out"
+verdict "unseen-program: malloc explains a small part of resident memory" \
+	$? "$(cat "$scratch/unseen.out")"
+# resident BYTES or malloc BYTES from the JSON report, at the peak.
+resident_json() {
+	(cd "$scratch" && "$report" --json unseen-program-auto.mlyze) |
+		sed -n '/^  "resident": {/,/^  }/p' |
+		sed -n "s/^ *\"$1_bytes\": \([0-9]*\),\$/\1/p"
+}
+resident=$(resident_json resident) malloc=$(resident_json malloc)
+[ "${resident:-0}" -ge $((64 << 20)) ] && [ "$malloc" = $((16 * 65536)) ]
+verdict "unseen-program, JSON: resident memory and the malloc heap then" \
+	$? "(resident $resident, malloc $malloc)"
 [ "$failures" -eq 0 ]

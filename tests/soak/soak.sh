@@ -17,6 +17,10 @@
 # id a line, in its directory) must be listed, with a profile or as a
 # process that took no sample.
 #
+# A workload may also name what the report on its profiles must say:
+# NAME.says beside it holds one grep pattern a line, each of which the text
+# report on all the profiles of each wrapped run must match.
+#
 # A workload's output must therefore not change from one run to the next:
 # it fixes dates, seeds and names in its inputs; nothing is filtered here.
 # The environment is only PATH, HOME, TMPDIR, LANG=C.UTF-8, TZ=UTC and
@@ -142,8 +146,10 @@ check_profiles() {
 		return
 	fi
 	# All in one go is fast; one by one only to name those refused.
-	if "$report" --top 1 "$dir"/* >/dev/null 2>"$scratch/$1.report"; then
+	if "$report" --top 1 "$dir"/* >"$scratch/$1.said" \
+		2>"$scratch/$1.report"; then
 		echo "$name, $1: memprof-report read all $count profiles"
+		check_says "$1"
 		return
 	fi
 	refused=0
@@ -162,6 +168,17 @@ check_profiles() {
 		different "$1" "memprof-report refused $refused of $count" \
 			"profiles (in $dir)"
 	fi
+}
+
+# check_says LABEL: the report on the profiles of the run LABEL says
+# what NAME.says asks for.
+check_says() {
+	[ -f "$data/$name.says" ] || return 0
+	while IFS= read -r pattern; do
+		grep -q -- "$pattern" "$scratch/$1.said" && continue
+		different "$1" "the report does not say '$pattern'; it says:"
+		sed 's/^/    /' "$scratch/$1.said" >&2
+	done <"$data/$name.says"
 }
 
 run bare

@@ -84,6 +84,49 @@ START_TEST(weights_are_the_horvitz_thompson_ones)
 	w = estimator_weight_of_count(4096, estimator_weigh(4096, 4096).count);
 	ck_assert_double_eq_tol(w.bytes_variance,
 				estimator_weigh(4096, 4096).bytes_variance, 1e-6);
+	/* A block of no bytes is never sampled: it stands for nothing. */
+	w = estimator_weigh(0, 4096);
+	ck_assert(w.count == 0 && w.bytes == 0 && w.count_variance == 0 &&
+		  w.bytes_variance == 0);
+}
+END_TEST
+
+/* The halves of the cross-fitted peak are independent samples at twice
+ * the interval: among the sampled blocks of one size, a block is in each
+ * half with chance q = 1 - exp(-s/2S) over p, and in both with chance q^2
+ * over p.  Dealt over many blocks (as a replay deals them, by address and
+ * time), the shares keep within 4 standard errors of those chances. */
+START_TEST(halves_are_independent_samples)
+{
+	static const uint64_t sizes[] = { 64, 4096, RATE, 4 * RATE };
+	const int blocks = 200000;
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		double q = estimator_probability(sizes[k], 2 * RATE);
+		double p = estimator_probability(sizes[k], RATE);
+		double want[3] = { q * (1 - q) / p, q * (1 - q) / p, q * q / p };
+		int got[3] = { 0 };
+
+		for (int i = 0; i < blocks; i++) {
+			unsigned halves = estimator_halves_of(
+				sizes[k], RATE,
+				estimator_block_key(4096u * (unsigned)i,
+						    1000000u + 37u * i));
+
+			got[halves - 1]++;
+		}
+		for (int h = 0; h < 3; h++) {
+			double error = sqrt(want[h] * (1 - want[h]) / blocks);
+
+			ck_assert_msg(fabs(got[h] / (double)blocks - want[h]) <=
+					      4 * error + 1e-12,
+				      "size %llu, halves %d: %.4f, expected %.4f",
+				      (unsigned long long)sizes[k], h + 1,
+				      got[h] / (double)blocks, want[h]);
+		}
+		ck_assert_double_eq_tol(estimator_weigh_half(sizes[k], RATE).count,
+					1 / q, 1e-9);
+	}
 }
 END_TEST
 
@@ -184,6 +227,7 @@ Suite *test_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, weights_are_the_horvitz_thompson_ones);
+	tcase_add_test(tc, halves_are_independent_samples);
 	tcase_add_test(tc, interval_covers_the_truth_95_times_in_100);
 	tcase_add_test(tc, difference_test_keeps_its_level);
 	tcase_add_test(tc, p_values_of_the_z_test);

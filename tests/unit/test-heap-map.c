@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -328,7 +329,12 @@ void *mmap(void *addr, size_t length, int prot, int flags, int fd,
 		signal_in_next_mmap = 0;
 		raise(SIGUSR1);
 	}
+#ifdef SYS_mmap2 /* 32-bit systems: SYS_mmap takes its arguments in memory */
+	return (void *)syscall(SYS_mmap2, addr, length, prot, flags, fd,
+			       (long)(offset / 4096));
+#else
 	return (void *)syscall(SYS_mmap, addr, length, prot, flags, fd, offset);
+#endif
 }
 
 #define HANDLER_FREES 0x1000
@@ -417,10 +423,13 @@ static int stress_insert(uintptr_t a, uintptr_t i)
 	return !dies;
 }
 
+/* The top bits of an address tell the writer (or churner) it is of. */
+#define WRITER_SHIFT (sizeof(uintptr_t) * CHAR_BIT - 4)
+
 /* Block i of writer w lives at its own address, never reused. */
 static uintptr_t stress_address(uintptr_t w, uintptr_t i)
 {
-	return ((w + 1) << 32) + (i << 12);
+	return ((w + 1) << WRITER_SHIFT) + (i << 12);
 }
 
 /* Round i inserts block i and removes block i - window. */
@@ -470,7 +479,8 @@ static void check_scanned(void *ctx, uintptr_t address,
 			  const struct heap_record *r)
 {
 	struct stress_scan *scan = ctx;
-	uintptr_t w = (address >> 32) - 1, i = (address & 0xffffffff) >> 12;
+	uintptr_t w = (address >> WRITER_SHIFT) - 1,
+		  i = (address & (((uintptr_t)1 << WRITER_SHIFT) - 1)) >> 12;
 
 	check_whole(address, r);
 	ck_assert_uint_lt(w, STRESS_THREADS);
@@ -578,7 +588,7 @@ static uintptr_t stable_address(uintptr_t i)
 
 static void *fork_churner(void *arg)
 {
-	uintptr_t base = ((uintptr_t)arg + 1) << 32;
+	uintptr_t base = ((uintptr_t)arg + 1) << WRITER_SHIFT;
 	struct heap_record out;
 
 	for (uintptr_t i = 0; !atomic_load(&fork_stop); i++) {
@@ -621,7 +631,7 @@ static int child_finds_the_table_whole(void)
 	    atomic_load(&fork_map.live) - whole > FORK_CHURNERS)
 		return 2; /* more than one call in progress per thread */
 	for (uintptr_t i = 0; i < 4 * FORK_WINDOW; i++) {
-		uintptr_t address = (UINT64_C(9) << 32) + i * 16;
+		uintptr_t address = ((uintptr_t)9 << WRITER_SHIFT) + i * 16;
 		struct heap_record rec = record_for(address);
 		long slot = heap_map_reserve(&fork_map, address);
 

@@ -10,7 +10,7 @@
 Suite *test_suite(void);
 
 /* A distinct, reproducible stack for each number. */
-static uint32_t make_stack(uint32_t n, uintptr_t *frames)
+static uint32_t make_stack(uint32_t n, uint64_t *frames)
 {
 	uint32_t depth = 1 + n % 20;
 
@@ -21,19 +21,19 @@ static uint32_t make_stack(uint32_t n, uintptr_t *frames)
 
 static void assert_entry(struct stack_table *t, uint32_t id, uint32_t n)
 {
-	uintptr_t frames[MEMPROF_MAX_STACK_DEPTH];
+	uint64_t frames[MEMPROF_MAX_STACK_DEPTH];
 	uint32_t depth = make_stack(n, frames);
 	const struct stack_entry *e = stack_table_get(t, id);
 
 	ck_assert_ptr_nonnull(e);
 	ck_assert_uint_eq(e->depth, depth);
-	ck_assert(!memcmp(e->frames, frames, depth * sizeof(uintptr_t)));
+	ck_assert(!memcmp(e->frames, frames, depth * sizeof(uint64_t)));
 }
 
 START_TEST(same_stack_same_id)
 {
 	struct stack_table t;
-	uintptr_t a[3] = { 1, 2, 3 }, b[3] = { 1, 2, 4 };
+	uint64_t a[3] = { 1, 2, 3 }, b[3] = { 1, 2, 4 };
 	uint32_t ida, idb;
 
 	ck_assert_int_eq(stack_table_init(&t, STACK_TABLE_MAX_DEFAULT), 0);
@@ -57,7 +57,7 @@ START_TEST(grows_and_keeps_ids)
 {
 	static uint32_t ids[20000];
 	struct stack_table t;
-	uintptr_t frames[MEMPROF_MAX_STACK_DEPTH];
+	uint64_t frames[MEMPROF_MAX_STACK_DEPTH];
 
 	ck_assert_int_eq(stack_table_init(&t, STACK_TABLE_MAX_DEFAULT), 0);
 	ck_assert_uint_eq(stack_table_capacity(&t), STACK_TABLE_INITIAL);
@@ -78,7 +78,7 @@ END_TEST
 START_TEST(full_table_gives_none)
 {
 	struct stack_table t;
-	uintptr_t frames[MEMPROF_MAX_STACK_DEPTH];
+	uint64_t frames[MEMPROF_MAX_STACK_DEPTH];
 	uint32_t none = 0;
 
 	ck_assert_int_eq(stack_table_init(&t, STACK_TABLE_CHUNK), 0);
@@ -98,7 +98,7 @@ END_TEST
 START_TEST(deep_stacks_are_cut_to_the_maximum)
 {
 	struct stack_table t;
-	uintptr_t frames[MEMPROF_MAX_STACK_DEPTH + 10] = { 0 };
+	uint64_t frames[MEMPROF_MAX_STACK_DEPTH + 10] = { 0 };
 	uint32_t id;
 
 	ck_assert_int_eq(stack_table_init(&t, STACK_TABLE_MAX_DEFAULT), 0);
@@ -118,7 +118,7 @@ static uint32_t results[THREADS][SHARED_STACKS];
 static void *intern_all(void *arg)
 {
 	uintptr_t t = (uintptr_t)arg;
-	uintptr_t frames[MEMPROF_MAX_STACK_DEPTH];
+	uint64_t frames[MEMPROF_MAX_STACK_DEPTH];
 
 	/* each thread walks the stacks in its own order */
 	for (uint32_t i = 0; i < SHARED_STACKS; i++) {

@@ -60,7 +60,7 @@ void free(void *block)
  * stack ends asks the C library, once per thread. */
 static void *capture_watched(void *depth_out)
 {
-	uintptr_t frames[MEMPROF_MAX_STACK_DEPTH];
+	uint64_t frames[MEMPROF_MAX_STACK_DEPTH];
 	struct unwind_result r = unwind_capture(frames,
 						MEMPROF_MAX_STACK_DEPTH);
 

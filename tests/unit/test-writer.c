@@ -24,8 +24,9 @@ static struct runtime_config settings;
 static char dir[] = "/tmp/spprof-writer-XXXXXX";
 
 struct decoded {
-	unsigned allocs, frees, markers, gcs, rates, definitions;
+	unsigned allocs, frees, markers, gcs, rates, memories, definitions;
 	uint64_t last_alloc_size, last_alloc_address, last_free_address;
+	uint64_t last_resident, last_anonymous;
 	uint32_t last_stack;
 };
 
@@ -94,6 +95,16 @@ static void decode(const uint8_t *ev, unsigned type, struct decoded *d)
 	case MLYZE_EVENT_RATE:
 		d->rates++;
 		break;
+	case MLYZE_EVENT_MEMORY:
+		d->memories++;
+		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX, &v, &used);
+		pos += used; /* the payload length */
+		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX,
+				 &d->last_resident, &used);
+		pos += used;
+		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX,
+				 &d->last_anonymous, &used);
+		break;
 	default:
 		d->definitions++;
 	}
@@ -134,7 +145,7 @@ static const memprof_stats no_stats;
 
 START_TEST(round_trip)
 {
-	uintptr_t frames[2] = { (uintptr_t)&setup, (uintptr_t)&read_profile };
+	uint64_t frames[2] = { (uintptr_t)&setup, (uintptr_t)&read_profile };
 	struct heap_record r = { .size = 40u << 20, .sampling_rate = 4096 };
 	char path[PATH_MAX], part[PATH_MAX + 8];
 	struct decoded d;
@@ -159,6 +170,11 @@ START_TEST(round_trip)
 	ck_assert_uint_eq(d.gcs, 1);
 	ck_assert_uint_eq(d.rates, 2); /* initial and changed rate */
 	ck_assert_uint_eq(d.definitions, 0);
+	/* The process's memory, read with the first sample and at the end
+	 * (the next reading is not due for a while). */
+	ck_assert_uint_eq(d.memories, 2);
+	ck_assert_uint_gt(d.last_resident, 0);
+	ck_assert_uint_le(d.last_anonymous, d.last_resident);
 	ck_assert_uint_eq(d.last_alloc_address, 0x7000);
 	ck_assert_uint_eq(d.last_alloc_size, 40u << 20); /* never clamped */
 	ck_assert_uint_eq(d.last_free_address, 0x7000);
@@ -206,7 +222,7 @@ END_TEST
 
 START_TEST(streamed_file_defines_before_use)
 {
-	uintptr_t frames[1] = { 0x1234 };
+	uint64_t frames[1] = { 0x1234 };
 	struct heap_record r = { .size = 100, .sampling_rate = 4096 };
 	char part[PATH_MAX + 32];
 	struct decoded d;
@@ -242,7 +258,7 @@ static int has_unnamed_files(void)
 START_TEST(finalising_names_only_the_profile)
 {
 	struct heap_record r = { .size = 4096, .sampling_rate = 4096 };
-	uintptr_t frames[1] = { 0x1234 };
+	uint64_t frames[1] = { 0x1234 };
 	char events[4096];
 	ssize_t n;
 	int watch;

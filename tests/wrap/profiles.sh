@@ -105,7 +105,7 @@ expect_in "$work/err" "  $report $part   # partial: its process ended before fin
 # the name it will have once its process ends, which is then there.
 rm -f pids
 run 0 "$wrap" -r 4K -o 'late.%p.mlyze' sh -c "$allocate pids linger &
-	until ls late.*.mlyze.part >/dev/null 2>&1; do sleep 0.1; done"
+	until [ -s pids ] && [ -e late.\$(cat pids).mlyze.part ]; do sleep 0.1; done"
 late=$(cat pids)
 expect_in "$work/err" "# written when process $late ends"
 name=$(sed -n "s/^  $report \([^ ]*\)   # written when process $late ends.*/\1/p" "$work/err")

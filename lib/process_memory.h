@@ -1,0 +1,35 @@
+/* process_memory.h - the process's resident and anonymous memory, as the
+ * kernel counts it: what `top` shows, including the memory the runtime
+ * cannot see (a JavaScript, Go or JVM heap, a garbage collector's arenas:
+ * whatever comes from mmap and not from malloc).
+ *
+ * Contract: process_memory_read() may run inside the allocation hooks:
+ * it makes raw system calls only (no allocation, no lock, no stdio, no
+ * cancellation point) and leaves errno as it was.  process_memory_due()
+ * lets one caller at a time through, at most once per
+ * PROCESS_MEMORY_INTERVAL_NS: readings are never on the fast path, and
+ * rare on the sampled one.
+ */
+#ifndef SPPROF_PROCESS_MEMORY_H
+#define SPPROF_PROCESS_MEMORY_H
+
+#include <stdint.h>
+
+/* A few readings a second draw the curve of a run without costing it. */
+#define PROCESS_MEMORY_INTERVAL_NS (250 * UINT64_C(1000000))
+
+struct process_memory {
+	uint64_t resident;  /* bytes in RAM */
+	uint64_t anonymous; /* of those, not backed by a file (heaps, stacks) */
+};
+
+/* 0, or -1 when the kernel does not say (no /proc: readings stop). */
+int process_memory_read(struct process_memory *out);
+/* Whether the caller should take a reading at monotonic time now_ns;
+ * true for one caller per interval. */
+int process_memory_due(uint64_t now_ns);
+/* The next call of process_memory_due() is true (a new profile: a
+ * forked child's). */
+void process_memory_reset(void);
+
+#endif /* SPPROF_PROCESS_MEMORY_H */
