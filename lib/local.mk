@@ -29,6 +29,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/profiler_control.c \
 	lib/process_start.c lib/process_start.h \
 	lib/rawmem.c lib/rawmem.h \
+	lib/run_totals.c lib/run_totals.h \
 	lib/real_alloc.c lib/real_alloc.h \
 	lib/sample_pool.c lib/sample_pool.h \
 	lib/sampler.c lib/sampler.h \
