@@ -43,6 +43,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/profile_assembly.c lib/profile_assembly.h \
 	lib/profile_files.c lib/profile_files.h \
 	lib/profile_meta.c lib/profile_meta.h \
+	lib/eh_frame_hdr.h \
 	lib/unwind_arch.h \
 	lib/unwind_tables.c lib/unwind_tables.h \
 	lib/wrap_channel.c lib/wrap_channel.h \
