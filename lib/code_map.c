@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "compiler.h"
-#include "frame_pointers.h"
+#include "keeps_frame_pointers.h"
 #include "rawmem.h"
 #include "spinlock.h"
 

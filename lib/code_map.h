@@ -32,7 +32,7 @@
 enum code_kind {
 	NOT_CODE,
 	CODE_WITHOUT_FRAME_POINTERS,
-	CODE_WITH_FRAME_POINTERS, /* see frame_pointers.h */
+	CODE_WITH_FRAME_POINTERS, /* see keeps_frame_pointers.h */
 };
 
 /* What a return address points into; NOT_CODE when it cannot be one. */

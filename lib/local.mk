@@ -16,7 +16,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/counters.c lib/counters.h \
 	lib/estimator.h \
 	lib/frames.h \
-	lib/frame_pointers.c lib/frame_pointers.h \
+	lib/keeps_frame_pointers.c lib/keeps_frame_pointers.h \
 	lib/free_filter.c lib/free_filter.h \
 	lib/heap_map.c lib/heap_map.h \
 	lib/mlyze-codec.h \

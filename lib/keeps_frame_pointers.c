@@ -1,8 +1,8 @@
-/* frame_pointers.c - which objects keep frame pointers (see
- * frame_pointers.h). */
+/* keeps_frame_pointers.c - which objects keep frame pointers (see
+ * keeps_frame_pointers.h). */
 #include "config.h"
 
-#include "frame_pointers.h"
+#include "keeps_frame_pointers.h"
 
 #include <stdint.h>
 #include <string.h>
