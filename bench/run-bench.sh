@@ -12,12 +12,14 @@
 # costs), and with the peers that are installed (jemalloc's sampling
 # profiler, tcmalloc's heap profiler, heaptrack).  A ratio is the median
 # over rounds of (time with / time without) within one round.  The rounds
-# of the four loads are interleaved, so that each load's rounds are spread
+# of the loads are interleaved, so that each load's rounds are spread
 # over the whole run rather than caught in one stretch of it.  Single-threaded loads run side by side: each
 # configuration at the same time as its reference, each pinned to its own
 # CPU (swapped every round), so that both see the same moment of a shared
-# machine.  The two-thread load needs both CPUs, so its configurations run
-# one after the other, in alternating order round after round.  Exhaustive
+# machine.  The loads of 2, 8 and 16 threads need both CPUs (8 and 16
+# oversubscribe them: the worst case for a lock whose holder is
+# preempted), so their configurations run one after the other, in
+# alternating order round after round.  Exhaustive
 # tracers (heaptrack, tcmalloc's HEAPPROFILE) record every call and run on
 # fewer operations, against a baseline of the same size.  Then callgrind
 # counts instructions, the repeatable number, also those of one stack
@@ -30,7 +32,8 @@
 # BENCH_JEMALLOC, BENCH_TCMALLOC (library paths; found with ldconfig),
 # BENCH_COMPARE (another build of the runtime, recording in the same
 # rounds: how a change moves the numbers, free of the drift between runs
-# of a shared machine).
+# of a shared machine), BENCH_LOADS (the loads to run, of: churn mixed
+# mixed2 mixed8 mixed16 mixednofp; default all).
 
 set -u
 
@@ -301,13 +304,18 @@ row() {
 			 m / 1024, v }'
 }
 
-# recording_summary KEY: RSS and profile size of the recording runs.
+# recording_summary KEY: RSS and profile size of the recording runs, and
+# the profile's growth per hour of this load: without a limit it keeps
+# growing so; with one (SPPROF_MAX_SIZE, 256 MiB by default) the file
+# stays within the limit and one stream window (1 MiB).
 recording_summary() {
 	local file=$TMP/$1.recording
 	awk -v rec="$(column "$file" 2)" -v base="$(column "$TMP/$1.glibc" 2)" \
-		-v size="$(column "$file.size" 1)" 'BEGIN {
+		-v size="$(column "$file.size" 1)" -v secs="$(column "$file" 1)" 'BEGIN {
 		printf "  spprof-mem recording: max RSS x%.2f (%.1f MiB vs %.1f MiB), profile %.1f KiB\n",
-		       rec / base, rec / 1024, base / 1024, size / 1024 }'
+		       rec / base, rec / 1024, base / 1024, size / 1024
+		printf "  profile per hour of this load: %.0f MiB without a limit, at most 257 MiB with the default one\n",
+		       size / secs * 3600 / 1048576 }'
 }
 
 # ---- the workloads --------------------------------------------------------------
@@ -354,7 +362,7 @@ done
 # The loads, one row each: key, binary, target (wall ratio), how its
 # configurations are compared, operations, the workload's arguments, and
 # the section's title.
-LOADS="churn mixed mixed2 mixednofp"
+LOADS=${BENCH_LOADS:-churn mixed mixed2 mixed8 mixed16 mixednofp}
 
 # load KEY: sets WORKLOAD, TARGET, METHOD, OPS, ARGS and TITLE for KEY.
 load() {
@@ -367,8 +375,14 @@ load() {
 		TARGET=1.10 METHOD=side-by-side OPS=$MIXED_OPS ARGS=mixed
 		TITLE="b) mixed sizes 16 B - 64 KiB (1 op in 8 a realloc), ring of 1024 live blocks" ;;
 	mixed2)
-		TARGET=1.10 METHOD=alternating OPS=$MIXED_OPS ARGS="-t 2 mixed"
+		TARGET=1.05 METHOD=alternating OPS=$MIXED_OPS ARGS="-t 2 mixed"
 		TITLE="c) the same mixed load split over 2 threads" ;;
+	mixed8)
+		TARGET=1.05 METHOD=alternating OPS=$MIXED_OPS ARGS="-t 8 mixed"
+		TITLE="c8) the same mixed load split over 8 threads" ;;
+	mixed16)
+		TARGET=1.05 METHOD=alternating OPS=$MIXED_OPS ARGS="-t 16 mixed"
+		TITLE="c16) the same mixed load split over 16 threads" ;;
 	mixednofp)
 		WORKLOAD=$WORKLOAD_NOFP
 		TARGET=1.10 METHOD=side-by-side OPS=$MIXED_OPS ARGS=mixed
@@ -658,7 +672,7 @@ echo "method:    $ROUNDS rounds side by side, $ALTERNATING_ROUNDS alternating (t
 echo "           side by side = each configuration runs at the same time as the one it is"
 echo "           compared against, each pinned to its own CPU;"
 echo "           alternating = one after the other, order reversed every round;"
-echo "           the rounds of the four loads are interleaved (the tracers run last);"
+echo "           the rounds of the loads are interleaved (the tracers run last);"
 echo "           forward-only = a preload that hands every call straight to the C library:"
 echo "           the cost of interposition itself, which every preloaded profiler pays;"
 echo "           wall s = median wall time of the whole process; ratio = median over rounds of"

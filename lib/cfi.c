@@ -5,11 +5,8 @@
 
 #include <string.h>
 
+#include "eh_frame_hdr.h"
 #include "unwind_arch.h"
-
-/* .eh_frame_hdr: version 1, eh_frame_ptr pcrel sdata4, fde_count udata4,
- * table of (initial location, FDE) datarel sdata4 pairs. */
-static const uint8_t usual_header[4] = { 1, 0x1b, 0x03, 0x3b };
 
 enum {
 	PE_ABSPTR = 0x00,
@@ -184,28 +181,23 @@ static int read_cie(const uint8_t *at, struct cie *c)
 static const uint8_t *find_fde(uintptr_t eh_frame_hdr, uintptr_t pc)
 {
 	const uint8_t *hdr = (const uint8_t *)eh_frame_hdr;
-	uint32_t count, lo = 0, hi;
-	int32_t entry[2];
+	uint32_t count = eh_frame_hdr_count(hdr), lo = 0, hi = count;
+	struct eh_frame_hdr_entry entry;
 
-	if (!hdr || memcmp(hdr, usual_header, sizeof(usual_header)))
+	if (count == 0)
 		return NULL;
-	memcpy(&count, hdr + 8, sizeof(count));
-	hi = count;
 	while (hi - lo > 1) { /* the last entry starting at or before pc */
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		memcpy(entry, hdr + 12 + (size_t)mid * 8, sizeof(entry));
-		if (eh_frame_hdr + (intptr_t)entry[0] <= pc)
+		if (eh_frame_hdr_entry(hdr, mid).function <= pc)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	if (count == 0)
+	entry = eh_frame_hdr_entry(hdr, lo);
+	if (entry.function > pc)
 		return NULL;
-	memcpy(entry, hdr + 12 + (size_t)lo * 8, sizeof(entry));
-	if (eh_frame_hdr + (intptr_t)entry[0] > pc)
-		return NULL;
-	return hdr + entry[1];
+	return (const uint8_t *)entry.fde;
 }
 
 /* What the instructions say of the three things a walk needs. */

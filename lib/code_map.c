@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "compiler.h"
-#include "frame_pointers.h"
+#include "keeps_frame_pointers.h"
 #include "rawmem.h"
 #include "spinlock.h"
 
@@ -357,4 +357,39 @@ void code_map_after_fork(void)
 	}
 	map.built = 0;
 	atomic_store_explicit(&map.rebuilding, 0, relaxed);
+}
+
+struct range_query {
+	uintptr_t address, lo, hi;
+};
+
+static int find_code_range(struct dl_phdr_info *info, size_t size,
+			   void *data)
+{
+	struct range_query *r = data;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+		    r->address >= lo && r->address < lo + ph->p_memsz) {
+			r->lo = lo;
+			r->hi = lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int code_range_of(const void *code, uintptr_t *lo, uintptr_t *hi)
+{
+	struct range_query r = { .address = (uintptr_t)code };
+
+	if (!dl_iterate_phdr(find_code_range, &r))
+		return -1;
+	*lo = r.lo;
+	*hi = r.hi;
+	return 0;
 }

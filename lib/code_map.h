@@ -32,7 +32,7 @@
 enum code_kind {
 	NOT_CODE,
 	CODE_WITHOUT_FRAME_POINTERS,
-	CODE_WITH_FRAME_POINTERS, /* see frame_pointers.h */
+	CODE_WITH_FRAME_POINTERS, /* see keeps_frame_pointers.h */
 };
 
 /* What a return address points into; NOT_CODE when it cannot be one. */
@@ -49,6 +49,12 @@ struct code_info code_map_lookup(uintptr_t address);
 /* Changes whenever the array is rebuilt: what was learnt of an address
  * under another generation may be of an object since unloaded. */
 uint32_t code_map_generation(void);
+
+/* The executable segment of the object containing `code`: 0 and
+ * [*lo, *hi) set, or -1 when no loaded object contains it.  Asks the
+ * dynamic linker (dl_iterate_phdr) every time: for start-up, not for the
+ * sampled path. */
+int code_range_of(const void *code, uintptr_t *lo, uintptr_t *hi);
 
 /* In a child after fork(): a rebuild that another thread of the parent
  * had under way is abandoned, and the next miss rebuilds. */

@@ -244,6 +244,20 @@ void stream_chores_done(struct event_stream *s, const struct stream_chores *c)
 		munmap(c->window, c->window_bytes);
 }
 
+int stream_rename(struct event_stream *s, const char *to)
+{
+	char from[PATH_MAX];
+	int err;
+
+	memcpy(from, s->path, sizeof(from));
+	err = set_absolute_path(s, to);
+	if (!err && rename(from, s->path) < 0)
+		err = errno;
+	if (err)
+		memcpy(s->path, from, sizeof(from));
+	return err;
+}
+
 int stream_close(struct event_stream *s)
 {
 	leave_window(s, 0);

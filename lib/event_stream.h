@@ -104,6 +104,11 @@ void stream_chores_done(struct event_stream *s, const struct stream_chores *c);
  * now names another file). */
 int stream_reopen(const struct event_stream *s);
 
+/* Renames the stream's file to `to` (relative to the current directory
+ * or absolute), atomically replacing any file of that name; the stream
+ * goes on in it.  0, or an errno value (the stream is unchanged). */
+int stream_rename(struct event_stream *s, const char *to);
+
 /* Ends the stream: the window is unmapped.  The file keeps the unwritten
  * tail of its last window (zero bytes) until stream_trim().  Returns
  * s->error. */

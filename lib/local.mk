@@ -16,7 +16,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/counters.c lib/counters.h \
 	lib/estimator.h \
 	lib/frames.h \
-	lib/frame_pointers.c lib/frame_pointers.h \
+	lib/keeps_frame_pointers.c lib/keeps_frame_pointers.h \
 	lib/free_filter.c lib/free_filter.h \
 	lib/heap_map.c lib/heap_map.h \
 	lib/mlyze-codec.h \
@@ -29,6 +29,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/profiler_control.c lib/late_binding.c lib/late_binding.h \
 	lib/process_start.c lib/process_start.h \
 	lib/rawmem.c lib/rawmem.h \
+	lib/run_totals.c lib/run_totals.h \
 	lib/real_alloc.c lib/real_alloc.h \
 	lib/sample_pool.c lib/sample_pool.h \
 	lib/sampler.c lib/sampler.h \
@@ -43,6 +44,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/profile_assembly.c lib/profile_assembly.h \
 	lib/profile_files.c lib/profile_files.h \
 	lib/profile_meta.c lib/profile_meta.h \
+	lib/eh_frame_hdr.h \
 	lib/unwind_arch.h \
 	lib/unwind_tables.c lib/unwind_tables.h \
 	lib/wrap_channel.c lib/wrap_channel.h \

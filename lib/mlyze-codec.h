@@ -156,6 +156,24 @@ static inline struct mlyze_fixed_layout mlyze_fixed_layout(unsigned type)
 	}
 }
 
+/* Sums of sample weights travel as the bits of IEEE 754 doubles, in
+ * 8-byte little-endian fields. */
+static inline uint64_t mlyze_double_bits(double d)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &d, sizeof(bits));
+	return bits;
+}
+
+static inline double mlyze_bits_double(uint64_t bits)
+{
+	double d;
+
+	memcpy(&d, &bits, sizeof(d));
+	return d;
+}
+
 enum mlyze_event_status {
 	MLYZE_EVENT_OK = 0,
 	MLYZE_EVENT_TRUNCATED = 1, /* the input ends inside the event */

@@ -135,8 +135,8 @@ static void start_recording(void)
 	if (!s->follow_fork)
 		stop_following_children();
 	if (memprof_init(s->sampling_rate) < 0 ||
-	    writer_configure(s, &prof.stacks, s->sampling_rate, descendant) <
-		    0 ||
+	    writer_configure(s, &prof.stacks, &prof.heap, s->sampling_rate,
+			     descendant) < 0 ||
 	    memprof_start() < 0)
 		runtime_message("cannot start profiling: %s", error_text(errno));
 }

@@ -7,9 +7,9 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "code_map.h"
 #include "frames.h"
 #include "names.h"
-#include "unwind.h"
 
 static _Atomic(memprof_frame_walker) walker;
 static uintptr_t interpreter_lo, interpreter_hi;

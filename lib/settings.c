@@ -72,6 +72,25 @@ static int parse_count(const char *name, const char *text, uint64_t max,
 	return 0;
 }
 
+/* SPPROF_MAX_SIZE: bytes, or 0 for no limit; a limit too small to hold
+ * a checkpoint and some events is raised to the smallest one taken. */
+static uint64_t parse_max_size(const char *text)
+{
+	uint64_t n;
+
+	if (!strcmp(text, "0"))
+		return 0;
+	if (parse_count("SPPROF_MAX_SIZE", text, UINT64_C(1) << 50, &n) < 0)
+		return PROFILE_MAX_SIZE_DEFAULT;
+	if (n < PROFILE_MAX_SIZE_MIN) {
+		runtime_message("SPPROF_MAX_SIZE=%s is below the smallest "
+				"limit, %llu bytes; using that",
+				text, (unsigned long long)PROFILE_MAX_SIZE_MIN);
+		return PROFILE_MAX_SIZE_MIN;
+	}
+	return n;
+}
+
 static void copy_setting(const char *name, char *dest, size_t size)
 {
 	const char *v = secure_getenv(name);
@@ -107,6 +126,7 @@ void settings_read(struct runtime_config *c)
 
 	c->sampling_rate = MEMPROF_DEFAULT_SAMPLING_RATE;
 	c->stack_table_max = STACK_TABLE_MAX_DEFAULT;
+	c->max_size = PROFILE_MAX_SIZE_DEFAULT;
 	c->heap_map_capacity = HEAP_MAP_DEFAULT_MAX_CAPACITY;
 	c->follow_fork = 1;
 	c->dormant = 0;
@@ -122,6 +142,8 @@ void settings_read(struct runtime_config *c)
 	if ((v = secure_getenv("SPPROF_STACK_TABLE_MAX")) &&
 	    parse_count("SPPROF_STACK_TABLE_MAX", v, 1u << 24, &n) == 0)
 		c->stack_table_max = (uint32_t)n;
+	if ((v = secure_getenv("SPPROF_MAX_SIZE")))
+		c->max_size = parse_max_size(v);
 	if ((v = secure_getenv("SPPROF_HEAP_MAP_CAPACITY")) &&
 	    parse_count("SPPROF_HEAP_MAP_CAPACITY", v, 1u << 26, &n) == 0) {
 		c->heap_map_capacity = 1024;

@@ -11,6 +11,15 @@
 #include <limits.h>
 #include <stdint.h>
 
+/* A profile checkpoints when its streamed file reaches this many bytes
+ * (SPPROF_MAX_SIZE).  256 MiB holds an hour of a service that allocates
+ * 1 GB/s at the default rate (some 4,000 events a second), is read in
+ * about a second, and is never reached by most runs, whose profiles stay
+ * as they were. */
+#define PROFILE_MAX_SIZE_DEFAULT (UINT64_C(256) << 20)
+/* The smallest limit taken: a checkpoint needs room to be worth it. */
+#define PROFILE_MAX_SIZE_MIN (UINT64_C(64) << 10)
+
 /* How native stacks are walked (SPPROF_UNWIND; see unwind.h). */
 enum unwind_method {
 	UNWIND_AUTO,  /* frame pointers where they hold, else unwind tables */
@@ -21,6 +30,7 @@ enum unwind_method {
 struct runtime_config {
 	uint64_t sampling_rate;   /* SPPROF_SAMPLING_RATE, bytes */
 	uint32_t stack_table_max; /* SPPROF_STACK_TABLE_MAX, stacks */
+	uint64_t max_size;        /* SPPROF_MAX_SIZE, bytes; 0 = no limit */
 	uint32_t heap_map_capacity; /* SPPROF_HEAP_MAP_CAPACITY: the most slots
 				    * the live-block table grows to, a power of 2 */
 	int follow_fork;          /* SPPROF_FOLLOW_FORK, 0 or 1 */

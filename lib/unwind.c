@@ -4,11 +4,9 @@
 
 #include "unwind.h"
 
-#include <dlfcn.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <stdlib.h>
-#include <link.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -42,41 +40,6 @@ struct anchor {
 };
 
 static INITIAL_EXEC_TLS struct anchor anchor;
-
-struct code_range {
-	uintptr_t address, lo, hi;
-};
-
-static int find_code_range(struct dl_phdr_info *info, size_t size,
-			   void *data)
-{
-	struct code_range *r = data;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
-		    r->address >= lo && r->address < lo + ph->p_memsz) {
-			r->lo = lo;
-			r->hi = lo + ph->p_memsz;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-int code_range_of(const void *code, uintptr_t *lo, uintptr_t *hi)
-{
-	struct code_range r = { .address = (uintptr_t)code };
-
-	if (!dl_iterate_phdr(find_code_range, &r))
-		return -1;
-	*lo = r.lo;
-	*hi = r.hi;
-	return 0;
-}
 
 void unwind_init(enum unwind_method asked)
 {

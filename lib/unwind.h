@@ -34,10 +34,6 @@
  * tables were asked for but the runtime was built without them. */
 void unwind_init(enum unwind_method method);
 
-/* The executable segment of the module containing `code`: 0 and
- * [*lo, *hi) set, or -1 when no loaded module contains it. */
-int code_range_of(const void *code, uintptr_t *lo, uintptr_t *hi);
-
 struct unwind_result {
 	uint32_t depth;
 	int truncated;             /* stopped at max, not at the outermost frame */

@@ -12,7 +12,6 @@
 #include "cfi.h"
 #include "code_map.h"
 #include "rawmem.h"
-#include "unwind.h"
 #include "unwind_arch.h"
 
 #define relaxed memory_order_relaxed

@@ -4,7 +4,9 @@
 #include "writer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -28,6 +30,7 @@
 #include "profile_files.h"
 #include "profile_meta.h"
 #include "rawmem.h"
+#include "run_totals.h"
 #include "spinlock.h"
 
 #define LOCK_WAIT_NS 10000000ull
@@ -67,6 +70,13 @@ static struct {
 	int definitions_lost; /* no memory to note one: cannot finalise */
 	pid_t pid;            /* the process this writer belongs to */
 	struct profile_files files;
+	/* Checkpoints (settings->max_size): none when max_size is 0. */
+	uint64_t max_size;
+	uint64_t checkpoint_at; /* stream offset that starts the next one */
+	uint64_t checkpoints;   /* written so far */
+	int limit_raised_told;
+	struct heap_map *heap;
+	struct run_totals totals;
 	/* Why this recording window started, and why it is ending (see
 	 * profile_meta.h); NULL: with the process. */
 	const char *started_by, *ended_by;
@@ -123,10 +133,12 @@ static void reset_clock(void)
 }
 
 int writer_configure(const struct runtime_config *s, struct stack_table *t,
-		     uint64_t sampling_rate, int descendant)
+		     struct heap_map *heap, uint64_t sampling_rate,
+		     int descendant)
 {
 	w.stack_defined = rawmem_map(t->max_entries / 8 + 1);
-	if (!w.stack_defined || strings_init() < 0) {
+	if (!w.stack_defined || strings_init() < 0 ||
+	    (s->max_size && run_totals_init(&w.totals, t->max_entries) < 0)) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -134,6 +146,8 @@ int writer_configure(const struct runtime_config *s, struct stack_table *t,
 	memcpy(w.files.manifest, s->manifest, sizeof(w.files.manifest));
 	w.files.descendant = descendant;
 	w.stacks = t;
+	w.heap = heap;
+	w.max_size = w.checkpoint_at = s->max_size;
 	w.first_rate = w.rate = sampling_rate;
 	w.pid = getpid();
 	reset_clock();
@@ -395,6 +409,25 @@ static void ensure_stack_defined(uint32_t id)
 	}
 }
 
+/* Starts an event of a type that carries its payload's length (>= 4,
+ * not a definition); returns where the payload goes, or NULL. */
+static uint8_t *put_sized_event_at(unsigned type, uint64_t now_ns,
+				   uint64_t payload_len)
+{
+	uint8_t *p = put_event_at(type, now_ns);
+
+	return p ? encode_varint(p, payload_len) : NULL;
+}
+
+static void put_rate_event_at(uint64_t now_ns)
+{
+	uint8_t *p = put_sized_event_at(MLYZE_EVENT_RATE, now_ns,
+					mlyze_varint_len(w.rate));
+
+	if (p)
+		piece_end(encode_varint(p, w.rate));
+}
+
 /* A stack not yet in the file may have frames in a library loaded since
  * the modules were listed: they are listed again before the lock is
  * taken (see modules_refresh), so that the stack's definition follows
@@ -416,12 +449,7 @@ static void list_modules_of(uint32_t id)
 
 static void put_rate_event(void)
 {
-	uint8_t *p = put_event_at(MLYZE_EVENT_RATE, monotonic_ns());
-
-	if (!p)
-		return;
-	p = encode_varint(p, mlyze_varint_len(w.rate));
-	piece_end(encode_varint(p, w.rate));
+	put_rate_event_at(monotonic_ns());
 }
 
 /* A reading of the process's memory (process_memory.h): resident and
@@ -459,7 +487,7 @@ static struct profile_meta identity(void)
 
 /* Writes the streamed file's prologue and starts its event stream; the
  * descriptor is closed again before the program sees it. */
-static int start_stream(int fd)
+static int start_stream(int fd, const char *path)
 {
 	uint8_t buffer[4096];
 	struct profile_meta meta = identity();
@@ -469,8 +497,7 @@ static int start_stream(int fd)
 	outbuf_init(&prologue, fd, buffer, sizeof(buffer));
 	err = meta_write_prologue(&prologue, &meta, 0);
 	if (!err)
-		err = stream_open(&w.stream, fd, w.files.part,
-				  prologue.written);
+		err = stream_open(&w.stream, fd, path, prologue.written);
 	w.events_offset = prologue.written;
 	return err;
 }
@@ -486,7 +513,7 @@ static int create_file(void)
 	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
 	    profile_files_can_hand_over(&w.files))
 		fd = profile_files_create_part_by_wrap(&w.files);
-	err = fd < 0 ? errno : start_stream(fd);
+	err = fd < 0 ? errno : start_stream(fd, w.files.part);
 	if (fd >= 0)
 		close(fd);
 	if (err) {
@@ -505,6 +532,198 @@ static int create_file(void)
 	define_modules();
 	put_rate_event();
 	return 0;
+}
+
+/* ---- checkpoints -------------------------------------------------------- */
+
+/* Forgets what the stream defined, for a new file that defines it anew. */
+static void forget_definitions(void)
+{
+	memset(w.stack_defined, 0, w.stacks->max_entries / 8 + 1);
+	w.none_defined = 0;
+	w.modules_defined = 0;
+	w.strings_defined[STRINGS_FILES] = 0;
+	w.strings_defined[STRINGS_FUNCTIONS] = 0;
+	w.definition_words = 0;
+	w.definitions_lost = 0;
+}
+
+static uint64_t microseconds_since_start(uint64_t mono_ns)
+{
+	return mono_ns > w.start_mono_ns ? (mono_ns - w.start_mono_ns) / 1000
+					 : 0;
+}
+
+static size_t sum_payload_len(const struct run_sum *sum)
+{
+	return mlyze_varint_len(sum->samples) + 4 * 8;
+}
+
+static uint8_t *encode_sum(uint8_t *p, const struct run_sum *sum)
+{
+	p = encode_varint(p, sum->samples);
+	p = encode_le(p, mlyze_double_bits(sum->bytes), 8);
+	p = encode_le(p, mlyze_double_bits(sum->bytes_variance), 8);
+	p = encode_le(p, mlyze_double_bits(sum->count), 8);
+	return encode_le(p, mlyze_double_bits(sum->count_variance), 8);
+}
+
+static void put_checkpoint_event(uint64_t now_ns, uint64_t events_before)
+{
+	uint8_t *p = put_sized_event_at(
+		MLYZE_EVENT_CHECKPOINT, now_ns,
+		mlyze_varint_len(w.checkpoints + 1) +
+			mlyze_varint_len(events_before));
+
+	if (!p)
+		return;
+	p = encode_varint(p, w.checkpoints + 1);
+	piece_end(encode_varint(p, events_before));
+}
+
+static void put_heap_points(uint64_t now_ns)
+{
+	for (uint32_t i = 0; i < w.totals.point_count; i++) {
+		const struct run_point *point = &w.totals.points[i];
+		uint8_t *p = put_sized_event_at(
+			MLYZE_EVENT_HEAP_POINT, now_ns,
+			mlyze_varint_len(point->time_us) +
+				sum_payload_len(&point->live));
+
+		if (!p)
+			return;
+		p = encode_varint(p, point->time_us);
+		piece_end(encode_sum(p, &point->live));
+	}
+}
+
+static void put_stack_totals(uint32_t id, uint64_t now_ns)
+{
+	const struct run_sum *sum = run_totals_of(&w.totals, id);
+	uint8_t *p;
+
+	if (!sum->samples)
+		return;
+	ensure_stack_defined(id);
+	p = put_sized_event_at(MLYZE_EVENT_TOTALS, now_ns,
+			       mlyze_varint_len(id) + sum_payload_len(sum));
+	if (p)
+		piece_end(encode_sum(encode_varint(p, id), sum));
+}
+
+/* What the LIVE events of a checkpoint share. */
+struct live_walk {
+	uint64_t now_ns;
+	struct run_sum live; /* the live heap they add up to */
+};
+
+static void put_live_block(void *ctx, uintptr_t address,
+			   const struct heap_record *r)
+{
+	struct live_walk *walk = ctx;
+	uint64_t born_us = microseconds_since_start(r->timestamp_ns);
+	struct estimator_weight weight;
+	uint8_t *p;
+
+	if (!r->sampling_rate) /* a record kept for the pool, not a sample */
+		return;
+	ensure_stack_defined(r->stack_id);
+	p = put_sized_event_at(MLYZE_EVENT_LIVE, walk->now_ns,
+			       8 + mlyze_varint_len(r->size) +
+				       mlyze_varint_len(r->sampling_rate) +
+				       mlyze_varint_len(r->stack_id) + 2 +
+				       mlyze_varint_len(born_us));
+	if (!p)
+		return;
+	p = encode_le(p, address, 8);
+	p = encode_varint(p, r->size);
+	p = encode_varint(p, r->sampling_rate);
+	p = encode_varint(p, r->stack_id);
+	p = encode_le(p, r->thread_id & 0xffff, 2);
+	piece_end(encode_varint(p, born_us));
+	weight = estimator_weigh(r->size, r->sampling_rate);
+	run_sum_add(&walk->live, &weight);
+}
+
+/* The checkpoint itself, at the start of a new file. */
+static void write_checkpoint(uint64_t now_ns, uint64_t events_before)
+{
+	struct live_walk walk = { .now_ns = now_ns };
+	uint32_t stacks = stack_table_count(w.stacks);
+
+	define_modules();
+	put_checkpoint_event(now_ns, events_before);
+	put_rate_event_at(now_ns); /* every event of it at the same moment */
+	put_heap_points(now_ns);
+	for (uint32_t id = 0; id < stacks; id++)
+		put_stack_totals(id, now_ns);
+	put_stack_totals(STACK_ID_NONE, now_ns);
+	heap_map_for_each(w.heap, put_live_block, &walk);
+	run_totals_add_point(&w.totals,
+			     &(struct run_point){
+				     .time_us = microseconds_since_start(now_ns),
+				     .live = walk.live });
+}
+
+/* The next checkpoint once the file is this large: at the limit, or at
+ * twice the checkpoint just written when that is larger. */
+static void plan_next_checkpoint(void)
+{
+	uint64_t size = w.stream.end;
+
+	w.checkpoint_at = w.max_size;
+	if (size > w.max_size / 2) {
+		w.checkpoint_at = 2 * size;
+		if (!w.limit_raised_told)
+			runtime_message("the sampled blocks live in %s take %llu "
+					"bytes, more than half its size limit; "
+					"it grows to twice that",
+					w.files.part, (unsigned long long)size);
+		w.limit_raised_told = 1;
+	}
+}
+
+/* Starts a new streamed file with a checkpoint, and puts it in place of
+ * the old one, which holds every event until the rename. */
+static void checkpoint(void)
+{
+	char path[PATH_MAX], next[PATH_MAX];
+	uint64_t now_ns = monotonic_ns();
+	uint64_t events_before = atomic_load(&w.events);
+	int fd, err = 0;
+
+	memcpy(path, w.stream.path, sizeof(path));
+	if (snprintf(next, sizeof(next), "%s.next", path) >=
+	    (int)sizeof(next)) {
+		w.stream.error = ENAMETOOLONG;
+		tell_stream_failure();
+		return;
+	}
+	fd = open(next, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		w.stream.error = errno;
+		tell_stream_failure();
+		return;
+	}
+	stream_close(&w.stream);
+	forget_definitions();
+	w.last_us = 0; /* the new file counts from its start time again */
+	err = start_stream(fd, next);
+	close(fd);
+	if (!err) {
+		write_checkpoint(now_ns, events_before);
+		err = w.stream.error;
+	}
+	if (!err)
+		err = stream_rename(&w.stream, path);
+	if (err) {
+		unlink(next);
+		w.stream.error = err;
+		tell_stream_failure();
+		return;
+	}
+	w.checkpoints++;
+	plan_next_checkpoint();
 }
 
 int writer_free_later(uintptr_t address)
@@ -557,11 +776,17 @@ static int begin_event(void)
 		return -1;
 	}
 	put_frees_later();
+	if (w.max_size && w.stream.end >= w.checkpoint_at && !w.stream.error)
+		checkpoint();
 	return 0;
 }
 
 void writer_alloc(uintptr_t address, const struct heap_record *r)
 {
+	/* Weighed before the lock, which is held the less. */
+	struct estimator_weight weight =
+		w.max_size ? estimator_weigh(r->size, r->sampling_rate)
+			   : (struct estimator_weight){ 0 };
 	struct process_memory memory;
 	uint8_t *p;
 	/* A few times a second, a sample brings a reading of the process's
@@ -582,6 +807,9 @@ void writer_alloc(uintptr_t address, const struct heap_record *r)
 		p = encode_varint(p, r->size);
 		p = encode_varint(p, r->stack_id);
 		piece_end(encode_le(p, r->thread_id & 0xffff, 2));
+		if (w.max_size)
+			run_sum_add(run_totals_of(&w.totals, r->stack_id),
+				    &weight);
 	}
 	unlock();
 }
@@ -887,13 +1115,12 @@ void writer_before_id_change(uid_t uid, gid_t gid)
 static void start_over(void)
 {
 	stream_forget(&w.stream);
-	memset(w.stack_defined, 0, w.stacks->max_entries / 8 + 1);
-	w.none_defined = 0;
-	w.modules_defined = 0;
-	w.strings_defined[STRINGS_FILES] = 0;
-	w.strings_defined[STRINGS_FUNCTIONS] = 0;
-	w.definition_words = 0;
-	w.definitions_lost = 0;
+	forget_definitions();
+	if (w.max_size)
+		run_totals_clear(&w.totals);
+	w.checkpoint_at = w.max_size;
+	w.checkpoints = 0;
+	w.limit_raised_told = 0;
 	w.files.part[0] = '\0';
 	w.created = 0;
 	w.create_failed = 0;

@@ -12,7 +12,20 @@
  * first event, so a forked child that only execs leaves nothing behind; at
  * exit the first process of a tree writes its profile even when empty,
  * descendants only when they recorded something (the others name
- * themselves in the manifest, profile_files.h).  When the stream cannot
+ * themselves in the manifest, profile_files.h).
+ *
+ * A profile with a size limit (settings->max_size) checkpoints when its
+ * streamed file reaches it: a new streamed file starts with the sampled
+ * blocks still live (LIVE events, with the stacks, modules and names they
+ * need), every stack's sums since the start (TOTALS) and the live heap at
+ * each earlier checkpoint (HEAP_POINT), then replaces the old one by
+ * rename(2), and the events go on after it; the older events are gone.
+ * So the file never exceeds the limit by more than one stream window, and
+ * a kill at any moment leaves a "<name>.part" that reads (during a
+ * checkpoint, the one before it, beside an unfinished "<name>.part.next").
+ * A checkpoint larger than half the limit makes the next one wait until
+ * the file is twice its size, so that checkpoints never follow each
+ * other.  When the stream cannot
  * go on (disk full, file size limit, file removed), recording stops with
  * one message and the program carries on.
  *
@@ -35,10 +48,11 @@
 #include "settings.h"
 #include "stack_table.h"
 
-/* Enables recording to settings->output; returns 0 or -1 with errno. */
+/* Enables recording to settings->output; returns 0 or -1 with errno.
+ * The heap map's sampled blocks are what a checkpoint keeps. */
 int writer_configure(const struct runtime_config *settings,
-		     struct stack_table *stacks, uint64_t sampling_rate,
-		     int descendant);
+		     struct stack_table *stacks, struct heap_map *heap,
+		     uint64_t sampling_rate, int descendant);
 int writer_enabled(void);
 
 void writer_alloc(uintptr_t address, const struct heap_record *record);

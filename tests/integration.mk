@@ -85,7 +85,11 @@ tests_integration_handler_allocs_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DRUNTIME_API_BY_DLSYM
 tests_integration_handler_allocs_LDADD = $(RUNTIME_LIBS)
 
+check_PROGRAMS += tests/integration/bounded
+tests_integration_bounded_SOURCES = tests/integration/bounded.c
+
 integ_drivers = tests/integration/accuracy.sh \
+	tests/integration/bounded.sh \
 	tests/integration/undisturbed.sh \
 	tests/integration/storm.sh \
 	tests/integration/handler-allocs.sh \

@@ -65,6 +65,13 @@ enum mlyze_event_kind {
 	MLYZE_EVENT_STRING = 6, /* a file or function name was defined */
 	MLYZE_EVENT_RATE = 7,   /* the sampling rate changed */
 	MLYZE_EVENT_MEMORY = 8, /* the process's resident memory, read */
+	/* A profile with a size limit starts at a checkpoint (mlyze(5)):
+	 * the events before it were discarded, and what follows it, up to
+	 * the next event of another type, stands for them. */
+	MLYZE_EVENT_CHECKPOINT = 14,
+	MLYZE_EVENT_LIVE = 15,       /* a sampled block live at the checkpoint */
+	MLYZE_EVENT_TOTALS = 16,     /* one stack's sums since the start */
+	MLYZE_EVENT_HEAP_POINT = 17, /* the live heap at an earlier checkpoint */
 };
 
 /* The two string tables. */
@@ -117,6 +124,12 @@ struct mlyze_stack {
 	int damaged;
 };
 
+/* What one sample stands for, or a sum of such: see mlyze_weigh(). */
+struct mlyze_weight {
+	double bytes, bytes_variance;
+	double count, count_variance;
+};
+
 struct mlyze_event {
 	enum mlyze_event_kind type;
 	uint64_t offset;  /* byte offset of the event in the file */
@@ -157,6 +170,34 @@ struct mlyze_event {
 			 * heap or not. */
 			uint64_t resident, anonymous;
 		} memory;
+		struct {
+			uint64_t number;        /* 1 for the first checkpoint */
+			uint64_t events_before; /* events written until it */
+		} checkpoint;
+		/* As an ALLOC, but its weight is already in the TOTALS. */
+		struct {
+			uint64_t address;
+			uint64_t size;
+			uint64_t sampling_rate; /* of this sample */
+			const struct mlyze_stack *stack;
+			uint16_t thread;
+		} live;
+		/* The sum of the weights of every sample of one stack since
+		 * the start, up to the checkpoint: in place of the ALLOC
+		 * events discarded, and of those kept before it (none). */
+		struct {
+			const struct mlyze_stack *stack;
+			uint64_t samples;
+			const struct mlyze_weight *sum; /* valid until the next
+							 * mlyze_next() */
+		} totals;
+		/* The live heap at an earlier checkpoint: its samples and the
+		 * sum of their weights. */
+		struct {
+			uint64_t time_us; /* as mlyze_event.time_us */
+			uint64_t samples;
+			const struct mlyze_weight *sum; /* as in totals */
+		} heap_point;
 	};
 };
 
@@ -277,10 +318,6 @@ mlyze_find_string(const mlyze_reader *reader, enum mlyze_table table,
  * bytes and 1 / p blocks.  The variances, summed over the samples of a
  * site, give its 95 % interval: 1.96 * sqrt(sum).  A rate of 0 (unknown)
  * or a size of 0 gives p = 1. */
-struct mlyze_weight {
-	double bytes, bytes_variance;
-	double count, count_variance;
-};
 MLYZE_PUBLIC void mlyze_weigh(uint64_t size, uint64_t sampling_rate,
 			      struct mlyze_weight *weight);
 

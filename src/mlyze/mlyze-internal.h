@@ -59,6 +59,7 @@ struct mlyze_reader {
 
 	uint64_t time_us;
 	uint64_t sampling_rate;
+	struct mlyze_weight event_sum; /* of the TOTALS or HEAP_POINT event */
 	struct mlyze_frame *scratch_frames; /* decoding a STACK event */
 	size_t scratch_capacity;
 

@@ -473,6 +473,83 @@ static bool decode_memory(struct mlyze_reader *r, struct cursor *c,
 	return true;
 }
 
+/* The stack of id `id` for an event that needs it defined. */
+static bool take_stack(struct mlyze_reader *r, struct cursor *c,
+		       const struct mlyze_stack **stack)
+{
+	uint64_t id;
+
+	if (!take_varint(r, c, "stack id", &id))
+		return false;
+	*stack = table_find(&r->tables.stacks, id);
+	if (!*stack)
+		input_fail(&r->in, input_offset(&r->in, c->event),
+			   "%s references undefined stack %" PRIu64,
+			   c->event_name, id);
+	return *stack != NULL;
+}
+
+static bool decode_checkpoint(struct mlyze_reader *r, struct cursor *c,
+			      struct mlyze_event *ev)
+{
+	return take_varint(r, c, "number", &ev->checkpoint.number) &&
+	       take_varint(r, c, "events before", &ev->checkpoint.events_before);
+}
+
+static bool decode_live(struct mlyze_reader *r, struct cursor *c,
+			struct mlyze_event *ev)
+{
+	uint64_t thread = 0;
+
+	if (!take_le(r, c, 8, &ev->live.address) ||
+	    !take_varint(r, c, "size", &ev->live.size) ||
+	    !take_varint(r, c, "sampling rate", &ev->live.sampling_rate) ||
+	    !take_stack(r, c, &ev->live.stack) || !take_le(r, c, 2, &thread))
+		return false;
+	ev->live.thread = (uint16_t)thread;
+	return true;
+}
+
+/* A sample count and four sums of weights (bytes, its variance, count,
+ * its variance), as the bits of doubles. */
+static bool take_sum(struct mlyze_reader *r, struct cursor *c,
+		     uint64_t *samples)
+{
+	double *fields[] = { &r->event_sum.bytes, &r->event_sum.bytes_variance,
+			     &r->event_sum.count,
+			     &r->event_sum.count_variance };
+	uint64_t bits = 0;
+
+	if (!take_varint(r, c, "samples", samples))
+		return false;
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		if (!take_le(r, c, 8, &bits))
+			return false;
+		*fields[i] = mlyze_bits_double(bits);
+	}
+	return true;
+}
+
+static bool decode_totals(struct mlyze_reader *r, struct cursor *c,
+			  struct mlyze_event *ev)
+{
+	ev->totals.sum = &r->event_sum;
+	return take_stack(r, c, &ev->totals.stack) &&
+	       take_sum(r, c, &ev->totals.samples);
+}
+
+static bool decode_heap_point(struct mlyze_reader *r, struct cursor *c,
+			      struct mlyze_event *ev)
+{
+	uint64_t since_start;
+
+	ev->heap_point.sum = &r->event_sum;
+	if (!take_varint(r, c, "time", &since_start))
+		return false;
+	ev->heap_point.time_us = r->info.start_time_us + since_start;
+	return take_sum(r, c, &ev->heap_point.samples);
+}
+
 /* Every event type the reader knows, by its number in enum
  * mlyze_event_kind: a new type of the format is a new row.  A type
  * without a row is unknown, and skipped by its payload length. */
@@ -492,6 +569,10 @@ static const struct event_type event_types[] = {
 	[MLYZE_EVENT_STRING] = { "STRING", decode_string },
 	[MLYZE_EVENT_RATE] = { "RATE", decode_rate },
 	[MLYZE_EVENT_MEMORY] = { "MEMORY", decode_memory },
+	[MLYZE_EVENT_CHECKPOINT] = { "CHECKPOINT", decode_checkpoint },
+	[MLYZE_EVENT_LIVE] = { "LIVE", decode_live },
+	[MLYZE_EVENT_TOTALS] = { "TOTALS", decode_totals },
+	[MLYZE_EVENT_HEAP_POINT] = { "HEAP_POINT", decode_heap_point },
 };
 
 #define EVENT_TYPE_ROWS (sizeof(event_types) / sizeof(event_types[0]))
@@ -592,7 +673,9 @@ static int decode_event(struct mlyze_reader *r, struct mlyze_event *ev,
 		return r->in.status == MLYZE_OK ? 0 : -1;
 	ev->type = (enum mlyze_event_kind)type;
 	ev->offset = input_offset(&r->in, c.event);
-	if (type < MLYZE_FIRST_SIZED_EVENT) {
+	if (type == MLYZE_EVENT_ALLOC) { /* most events: called directly, */
+		ok = decode_alloc(r, &c, ev); /* so that it is inlined */
+	} else if (type < MLYZE_FIRST_SIZED_EVENT) {
 		ok = known->decode(r, &c, ev);
 	} else {
 		if (!take_varint(r, &c, "payload length", &length))

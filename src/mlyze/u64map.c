@@ -116,6 +116,17 @@ int u64map_put(struct u64map *map, uint64_t key, struct u64map_value value)
 	return 0;
 }
 
+void u64map_prefetch(const struct u64map *map, uint64_t key)
+{
+	size_t i;
+
+	if (!map->slots)
+		return;
+	i = home_slot(map, key);
+	__builtin_prefetch(&map->slots[i]);
+	__builtin_prefetch(&map->used[i / 64]);
+}
+
 const struct u64map_value *u64map_get(const struct u64map *map, uint64_t key)
 {
 	size_t i = find(map, key);

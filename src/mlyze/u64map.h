@@ -39,6 +39,9 @@ void u64map_free(struct u64map *map);
 int u64map_put(struct u64map *map, uint64_t key, struct u64map_value value);
 /* The value stored for key, or NULL. */
 const struct u64map_value *u64map_get(const struct u64map *map, uint64_t key);
+/* Starts loading where key's entry would be, so that a lookup of it a
+ * little later finds it in cache. */
+void u64map_prefetch(const struct u64map *map, uint64_t key);
 /* Remove key, copying its value to *value; false when absent. */
 bool u64map_take(struct u64map *map, uint64_t key, struct u64map_value *value);
 /* Every entry, in no particular order: start with *cursor = 0; returns

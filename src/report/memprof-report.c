@@ -380,6 +380,10 @@ static void summarise(struct gathered *g, const char *file,
 	p->fp_stacks = info->fp_stacks;
 	p->dwarf_stacks = info->dwarf_stacks;
 	p->events = h->events;
+	p->checkpoints = h->checkpoints;
+	if (h->checkpoints)
+		p->kept_from_s =
+			(double)(h->kept_from_us - info->start_time_us) / 1e6;
 	p->peak_time_s = (double)(h->peak_time_us - info->start_time_us) / 1e6;
 	p->peak = h->total.live[AT_PEAK];
 	p->peak_level_share = h->peak_level_share;
@@ -479,6 +483,27 @@ static void warn_replaced(struct gathered *g, const char *file,
 	free(message);
 }
 
+/* A profile with a size limit keeps its events after its last
+ * checkpoint only: say where what it shows over time starts. */
+static void note_checkpoints(struct gathered *g, const char *file,
+			     const mlyze_reader *r, const struct heap_replay *h)
+{
+	uint64_t start = mlyze_info(r)->start_time_us;
+
+	if (!h->checkpoints)
+		return;
+	add_message(&g->notes, xasprintf(
+		"%s: its size limit discarded the %" PRIu64 " events before "
+		"%.1f s (%" PRIu64 " checkpoint%s): the live heap over time "
+		"has one point per checkpoint until then, every event after; "
+		"the peak, the trends and the markers are those from %.1f s "
+		"on; the totals allocated are since the start.",
+		file, h->events_discarded,
+		(double)(h->kept_from_us - start) / 1e6, h->checkpoints,
+		h->checkpoints == 1 ? "" : "s",
+		(double)(h->kept_from_us - start) / 1e6));
+}
+
 /* Read one profile into the stacks.  A profile that cannot be read is
  * named on stderr and left out; returns its status. */
 static enum mlyze_status read_profile(struct gathered *g, const char *file)
@@ -510,6 +535,7 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 	summarise(g, file, r, &replay);
 	add_stats(&g->stats, &mlyze_info(r)->stats);
 	warn_replaced(g, file, &replay);
+	note_checkpoints(g, file, r, &replay);
 	stack_map = stacks_add_profile(&g->stacks, g->namer, r, &replay);
 	take_series(&g->profiles[g->profile_count - 1], &replay, stack_map);
 	free(stack_map);

@@ -51,6 +51,9 @@ struct slot {
 	double half_count; /* in each half it joined */
 	unsigned halves;   /* enum estimator_half bits */
 	double born[AXES];
+	/* Listed by a checkpoint: its ALLOC may still follow (written by a
+	 * thread that waited while the checkpoint was taken). */
+	bool listed;
 };
 
 /* The sampled blocks still live: address -> size (value.a), and the
@@ -94,7 +97,9 @@ struct replay_state {
 	double live_variance;
 	uint64_t live_samples;
 	bool growth;           /* measure it (replay_options) */
-	double position[AXES]; /* now: seconds since the start, markers */
+	double position[AXES]; /* now: seconds since the origin, markers */
+	uint64_t origin_us;    /* the start, or the last checkpoint */
+	bool in_checkpoint;    /* reading the events of a checkpoint */
 	size_t events_capacity;
 	uint64_t point_stride_us, next_point_us;
 	size_t snapshots_wanted;
@@ -317,41 +322,60 @@ static void release_block(struct replay_state *st, struct u64map_value block)
 		(uint32_t)(block.b & UINT32_MAX);
 }
 
-static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
+/* The index of a stack, with room for it. */
+static size_t stack_index(struct replay_state *st,
+			  const struct mlyze_stack *stack)
 {
-	size_t stack = ev->alloc.stack->index;
-	struct u64map_value block = { .a = ev->alloc.size };
-	const struct u64map_value *replaced;
-	struct estimator_weight w, half;
-	unsigned halves;
-
-	if (stack > UINT32_MAX)
+	if (stack->index > UINT32_MAX)
 		fatal("profile has more than %" PRIu32 " stacks", UINT32_MAX);
-	if (stack >= st->h->stack_count)
-		grow_stacks(st, stack);
-	w = estimator_weigh(ev->alloc.size, ev->alloc.sampling_rate);
-	half = estimator_weigh_half(ev->alloc.size, ev->alloc.sampling_rate);
-	halves = estimator_halves_of(ev->alloc.size, ev->alloc.sampling_rate,
-				     estimator_block_key(ev->alloc.address,
-							 ev->time_us));
-	add_weight(&st->now[stack].allocated, &w);
-	replaced = u64map_get(&st->blocks.by_address, ev->alloc.address);
+	if (stack->index >= st->h->stack_count)
+		grow_stacks(st, stack->index);
+	return stack->index;
+}
+
+/* A sampled block of `size` bytes at `sampling_rate`, weighing w, is live
+ * at `address` from the moment of ev on, born at `born`. */
+static void make_live(struct replay_state *st, const struct mlyze_event *ev,
+		      uint64_t address, uint64_t size, uint64_t sampling_rate,
+		      size_t stack, const struct estimator_weight *w,
+		      const double born[AXES])
+{
+	struct u64map_value block = { .a = size };
+	const struct u64map_value *replaced;
+	struct estimator_weight half = estimator_weigh_half(size, sampling_rate);
+	unsigned halves = estimator_halves_of(
+		size, sampling_rate, estimator_block_key(address, ev->time_us));
+	uint32_t slot;
+
+	replaced = u64map_get(&st->blocks.by_address, address);
 	if (replaced) {
-		if (!st->h->replaced++)
+		if (!st->blocks.slots[replaced->b & UINT32_MAX].listed &&
+		    !st->h->replaced++)
 			st->h->first_replaced_offset = ev->offset;
 		release_block(st, *replaced);
 	}
-	block.b = (uint64_t)stack << 32 |
-		  keep_count(&st->blocks, w.count, half.count, halves,
-			     st->position);
-	if (u64map_put(&st->blocks.by_address, ev->alloc.address, block) < 0)
+	slot = keep_count(&st->blocks, w->count, half.count, halves, born);
+	st->blocks.slots[slot].listed = ev->type == MLYZE_EVENT_LIVE;
+	block.b = (uint64_t)stack << 32 | slot;
+	if (u64map_put(&st->blocks.by_address, address, block) < 0)
 		out_of_memory();
-	add_weight(&st->now[stack].live, &w);
-	st->live_bytes += w.bytes;
-	st->live_variance += w.bytes_variance;
+	add_weight(&st->now[stack].live, w);
+	st->live_bytes += w->bytes;
+	st->live_variance += w->bytes_variance;
 	st->live_samples++;
 	move_halves(st, stack, halves, &half, 1);
 	record_half_peaks(st, ev->time_us);
+}
+
+static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
+{
+	size_t stack = stack_index(st, ev->alloc.stack);
+	struct estimator_weight w =
+		estimator_weigh(ev->alloc.size, ev->alloc.sampling_rate);
+
+	add_weight(&st->now[stack].allocated, &w);
+	make_live(st, ev, ev->alloc.address, ev->alloc.size,
+		  ev->alloc.sampling_rate, stack, &w, st->position);
 }
 
 static void keep_event(struct replay_state *st, const struct mlyze_event *ev)
@@ -593,11 +617,69 @@ static void keep_memory(struct replay_state *st, const struct mlyze_event *ev)
 	memory_series_add(&st->h->memory, &point);
 }
 
-static void replay_event(struct replay_state *st, const struct mlyze_event *ev,
-			 uint64_t first_rate)
+/* A checkpoint starts the profile anew: its trends, and the series of
+ * the live heap at its stride over what is left of the profile. */
+static void on_checkpoint(struct replay_state *st, const mlyze_reader *r,
+			  const struct mlyze_event *ev)
+{
+	const struct mlyze_info *info = mlyze_info(r);
+	struct heap_replay *h = st->h;
+
+	h->checkpoints = ev->checkpoint.number;
+	h->events_discarded = ev->checkpoint.events_before;
+	h->kept_from_us = st->origin_us = ev->time_us;
+	st->in_checkpoint = true;
+	if (info->end_time_us > ev->time_us)
+		st->point_stride_us =
+			(info->end_time_us - ev->time_us) / TIMELINE_POINTS;
+	if (st->point_stride_us == 0)
+		st->point_stride_us = DEFAULT_STRIDE_US;
+	st->next_point_us = ev->time_us;
+}
+
+/* What a stack allocated before the checkpoint. */
+static void on_totals(struct replay_state *st, const struct mlyze_event *ev)
+{
+	size_t stack = stack_index(st, ev->totals.stack);
+	struct estimate *allocated = &st->now[stack].allocated;
+
+	allocated->samples += ev->totals.samples;
+	allocated->bytes += ev->totals.sum->bytes;
+	allocated->bytes_variance += ev->totals.sum->bytes_variance;
+	allocated->count += ev->totals.sum->count;
+	allocated->count_variance += ev->totals.sum->count_variance;
+}
+
+static void on_live(struct replay_state *st, const struct mlyze_event *ev)
+{
+	/* Live since before the checkpoint, where the trends start. */
+	static const double origin[AXES];
+	size_t stack = stack_index(st, ev->live.stack);
+	struct estimator_weight w =
+		estimator_weigh(ev->live.size, ev->live.sampling_rate);
+
+	make_live(st, ev, ev->live.address, ev->live.size,
+		  ev->live.sampling_rate, stack, &w, origin);
+}
+
+static void on_heap_point(struct replay_state *st,
+			  const struct mlyze_event *ev)
+{
+	add_point(st->h, (struct heap_point){
+				 .time_us = ev->heap_point.time_us,
+				 .bytes = ev->heap_point.sum->bytes,
+				 .bytes_variance =
+					 ev->heap_point.sum->bytes_variance,
+				 .samples = ev->heap_point.samples });
+}
+
+static void replay_event(struct replay_state *st, const mlyze_reader *r,
+			 const struct mlyze_event *ev, uint64_t first_rate)
 {
 	struct u64map_value freed;
 
+	if (ev->type <= MLYZE_EVENT_MARKER)
+		st->in_checkpoint = false;
 	switch (ev->type) {
 	case MLYZE_EVENT_ALLOC:
 		on_alloc(st, ev);
@@ -616,6 +698,18 @@ static void replay_event(struct replay_state *st, const struct mlyze_event *ev,
 		break;
 	case MLYZE_EVENT_GC:
 		keep_event(st, ev);
+		break;
+	case MLYZE_EVENT_CHECKPOINT:
+		on_checkpoint(st, r, ev);
+		break;
+	case MLYZE_EVENT_TOTALS:
+		on_totals(st, ev);
+		break;
+	case MLYZE_EVENT_LIVE:
+		on_live(st, ev);
+		break;
+	case MLYZE_EVENT_HEAP_POINT:
+		on_heap_point(st, ev);
 		break;
 	case MLYZE_EVENT_MEMORY:
 		keep_memory(st, ev);
@@ -664,33 +758,117 @@ static void free_state(struct replay_state *st)
 		free(st->halves[half].changed);
 }
 
-static double seconds_since(const mlyze_reader *r, uint64_t time_us)
+static double seconds_since(uint64_t origin_us, uint64_t time_us)
 {
-	uint64_t start = mlyze_info(r)->start_time_us;
+	return time_us > origin_us ? (double)(time_us - origin_us) / 1e6 : 0.0;
+}
 
-	return time_us > start ? (double)(time_us - start) / 1e6 : 0.0;
+/* The block an ALLOC or FREE looks up is seldom in cache: the events are
+ * read a few ahead of their replay, so that their blocks load meanwhile,
+ * and halfway to their replay, what the blocks lead to (a freed block's
+ * slot, the stack's estimates) starts loading too.  Only ALLOC and FREE:
+ * an event of another type ends the read-ahead until it is replayed,
+ * since what it points to lasts only until the next event is read. */
+#define READ_AHEAD 8
+#define LOAD_AHEAD (READ_AHEAD / 2)
+
+struct read_ahead {
+	struct mlyze_event events[READ_AHEAD]; /* a ring */
+	size_t first, count;
+	int rc; /* of the last read */
+};
+
+static bool looks_up_block(const struct mlyze_event *ev)
+{
+	return ev->type == MLYZE_EVENT_ALLOC || ev->type == MLYZE_EVENT_FREE;
+}
+
+static void prefetch_block(const struct replay_state *st,
+			   const struct mlyze_event *ev)
+{
+	if (ev->type == MLYZE_EVENT_ALLOC) {
+		u64map_prefetch(&st->blocks.by_address, ev->alloc.address);
+		__builtin_prefetch(ev->alloc.stack); /* for its index */
+	} else {
+		u64map_prefetch(&st->blocks.by_address, ev->free.address);
+	}
+}
+
+/* The slot and the stack's estimates that ev will touch. */
+static void prefetch_touched(const struct replay_state *st,
+			     const struct mlyze_event *ev)
+{
+	const struct u64map_value *block;
+	size_t stack;
+
+	if (ev->type == MLYZE_EVENT_ALLOC) {
+		stack = ev->alloc.stack->index;
+	} else {
+		block = u64map_get(&st->blocks.by_address, ev->free.address);
+		if (!block)
+			return;
+		__builtin_prefetch(&st->blocks.slots[block->b & UINT32_MAX]);
+		stack = block->b >> 32;
+	}
+	if (stack < st->h->stack_count)
+		__builtin_prefetch(&st->now[stack]);
+}
+
+/* Fills the ring; 1 when it holds an event to replay (the first), else
+ * what the reader returned: 0 at the end, -1 on error. */
+static int read_ahead(mlyze_reader *r, struct read_ahead *a,
+		      const struct replay_state *st)
+{
+	while (a->count < READ_AHEAD &&
+	       (a->count == 0 ||
+		looks_up_block(&a->events[(a->first + a->count - 1) %
+					  READ_AHEAD]))) {
+		struct mlyze_event *ev =
+			&a->events[(a->first + a->count) % READ_AHEAD];
+
+		a->rc = mlyze_next(r, ev);
+		if (a->rc <= 0)
+			break;
+		if (looks_up_block(ev))
+			prefetch_block(st, ev);
+		a->count++;
+	}
+	if (a->count)
+		return 1;
+	return a->rc;
 }
 
 int heap_replay(mlyze_reader *r, struct heap_replay *h,
 		const struct replay_options *options)
 {
 	struct replay_state st = { .h = h };
-	struct mlyze_event ev;
+	struct read_ahead ahead = { .count = 0 };
 	uint64_t first_rate = mlyze_info(r)->sampling_rate;
 	int rc;
 
 	memset(h, 0, sizeof(*h));
 	u64map_init(&st.blocks.by_address);
 	h->last_time_us = h->peak_time_us = mlyze_info(r)->start_time_us;
+	st.origin_us = mlyze_info(r)->start_time_us;
 	start_time_series(&st, r, options);
-	while ((rc = mlyze_next(r, &ev)) > 0) {
-		h->last_time_us = ev.time_us;
+	while ((rc = read_ahead(r, &ahead, &st)) > 0) {
+		const struct mlyze_event *ev = &ahead.events[ahead.first];
+		const struct mlyze_event *later =
+			&ahead.events[(ahead.first + LOAD_AHEAD) % READ_AHEAD];
+
+		if (ahead.count > LOAD_AHEAD && looks_up_block(later))
+			prefetch_touched(&st, later);
+		h->last_time_us = ev->time_us;
 		if (st.growth)
-			st.position[PER_SECOND] = seconds_since(r, ev.time_us);
-		replay_event(&st, &ev, first_rate);
-		follow_time(&st, ev.time_us);
+			st.position[PER_SECOND] =
+				seconds_since(st.origin_us, ev->time_us);
+		replay_event(&st, r, ev, first_rate);
+		if (!st.in_checkpoint)
+			follow_time(&st, ev->time_us);
 		if (++h->events % TICK_EVENTS == 0 && options && options->tick)
 			options->tick(options->tick_ctx, r);
+		ahead.first = (ahead.first + 1) % READ_AHEAD;
+		ahead.count--;
 	}
 	if (rc == 0)
 		finish(&st);

@@ -15,6 +15,9 @@
  * bytes of every stack over the profile, per second and per marker
  * (report-trend.h), and the readings of the process's resident memory
  * with the live heap at their moment (report-memory.h).
+ * A profile that starts at a checkpoint (mlyze(5)) adds the totals it
+ * carries to what each stack allocated, and takes the blocks live at it
+ * as live from then on: its trends run from the checkpoint on.
  * One pass over the events; memory grows
  * with the live sampled blocks and the stacks, not with the events.
  */
@@ -103,6 +106,12 @@ struct heap_replay {
 	uint64_t replaced; /* ALLOCs at an address already live */
 	uint64_t first_replaced_offset;
 	bool rate_changed;
+	/* A profile with a size limit kept only its events after its last
+	 * checkpoint (0 when it has none): they start at kept_from_us, and
+	 * the timeline has one point per earlier checkpoint before. */
+	uint64_t checkpoints;
+	uint64_t kept_from_us;
+	uint64_t events_discarded;
 	struct heap_point *timeline; /* in time order, ends with the end */
 	size_t timeline_count;
 	struct heap_event *events_kept; /* markers and GCs, in time order */

@@ -193,6 +193,11 @@ static json_t *profile_json(const struct report *r,
 				   p->duration_s));
 	set(json, "timeline", timeline);
 	set(json, "resident", resident); /* time, bytes, time, bytes... */
+	/* Before it, the timeline has one point per checkpoint. */
+	if (p->checkpoints)
+		set(json, "kept_from",
+		    json_real(report_seconds(r, p->start_time_us) +
+			      p->kept_from_s));
 	set(json, "peak", peak);
 	set(json, "marks", marks);
 	set(json, "snapshots", snapshots);

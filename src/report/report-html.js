@@ -473,6 +473,13 @@ function drawProfile(p) {
 	g.append(svg("path", { class: "band", d: upper + lower + "Z" }));
 	g.append(svg("path", { class: "heap", d: line }));
 	g.append(drawResident(p.resident));
+	if (p.kept_from !== undefined) { /* a profile with a size limit */
+		const x = chart.x(p.kept_from);
+		g.append(svg("line", { class: "marker", x1: x, x2: x, y1: 10,
+			y2: chart.y(0) }));
+		g.append(svg("text", { x: x - 4, y: 22, "text-anchor": "end" },
+			"before: one point per checkpoint; after: every event"));
+	}
 	let markerRow = 0;
 	for (const [time, kind, label, bytes] of p.marks) {
 		const x = chart.x(time);

@@ -170,6 +170,10 @@ static json_t *profile_json(const struct report *r,
 				       ? json_integer((json_int_t)p->dwarf_stacks)
 				       : json_null());
 	set(o, "events", json_integer((json_int_t)p->events));
+	if (p->checkpoints) { /* a profile with a size limit */
+		set(o, "checkpoints", json_integer((json_int_t)p->checkpoints));
+		set(o, "kept_from_s", json_real(p->kept_from_s));
+	}
 	peak = moment_json(&p->peak);
 	set(peak, "time_s", json_real(p->peak_time_s));
 	set(peak, "single", json_boolean(p->peak_level_share <

@@ -167,6 +167,13 @@ static void profile_block(FILE *out, const struct style *st,
 		line(out, st, "  stacks", text);
 		free(text);
 	}
+	if (p->checkpoints) {
+		text = xasprintf("events from %.1f s on (%" PRIu64
+				 " checkpoints of its size limit)",
+				 p->kept_from_s, p->checkpoints);
+		line(out, st, "  kept", text);
+		free(text);
+	}
 	if (p->complete == 0)
 		line(out, st, "  state", NOT_FINALISED);
 	if (p->truncated)

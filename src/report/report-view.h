@@ -38,6 +38,10 @@ struct profile_summary {
 	bool has_stack_methods; /* the two below are known */
 	uint64_t fp_stacks, dwarf_stacks; /* by the method that took them */
 	uint64_t events;
+	/* A profile with a size limit: its checkpoints, and when the events
+	 * it kept start (since the start); 0 when it has none. */
+	uint64_t checkpoints;
+	double kept_from_s;
 	double peak_time_s; /* since the start */
 	struct estimate peak, end; /* live heap of the profile */
 	/* The share of the run the live heap was within the peak's interval

@@ -150,6 +150,11 @@ static void configure_runtime(const char *runtime, const char *pattern,
 		set_variable("SPPROF_SAMPLING_RATE", value);
 		free(value);
 	}
+	if (options->max_size_given) {
+		value = wrap_format("%" PRIu64, options->max_size);
+		set_variable("SPPROF_MAX_SIZE", value);
+		free(value);
+	}
 	/* A walker given in the environment (empty: none) is kept. */
 	if (getenv("SPPROF_PYTHON_WALKER") == NULL &&
 	    (value = choose_python_walker()) != NULL) {

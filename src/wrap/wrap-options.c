@@ -14,6 +14,7 @@ enum {
 	OPTION_NO_FOLLOW_FORK = 256,
 	OPTION_PYTHON_ALLOCATORS,
 	OPTION_UNWIND,
+	OPTION_MAX_SIZE,
 	OPTION_DORMANT,
 };
 
@@ -25,6 +26,7 @@ static const struct option long_options[] = {
 	{ "python-allocators", required_argument, NULL,
 	  OPTION_PYTHON_ALLOCATORS },
 	{ "unwind", required_argument, NULL, OPTION_UNWIND },
+	{ "max-size", required_argument, NULL, OPTION_MAX_SIZE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -44,6 +46,10 @@ static void print_help(void)
 	       "  -r, --rate=BYTES      mean bytes allocated between two samples;\n"
 	       "                        units K, M, G (or KiB, MiB, GiB) are powers\n"
 	       "                        of 1024 (default: 512K)\n"
+	       "      --max-size=SIZE   when a profile reaches SIZE (units as for\n"
+	       "                        --rate), keep what is live and the totals\n"
+	       "                        and drop older events; 0 for no limit\n"
+	       "                        (default: 256M)\n"
 	       "      --no-follow-fork  profile only the first process, not the\n"
 	       "                        processes it forks or executes\n"
 	       "      --dormant         load the profiler without recording until\n"
@@ -80,6 +86,26 @@ static int usage_error(void)
 	return 2;
 }
 
+/* --max-size: 0, or a size of at least WRAP_MIN_MAX_SIZE. */
+static int parse_max_size(const char *text, struct wrap_options *options)
+{
+	const char *problem = NULL;
+
+	options->max_size = 0;
+	if (strcmp(text, "0") != 0) {
+		problem = wrap_parse_size(text, &options->max_size);
+		if (!problem && options->max_size < WRAP_MIN_MAX_SIZE)
+			problem = "too small (the least is 64K, or 0 for no "
+				  "limit)";
+	}
+	if (problem == NULL) {
+		options->max_size_given = true;
+		return WRAP_RUN;
+	}
+	wrap_error("invalid size limit '%s': %s", text, problem);
+	return usage_error();
+}
+
 static int apply_option(int option, struct wrap_options *options)
 {
 	const char *problem;
@@ -94,6 +120,8 @@ static int apply_option(int option, struct wrap_options *options)
 			return WRAP_RUN;
 		wrap_error("invalid sampling rate '%s': %s", optarg, problem);
 		return usage_error();
+	case OPTION_MAX_SIZE:
+		return parse_max_size(optarg, options);
 	case OPTION_NO_FOLLOW_FORK:
 		options->follow_fork = false;
 		return WRAP_RUN;

@@ -18,6 +18,10 @@ struct wrap_options {
 	const char *output;  /* -o FILE as given; NULL for the default name */
 	uint64_t rate;       /* -r BYTES; 0 when not given */
 	bool follow_fork;    /* false with --no-follow-fork */
+	/* --max-size: SPPROF_MAX_SIZE for COMMAND (bytes, 0 for no limit)
+	 * when max_size_given; else the runtime's default. */
+	uint64_t max_size;
+	bool max_size_given;
 	bool dormant;        /* --dormant: record only on request */
 	bool quiet;          /* -q: no summary at the end */
 	/* --python-allocators: PYTHONMALLOC for COMMAND ("malloc" or
@@ -34,6 +38,9 @@ struct wrap_options {
 #define WRAP_RUN (-1)
 
 int wrap_parse_args(int argc, char **argv, struct wrap_options *options);
+
+/* The smallest size limit of a profile the runtime takes (64 KiB). */
+#define WRAP_MIN_MAX_SIZE (UINT64_C(64) << 10)
 
 /* The largest sampling rate the runtime accepts (1 TiB). */
 #define WRAP_MAX_RATE ESTIMATOR_MAX_SAMPLING_RATE

@@ -5,14 +5,14 @@
 // names the constructor as the site (not main, not std::vector's
 // allocation plumbing) and shows the whole chain of inlined calls.
 // Every vector is 64 KiB, sampled for sure at a sampling rate of 1 byte.
-// The sizes are unsigned long and a Holder is 32 bytes on every
+// The sizes are unsigned long and a Holder is 64 bytes on every
 // architecture, so that the report is the same on 32-bit systems.
 #include <memory>
 #include <vector>
 
 #define ALWAYS_INLINE __attribute__((always_inline)) inline
 
-template <typename T> struct alignas(32) Holder {
+template <typename T> struct alignas(64) Holder {
 	std::vector<T> items;
 	ALWAYS_INLINE explicit Holder(unsigned long n) : items(n) {} // HOLDER
 };

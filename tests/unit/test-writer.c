@@ -19,6 +19,7 @@
 Suite *test_suite(void);
 
 static struct stack_table stacks;
+static struct heap_map heap;
 static struct runtime_config settings;
 static char dir[] = "/tmp/spprof-writer-XXXXXX";
 
@@ -35,7 +36,9 @@ static void setup(void)
 	snprintf(settings.output, sizeof(settings.output), "%s/out.mlyze", dir);
 	ck_assert_int_eq(stack_table_init(&stacks, STACK_TABLE_MAX_DEFAULT), 0);
 	ck_assert_int_eq(modules_init(), 0);
-	ck_assert_int_eq(writer_configure(&settings, &stacks, 4096, 0), 0);
+	ck_assert_int_eq(heap_map_init(&heap, HEAP_MAP_INITIAL_CAPACITY), 0);
+	ck_assert_int_eq(writer_configure(&settings, &stacks, &heap, 4096, 0),
+			 0);
 }
 
 static void teardown(void)

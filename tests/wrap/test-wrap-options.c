@@ -123,6 +123,26 @@ START_TEST(arguments_parsed)
 }
 END_TEST
 
+START_TEST(size_limits)
+{
+	struct wrap_options options;
+
+	ck_assert_int_eq(parse("wrap cmd", &options), WRAP_RUN);
+	ck_assert(!options.max_size_given);
+	ck_assert_int_eq(parse("wrap --max-size=64K cmd", &options), WRAP_RUN);
+	ck_assert(options.max_size_given);
+	ck_assert_uint_eq(options.max_size, 65536);
+	ck_assert_int_eq(parse("wrap --max-size=0 cmd", &options), WRAP_RUN);
+	ck_assert(options.max_size_given);
+	ck_assert_uint_eq(options.max_size, 0);
+	ck_assert_int_eq(parse("wrap --max-size=1G cmd", &options), WRAP_RUN);
+	ck_assert_uint_eq(options.max_size, UINT64_C(1) << 30);
+	ck_assert_int_eq(parse("wrap --max-size=63K cmd", &options), 2);
+	ck_assert_int_eq(parse("wrap --max-size=0K cmd", &options), 2);
+	ck_assert_int_eq(parse("wrap --max-size=big cmd", &options), 2);
+}
+END_TEST
+
 START_TEST(parsing_stops_at_command)
 {
 	struct wrap_options options;
@@ -240,6 +260,7 @@ Suite *test_suite(void)
 	tcase_add_test(cases, sizes_accepted);
 	tcase_add_test(cases, sizes_refused);
 	tcase_add_test(cases, arguments_parsed);
+	tcase_add_test(cases, size_limits);
 	tcase_add_test(cases, parsing_stops_at_command);
 	tcase_add_test(cases, usage_errors);
 	tcase_add_test(cases, host_expanded);

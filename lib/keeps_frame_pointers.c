@@ -1,19 +1,16 @@
-/* frame_pointers.c - which objects keep frame pointers (see
- * frame_pointers.h). */
+/* keeps_frame_pointers.c - which objects keep frame pointers (see
+ * keeps_frame_pointers.h). */
 #include "config.h"
 
-#include "frame_pointers.h"
+#include "keeps_frame_pointers.h"
 
 #include <stdint.h>
 #include <string.h>
 
+#include "eh_frame_hdr.h"
 #include "unwind_arch.h"
 
 #define SAMPLED_FUNCTIONS 64
-
-/* .eh_frame_hdr: version 1, eh_frame_ptr as pcrel sdata4, fde_count as
- * udata4, a table of (function, FDE) as datarel sdata4 pairs. */
-static const uint8_t usual_header[4] = { 1, 0x1b, 0x03, 0x3b };
 
 static const uint8_t *search_table(const struct dl_phdr_info *info,
 				   uint32_t *count)
@@ -22,13 +19,13 @@ static const uint8_t *search_table(const struct dl_phdr_info *info,
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		const uint8_t *hdr;
 
-		if (ph->p_type != PT_GNU_EH_FRAME || ph->p_memsz < 12)
+		if (ph->p_type != PT_GNU_EH_FRAME ||
+		    ph->p_memsz < EH_FRAME_HDR_TABLE)
 			continue;
 		hdr = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-		if (memcmp(hdr, usual_header, sizeof(usual_header)))
-			return NULL;
-		memcpy(count, hdr + 8, sizeof(*count));
-		if ((uint64_t)*count * 8 > ph->p_memsz - 12)
+		*count = eh_frame_hdr_count(hdr);
+		if ((uint64_t)*count * EH_FRAME_HDR_ENTRY >
+		    ph->p_memsz - EH_FRAME_HDR_TABLE)
 			return NULL;
 		return hdr;
 	}
@@ -59,11 +56,8 @@ int object_keeps_frame_pointers(const struct dl_phdr_info *info)
 		return 0;
 	step = count > SAMPLED_FUNCTIONS ? count / SAMPLED_FUNCTIONS : 1;
 	for (uint32_t i = 0; i < count; i += step) {
-		int32_t offset;
-		uintptr_t code;
+		uintptr_t code = eh_frame_hdr_entry(hdr, i).function;
 
-		memcpy(&offset, hdr + 12 + (size_t)i * 8, sizeof(offset));
-		code = (uintptr_t)hdr + (intptr_t)offset;
 		if (!readable_code(info, code))
 			continue;
 		looked++;

@@ -1,4 +1,4 @@
-/* frame_pointers.h - whether a loaded object's code keeps frame pointers.
+/* keeps_frame_pointers.h - whether a loaded object keeps frame pointers.
  *
  * Contract: object_keeps_frame_pointers() looks at the first instructions
  * of up to 64 functions spread over the search table of the object's
@@ -10,11 +10,11 @@
  * it, or of another architecture counts as keeping none.  Reads only the
  * object's mapped memory, allocates nothing.
  */
-#ifndef SPPROF_FRAME_POINTERS_H
-#define SPPROF_FRAME_POINTERS_H
+#ifndef SPPROF_KEEPS_FRAME_POINTERS_H
+#define SPPROF_KEEPS_FRAME_POINTERS_H
 
 #include <link.h>
 
 int object_keeps_frame_pointers(const struct dl_phdr_info *info);
 
-#endif /* SPPROF_FRAME_POINTERS_H */
+#endif /* SPPROF_KEEPS_FRAME_POINTERS_H */
