@@ -16,8 +16,11 @@ for dir in "$here"/arch/*/; do
 		diff -u "$dir/alloc-program.out" "$scratch/out" &&
 			diff -u "$dir/alloc-program.err" "$scratch/err"
 		verdict "$arch profile: the report there" $?
+		# from main on: the C library's frames are named from
+		# whatever this system has at their path
 		(cd "$dir" && "$report" --format folded --sysroot=root \
-			alloc-program.mlyze) >"$scratch/folded" 2>/dev/null
+			alloc-program.mlyze) 2>/dev/null |
+			sed 's/^.*;main;/main;/' >"$scratch/folded"
 		diff -u "$dir/alloc-program.folded" "$scratch/folded"
 		verdict "$arch profile: the folded stacks there" $?
 	fi
