@@ -171,6 +171,45 @@ static int refused_why(long pid, char *why, size_t size)
 	return 0;
 }
 
+/* Allocators that programs link in place of the C library's.  The runtime
+ * loaded late would hand their blocks to the C library's allocator (it
+ * finds no allocator after itself), which corrupts the heap or hangs the
+ * program; preloaded, it is found before them and forwards to them. */
+static const char *const replacement_allocators[] = {
+	"libjemalloc", "libtcmalloc", "libmimalloc", "libhoard",
+	"libsnmalloc", "libtbbmalloc", "librpmalloc",
+};
+
+/* The replacement allocator process `pid` has mapped, copied to `name`;
+ * 0 when it has none. */
+static int replacement_allocator(long pid, char *name, size_t size)
+{
+	char maps[64], line[PATH_MAX + 128];
+	const char *file;
+	int found = 0;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%ld/maps", pid);
+	if (!(f = fopen(maps, "r")))
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (!(file = strrchr(line, '/')))
+			continue;
+		file++;
+		for (size_t i = 0; i < sizeof(replacement_allocators) /
+					       sizeof(*replacement_allocators);
+		     i++)
+			if (strncmp(file, replacement_allocators[i],
+				    strlen(replacement_allocators[i])) == 0) {
+				snprintf(name, size, "%.*s",
+					 (int)strcspn(file, "\n"), file);
+				found = 1;
+			}
+	}
+	fclose(f);
+	return found;
+}
+
 /* Appends to the argument list (strings live in `store`). */
 struct gdb_command {
 	char *argv[ARGS_MAX];
@@ -301,7 +340,7 @@ static const char *last_lines(const char *output)
 int ctl_attach(const struct ctl_attach_request *r, char *why, size_t size)
 {
 	static struct gdb_command command;
-	char output[GDB_OUTPUT_MAX], script[PATH_MAX];
+	char output[GDB_OUTPUT_MAX], script[PATH_MAX], allocator[NAME_MAX + 1];
 	int status;
 
 	if (!gdb_found())
@@ -310,6 +349,12 @@ int ctl_attach(const struct ctl_attach_request *r, char *why, size_t size)
 				"install gdb; Fedora: dnf install gdb)"), -1;
 	if (refused_why(r->pid, why, size) < 0)
 		return -1;
+	if (replacement_allocator(r->pid, allocator, sizeof(allocator)))
+		return snprintf(why, size, "process %ld allocates with %s, not "
+				"the C library's malloc, which a runtime loaded "
+				"late cannot stand in front of: start the program "
+				"under memprof-wrap (--dormant, to start recording "
+				"later with memprof-ctl start)", r->pid, allocator), -1;
 	if (write_script(script, sizeof(script)) < 0)
 		return snprintf(why, size, "%s: %s", script, strerror(errno)), -1;
 	if (build_command(r, script, &command) < 0) {

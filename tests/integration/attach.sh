@@ -148,6 +148,21 @@ else
 	echo "not root: attach to another user's process not tested"
 fi
 finish err $victim "holding 65536 bytes\ndone\n"
+# A program that allocates with another allocator is refused, untouched:
+# a runtime loaded after that allocator would hand its blocks to the C
+# library's (Debian's redis-server hung so).
+jemalloc=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -n 1)
+if [ -n "$jemalloc" ]; then
+	LD_PRELOAD=$jemalloc "$integ_bin/hold-program" 64 "$scratch/je.stop" \
+		>je.out 2>je.err &
+	victim=$!
+	wait_for_line je.out holding
+	expect 1 "process $victim allocates with libjemalloc.so.2, not the C library's malloc" \
+		attach $victim
+	finish je $victim "holding 65536 bytes\ndone\n"
+else
+	echo "libjemalloc2 not installed: attach to a program using it not tested"
+fi
 [ -z "$(ls "$XDG_RUNTIME_DIR/spprof")" ] ||
 	fail "entries left behind: $(ls "$XDG_RUNTIME_DIR/spprof")"
 pass
