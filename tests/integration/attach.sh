@@ -139,9 +139,20 @@ grep -q "attach needs gdb, which is not on PATH: install it (Debian, Ubuntu: apt
 	fail "no gdb: $(cat ctl.out)"
 expect 1 "no process 999999999" attach 999999999
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	# nobody runs a copy: the build tree may be in a private directory.
+	as_nobody=$(mktemp -d /tmp/memprof-attach.XXXXXX) || exit 99
+	chmod 755 "$as_nobody"
+	cp "$abs_top_builddir/src/.libs/memprof-ctl" \
+		"$abs_top_builddir/src/mlyze/.libs/libmlyze.so.0" \
+		"$abs_top_builddir/lib/.libs/libspprof-alloc.so.0" "$as_nobody/"
+	chmod 755 "$as_nobody"/*
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		env XDG_RUNTIME_DIR="$scratch/nobody" "$ctl" attach $victim \
-		>ctl.out 2>&1 && fail "attach as another user succeeded"
+		env XDG_RUNTIME_DIR="$scratch/nobody" \
+		LD_LIBRARY_PATH="$as_nobody" \
+		SPPROF_RUNTIME="$as_nobody/libspprof-alloc.so.0" \
+		"$as_nobody/memprof-ctl" attach $victim >ctl.out 2>&1 &&
+		fail "attach as another user succeeded"
+	rm -rf "$as_nobody"
 	grep -q "process $victim belongs to user 0: run memprof-ctl as that user or as root" ctl.out ||
 		fail "another user's process: $(cat ctl.out)"
 else
