@@ -17,6 +17,7 @@ EXTRA_DIST += \
 	debian/python3-spprof.install \
 	debian/rules \
 	debian/source/format \
+	debian/source/lintian-overrides \
 	debian/spprof-mem.docs \
 	debian/spprof-mem.examples \
 	debian/spprof-mem.install \
