@@ -24,6 +24,8 @@
 #define REBUILD_SPINS 1024
 #define REBUILD_URGENT_WAIT_NS 200000000ull
 #define REBUILD_HOLDOFF 64
+/* A rebuild gives the old table back to the system in steps this long. */
+#define RELEASE_SLOTS ((size_t)4096)
 
 /* Birth sequence numbers only need to differ between the records a slot
  * holds over time; each thread numbers its own from a block of 2^32 taken
@@ -256,19 +258,20 @@ void heap_map_after_fork(struct heap_map *map)
 }
 
 /* The size the table should be rebuilt at, or 0 when it is fine: twice
- * as large when half of it is live, the same when tombstones leave less
- * than a quarter of it empty (and a rebuild frees at least an eighth) or
- * none at all. */
+ * as large when HEAP_MAP_GROW_PERCENT of it is live, the same when
+ * tombstones leave less than an eighth of it empty (a rebuild then frees
+ * at least an eighth, as live records are fewer than the share that
+ * grows it) or none at all. */
 static size_t rebuild_capacity(const struct heap_map *map)
 {
 	size_t capacity = capacity_of(map);
 	uint64_t live = atomic_load_explicit(&map->live, relaxed);
 	uint64_t used = atomic_load_explicit(&map->used, relaxed);
 
-	if (live * 2 >= capacity && capacity < max_capacity_of(map))
+	if (live * 100 >= (uint64_t)capacity * HEAP_MAP_GROW_PERCENT &&
+	    capacity < max_capacity_of(map))
 		return capacity * 2;
-	if (used >= capacity ||
-	    (used * 4 >= (uint64_t)capacity * 3 && live * 8 <= capacity * 5))
+	if (used >= capacity || used * 8 >= (uint64_t)capacity * 7)
 		return capacity;
 	return 0;
 }
@@ -287,16 +290,27 @@ static size_t settled_slot(const struct heap_slot *slots, size_t capacity,
 }
 
 /* Copies the live records into a new table: no call is in progress, so
- * every key is EMPTY, a TOMBSTONE or a live address. */
+ * every key is EMPTY, a TOMBSTONE or a live address.  The old table's
+ * pages go back to the system as soon as their records are copied, so
+ * that the process never holds both tables whole: with every block
+ * sampled, the table is a good part of the process's memory. */
 static void copy_live(const struct heap_map *map, struct heap_slot *to,
 		      size_t capacity)
 {
+	struct heap_slot *old = slots_of(map);
+	size_t released = 0;
+
 	for (size_t i = 0; i < capacity_of(map); i++) {
-		const struct heap_slot *from = &slots_of(map)[i];
+		const struct heap_slot *from = &old[i];
 		uintptr_t key = atomic_load_explicit(&from->key, relaxed);
 
 		if (key != HEAP_SLOT_EMPTY && key != HEAP_SLOT_TOMBSTONE)
 			to[settled_slot(to, capacity, key, capacity)] = *from;
+		if (i + 1 - released == RELEASE_SLOTS) {
+			rawmem_release(&old[released],
+				       RELEASE_SLOTS * sizeof(*old));
+			released = i + 1;
+		}
 	}
 }
 

@@ -18,9 +18,10 @@
  * records than were ever live at one time.
  *
  * The table starts small, so that a program with few live samples touches
- * a few pages of it, and is rebuilt twice as large when half full (up to
- * the capacity given to init), or at the same size when tombstones fill
- * it.  Operations pass a gate that a rebuild closes: between reserve()
+ * a few pages of it, and is rebuilt twice as large when three quarters
+ * full (up to the capacity given to init), or at the same size when
+ * tombstones fill it; a rebuild gives the old table's pages back as it
+ * goes, so that the two tables are never both whole in memory.  Operations pass a gate that a rebuild closes: between reserve()
  * and finalize(), and within every other call, the table cannot move.
  * Calls wait only while a rebuild moves the live records; a rebuild
  * waits only briefly for the calls in progress and is otherwise retried
@@ -43,9 +44,13 @@
 #define HEAP_SLOT_TOMBSTONE (~(uintptr_t)0)
 
 #define HEAP_MAP_MAX_PROBE 128
-/* 1024 slots take 64 KiB, enough for a program with up to 500 live
- * samples (about 250 MiB of live heap at the default rate). */
+/* 1024 slots take 64 KiB, enough for a program with up to 750 live
+ * samples (about 375 MiB of live heap at the default rate). */
 #define HEAP_MAP_INITIAL_CAPACITY (1u << 10)
+/* The table grows when this share of its slots is live: with every block
+ * sampled it is a good part of the process's memory, so it stays mostly
+ * full, while linear probes stay a few slots long. */
+#define HEAP_MAP_GROW_PERCENT 75
 /* 4M slots hold ~3M live samples, 1.5 TiB of live heap at the default
  * rate or 3M live blocks when every block is sampled. */
 #define HEAP_MAP_DEFAULT_MAX_CAPACITY (1u << 22)

@@ -170,7 +170,9 @@ START_TEST(grows_from_small_keeping_every_record)
 	ck_assert_uint_eq(atomic_load(&m.capacity), HEAP_MAP_INITIAL_CAPACITY);
 	for (uintptr_t a = 1; a <= count; a++)
 		insert(&m, a << 12);
-	ck_assert_uint_eq(atomic_load(&m.capacity), 1 << 16);
+	/* 20000 live records fill 61 % of 32768 slots: the table grows when
+	 * three quarters full, not at half. */
+	ck_assert_uint_eq(atomic_load(&m.capacity), 1 << 15);
 	ck_assert_uint_eq(atomic_load(&m.full_drops), 0);
 	ck_assert_uint_eq(live_records(&m), count);
 	for (uintptr_t a = 1; a <= count; a++) {
@@ -201,8 +203,8 @@ START_TEST(tombstones_never_fill_the_table)
 	}
 	ck_assert_uint_eq(atomic_load(&m.capacity), HEAP_MAP_INITIAL_CAPACITY);
 	ck_assert_uint_gt(atomic_load(&m.rebuilds), 0);
-	ck_assert_uint_lt(atomic_load(&m.used) * 4,
-			  HEAP_MAP_INITIAL_CAPACITY * 3);
+	ck_assert_uint_lt(atomic_load(&m.used) * 8,
+			  HEAP_MAP_INITIAL_CAPACITY * 7);
 	ck_assert_uint_eq(live_records(&m), 8);
 	ck_assert_uint_le(atomic_load(&m.max_probe), 64);
 	ck_assert_int_eq(heap_map_remove(&m, 0x123000, &out), 0);
