@@ -16,13 +16,12 @@
 
 set -u
 
-if [ $# -ne 2 ]; then
+[ $# -eq 2 ] || {
 	echo "usage: rss-at-rate-1.sh BUILDDIR SRCDIR" >&2
 	exit 2
-fi
-builddir=$1
+}
+wrap=$1/src/memprof-wrap
 srcdir=$2
-wrap=$builddir/src/memprof-wrap
 rounds=${BENCH_RSS_ROUNDS:-3}
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/rss-bench.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
