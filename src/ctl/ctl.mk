@@ -6,6 +6,7 @@ src_memprof_ctl_SOURCES = \
 	src/ctl/ctl-registry.c src/ctl/ctl-registry.h \
 	src/ctl/ctl-request.c src/ctl/ctl-request.h \
 	src/ctl/ctl-summary.c src/ctl/ctl-summary.h \
+	src/ctl/ctl-metrics.c src/ctl/ctl-metrics.h \
 	src/ctl/ctl-top.c src/ctl/ctl-top.h \
 	src/ctl/ctl-attach.c src/ctl/ctl-attach.h \
 	lib/process_start.c lib/process_start.h lib/control_page.h \
