@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ctl-summary.h"
+#include "ctl-sites.h"
 
 /* Bytes of a label value kept, before escaping: a command line or a
  * service name is identified by far less. */
@@ -22,8 +22,9 @@
 /* What one process shows. */
 struct process_metrics {
 	char labels[LABELS_MAX]; /* pid="..",command="..",service=".." */
-	struct ctl_summary summary;
+	struct ctl_sites sites;
 	double profile_bytes; /* the streamed file's size */
+	memprof_stats stats;  /* as the runtime last answered a request */
 };
 
 /* The length of the UTF-8 character at s (of n bytes), or 0 when s
@@ -59,23 +60,35 @@ static size_t utf8_length(const unsigned char *s, size_t n)
 	return length;
 }
 
+/* FNV-1a, of the whole value. */
+static uint32_t value_hash(const char *value)
+{
+	uint32_t hash = 2166136261u;
+
+	for (const unsigned char *c = (const unsigned char *)value; *c; c++)
+		hash = (hash ^ *c) * 16777619u;
+	return hash;
+}
+
 /* Appends name="value" to out (of size bytes, holding a string), value
  * escaped as the text format wants, cut at LABEL_VALUE_MAX bytes, and
- * anything but printable UTF-8 (and the newline) as '?'. */
+ * anything but printable UTF-8 (and the newline) as '?'.  A value cut or
+ * changed so ends in " #" and a hash of the whole, so that two values
+ * never become one label (two series Prometheus would refuse). */
 static void add_label(char *out, size_t size, const char *name,
 		      const char *value)
 {
 	const unsigned char *v = (const unsigned char *)value;
 	size_t n = strnlen(value, LABEL_VALUE_MAX);
 	size_t at = strlen(out);
+	bool altered = v[n] != '\0';
 
 	/* Cut between characters, not inside one. */
 	while (n > 0 && (v[n] & 0xc0) == 0x80)
 		n--;
-
 	at += (size_t)snprintf(out + at, size - at, "%s%s=\"",
 			       at ? "," : "", name);
-	for (size_t i = 0; i < n && at + 8 < size;) {
+	for (size_t i = 0; i < n && at + 16 < size;) {
 		size_t length = utf8_length(v + i, n - i);
 
 		if (v[i] == '\\' || v[i] == '"' || v[i] == '\n') {
@@ -83,12 +96,16 @@ static void add_label(char *out, size_t size, const char *name,
 			out[at++] = v[i] == '\n' ? 'n' : (char)v[i];
 		} else if (length == 0 || v[i] < 0x20 || v[i] == 0x7f) {
 			out[at++] = '?';
+			altered = true;
 		} else {
 			memcpy(out + at, v + i, length);
 			at += length;
 		}
 		i += length ? length : 1;
 	}
+	if (altered)
+		at += (size_t)snprintf(out + at, size - at, " #%08x",
+				       (unsigned)value_hash(value));
 	snprintf(out + at, size - at, "\"");
 }
 
@@ -130,10 +147,12 @@ static int gather(const struct ctl_process *p,
 		snprintf(why, size, "not recording");
 		return -1;
 	}
-	if (ctl_summarise(p->page.part, &m->summary, why, size) < 0)
+	if (ctl_sites_read(p->page.part, opt->top_sites, &m->sites, why,
+			   size) < 0)
 		return -1;
 	m->profile_bytes = stat(p->page.part, &st) == 0 ? (double)st.st_size
 							: 0.0;
+	m->stats = p->page.stats;
 	snprintf(pid, sizeof(pid), "%ld", p->pid);
 	service_of(p->pid, opt->service_variable ? opt->service_variable : "",
 		   service, sizeof(service));
@@ -146,25 +165,36 @@ static int gather(const struct ctl_process *p,
 
 static double live_heap(const struct process_metrics *m)
 {
-	return m->summary.live_bytes;
+	return m->sites.summary.live_bytes;
 }
 
 /* The 95 % interval's bounds; the heap is never below nothing. */
 static double live_heap_lower(const struct process_metrics *m)
 {
-	double lower = m->summary.live_bytes - m->summary.live_error;
+	double lower = m->sites.summary.live_bytes - m->sites.summary.live_error;
 
 	return lower > 0 ? lower : 0;
 }
 
 static double live_heap_upper(const struct process_metrics *m)
 {
-	return m->summary.live_bytes + m->summary.live_error;
+	return m->sites.summary.live_bytes + m->sites.summary.live_error;
+}
+
+static double allocated(const struct process_metrics *m)
+{
+	return m->sites.summary.allocated_bytes;
 }
 
 static double samples(const struct process_metrics *m)
 {
-	return (double)m->summary.samples;
+	return (double)m->sites.summary.samples;
+}
+
+static double dropped_samples(const struct process_metrics *m)
+{
+	return (double)(m->stats.heap_map_full_drops +
+			m->stats.stack_table_drops);
 }
 
 static double profile_size(const struct process_metrics *m)
@@ -172,33 +202,82 @@ static double profile_size(const struct process_metrics *m)
 	return m->profile_bytes;
 }
 
-/* The families written per process, in order. */
+static const struct ctl_site *largest_sites(const struct process_metrics *m,
+					    size_t *count)
+{
+	*count = m->sites.largest_count;
+	return m->sites.largest;
+}
+
+static const struct ctl_site *growing_sites(const struct process_metrics *m,
+					    size_t *count)
+{
+	*count = m->sites.growing_count;
+	return m->sites.growing;
+}
+
+/* The metric families, in order: one series per process (value), or
+ * one per site of each process (sites). */
 static const struct family {
 	const char *name, *type, *help;
 	double (*value)(const struct process_metrics *m);
+	const struct ctl_site *(*sites)(const struct process_metrics *m,
+					size_t *count);
 } families[] = {
 	{ "memprof_live_heap_bytes", "gauge",
-	  "Estimated live heap of the process.", live_heap },
+	  "Estimated live heap of the process.", live_heap, NULL },
 	{ "memprof_live_heap_lower_bytes", "gauge",
 	  "Lower bound of the 95 % interval of the live heap.",
-	  live_heap_lower },
+	  live_heap_lower, NULL },
 	{ "memprof_live_heap_upper_bytes", "gauge",
 	  "Upper bound of the 95 % interval of the live heap.",
-	  live_heap_upper },
+	  live_heap_upper, NULL },
+	{ "memprof_allocated_bytes_total", "counter",
+	  "Estimated bytes allocated since the profile started.", allocated,
+	  NULL },
 	{ "memprof_samples_total", "counter",
-	  "Allocations sampled into the profile so far.", samples },
+	  "Allocations sampled into the profile so far.", samples, NULL },
+	{ "memprof_dropped_samples_total", "counter",
+	  "Samples the runtime dropped because its tables were full, as it "
+	  "last reported them (to a memprof-ctl request).",
+	  dropped_samples, NULL },
 	{ "memprof_profile_size_bytes", "gauge",
-	  "Size of the streamed profile on disk.", profile_size },
+	  "Size of the streamed profile on disk.", profile_size, NULL },
+	{ "memprof_site_live_bytes", "gauge",
+	  "Estimated live bytes of the sites that hold the most, by function "
+	  "as memprof-report --top names them.", NULL, largest_sites },
+	{ "memprof_site_growth_bytes_per_second", "gauge",
+	  "Growth of the live bytes of the sites memprof-report --leaks finds "
+	  "growing significantly, over the profile.", NULL, growing_sites },
 };
+
+static void write_sites(FILE *out, const struct family *f,
+			const struct process_metrics *m)
+{
+	char site[LABELS_MAX];
+	size_t count;
+	const struct ctl_site *sites = f->sites(m, &count);
+
+	for (size_t k = 0; k < count; k++) {
+		site[0] = '\0';
+		add_label(site, sizeof(site), "site", sites[k].name);
+		fprintf(out, "%s{%s,%s} %.17g\n", f->name, m->labels, site,
+			sites[k].value);
+	}
+}
 
 static void write_family(FILE *out, const struct family *f,
 			 const struct process_metrics *metrics, size_t count)
 {
 	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", f->name, f->help,
 		f->name, f->type);
-	for (size_t i = 0; i < count; i++)
-		fprintf(out, "%s{%s} %.17g\n", f->name, metrics[i].labels,
-			f->value(&metrics[i]));
+	for (size_t i = 0; i < count; i++) {
+		if (f->sites)
+			write_sites(out, f, &metrics[i]);
+		else
+			fprintf(out, "%s{%s} %.17g\n", f->name,
+				metrics[i].labels, f->value(&metrics[i]));
+	}
 }
 
 /* A comment line saying why a process is left out: a line, whatever
@@ -233,6 +312,8 @@ int ctl_metrics_render(FILE *out, const struct ctl_process *procs,
 	}
 	for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++)
 		write_family(out, &families[f], metrics, shown);
+	for (size_t i = 0; i < shown; i++)
+		ctl_sites_free(&metrics[i].sites);
 	free(metrics);
 	if (fflush(out) != 0 || ferror(out)) {
 		snprintf(why, size, "write error: %s", strerror(errno));

@@ -7,9 +7,11 @@
 #include <check.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,15 +24,25 @@ Suite *test_suite(void); /* run by tests/unit/suite-main.c */
 static char dir[] = "/tmp/check-metrics-XXXXXX";
 static char profile[PATH_MAX];
 
-/* Sampled at every byte, so that the estimates are the truth: 300 bytes
- * allocated, 200 live at the end. */
+/* Sampled at every byte, so that the estimates are the truth.  Over
+ * three seconds, handle_request holds 1000 bytes throughout and frees
+ * 500 more after 1.5 s (shrinking), while cache_put keeps 100 bytes more
+ * every second (growing: its least-squares line over the 3 s rises by
+ * 12/3^3 * 200 = 800/9 bytes a second); 1300 bytes live at the end. */
 static const char small_profile[] =
 	"header start=1000000\n"
 	"metadata {\"sampling_rate\": 1, \"pid\": 42}\n"
-	"stack 0 7 native:0x1000\n"
-	"alloc 5 0x10 100 7 1\n"
-	"alloc 5 0x20 200 7 1\n"
-	"free 5 0x10\n";
+	"string 0 0 0 /srv/app.py\n"
+	"string 0 1 0 handle_request\n"
+	"string 0 1 1 cache_put\n"
+	"stack 0 0 python:0:0:10\n"
+	"stack 0 1 python:0:1:20\n"
+	"alloc 0 0x10 1000 0 1\n"
+	"alloc 0 0x60 500 0 1\n"
+	"alloc 1000000 0x20 100 1 1\n"
+	"free 500000 0x60\n"
+	"alloc 500000 0x30 100 1 1\n"
+	"alloc 1000000 0x40 100 1 1\n";
 
 static void write_profile(const char *script)
 {
@@ -116,48 +128,91 @@ static void teardown(void)
 	scratch_dir_remove(dir);
 }
 
+/* Whether `line` is a whole line of text. */
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *at = strstr(text, line); at;
+	     at = strstr(at + 1, line))
+		if ((at == text || at[-1] == '\n') && at[n] == '\n')
+			return true;
+	return false;
+}
+
+static unsigned occurrences(const char *text, const char *what)
+{
+	unsigned n = 0;
+
+	for (const char *at = strstr(text, what); at;
+	     at = strstr(at + 1, what))
+		n++;
+	return n;
+}
+
+static long file_size(const char *path)
+{
+	struct stat st;
+
+	ck_assert_int_eq(stat(path, &st), 0);
+	return (long)st.st_size;
+}
+
 START_TEST(known_heap)
 {
 	pid_t service = start_service("shop");
 	struct ctl_process p = recording(service, "shopd --port 80");
 	char *text = render(&p, 1);
-	char expected[4096], labels[128];
-	long size;
-	FILE *f = fopen(profile, "rb");
+	char labels[128], line[256];
+	const char *expected[][3] = {
+		{ "memprof_live_heap_bytes", "1300" },
+		{ "memprof_live_heap_lower_bytes", "1300" },
+		{ "memprof_live_heap_upper_bytes", "1300" },
+		{ "memprof_allocated_bytes_total", "1800" },
+		{ "memprof_samples_total", "5" },
+		{ "memprof_dropped_samples_total", "0" },
+		{ "memprof_site_live_bytes", "1000", ",site=\"handle_request (/srv/app.py:10)\"" },
+		{ "memprof_site_live_bytes", "300", ",site=\"cache_put (/srv/app.py:20)\"" },
+		{ "memprof_site_growth_bytes_per_second", "88.888888888888886",
+		  ",site=\"cache_put (/srv/app.py:20)\"" },
+	};
 
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	fclose(f);
+	stop_service(service);
 	snprintf(labels, sizeof(labels),
 		 "pid=\"%d\",command=\"shopd --port 80\",service=\"shop\"",
 		 (int)service);
-	snprintf(expected, sizeof(expected),
-		 "# HELP memprof_live_heap_bytes Estimated live heap of the "
-		 "process.\n"
-		 "# TYPE memprof_live_heap_bytes gauge\n"
-		 "memprof_live_heap_bytes{%s} 200\n"
-		 "# HELP memprof_live_heap_lower_bytes Lower bound of the "
-		 "95 %% interval of the live heap.\n"
-		 "# TYPE memprof_live_heap_lower_bytes gauge\n"
-		 "memprof_live_heap_lower_bytes{%s} 200\n"
-		 "# HELP memprof_live_heap_upper_bytes Upper bound of the "
-		 "95 %% interval of the live heap.\n"
-		 "# TYPE memprof_live_heap_upper_bytes gauge\n"
-		 "memprof_live_heap_upper_bytes{%s} 200\n"
-		 "# HELP memprof_samples_total Allocations sampled into the "
-		 "profile so far.\n"
-		 "# TYPE memprof_samples_total counter\n"
-		 "memprof_samples_total{%s} 2\n"
-		 "# HELP memprof_profile_size_bytes Size of the streamed "
-		 "profile on disk.\n"
-		 "# TYPE memprof_profile_size_bytes gauge\n"
-		 "memprof_profile_size_bytes{%s} %ld\n",
-		 labels, labels, labels, labels, labels, size);
-	stop_service(service);
-	ck_assert_str_eq(text, expected);
+	for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++) {
+		snprintf(line, sizeof(line), "%s{%s%s} %s", expected[i][0],
+			 labels, expected[i][2] ? expected[i][2] : "",
+			 expected[i][1]);
+		ck_assert_msg(has_line(text, line), "no line %s in\n%s", line,
+			      text);
+		/* One family per name: its HELP and TYPE once. */
+		snprintf(line, sizeof(line), "# TYPE %s ", expected[i][0]);
+		ck_assert_uint_eq(occurrences(text, line), 1);
+	}
+	ck_assert_uint_eq(occurrences(text, "handle_request"), 1);
+	snprintf(line, sizeof(line), "memprof_profile_size_bytes{%s} %ld",
+		 labels, file_size(profile));
+	ck_assert(has_line(text, line));
 	free(text);
 }
 END_TEST
+
+/* Whether `text` holds `before`, then the " #" and 8 hex digits that
+ * mark a value cut or changed, then `after`. */
+static bool has_altered(const char *text, const char *before,
+			const char *after)
+{
+	const char *at = strstr(text, before);
+
+	if (!at)
+		return false;
+	at += strlen(before);
+	if (strncmp(at, " #", 2) != 0 || strspn(at + 2, "0123456789abcdef") != 8)
+		return false;
+	return strncmp(at + 10, after, strlen(after)) == 0;
+}
 
 /* Label values hold whatever a program put in its command line and
  * environment: they are escaped, never break a line or a label. */
@@ -167,33 +222,51 @@ START_TEST(hostile_labels)
 	struct ctl_process p = recording(service, "a\"b\\c\nd\te\xff\xc0\x80"
 						  "\xed\xa0\x80\xc3\xa9");
 	char *text = render(&p, 1);
-	char labels[256];
+	char before[256];
 
-	snprintf(labels, sizeof(labels),
-		 "memprof_live_heap_bytes{pid=\"%d\",command=\"a\\\"b\\\\c\\n"
-		 "d?e??????\xc3\xa9\",service=\"we\\\"b\\\\x\\ny}\"} 200\n",
-		 (int)service);
+	snprintf(before, sizeof(before),
+		 "\nmemprof_live_heap_bytes{pid=\"%d\",command=\"a\\\"b\\\\c"
+		 "\\nd?e??????\xc3\xa9", (int)service);
 	stop_service(service);
-	ck_assert_ptr_nonnull(strstr(text, labels));
+	ck_assert_msg(has_altered(text, before,
+				  "\",service=\"we\\\"b\\\\x\\ny}\"} 1300\n"),
+		      "%s", text);
 	free(text);
 }
 END_TEST
 
-/* A long value is cut, on a character's boundary. */
+/* The command label of a process running `command`, in a string to
+ * free(). */
+static char *command_label(const char *command)
+{
+	struct ctl_process p = recording(1, command);
+	char *text = render(&p, 1);
+	char *value = strstr(text, "command=\"") + strlen("command=\"");
+	char *label = strndup(value, strcspn(value, "\""));
+
+	free(text);
+	return label;
+}
+
+/* A long value is cut, on a character's boundary; values that differ
+ * only past the cut stay apart. */
 START_TEST(long_labels)
 {
-	char command[256];
-	struct ctl_process p;
-	char *text, *value, *end;
+	char command[256], x[128];
+	char *tail, *tale;
 
-	memset(command, 'x', 127);
-	strcpy(command + 127, "\xc3\xa9tail");
-	p = recording(1, command);
-	text = render(&p, 1);
-	value = strstr(text, "command=\"") + strlen("command=\"");
-	end = strchr(value, '"');
-	ck_assert_int_eq((int)(end - value), 127);
-	free(text);
+	memset(x, 'x', 127);
+	x[127] = '\0';
+	snprintf(command, sizeof(command), "%s\xc3\xa9tail", x);
+	tail = command_label(command);
+	snprintf(command, sizeof(command), "%s\xc3\xa9tale", x);
+	tale = command_label(command);
+	ck_assert(has_altered(tail, x, ""));
+	ck_assert(has_altered(tale, x, ""));
+	ck_assert_uint_eq(strlen(tail), 127 + 10);
+	ck_assert_str_ne(tail, tale);
+	free(tail);
+	free(tale);
 }
 END_TEST
 
