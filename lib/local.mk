@@ -1,7 +1,7 @@
 ## The runtime library and the profile codec.
 
 spprofincludedir = $(includedir)/spprof
-spprofinclude_HEADERS = include/spprof/memprof.h
+spprofinclude_HEADERS = include/spprof/memprof.h include/spprof/memprof-stats.def
 
 # Everything but the exported allocator entry points, so that unit tests
 # can link the components without interposing their own malloc.
