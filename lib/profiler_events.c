@@ -57,10 +57,12 @@ static void after_fork_in_parent(void)
  * (the heap map and stack table, and their counters, are inherited). */
 static void reset_counters(void)
 {
+	/* The statistics kept by counters (memprof-stats.def). */
 	static const unsigned per_profile[] = {
-		COUNT_SAMPLES,	     COUNT_FREED,	  COUNT_SKIPPED_REENTRANT,
-		COUNT_NATIVE_FRAMES, COUNT_SHALLOW,	  COUNT_TRUNCATED,
-		COUNT_FP_STACKS,     COUNT_DWARF_STACKS,
+#define MEMPROF_STAT(type, field, key, source, kind, unit, description) \
+	STAT_COUNTER_##source
+#include <spprof/memprof-stats.def>
+#undef MEMPROF_STAT
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(per_profile); i++)
