@@ -24,7 +24,7 @@ struct process_metrics {
 	char labels[LABELS_MAX]; /* pid="..",command="..",service=".." */
 	struct ctl_sites sites;
 	double profile_bytes; /* the streamed file's size */
-	memprof_stats stats;  /* as the runtime last answered a request */
+	memprof_stats stats;  /* as the runtime last published them */
 };
 
 /* The length of the UTF-8 character at s (of n bytes), or 0 when s
@@ -239,7 +239,7 @@ static const struct family {
 	  "Allocations sampled into the profile so far.", samples, NULL },
 	{ "memprof_dropped_samples_total", "counter",
 	  "Samples the runtime dropped because its tables were full, as it "
-	  "last reported them (to a memprof-ctl request).",
+	  "last published them.",
 	  dropped_samples, NULL },
 	{ "memprof_profile_size_bytes", "gauge",
 	  "Size of the streamed profile on disk.", profile_size, NULL },
@@ -325,9 +325,9 @@ static void write_runtime_stat(FILE *out, const struct runtime_stat *stat,
 	char name[128];
 
 	runtime_stat_name(stat, name, sizeof(name));
-	fprintf(out, "# HELP %s The runtime's %s, as it last reported them "
-		"(to a memprof-ctl request).\n# TYPE %s %s\n", name,
-		stat->description, name, stat->kind);
+	fprintf(out, "# HELP %s %s (memprof_stats.%s), as the runtime last "
+		"published it.\n# TYPE %s %s\n", name, stat->description,
+		stat->field, name, stat->kind);
 	for (size_t i = 0; i < count; i++)
 		fprintf(out, "%s{%s} %.17g\n", name, metrics[i].labels,
 			stat->value(&metrics[i].stats));
