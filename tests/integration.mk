@@ -102,6 +102,7 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/native-stacks.sh \
 	tests/integration/titles.sh \
 	tests/integration/ctl.sh \
+	tests/integration/serve.sh \
 	tests/integration/attach.sh
 TESTS += $(integ_drivers)
 EXTRA_DIST += $(integ_drivers) tests/integration/common.sh \
