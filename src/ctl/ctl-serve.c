@@ -28,6 +28,8 @@
 /* Request line and headers past this get 431 from libmicrohttpd. */
 #define CONNECTION_MEMORY (16 * 1024)
 #define THREAD_STACK (512 * 1024)
+/* How long the requests under way may take to end at a stop. */
+#define STOP_GRACE_MS 2000
 #define MAX_SECONDS_TEXT "300" /* CTL_SERVE_MAX_SECONDS */
 
 enum {
@@ -403,7 +405,7 @@ static struct MHD_Daemon *start(struct server *s, const struct addrinfo *a)
 {
 	const struct ctl_serve_options *o = s->o;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD |
-			 MHD_USE_THREAD_PER_CONNECTION |
+			 MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ITC |
 			 (a->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0);
 
 	return MHD_start_daemon(
@@ -415,6 +417,28 @@ static struct MHD_Daemon *start(struct server *s, const struct addrinfo *a)
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
 		MHD_OPTION_THREAD_STACK_SIZE, (size_t)THREAD_STACK,
 		MHD_OPTION_END);
+}
+
+/* No new connection; the requests under way end (those waiting out their
+ * ?seconds= answer 503), for STOP_GRACE_MS at most; then the rest are
+ * closed. */
+static void stop(struct MHD_Daemon *daemon, int stop_fd)
+{
+	MHD_socket listening = MHD_quiesce_daemon(daemon);
+	const union MHD_DaemonInfo *info;
+
+	if (listening != MHD_INVALID_SOCKET)
+		close(listening);
+	if (write(stop_fd, "", 1) < 0)
+		perror("memprof-ctl");
+	for (int waited = 0; waited < STOP_GRACE_MS; waited += 50) {
+		info = MHD_get_daemon_info(daemon,
+					   MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+		if (!info || info->num_connections == 0)
+			break;
+		usleep(50 * 1000);
+	}
+	MHD_stop_daemon(daemon);
 }
 
 int ctl_serve(const struct ctl_serve_options *o)
@@ -446,10 +470,7 @@ int ctl_serve(const struct ctl_serve_options *o)
 	fflush(stdout);
 	while (sigwait(&stop_signals, &signal_number) != 0)
 		;
-	/* Requests waiting out their ?seconds= end now. */
-	if (write(s.stop[1], "", 1) < 0)
-		perror("memprof-ctl");
-	MHD_stop_daemon(daemon);
+	stop(daemon, s.stop[1]);
 	close(s.stop[0]);
 	close(s.stop[1]);
 	return 0;
