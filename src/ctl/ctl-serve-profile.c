@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,8 @@ extern char **environ;
 /* memprof-report sees the base reading as this descriptor. */
 #define BASE_FD 3
 #define BASE_PATH "/dev/fd/3"
+/* The longest a report may take. */
+#define REPORT_SECONDS 120
 
 enum { HTTP_CONFLICT = 409, HTTP_INTERNAL_ERROR = 500,
        HTTP_UNAVAILABLE = 503 };
@@ -92,10 +95,30 @@ static void last_error_line(int err, char *why, size_t size)
 	snprintf(why, size, "%s", line ? line + 1 : text);
 }
 
+/* The exit status of memprof-report in *status: 0, or -1 when it was
+ * killed, after REPORT_SECONDS or at a stop (stop_fd readable). */
+static int wait_report(pid_t child, int stop_fd, int *status)
+{
+	struct pollfd stop = { .fd = stop_fd, .events = POLLIN };
+
+	for (int waited = 0; waited < REPORT_SECONDS * 10; waited++) {
+		pid_t done = waitpid(child, status, WNOHANG);
+
+		if (done == child)
+			return 0;
+		if ((done < 0 && errno != EINTR) || poll(&stop, 1, 100) > 0)
+			break;
+	}
+	kill(child, SIGKILL);
+	while (waitpid(child, status, 0) < 0 && errno == EINTR)
+		;
+	return -1;
+}
+
 /* memprof-report --format=pprof [--base=BASE] part, its output in out and
  * its messages in err.  0, or -1 with why set. */
 static int run_report(const char *part, int base, int out, int err,
-		      char *why, size_t size)
+		      int stop_fd, char *why, size_t size)
 {
 	char program[PATH_MAX];
 	char *argv[] = { program, "--format=pprof",
@@ -119,9 +142,11 @@ static int run_report(const char *part, int base, int out, int err,
 		snprintf(why, size, "cannot run %s: %s", program, strerror(rc));
 		return -1;
 	}
-	while (waitpid(child, &status, 0) < 0)
-		if (errno != EINTR)
-			return snprintf(why, size, "lost memprof-report"), -1;
+	if (wait_report(child, stop_fd, &status) < 0) {
+		snprintf(why, size, "memprof-report took more than %d s, or "
+			 "the server is stopping", REPORT_SECONDS);
+		return -1;
+	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	last_error_line(err, why, size);
@@ -141,14 +166,14 @@ static int wait_unless_stopped(unsigned seconds, int stop_fd)
 
 /* The profile of `part` into out, with the base reading when base >= 0.
  * 0, or an HTTP status with why set. */
-static int render(const char *part, int base, struct ctl_served_profile *out,
-		  char *why, size_t size)
+static int render(const char *part, int base, int stop_fd,
+		  struct ctl_served_profile *out, char *why, size_t size)
 {
 	int err = unnamed_file(why, size);
 	int fd = err < 0 ? -1 : unnamed_file(why, size);
 	int rc = HTTP_INTERNAL_ERROR;
 
-	if (fd >= 0 && run_report(part, base, fd, err, why, size) == 0) {
+	if (fd >= 0 && run_report(part, base, fd, err, stop_fd, why, size) == 0) {
 		out->fd = fd;
 		out->size = lseek(fd, 0, SEEK_END);
 		rc = out->size < 0 ? HTTP_INTERNAL_ERROR : 0;
@@ -170,7 +195,7 @@ int ctl_serve_profile(const char *part, unsigned seconds, int stop_fd,
 	int base, rc;
 
 	if (seconds == 0)
-		return render(part, -1, out, why, size);
+		return render(part, -1, stop_fd, out, why, size);
 	if ((base = copy_stream(part, why, size)) < 0)
 		return HTTP_INTERNAL_ERROR;
 	if (wait_unless_stopped(seconds, stop_fd) < 0) {
@@ -178,7 +203,7 @@ int ctl_serve_profile(const char *part, unsigned seconds, int stop_fd,
 		snprintf(why, size, "the server is stopping");
 		return HTTP_UNAVAILABLE;
 	}
-	rc = render(part, base, out, why, size);
+	rc = render(part, base, stop_fd, out, why, size);
 	close(base);
 	return rc;
 }

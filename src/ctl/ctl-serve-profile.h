@@ -11,8 +11,8 @@
  * apart (what was allocated meanwhile, and the change of what is live),
  * as a profile with a base (`memprof-report --base`): the first reading
  * is a copy of the stream as it was.  The wait ends early, with 503,
- * when stop_fd becomes readable.  The stream is only read; the process
- * is not asked anything.
+ * when stop_fd becomes readable; a report is killed then, or after 120 s.
+ * The stream is only read; the process is not asked anything.
  */
 #ifndef SPPROF_CTL_SERVE_PROFILE_H
 #define SPPROF_CTL_SERVE_PROFILE_H

@@ -85,20 +85,28 @@ static enum MHD_Result reply(struct MHD_Connection *c,
 	return rc;
 }
 
-/* Why the server may not read process pid (it runs as another user, not
- * as root), or "" when it may. */
-static void refusal(long pid, char *why, size_t size)
+/* The user of process pid, or -1 when it is gone. */
+static long user_of(long pid)
 {
 	char path[64];
 	struct stat st;
 
-	why[0] = '\0';
 	snprintf(path, sizeof(path), "/proc/%ld", pid);
-	if (geteuid() == 0 || stat(path, &st) < 0 || st.st_uid == geteuid())
+	return stat(path, &st) == 0 ? (long)st.st_uid : -1;
+}
+
+/* Why the server may not read process pid (it runs as another user, not
+ * as root), or "" when it may. */
+static void refusal(long pid, char *why, size_t size)
+{
+	long user = user_of(pid);
+
+	why[0] = '\0';
+	if (geteuid() == 0 || user < 0 || user == (long)geteuid())
 		return;
 	snprintf(why, size, "process %ld belongs to uid %u; this server runs "
 		 "as uid %u and serves its own user's processes only",
-		 pid, (unsigned)st.st_uid, (unsigned)geteuid());
+		 pid, (unsigned)user, (unsigned)geteuid());
 }
 
 /* The processes of the registry the server may read, in *procs. */
@@ -194,6 +202,8 @@ static enum MHD_Result serve_metrics(struct request *r)
  * r->why set. */
 static unsigned find_recording(struct request *r, struct ctl_process *p)
 {
+	struct stat st;
+
 	refusal(r->pid, r->why, sizeof(r->why));
 	if (r->why[0])
 		return HTTP_FORBIDDEN;
@@ -203,6 +213,13 @@ static unsigned find_recording(struct request *r, struct ctl_process *p)
 		snprintf(r->why, sizeof(r->why), "process %ld is not recording "
 			 "(memprof-ctl start %ld)", r->pid, r->pid);
 		return HTTP_CONFLICT;
+	}
+	/* The entry names the stream; as root, read only a file of the
+	 * process's own user, whatever its entry says. */
+	if (stat(p->page.part, &st) < 0 || (long)st.st_uid != user_of(r->pid)) {
+		snprintf(r->why, sizeof(r->why), "the stream of process %ld is "
+			 "not a file of its user", r->pid);
+		return HTTP_FORBIDDEN;
 	}
 	return 0;
 }
