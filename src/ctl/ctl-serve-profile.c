@@ -24,7 +24,7 @@ extern char **environ;
 
 /* memprof-report sees the base reading as this descriptor. */
 #define BASE_FD 3
-#define BASE_PATH "/dev/fd/3"
+#define BASE_PATH "/proc/self/fd/3"
 /* The longest a report may take. */
 #define REPORT_SECONDS 120
 
