@@ -42,10 +42,12 @@ expect() {
 }
 
 # start_serve [OPTIONS] - memprof-ctl serve on a free port of 127.0.0.1 in
-# the background; its pid in $server, its address in $url.
+# the background; its pid in $server, its address in $url.  A test that
+# fails leaves no server behind.
 start_serve() {
 	"$ctl" serve --listen 127.0.0.1:0 "$@" >serve.out 2>serve.err &
 	server=$!
+	trap '[ -z "$server" ] || kill -KILL $server 2>/dev/null' EXIT
 	wait_for_line serve.out "serving on port"
 	url=http://127.0.0.1:$(sed -n 's/.*serving on port //p' serve.out)
 }
@@ -54,4 +56,5 @@ start_serve() {
 stop_serve() {
 	kill -TERM $server
 	wait $server || fail "serve: exit status $? on SIGTERM: $(cat serve.err)"
+	server=
 }
