@@ -490,6 +490,7 @@ static const struct command {
 
 int main(int argc, char **argv)
 {
+	fatal_program_name(PROGRAM);
 	if (argc < 2)
 		return bad_usage("no command given");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
