@@ -3,11 +3,14 @@
 #include "config.h"
 
 #include "late_binding.h"
+#include "real_alloc.h"
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <limits.h>
 #include <link.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -30,6 +33,7 @@ static struct {
 } self;
 
 static int applied;
+static char refusal[PATH_MAX + 128];
 
 /* The file and load address only: no allocation, which would change the
  * heap a preloaded program starts with. */
@@ -138,28 +142,28 @@ static void store_slot(const struct object *o, void **slot, void *function)
 		mprotect((void *)page, page_size, PROT_READ);
 }
 
-static int rewrite_table(const struct object *o, const ElfW(Rela) *table,
-			 size_t bytes)
-{
-	int rewritten = 0;
+/* What to do with each slot that names one of the runtime's functions. */
+typedef void slot_visitor(const struct object *o, void **slot,
+			  const char *name, void *function, void *data);
 
+static void visit_table(const struct object *o, const ElfW(Rela) *table,
+			size_t bytes, slot_visitor *visit, void *data)
+{
 	for (size_t i = 0; i < bytes / sizeof(*table); i++) {
 		const ElfW(Rela) *r = &table[i];
 		size_t symbol = ELF64_R_SYM(r->r_info);
+		const char *name;
 		void *function;
 
 		if (!symbol || !SLOT_RELOCATION(ELF64_R_TYPE(r->r_info)) ||
 		    r->r_addend)
 			continue;
-		function = own_function(o->strings +
-					o->symbols[symbol].st_name);
-		if (function) {
-			store_slot(o, (void **)(o->base + r->r_offset),
-				   function);
-			rewritten++;
-		}
+		name = o->strings + o->symbols[symbol].st_name;
+		function = own_function(name);
+		if (function)
+			visit(o, (void **)(o->base + r->r_offset), name,
+			      function, data);
 	}
-	return rewritten;
 }
 
 static void find_relro(const struct dl_phdr_info *info, struct object *o)
@@ -185,13 +189,18 @@ static const ElfW(Dyn) *dynamic_section(const struct dl_phdr_info *info)
 	return NULL;
 }
 
-static int rewrite_object(struct dl_phdr_info *info, size_t size, void *data)
+struct slot_walk {
+	slot_visitor *visit;
+	void *data;
+};
+
+static int visit_object(struct dl_phdr_info *info, size_t size, void *data)
 {
 	const ElfW(Dyn) *d = dynamic_section(info);
 	struct object o = { .base = info->dlpi_addr };
 	const ElfW(Rela) *plt = NULL, *data_table = NULL;
 	size_t plt_bytes = 0, data_bytes = 0;
-	int *rewritten = data;
+	const struct slot_walk *walk = data;
 
 	(void)size;
 	if (!d || !strcmp(info->dlpi_name, self.file))
@@ -212,19 +221,113 @@ static int rewrite_object(struct dl_phdr_info *info, size_t size, void *data)
 		return 0;
 	find_relro(info, &o);
 	if (plt)
-		*rewritten += rewrite_table(&o, plt, plt_bytes);
+		visit_table(&o, plt, plt_bytes, walk->visit, walk->data);
 	if (data_table)
-		*rewritten += rewrite_table(&o, data_table, data_bytes);
+		visit_table(&o, data_table, data_bytes, walk->visit, walk->data);
 	return 0;
+}
+
+/* Every slot of every object but the runtime that names one of its
+ * functions. */
+static void each_slot(slot_visitor *visit, void *data)
+{
+	struct slot_walk walk = { visit, data };
+
+	dl_iterate_phdr(visit_object, &walk);
+}
+
+/* The allocators the slots of the malloc family lead to: each object
+ * whose exported function a slot holds.  A slot that holds no function's
+ * start says nothing, such as an executable's PLT entry that another
+ * object's slot is bound to (it leads on through the executable's own
+ * slot, whose target counts). */
+#define ALLOCATORS_KEPT 2
+
+struct allocators {
+	Dl_info found[ALLOCATORS_KEPT];
+	size_t count;
+};
+
+static void note_allocator(const struct object *o, void **slot,
+			   const char *name, void *function, void *data)
+{
+	struct allocators *a = data;
+	void *target = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	const ElfW(Sym) *symbol = NULL;
+	Dl_info info;
+
+	(void)o;
+	(void)function;
+	/* dladdr() also matches an executable's PLT entry (an undefined
+	 * symbol with a value): only a definition names an allocator. */
+	if (!real_alloc_is_allocator_function(name) || target == function ||
+	    !dladdr1(target, &info, (void **)&symbol, RTLD_DL_SYMENT) ||
+	    info.dli_saddr != target || !symbol ||
+	    symbol->st_shndx == SHN_UNDEF)
+		return;
+	for (size_t i = 0; i < a->count && i < ALLOCATORS_KEPT; i++)
+		if (a->found[i].dli_fbase == info.dli_fbase)
+			return;
+	if (a->count < ALLOCATORS_KEPT)
+		a->found[a->count] = info;
+	a->count++;
+}
+
+/* `real` becomes the allocator that the program's slots lead to when it
+ * is not the C library's, so that every block, allocated before the load
+ * or after, goes back to the allocator it came from.  0, or -1 with
+ * late_binding_refusal() set. */
+static int follow_the_allocator(void)
+{
+	struct allocators a = { .count = 0 };
+	Dl_info c_library;
+	const char *missing;
+	void *handle;
+
+	each_slot(note_allocator, &a);
+	if (a.count > 1) {
+		snprintf(refusal, sizeof(refusal), "the program allocates with "
+			 "%s and with %s%s", a.found[0].dli_fname,
+			 a.found[1].dli_fname, a.count > 2 ? " and more" : "");
+		return -1;
+	}
+	if (a.count == 0 || !dladdr((void *)real.malloc, &c_library) ||
+	    c_library.dli_fbase == a.found[0].dli_fbase)
+		return 0;
+	/* NULL for the executable, whose name dlopen() does not know. */
+	handle = dlopen(a.found[0].dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	if (!handle)
+		handle = dlopen(NULL, RTLD_LAZY);
+	missing = handle ? real_alloc_take_from(handle, a.found[0].dli_fbase)
+			 : "its functions";
+	if (missing)
+		snprintf(refusal, sizeof(refusal), "the program allocates with "
+			 "%s, which has no %s", a.found[0].dli_fname, missing);
+	return missing ? -1 : 0;
+}
+
+static void rewrite_slot(const struct object *o, void **slot,
+			 const char *name, void *function, void *data)
+{
+	(void)name;
+	store_slot(o, slot, function);
+	++*(int *)data;
 }
 
 int late_binding_apply(void)
 {
 	int rewritten = 0;
 
-	if (open_self() < 0)
+	if (open_self() < 0) {
+		const char *error = dlerror();
+
+		snprintf(refusal, sizeof(refusal), "it cannot find itself: %s",
+			 error ? error : "no file");
 		return -1;
-	dl_iterate_phdr(rewrite_object, &rewritten);
+	}
+	if (follow_the_allocator() < 0)
+		return -1;
+	each_slot(rewrite_slot, &rewritten);
 	applied = 1;
 	return rewritten;
 }
@@ -233,6 +336,8 @@ int late_binding_apply(void)
 
 int late_binding_apply(void)
 {
+	snprintf(refusal, sizeof(refusal), "on an architecture whose "
+		 "allocator calls it cannot redirect");
 	return -1;
 }
 
@@ -241,4 +346,9 @@ int late_binding_apply(void)
 int late_binding_applied(void)
 {
 	return applied;
+}
+
+const char *late_binding_refusal(void)
+{
+	return refusal;
 }

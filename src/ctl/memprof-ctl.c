@@ -467,6 +467,13 @@ static int attach(int argc, char **argv)
 			why);
 		return EXIT_FAIL;
 	}
+	if (t.process.page.state != CONTROL_RECORDING) {
+		fprintf(stderr, PROGRAM ": process %ld loaded the runtime, which "
+			"records nothing: %s\n", r.pid,
+			t.process.page.error ? t.process.page.answer
+					     : "it did not start recording");
+		return EXIT_FAIL;
+	}
 	printf("process %ld: recording to %s\n", r.pid, pattern);
 	return EXIT_OK;
 }

@@ -1,8 +1,9 @@
 #!/bin/sh
 # attach.sh - memprof-ctl attach and detach on programs started without
 # the runtime: a C program allocating on every thread, which frees its
-# earlier blocks (4 KiB-aligned ones among them) after the attach; Debian's
-# python3 running a script; a C++ program built with -O2; hold-program.
+# earlier blocks (4 KiB-aligned ones among them) after the attach, also
+# with jemalloc preloaded; Debian's python3 running a script; a C++
+# program built with -O2; hold-program; Debian's redis-server (jemalloc).
 # Each keeps its output and exit status; each report names its functions
 # and says that blocks from before the attach are unknown.
 . "$(dirname "$0")/common.sh"
@@ -159,20 +160,44 @@ else
 	echo "not root: attach to another user's process not tested"
 fi
 finish err $victim "holding 65536 bytes\ndone\n"
-# A program that allocates with another allocator is refused, untouched:
-# a runtime loaded after that allocator would hand its blocks to the C
-# library's (Debian's redis-server hung so).
+
+# ---- programs that allocate with another allocator than the C
+# library's: every call goes on to it, and the blocks from before the
+# attach go back to it (given to the C library's, they crash the program)
 jemalloc=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -n 1)
 if [ -n "$jemalloc" ]; then
-	LD_PRELOAD=$jemalloc "$integ_bin/hold-program" 64 "$scratch/je.stop" \
-		>je.out 2>je.err &
-	victim=$!
-	wait_for_line je.out holding
-	expect 1 "process $victim allocates with libjemalloc.so.2, not the C library's malloc" \
-		attach $victim
-	finish je $victim "holding 65536 bytes\ndone\n"
+	attach_run je ready "ready\ngave back 55 early blocks\ndone\n" \
+		hold_after_attach env LD_PRELOAD="$jemalloc" \
+		"$integ_bin/attach-program" "$scratch/je.go" "$scratch/je.stop"
 else
 	echo "libjemalloc2 not installed: attach to a program using it not tested"
+fi
+# Debian's redis-server, linked with jemalloc: keys set before the attach
+# are deleted after it.
+if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
+	sockets=$(mktemp -d /tmp/memprof-redis.XXXXXX) || exit 99
+	redis_cli() { redis-cli -s "$sockets/redis.sock" "$@"; }
+	redis-server --port 0 --unixsocket "$sockets/redis.sock" --save "" \
+		--appendonly no --dir "$scratch" >redis.out 2>redis.err &
+	redis=$!
+	for i in $(seq 300); do
+		redis_cli ping 2>/dev/null | grep -q PONG && break
+		sleep 0.1
+	done
+	fill="for i=1,ARGV[2] do redis.call('set',ARGV[1]..i,string.rep('x',100)) end"
+	redis_cli eval "$fill" 0 early 20000 >/dev/null
+	expect 0 "process $redis: recording to" attach $redis -o redis.%p.mlyze
+	redis_cli eval "$fill" 0 key 100000 >/dev/null
+	redis_cli eval "for i=1,20000 do redis.call('del','early'..i) end" 0 \
+		>/dev/null
+	keys=$(redis_cli dbsize)
+	redis_cli shutdown nosave >/dev/null 2>&1
+	wait $redis || fail "redis-server: exit status $?: $(tail -5 redis.out)"
+	rm -rf "$sockets"
+	[ "$keys" = 100000 ] || fail "redis-server holds $keys keys, not 100000"
+	attached_report "redis.$redis.mlyze" _sdsnewlen
+else
+	echo "redis-server not installed: attach to it not tested"
 fi
 [ -z "$(ls "$XDG_RUNTIME_DIR/spprof")" ] ||
 	fail "entries left behind: $(ls "$XDG_RUNTIME_DIR/spprof")"
