@@ -18,8 +18,8 @@
  * than the C library, the runtime's `real` allocator becomes that
  * object's functions (real_alloc_take_from()).  Slots leading into
  * several allocators cannot be served by one runtime: then nothing is
- * rewritten.  Objects loaded later keep the functions they were bound to
- * (their blocks are not sampled).
+ * rewritten.  Objects loaded later get the same treatment when the
+ * program loads them (late_dlopen.h).
  *
  * Contract: late_binding_needed() is 1 when this copy of the runtime is
  * not the one the program's malloc calls reach; late_binding_apply()
@@ -40,6 +40,11 @@
 int late_binding_needed(void);
 int late_binding_apply(void);
 int late_binding_applied(void);
+/* After late_binding_apply(), rewrites the slots of the objects loaded
+ * since (see late_dlopen.h), but for those bound to another allocator
+ * than the one the runtime passes calls on to; returns how many.
+ * Needs no lock of the loader's but dl_iterate_phdr()'s. */
+int late_binding_refresh(void);
 /* Why late_binding_apply() failed: "the program allocates with A and
  * with B"... */
 const char *late_binding_refusal(void);

@@ -90,12 +90,28 @@ static const struct allocator_function {
 #define ALLOCATOR_FUNCTIONS \
 	(sizeof(allocator_functions) / sizeof(allocator_functions[0]))
 
-int real_alloc_is_allocator_function(const char *name)
+static const struct allocator_function *allocator_function(const char *name)
 {
 	for (size_t i = 0; i < ALLOCATOR_FUNCTIONS; i++)
 		if (!strcmp(name, allocator_functions[i].name))
-			return 1;
-	return 0;
+			return &allocator_functions[i];
+	return NULL;
+}
+
+int real_alloc_is_allocator_function(const char *name)
+{
+	return allocator_function(name) != NULL;
+}
+
+void *real_alloc_function(const char *name)
+{
+	const struct allocator_function *f = allocator_function(name);
+	void *function = NULL;
+
+	if (f)
+		memcpy(&function, (const char *)&real + f->offset,
+		       sizeof(function));
+	return function;
 }
 
 /* The definition of `name` that dlsym() finds from `handle`, when it is

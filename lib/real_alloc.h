@@ -37,6 +37,8 @@ int real_alloc_init(void);
 /* Whether `name` is one of the allocator's functions in `real` (malloc,
  * free, ... not _exit). */
 int real_alloc_is_allocator_function(const char *name);
+/* The function of that name in `real`, or NULL. */
+void *real_alloc_function(const char *name);
 /* For a runtime loaded late into a program that allocates with another
  * allocator than the C library's (see late_binding.h): `real` takes that
  * allocator's functions, found by dlsym() from `handle` and defined in

@@ -3,7 +3,8 @@
 # the runtime: a C program allocating on every thread, which frees its
 # earlier blocks (4 KiB-aligned ones among them) after the attach, also
 # with jemalloc preloaded; Debian's python3 running a script; a C++
-# program built with -O2; hold-program; Debian's redis-server (jemalloc).
+# program built with -O2; a program that loads a plugin after the attach;
+# hold-program; Debian's redis-server (jemalloc).
 # Each keeps its output and exit status; each report names its functions
 # and says that blocks from before the attach are unknown.
 . "$(dirname "$0")/common.sh"
@@ -125,6 +126,12 @@ finish dpy $wrapper "ready\ndone\n"
 # ---- a C++ program built -O2, full RELRO ----
 attach_run cxx ready "ready\nholding 20000 entries\ndone\n" grow_catalogue \
 	"$integ_bin/attach-cxx" "$scratch/cxx.go" "$scratch/cxx.stop"
+
+# ---- a plugin loaded after the attach, found by the program's run path:
+# its allocations are sampled, and blocks the runtime sampled may be freed
+# by it ----
+attach_run dl ready "ready\nloaded\ndone\n" plugin_hold_blocks \
+	"$integ_bin/attach-dlopen" "$scratch/dl.go" "$scratch/dl.stop"
 
 # ---- hold-program, bare ----
 attach_run hold holding "holding 4194304 bytes\ndone\n" churn \
