@@ -133,14 +133,16 @@ static int yama_scope(void)
  * is known to. */
 static int refused_why(long pid, char *why, size_t size)
 {
-	char status_file[64], dir[32];
+	char status_file[64];
 	unsigned long uid[2], gid[2];
 	int scope = yama_scope(), privileged = can_trace_anyone();
 	struct stat st;
 
-	snprintf(dir, sizeof(dir), "/proc/%ld", pid);
-	snprintf(status_file, sizeof(status_file), "%s/status", dir);
-	if (stat(dir, &st) < 0 || status_ids(status_file, "Uid:", uid) < 0 ||
+	snprintf(status_file, sizeof(status_file), "/proc/%ld/status", pid);
+	/* The files of an undumpable process belong to root, but not its
+	 * directory. */
+	if (stat(status_file, &st) < 0 ||
+	    status_ids(status_file, "Uid:", uid) < 0 ||
 	    status_ids(status_file, "Gid:", gid) < 0)
 		return snprintf(why, size, "no process %ld", pid), -1;
 	if (scope == 3)

@@ -154,17 +154,49 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 		"$abs_top_builddir/src/mlyze/.libs/libmlyze.so.0" \
 		"$abs_top_builddir/lib/.libs/libspprof-alloc.so.0" "$as_nobody/"
 	chmod 755 "$as_nobody"/*
-	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		env XDG_RUNTIME_DIR="$scratch/nobody" \
-		LD_LIBRARY_PATH="$as_nobody" \
-		SPPROF_RUNTIME="$as_nobody/libspprof-alloc.so.0" \
-		"$as_nobody/memprof-ctl" attach $victim >ctl.out 2>&1 &&
-		fail "attach as another user succeeded"
+	# refused_as_nobody PID TEXT - attach as nobody fails saying TEXT.
+	refused_as_nobody() {
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			env XDG_RUNTIME_DIR="$scratch/nobody" \
+			LD_LIBRARY_PATH="$as_nobody" \
+			SPPROF_RUNTIME="$as_nobody/libspprof-alloc.so.0" \
+			"$as_nobody/memprof-ctl" attach $1 >ctl.out 2>&1 &&
+			fail "attach as nobody to $1 succeeded"
+		grep -q "$2" ctl.out || fail "attach as nobody: $(cat ctl.out)"
+	}
+	refused_as_nobody $victim \
+		"process $victim belongs to user 0: run memprof-ctl as that user or as root"
+	# nobody's own processes: one that made itself undumpable, and one
+	# whose real and effective users differ, as a set-user-ID program's.
+	cat >"$as_nobody/wait.py" <<'PY'
+import ctypes, os, sys, time
+if sys.argv[2] == "undumpable":
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+print("ready", flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.05)
+PY
+	for kind in undumpable setuid; do
+		ids=--reuid=65534
+		[ $kind = setuid ] && ids="--ruid=65534 --euid=1"
+		(cd "$as_nobody" && exec setpriv $ids --regid=65534 \
+			--clear-groups /usr/bin/python3 wait.py \
+			"$as_nobody/$kind.stop" $kind) >$kind.out 2>&1 &
+		target=$!
+		wait_for_line $kind.out ready
+		refused_as_nobody $target "process $target runs a set-user-ID or set-group-ID program, or made itself undumpable: the kernel lets only a process with CAP_SYS_PTRACE attach; run memprof-ctl as root"
+		touch "$as_nobody/$kind.stop"
+		wait $target || fail "$kind: exit status $?: $(cat $kind.out)"
+	done
 	rm -rf "$as_nobody"
-	grep -q "process $victim belongs to user 0: run memprof-ctl as that user or as root" ctl.out ||
-		fail "another user's process: $(cat ctl.out)"
+	# root without CAP_SYS_PTRACE (as in a container), on a process of
+	# root's, which has it: the kernel refuses what memprof-ctl allows.
+	setpriv --bounding-set=-sys_ptrace "$ctl" attach $victim >ctl.out 2>&1 &&
+		fail "attach without CAP_SYS_PTRACE succeeded"
+	grep -q "the kernel refused ptrace on process $victim (in a container: it needs CAP_SYS_PTRACE, e.g. docker run --cap-add=SYS_PTRACE" ctl.out ||
+		fail "no CAP_SYS_PTRACE: $(cat ctl.out)"
 else
-	echo "not root: attach to another user's process not tested"
+	echo "not root: refusals for other users' processes not tested"
 fi
 finish err $victim "holding 65536 bytes\ndone\n"
 
