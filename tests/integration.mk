@@ -86,6 +86,13 @@ tests_integration_libattach_dlopen_plugin_la_SOURCES = \
 	tests/integration/attach-dlopen-plugin.c
 tests_integration_libattach_dlopen_plugin_la_LDFLAGS = -module \
 	-avoid-version -shared -rpath $(abs_builddir)/tests/integration
+# One bound to two allocators (the C library's, and a plugin's own).
+check_PROGRAMS += tests/integration/attach-deepbind
+check_LTLIBRARIES += tests/integration/libattach-deepbind-plugin.la
+tests_integration_libattach_deepbind_plugin_la_SOURCES = \
+	tests/integration/attach-deepbind-plugin.c
+tests_integration_libattach_deepbind_plugin_la_LDFLAGS = -module \
+	-avoid-version -shared -rpath $(abs_builddir)/tests/integration
 
 check_PROGRAMS += tests/integration/handler-allocs
 tests_integration_handler_allocs_SOURCES = \

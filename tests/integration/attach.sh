@@ -133,6 +133,20 @@ attach_run cxx ready "ready\nholding 20000 entries\ndone\n" grow_catalogue \
 attach_run dl ready "ready\nloaded\ndone\n" plugin_hold_blocks \
 	"$integ_bin/attach-dlopen" "$scratch/dl.go" "$scratch/dl.stop"
 
+# ---- a program bound to two allocators is refused, its slots untouched
+"$integ_bin/attach-deepbind" \
+	"$integ_bin/.libs/libattach-deepbind-plugin.so" "$scratch/deep.stop" \
+	>deep.out 2>deep.err &
+deep=$!
+wait_for_line deep.out ready
+expect 1 "process $deep loaded the runtime, which records nothing: the program allocates with .*libc.so.6 and with .*libattach-deepbind-plugin.so" \
+	attach $deep
+touch deep.stop
+wait $deep || fail "deep: exit status $?: $(cat deep.err)"
+[ "$(cat deep.out)" = "$(printf "ready\ndone")" ] || fail "deep: $(cat deep.out)"
+grep -q "libspprof-alloc: loaded late, the program allocates with" deep.err ||
+	fail "deep: the runtime did not say why: $(cat deep.err)"
+
 # ---- hold-program, bare ----
 attach_run hold holding "holding 4194304 bytes\ndone\n" churn \
 	"$integ_bin/hold-program" 4096 "$scratch/hold.stop"
