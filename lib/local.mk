@@ -27,6 +27,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/profiler.c lib/profiler.h lib/profiler_state.h \
 	lib/profiler_events.c lib/profiler_record.c \
 	lib/profiler_control.c lib/late_binding.c lib/late_binding.h \
+	lib/late_dlopen.c lib/late_dlopen.h \
 	lib/process_start.c lib/process_start.h \
 	lib/rawmem.c lib/rawmem.h \
 	lib/run_totals.c lib/run_totals.h \

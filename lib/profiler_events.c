@@ -5,6 +5,7 @@
 #include "profiler.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -186,9 +187,9 @@ void profiler_load(void)
 	/* Before recording starts: until every slot is rewritten, a block
 	 * could reach the C library from one of our functions. */
 	if (late && late_binding_apply() < 0) {
-		runtime_message("loaded late, on an architecture whose "
-				"allocator calls it cannot redirect: nothing "
-				"is recorded");
+		runtime_message("loaded late, %s: nothing is recorded",
+				late_binding_refusal());
+		control_note_refusal(ENOTSUP, late_binding_refusal());
 		prof.settings.output[0] = '\0';
 	}
 	attach_python_walker();

@@ -65,8 +65,8 @@ static int run_report(const char *program, const char *part, char *out,
 		close(pipe_fds[1]);
 		if (!freopen("/dev/null", "w", stderr))
 			_exit(127);
-		execlp(program, program, "--at", "end", "--top", TOP_SITES,
-		       part, (char *)NULL);
+		execlp(program, program, "--at", "end", "--growth", "--top",
+		       TOP_SITES, part, (char *)NULL);
 		_exit(127);
 	}
 	close(pipe_fds[1]);

@@ -474,6 +474,13 @@ static int attach(int argc, char **argv)
 			why);
 		return EXIT_FAIL;
 	}
+	if (t.process.page.state != CONTROL_RECORDING) {
+		fprintf(stderr, PROGRAM ": process %ld loaded the runtime, which "
+			"records nothing: %s\n", r.pid,
+			t.process.page.error ? t.process.page.answer
+					     : "it did not start recording");
+		return EXIT_FAIL;
+	}
 	printf("process %ld: recording to %s\n", r.pid, pattern);
 	return EXIT_OK;
 }
@@ -572,6 +579,7 @@ static const struct command {
 
 int main(int argc, char **argv)
 {
+	fatal_program_name(PROGRAM);
 	if (argc < 2)
 		return bad_usage("no command given");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {

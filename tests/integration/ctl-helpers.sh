@@ -10,7 +10,7 @@ wait_for_line() {
 	fail "$1 never said '$2'"
 }
 
-# start_hold NAME [idle] - $hold ($held_kib KiB) in the background under the
+# start_hold NAME [idle|leak] - $hold ($held_kib KiB) in the background under the
 # runtime with the SPPROF_* settings exported; its pid in $pid.
 start_hold() {
 	rm -f "$1.stop"
