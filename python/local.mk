@@ -28,6 +28,7 @@ spprofpyexec_PYTHON = \
 	python/spprof/_cli.py \
 	python/spprof/_export.py \
 	python/spprof/_kernel.py \
+	python/spprof/_late.py \
 	python/spprof/_magic.py \
 	python/spprof/_measure.py \
 	python/spprof/_session.py \

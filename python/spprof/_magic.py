@@ -6,9 +6,12 @@
                              memprof-report's text report of the last
                              measured cell (its options: --top 5, ...)
 
-The kernel must run under the runtime with a recording: the kernel
-"Python 3 (spprof-mem)" (python3 -m spprof.memprof kernel install --user)
-does, and so does any kernel started under memprof-wrap.  A cell is
+The kernel "Python 3 (spprof-mem)" (python3 -m spprof.memprof kernel
+install --user) runs under the runtime with a recording, and so does any
+kernel started under memprof-wrap.  In another kernel, %load_ext loads
+the runtime into it and starts the recording (spprof._late: memprof-ctl
+attach), and Python's objects of 512 bytes or less, and the C extensions
+imported after it, go unseen.  A cell is
 measured from the profile the runtime streams: the plugin marks where the
 cell starts and ends, copies that stretch into a profile of its own (which
 memprof-report reads, offline) and measures it.  An exception in the cell
@@ -32,6 +35,7 @@ from IPython.display import HTML, display
 
 from . import _memprof, _session
 from ._cli import tool_path
+from ._late import UNSEEN, UNSEEN_SHORT, AttachError, attach_here
 from ._measure import allocations as _allocations, measure
 from ._sizes import human, parse_size
 from ._stream import Excerpt, StreamReader, own_profile
@@ -40,8 +44,7 @@ _START, _END = "cell start ", "cell end "
 #: The sampling rate of a measured cell unless -r says otherwise.
 DEFAULT_CELL_RATE = 64 * 1024
 
-HOW_TO_RUN = ("this kernel does not run under the spprof-mem runtime: "
-              "choose the kernel \"Python 3 (spprof-mem)\", installed by "
+HOW_TO_RUN = ("choose the kernel \"Python 3 (spprof-mem)\", installed by "
               "python3 -m spprof.memprof kernel install --user, or start "
               "Jupyter under memprof-wrap")
 
@@ -64,10 +67,26 @@ class MemprofMagics(Magics):
         self.last_profile: Optional[str] = None
         self.scratch = tempfile.mkdtemp(prefix="spprof-cells-")
         atexit.register(shutil.rmtree, self.scratch, True)
+        self.directory = _recording_directory()
+        self.attached = self.not_attached = None
+        if self.directory is None:
+            self._attach()
+
+    def _attach(self) -> None:
+        """Loads the runtime into this kernel and starts its recording."""
+        try:
+            self.directory = self.attached = attach_here("kernel")
+            print("memprof: the runtime is loaded into this kernel; "
+                  + UNSEEN)
+        except AttachError as e:
+            self.not_attached = ("this kernel does not run under the "
+                                 "spprof-mem runtime, which could not be "
+                                 f"loaded into it ({e}): " + HOW_TO_RUN)
+            print("memprof: " + self.not_attached)
 
     def _stream(self) -> StreamReader:
         if self.reader is None:
-            path = own_profile(_recording_directory() or "")
+            path = own_profile(self.directory or "")
             if path is None:
                 raise UsageError("%%memprof: no profile is being recorded; "
                                  + HOW_TO_RUN)
@@ -83,8 +102,8 @@ class MemprofMagics(Magics):
         """Run the cell measured by spprof-mem and show where it
         allocated: a summary line and memprof-report's HTML view."""
         options = parse_argstring(self.memprof, line)
-        if _recording_directory() is None:
-            raise UsageError("%%memprof: " + HOW_TO_RUN)
+        if self.directory is None:
+            raise UsageError("%%memprof: " + self.not_attached)
         try:
             rate = (parse_size(options.rate) if options.rate
                     else DEFAULT_CELL_RATE)
@@ -102,7 +121,7 @@ class MemprofMagics(Magics):
         self._report(["-o", page])
         with open(page, encoding="utf-8") as f:
             display(HTML(_inline(f.read())))
-        print(_summary(m))
+        print(_summary(m) + (f"; {UNSEEN_SHORT}" if self.attached else ""))
 
     def _run(self, cell: str, start: str, rate: int):
         """Runs the cell between two markers; its events and their copy."""
