@@ -52,6 +52,7 @@ CLEANFILES += python/dist-info/METADATA
 
 python_spprof__memprof_la_SOURCES = \
 	python/ext/module.c \
+	python/ext/small_objects.c python/ext/small_objects.h \
 	python/ext/walker.c python/ext/walker.h
 # Only the public header of the runtime: the bindings use its API as any
 # other program would.

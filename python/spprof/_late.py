@@ -23,12 +23,13 @@ thread allocates while it waits, since the kernel's others may not.
 
 What changes from a kernel started under the runtime: Python keeps its
 own small-object allocator (pymalloc), which takes its arenas from the
-system with mmap, not malloc, so objects of 512 bytes or less are not
-seen; larger blocks (big strings, bytes, lists' and dicts' storage, numpy
-arrays) are, with the Python lines that allocated them.  And, as after
-any memprof-ctl attach, an object loaded later (a C extension imported
-after the attach) keeps calling the C library's malloc: its blocks are
-not seen either.
+system with mmap, not malloc, so objects of 512 bytes or less would go
+unseen; a measurement routes them through malloc while it runs
+(_memprof.route_small_objects), which pymalloc allows, except under its
+debug hooks (python3 -X dev, PYTHONMALLOC=debug), where they stay unseen.
+And, as after any memprof-ctl attach, an object loaded later (a C
+extension imported after the attach) keeps calling the C library's
+malloc: its blocks are not seen.
 """
 
 import atexit
@@ -36,6 +37,7 @@ import ctypes
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -49,14 +51,28 @@ ATTACH_TIMEOUT = 120
 #: the runtime's default rate.
 _PROMPT_BYTES = 256 * 1024
 
-#: What a kernel that loaded the runtime late does not see, and what does.
-UNSEEN = ("Python objects of 512 bytes or less (pymalloc's) and the "
-          "blocks of C extensions imported from now on (import numpy and "
-          "the like before %load_ext) are not counted; the kernel "
-          "\"Python 3 (spprof-mem)\" counts them")
-#: The same, for a cell's summary.
-UNSEEN_SHORT = ("objects of 512 bytes or less and extensions imported "
-                "after %load_ext are not counted in this kernel")
+
+
+def small_objects_routable() -> bool:
+    """Whether Python's own small-object allocator serves this process
+    without debug hooks, which _memprof.route_small_objects() needs."""
+    return (os.environ.get("PYTHONMALLOC", "pymalloc") == "pymalloc"
+            and not sys.flags.dev_mode
+            and not hasattr(sys, "gettotalrefcount"))
+
+
+def unseen(short: bool = False) -> str:
+    """What a process that loaded the runtime late does not see."""
+    small = not small_objects_routable()
+    if short:
+        return ("objects of 512 bytes or less and " * small +
+                "extensions imported after %load_ext are not counted "
+                "in this kernel")
+    return ("Python objects of 512 bytes or less (pymalloc's, which its "
+            "debug hooks keep) and " * small +
+            "the blocks of C extensions imported from now on (import "
+            "numpy and the like before %load_ext) are not counted; the "
+            "kernel \"Python 3 (spprof-mem)\" counts them")
 
 
 class AttachError(Exception):

@@ -10,8 +10,8 @@ The kernel "Python 3 (spprof-mem)" (python3 -m spprof.memprof kernel
 install --user) runs under the runtime with a recording, and so does any
 kernel started under memprof-wrap.  In another kernel, %load_ext loads
 the runtime into it and starts the recording (spprof._late: memprof-ctl
-attach), and Python's objects of 512 bytes or less, and the C extensions
-imported after it, go unseen.  A cell is
+attach; Python's small objects go through malloc while a cell runs),
+and the C extensions imported after it go unseen.  A cell is
 measured from the profile the runtime streams: the plugin marks where the
 cell starts and ends, copies that stretch into a profile of its own (which
 memprof-report reads, offline) and measures it.  An exception in the cell
@@ -35,7 +35,7 @@ from IPython.display import HTML, display
 
 from . import _memprof, _session
 from ._cli import tool_path
-from ._late import UNSEEN, UNSEEN_SHORT, AttachError, attach_here
+from ._late import AttachError, attach_here, small_objects_routable, unseen
 from ._measure import allocations as _allocations, measure
 from ._sizes import human, parse_size
 from ._stream import Excerpt, StreamReader, own_profile
@@ -77,7 +77,7 @@ class MemprofMagics(Magics):
         try:
             self.directory = self.attached = attach_here("kernel")
             print("memprof: the runtime is loaded into this kernel; "
-                  + UNSEEN)
+                  + unseen())
         except AttachError as e:
             self.not_attached = ("this kernel does not run under the "
                                  "spprof-mem runtime, which could not be "
@@ -121,18 +121,22 @@ class MemprofMagics(Magics):
         self._report(["-o", page])
         with open(page, encoding="utf-8") as f:
             display(HTML(_inline(f.read())))
-        print(_summary(m) + (f"; {UNSEEN_SHORT}" if self.attached else ""))
+        print(_summary(m) + (f"; {unseen(short=True)}" if self.attached
+                             else ""))
 
     def _run(self, cell: str, start: str, rate: int):
         """Runs the cell between two markers; its events and their copy."""
         end = _END + start[len(_START):]
         previous = _memprof.stats()["sampling_rate"]
+        route = self.attached and small_objects_routable()
         gc.collect()
         _memprof.marker(start)
         _memprof.set_sampling_rate(rate)
+        _memprof.route_small_objects(route)
         try:
             self.shell.run_cell(cell)
         finally:
+            _memprof.route_small_objects(False)
             _memprof.set_sampling_rate(previous)
             _memprof.marker(end)
             read = self._read(start, end)

@@ -31,6 +31,12 @@ CELLS = [
     "print('still alive', len(kept))",
 ]
 
+# Objects of pymalloc's size (512 bytes or less).
+SMALL_OBJECTS = ("%%memprof\n"
+                 "def few_strings():\n"
+                 "    return [str(i) * 3 for i in range(200_000)]\n"
+                 "few = few_strings()")
+
 RUN = '''\
 import sys
 import nbformat
@@ -139,10 +145,11 @@ def test_the_page_works_in_chromium(notebook):
 def test_a_plain_kernel_loads_the_runtime_and_measures_a_cell(tmp_path):
     """IPython's own kernel, started without the runtime: %load_ext loads
     it in place (memprof-ctl attach) and a cell names its function, at
-    the size of what it allocated in blocks over pymalloc's 512 bytes."""
+    the size of what it allocated, small objects included."""
     script = RUN.replace('"spprof-python3"', '"python3"')
+    cells = CELLS[:3] + [SMALL_OBJECTS, "del few\nprint(len(kept))"]
     (tmp_path / "run.py").write_text(
-        f"CELLS = {CELLS[:3]!r}\n" + script, encoding="utf-8")
+        f"CELLS = {cells!r}\n" + script, encoding="utf-8")
     run = subprocess.run(
         [sys.executable, "run.py", "out.ipynb"], cwd=tmp_path,
         env=environment(tmp_path, preload=False,
@@ -160,6 +167,14 @@ def test_a_plain_kernel_loads_the_runtime_and_measures_a_cell(tmp_path):
     assert "not counted in this kernel" in text
     text, _, errors = outputs(cells[2])
     assert errors == [] and "build_table" in text
+    # 200,000 strings of 49 + 15 bytes and their list's 1.6 MB: pymalloc's
+    # alone, they would leave only the list in sight
+    text, _, errors = outputs(cells[3])
+    summary = re.search(r"held ([\d.]+) MiB .* at its peak", text)
+    assert errors == [] and summary and 9.0 < float(summary[1]) < 18.0, text
+    assert "(few_strings.<locals>.<listcomp>)" in text
+    # freeing them after the cell, through pymalloc again, is fine
+    assert outputs(cells[4]) == ("100\n", [], [])
     # the kernel has finished its profile and removed it
     assert [p.name for p in tmp_path.iterdir()
             if p.name.startswith("spprof-")] == []
