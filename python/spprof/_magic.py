@@ -23,7 +23,6 @@ import gc
 import html
 import os
 import shutil
-import subprocess
 import tempfile
 from typing import Any, List, Optional
 
@@ -34,11 +33,12 @@ from IPython.core.magic_arguments import argument, magic_arguments, \
 from IPython.display import HTML, display
 
 from . import _memprof, _session
-from ._cli import tool_path
+from ._cli import report_output
 from ._late import AttachError, attach_here, small_objects_routable, unseen
-from ._measure import allocations as _allocations, measure
+from ._measure import allocations as _allocations, cross_fitted_peak, \
+    measure
 from ._sizes import human, parse_size
-from ._stream import Excerpt, StreamReader, own_profile
+from ._stream import StreamReader, own_profile, read_stretch
 
 _START, _END = "cell start ", "cell end "
 #: The sampling rate of a measured cell unless -r says otherwise.
@@ -117,6 +117,11 @@ class MemprofMagics(Magics):
         self.last_profile = os.path.join(self.scratch,
                                          f"cell{self.cells}.mlyze")
         excerpt.save(self.last_profile, sampling_rate=rate)
+        if rate > 1:
+            try:
+                cross_fitted_peak(m, self.last_profile)
+            except RuntimeError as e:
+                raise UsageError(str(e)) from None
         page = self.last_profile[:-len(".mlyze")] + ".html"
         self._report(["-o", page])
         with open(page, encoding="utf-8") as f:
@@ -139,32 +144,16 @@ class MemprofMagics(Magics):
             _memprof.route_small_objects(False)
             _memprof.set_sampling_rate(previous)
             _memprof.marker(end)
-            read = self._read(start, end)
+            read = read_stretch(self._stream(), start, end)
         return read
-
-    def _read(self, start: str, end: str):
-        reader = self._stream()
-        excerpt = Excerpt(reader)
-        events: List[tuple] = []
-        for event in reader.events_until(end):
-            if event == ("marker", start):
-                excerpt.begin()
-            if events or event == ("marker", start):
-                events.append(event)
-                excerpt.add()
-        return events, excerpt
 
     def _report(self, options: List[str]) -> str:
         if self.last_profile is None:
             raise UsageError("no cell measured yet: run one with %%memprof")
-        report = tool_path("memprof-report")
-        if report is None:
-            raise UsageError("memprof-report not found: install spprof-mem")
-        done = subprocess.run([report, *options, self.last_profile],
-                              capture_output=True, text=True)
-        if done.returncode != 0:
-            raise UsageError(f"memprof-report: {done.stderr.strip()}")
-        return done.stdout
+        try:
+            return report_output([*options, self.last_profile])
+        except RuntimeError as e:
+            raise UsageError(str(e)) from None
 
     @line_magic
     def memprof_report(self, line: str) -> None:

@@ -13,21 +13,25 @@ private directory (--memprof-dir keeps it), which the plugin reads as the
 tests run.  Between tests the runtime samples almost never; while a test
 runs it samples one allocation per --memprof-rate bytes, by default 1: every
 allocation, so that the numbers are exact.  At a coarser rate each number is
-an estimate with a 95 % interval, and a limit that lies inside that interval
-is reported as undecided rather than passed or failed.
+an estimate with a 95 % interval (the peak memprof-report's, cross-fitted:
+the largest of the estimates along the test would overstate it), and a
+limit that lies inside that interval is reported as undecided rather than
+passed or failed.
 
 What a test "holds" is the memory it allocated and had not freed yet, at its
 worst moment; what it "leaves behind" is what it allocated and was still
 allocated after it returned and a garbage collection ran.  Both count the
 allocations of the test's thread and of the threads it starts (threads
-already running keep sampling at the idle rate, so they are all but
-unseen); warm-up runs (--memprof-warmups, or warmups= on a marker) run the
+already running are all but unseen: set_sampling_rate() redraws only the
+calling thread's distance to its next sample, so theirs stays one drawn
+at the idle rate until they allocate that far); warm-up runs (--memprof-warmups, or warmups= on a marker) run the
 test first without measuring it, for caches that fill on first use.
 """
 
 import gc
 import itertools
 import math
+import tempfile
 from dataclasses import asdict
 from typing import TYPE_CHECKING, List
 
@@ -175,14 +179,25 @@ class _Profiler:
         return measured
 
     def _measure(self, item: pytest.Function, start: str, end: str):
-        from ._measure import measure
+        from ._measure import cross_fitted_peak, measure
+        from ._stream import read_stretch
         reader = self._stream()
-        # What the previous test's reading allocated comes before this
-        # test's start.
-        events = itertools.dropwhile(lambda event: event != ("marker", start),
-                                     reader.events_until(end))
-        return measure(events, reader.stacks, item.nodeid, self.rate,
-                       self.rootdir, __file__)
+        if self.rate == 1:
+            # Every allocation: follow them as they are read.  What the
+            # previous test's reading allocated comes before the start.
+            events = itertools.dropwhile(
+                lambda event: event != ("marker", start),
+                reader.events_until(end))
+            return measure(events, reader.stacks, item.nodeid, self.rate,
+                           self.rootdir, __file__)
+        events, excerpt = read_stretch(reader, start, end)
+        m = measure(events, reader.stacks, item.nodeid, self.rate,
+                    self.rootdir, __file__)
+        with tempfile.NamedTemporaryFile(dir=self.directory,
+                                         suffix=".mlyze") as profile:
+            excerpt.save(profile.name, sampling_rate=self.rate)
+            cross_fitted_peak(m, profile.name)
+        return m
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_pyfunc_call(self, pyfuncitem: pytest.Function):
