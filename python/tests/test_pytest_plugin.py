@@ -235,6 +235,41 @@ def test_at_a_rate_a_test_within_its_limit_seldom_fails(tmp_path):
     assert len(failed) <= 15, proc.stdout
 
 
+THREAD = '''\
+import threading
+
+import pytest
+
+go, done = threading.Event(), threading.Event()
+held = [bytearray(1000)]
+
+
+def allocate_when_asked():
+    held.append(bytearray(1000))  # seeds its sampler before the test
+    go.wait()
+    held.append(bytearray(12 << 20))  # other thread
+    done.set()
+
+
+threading.Thread(target=allocate_when_asked, daemon=True).start()
+
+
+@pytest.mark.limit_memory("8 MB")
+def test_a_thread_started_before():
+    go.set()
+    done.wait()
+'''
+
+
+def test_at_a_rate_a_thread_started_before_the_test_is_seen(tmp_path):
+    proc, _ = run_pytest(tmp_path, "--memprof-rate", "64K", project=THREAD)
+    output = proc.stdout
+    assert "1 failed" in output, output
+    line = THREAD.splitlines().index(
+        "    held.append(bytearray(12 << 20))  # other thread") + 1
+    assert f"test_project.py:{line} (allocate_when_asked)" in output, output
+
+
 def test_without_the_option_limits_are_ignored(tmp_path):
     (tmp_path / "test_project.py").write_text(PROJECT, encoding="utf-8")
     proc = subprocess.run(
