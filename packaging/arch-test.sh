@@ -21,7 +21,8 @@
 # With --incremental, the previous run's build tree is kept and only the
 # files that differ from HEAD are replaced, so that make rebuilds only what
 # changed: under emulation a clean build takes the better part of an hour.
-# Environment: SPPROF_ARCH_MIRROR (a Debian mirror), JOBS (make -j, 2).
+# Environment: SPPROF_ARCH_MIRROR (a Debian mirror; default: the one apt
+# uses here, else deb.debian.org), JOBS (make -j, 2).
 set -eu
 
 usage="usage: $0 [--record] [--incremental] ARCH [MAKE-CHECK-ARGUMENTS...]"
@@ -39,7 +40,19 @@ done
 arch=$1
 shift
 suite=bookworm
-mirror=${SPPROF_ARCH_MIRROR:-http://deb.debian.org/debian}
+
+# The Debian archive that apt uses on this machine, which is known to be
+# reachable from it (a CI machine may reach only its own mirror).
+apt_mirror() {
+	{
+		sed -n 's|^URIs:[[:space:]]*\([^[:space:]]*/debian\)/\{0,1\}[[:space:]]*$|\1|p' \
+			/etc/apt/sources.list.d/*.sources
+		sed -n 's|^deb[[:space:]]\{1,\}\(\[[^]]*\][[:space:]]\{1,\}\)\{0,1\}\([^[:space:]]*/debian\)/\{0,1\}[[:space:]].*|\2|p' \
+			/etc/apt/sources.list /etc/apt/sources.list.d/*.list
+	} 2>/dev/null | head -n 1
+}
+mirror=${SPPROF_ARCH_MIRROR:-$(apt_mirror)}
+mirror=${mirror:-http://deb.debian.org/debian}
 cache=${SPPROF_ARCH_CACHE:-/var/cache/spprof-arch}
 jobs=${JOBS:-2}
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
