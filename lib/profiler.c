@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -239,6 +240,29 @@ static uint64_t sum(unsigned counter)
 	return counters_sum(&prof.counters, counter);
 }
 
+/* Where each statistic goes, and the counter that keeps it (-1: worked
+ * out below). */
+#define STAT_INDEX_OWN (-1)
+#define STAT_INDEX_COUNTED(name) COUNT_##name
+static const struct {
+	size_t offset;
+	int counter;
+} stat_sources[] = {
+#define MEMPROF_STAT(type, field, key, source, kind, unit, description) \
+	{ offsetof(memprof_stats, field), STAT_INDEX_##source },
+#include <spprof/memprof-stats.def>
+#undef MEMPROF_STAT
+};
+
+static void sum_counted(memprof_stats *out)
+{
+	for (size_t i = 0; i < sizeof(stat_sources) / sizeof(*stat_sources);
+	     i++)
+		if (stat_sources[i].counter >= 0)
+			*(uint64_t *)((char *)out + stat_sources[i].offset) =
+				sum((unsigned)stat_sources[i].counter);
+}
+
 static uint64_t max_of(uint64_t a, uint64_t b)
 {
 	return a > b ? a : b;
@@ -276,21 +300,14 @@ MEMPROF_PUBLIC int memprof_get_stats(memprof_stats *out)
 	out->sampling_rate = sampler_rate();
 	if (!heap_map_ready(h))
 		return 0;
-	out->total_samples = sum(COUNT_SAMPLES);
-	out->freed_samples = sum(COUNT_FREED);
+	sum_counted(out);
 	out->unique_stacks = stack_table_count(&prof.stacks);
 	out->stack_table_capacity = stack_table_capacity(&prof.stacks);
 	out->stack_table_drops = load(&prof.stacks.drops);
 	heap_map_stats(out);
-	out->skipped_reentrant = sum(COUNT_SKIPPED_REENTRANT);
 	out->events_written = writer_events_written();
 	out->events_dropped = writer_events_dropped();
 	out->native_stacks = out->total_samples; /* one capture per sample */
-	out->native_frames = sum(COUNT_NATIVE_FRAMES);
-	out->shallow_stacks = sum(COUNT_SHALLOW);
-	out->truncated_stacks = sum(COUNT_TRUNCATED);
-	out->fp_stacks = sum(COUNT_FP_STACKS);
-	out->dwarf_stacks = sum(COUNT_DWARF_STACKS);
 	out->min_native_depth = min_depth == UINT32_MAX ? 0 : min_depth;
 	out->estimated_live_bytes = (double)sum(COUNT_LIVE_ESTIMATE);
 	return 0;

@@ -5,6 +5,7 @@
 #include "profiler.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -62,10 +63,12 @@ static void after_fork_in_parent(void)
  * (the heap map and stack table, and their counters, are inherited). */
 static void reset_counters(void)
 {
+	/* The statistics kept by counters (memprof-stats.def). */
 	static const unsigned per_profile[] = {
-		COUNT_SAMPLES,	     COUNT_FREED,	  COUNT_SKIPPED_REENTRANT,
-		COUNT_NATIVE_FRAMES, COUNT_SHALLOW,	  COUNT_TRUNCATED,
-		COUNT_FP_STACKS,     COUNT_DWARF_STACKS,
+#define MEMPROF_STAT(type, field, key, source, kind, unit, description) \
+	STAT_COUNTER_##source
+#include <spprof/memprof-stats.def>
+#undef MEMPROF_STAT
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(per_profile); i++)
@@ -198,9 +201,9 @@ void profiler_load(void)
 	/* Before recording starts: until every slot is rewritten, a block
 	 * could reach the C library from one of our functions. */
 	if (late && late_binding_apply() < 0) {
-		runtime_message("loaded late, on an architecture whose "
-				"allocator calls it cannot redirect: nothing "
-				"is recorded");
+		runtime_message("loaded late, %s: nothing is recorded",
+				late_binding_refusal());
+		control_note_refusal(ENOTSUP, late_binding_refusal());
 		prof.settings.output[0] = '\0';
 	}
 	attach_python_walker();
