@@ -118,10 +118,13 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/native-stacks.sh \
 	tests/integration/titles.sh \
 	tests/integration/ctl.sh \
+	tests/integration/serve.sh \
+	tests/integration/serve-robust.sh \
 	tests/integration/attach.sh
 TESTS += $(integ_drivers)
 EXTRA_DIST += $(integ_drivers) tests/integration/common.sh \
 	tests/integration/ctl-helpers.sh \
+	tests/integration/serve-robust.py \
 	tests/integration/stacks.sh
 AM_TESTS_ENVIRONMENT += abs_top_builddir='$(abs_top_builddir)'; \
 	export abs_top_builddir;

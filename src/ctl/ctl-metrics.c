@@ -24,7 +24,7 @@ struct process_metrics {
 	char labels[LABELS_MAX]; /* pid="..",command="..",service=".." */
 	struct ctl_sites sites;
 	double profile_bytes; /* the streamed file's size */
-	memprof_stats stats;  /* as the runtime last answered a request */
+	memprof_stats stats;  /* as the runtime last published them */
 };
 
 /* The length of the UTF-8 character at s (of n bytes), or 0 when s
@@ -239,7 +239,7 @@ static const struct family {
 	  "Allocations sampled into the profile so far.", samples, NULL },
 	{ "memprof_dropped_samples_total", "counter",
 	  "Samples the runtime dropped because its tables were full, as it "
-	  "last reported them (to a memprof-ctl request).",
+	  "last published them.",
 	  dropped_samples, NULL },
 	{ "memprof_profile_size_bytes", "gauge",
 	  "Size of the streamed profile on disk.", profile_size, NULL },
@@ -280,6 +280,59 @@ static void write_family(FILE *out, const struct family *f,
 	}
 }
 
+/* The runtime's statistics (memprof-stats.def), a family each. */
+#define MEMPROF_STAT(type, field, key, source, kind, unit, description) \
+	static double stat_##field(const memprof_stats *s)                  \
+	{                                                                   \
+		return (double)s->field;                                    \
+	}
+#include <spprof/memprof-stats.def>
+#undef MEMPROF_STAT
+
+static const struct runtime_stat {
+	const char *field, *kind, *unit, *description;
+	double (*value)(const memprof_stats *s);
+} runtime_stats[] = {
+#define MEMPROF_STAT(type, field, key, source, kind, unit, description) \
+	{ #field, #kind, unit, description, stat_##field },
+#include <spprof/memprof-stats.def>
+#undef MEMPROF_STAT
+};
+
+static bool ends_with(const char *text, const char *end)
+{
+	size_t n = strlen(text), m = strlen(end);
+
+	return n >= m && strcmp(text + n - m, end) == 0;
+}
+
+/* memprof_runtime_FIELD, then its unit unless the field names it, then
+ * _total for a counter. */
+static void runtime_stat_name(const struct runtime_stat *stat, char *name,
+			      size_t size)
+{
+	bool named = !stat->unit[0] || ends_with(stat->field, stat->unit);
+
+	snprintf(name, size, "memprof_runtime_%s%s%s%s", stat->field,
+		 named ? "" : "_", named ? "" : stat->unit,
+		 strcmp(stat->kind, "counter") == 0 ? "_total" : "");
+}
+
+static void write_runtime_stat(FILE *out, const struct runtime_stat *stat,
+			       const struct process_metrics *metrics,
+			       size_t count)
+{
+	char name[128];
+
+	runtime_stat_name(stat, name, sizeof(name));
+	fprintf(out, "# HELP %s %s (memprof_stats.%s), as the runtime last "
+		"published it.\n# TYPE %s %s\n", name, stat->description,
+		stat->field, name, stat->kind);
+	for (size_t i = 0; i < count; i++)
+		fprintf(out, "%s{%s} %.17g\n", name, metrics[i].labels,
+			stat->value(&metrics[i].stats));
+}
+
 /* A comment line saying why a process is left out: a line, whatever
  * the reason holds (a file name may hold newlines). */
 static void skip(FILE *out, long pid, char *problem)
@@ -312,6 +365,9 @@ int ctl_metrics_render(FILE *out, const struct ctl_process *procs,
 	}
 	for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++)
 		write_family(out, &families[f], metrics, shown);
+	for (size_t k = 0; k < sizeof(runtime_stats) / sizeof(*runtime_stats);
+	     k++)
+		write_runtime_stat(out, &runtime_stats[k], metrics, shown);
 	for (size_t i = 0; i < shown; i++)
 		ctl_sites_free(&metrics[i].sites);
 	free(metrics);

@@ -7,8 +7,12 @@
  * command and service.  Label values come from other users' processes:
  * they are escaped (backslash, double quote, newline), anything that is
  * not printable UTF-8 becomes '?', and they are cut to a bounded length.
- * It only reads files (the profiles, /proc/PID/environ); the processes
- * are not asked anything.
+ * A process's sites are named and ranked as memprof-report names them
+ * (ctl-sites.h); its runtime statistics (memprof-stats.def) are those
+ * its registry entry holds, which the runtime refreshes about once a
+ * second while it samples.  A process that is not recording is left out.
+ * It only reads files (the profiles, the registry entries as given,
+ * /proc/PID/environ); the processes are not asked anything.
  */
 #ifndef SPPROF_CTL_METRICS_H
 #define SPPROF_CTL_METRICS_H

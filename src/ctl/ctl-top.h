@@ -17,4 +17,8 @@
 
 int ctl_top(const struct ctl_process *p, unsigned interval);
 
+/* memprof-report next to this program (the build tree, or the installed
+ * one beside it), else the one on PATH (also for ctl-serve-profile.c). */
+void ctl_report_program(char *out, size_t size);
+
 #endif /* SPPROF_CTL_TOP_H */

@@ -313,6 +313,18 @@ static void warn(void *ctx, const char *message)
 	add_message(&g->warnings, xstrdup(message));
 }
 
+static struct mlyze_stat *copy_stats(const struct mlyze_info *info)
+{
+	struct mlyze_stat *stats = xcalloc(info->stat_count + 1,
+					   sizeof(*stats));
+
+	for (size_t i = 0; i < info->stat_count; i++) {
+		stats[i].key = xstrdup(info->stat_list[i].key);
+		stats[i].value = info->stat_list[i].value;
+	}
+	return stats;
+}
+
 static char **copy_command_line(const struct mlyze_info *info)
 {
 	char **argv = xcalloc(info->command_line_length + 1, sizeof(char *));
@@ -392,6 +404,8 @@ static void summarise(struct gathered *g, const char *file,
 	p->has_stack_methods = info->has_stack_methods;
 	p->fp_stacks = info->fp_stacks;
 	p->dwarf_stacks = info->dwarf_stacks;
+	p->stats = copy_stats(info);
+	p->stat_count = info->stat_count;
 	p->events = h->events;
 	p->checkpoints = h->checkpoints;
 	if (h->checkpoints)
@@ -592,6 +606,9 @@ static void free_gathered(struct gathered *g)
 		for (char **arg = p->command_line; *arg; arg++)
 			free(*arg);
 		free(p->command_line);
+		for (size_t k = 0; k < p->stat_count; k++)
+			free((char *)p->stats[k].key);
+		free(p->stats);
 		free(p->title);
 		free(p->window);
 		free(p->exec_program);

@@ -37,6 +37,9 @@ struct profile_summary {
 	uint64_t damaged_stacks;
 	bool has_stack_methods; /* the two below are known */
 	uint64_t fp_stacks, dwarf_stacks; /* by the method that took them */
+	/* The runtime's statistics the profile keeps, by name. */
+	struct mlyze_stat *stats;
+	size_t stat_count;
 	uint64_t events;
 	/* A profile with a size limit: its checkpoints, and when the events
 	 * it kept start (since the start); 0 when it has none. */

@@ -15,24 +15,6 @@ export SPPROF_SAMPLING_RATE=65536
 mkdir -p "$XDG_RUNTIME_DIR"
 cd "$scratch" || fail "no scratch directory"
 
-# start_hold NAME [idle|leak] - hold-program in the background under the
-# runtime with the SPPROF_* settings exported; its pid in $pid.
-start_hold() {
-	rm -f "$1.stop"
-	LD_PRELOAD=$runtime_so "$hold" $held_kib "$scratch/$1.stop" $2 \
-		>"$1.out" 2>"$1.err" &
-	pid=$!
-	wait_for_line "$1.out" "holding"
-}
-
-# end_hold NAME PID - asks it to end; it must exit 0 with its own output.
-end_hold() {
-	touch "$1.stop"
-	wait "$2" || fail "$1: exit status $?"
-	printf 'holding %s bytes\ndone\n' $((held_kib * 1024)) >"$1.expected"
-	cmp -s "$1.out" "$1.expected" || fail "$1: output changed: $(cat "$1.out")"
-}
-
 # live_within FILE - the live heap at the end of a profile is the held one
 # within twice its 95 % interval (a chance of about 1e-4 to be outside).
 live_within() {

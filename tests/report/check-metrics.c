@@ -150,6 +150,27 @@ static unsigned occurrences(const char *text, const char *what)
 	return n;
 }
 
+/* Every family is named as Prometheus wants, and has one TYPE line. */
+static void expect_valid_families(const char *text)
+{
+	const char *type = "\n# TYPE ";
+	char name[128], again[160];
+
+	for (const char *at = strstr(text, type); at;
+	     at = strstr(at + 1, type)) {
+		size_t n = strcspn(at + strlen(type), " ");
+
+		ck_assert_uint_lt(n, sizeof(name));
+		snprintf(name, sizeof(name), "%.*s", (int)n, at + strlen(type));
+		ck_assert_uint_eq(strspn(name, "abcdefghijklmnopqrstuvwxyz"
+					       "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					       "0123456789_:"),
+				  n);
+		snprintf(again, sizeof(again), "# TYPE %s ", name);
+		ck_assert_msg(occurrences(text, again) == 1, "%s", name);
+	}
+}
+
 static long file_size(const char *path)
 {
 	struct stat st;
@@ -162,21 +183,30 @@ START_TEST(known_heap)
 {
 	pid_t service = start_service("shop");
 	struct ctl_process p = recording(service, "shopd --port 80");
-	char *text = render(&p, 1);
-	char labels[128], line[256];
+	char *text, labels[128], line[256];
 	const char *expected[][3] = {
 		{ "memprof_live_heap_bytes", "1300" },
 		{ "memprof_live_heap_lower_bytes", "1300" },
 		{ "memprof_live_heap_upper_bytes", "1300" },
 		{ "memprof_allocated_bytes_total", "1800" },
 		{ "memprof_samples_total", "5" },
-		{ "memprof_dropped_samples_total", "0" },
+		{ "memprof_dropped_samples_total", "7" },
+		{ "memprof_runtime_heap_map_full_drops_total", "3" },
+		{ "memprof_runtime_sampling_rate_bytes", "4096" },
+		{ "memprof_runtime_estimated_live_bytes", "1234.5" },
+		{ "memprof_runtime_heap_map_load_percent", "42" },
 		{ "memprof_site_live_bytes", "1000", ",site=\"handle_request (/srv/app.py:10)\"" },
 		{ "memprof_site_live_bytes", "300", ",site=\"cache_put (/srv/app.py:20)\"" },
 		{ "memprof_site_growth_bytes_per_second", "88.888888888888886",
 		  ",site=\"cache_put (/srv/app.py:20)\"" },
 	};
 
+	p.page.stats.heap_map_full_drops = 3;
+	p.page.stats.stack_table_drops = 4;
+	p.page.stats.sampling_rate = 4096;
+	p.page.stats.estimated_live_bytes = 1234.5;
+	p.page.stats.heap_map_load_percent = 42;
+	text = render(&p, 1);
 	stop_service(service);
 	snprintf(labels, sizeof(labels),
 		 "pid=\"%d\",command=\"shopd --port 80\",service=\"shop\"",
@@ -192,6 +222,7 @@ START_TEST(known_heap)
 		ck_assert_uint_eq(occurrences(text, line), 1);
 	}
 	ck_assert_uint_eq(occurrences(text, "handle_request"), 1);
+	expect_valid_families(text);
 	snprintf(line, sizeof(line), "memprof_profile_size_bytes{%s} %ld",
 		 labels, file_size(profile));
 	ck_assert(has_line(text, line));
