@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
@@ -177,12 +178,22 @@ static int render_index(FILE *out, const struct request *r,
 	return -1;
 }
 
+/* The metrics replay every stream in this process: one rendering at a
+ * time, whose memory goes back to the system after it, so that the
+ * server's memory is that of one rendering however many scrapes come. */
 static int render_metrics(FILE *out, const struct request *r,
 			  const struct ctl_process *procs, size_t count,
 			  char *why, size_t size)
 {
-	return ctl_metrics_render(out, procs, count, &r->server->o->metrics,
-				  why, size);
+	static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
+	int rc;
+
+	pthread_mutex_lock(&one_at_a_time);
+	rc = ctl_metrics_render(out, procs, count, &r->server->o->metrics,
+				why, size);
+	malloc_trim(0);
+	pthread_mutex_unlock(&one_at_a_time);
+	return rc;
 }
 
 static enum MHD_Result serve_index(struct request *r)
@@ -468,6 +479,9 @@ int ctl_serve(const struct ctl_serve_options *o)
 
 	if (parse_listen(o->listen, &address) < 0)
 		return 1;
+	/* A thread per connection would otherwise give each its own arena
+	 * of freed memory. */
+	mallopt(M_ARENA_MAX, 2);
 	/* Blocked in every thread: only sigwait() below takes them. */
 	sigemptyset(&stop_signals);
 	sigaddset(&stop_signals, SIGTERM);
