@@ -478,7 +478,7 @@ int ctl_serve(const struct ctl_serve_options *o)
 	int signal_number;
 
 	if (parse_listen(o->listen, &address) < 0)
-		return 1;
+		return 2;
 	/* A thread per connection would otherwise give each its own arena
 	 * of freed memory. */
 	mallopt(M_ARENA_MAX, 2);
