@@ -31,7 +31,9 @@
 #define THREAD_STACK (512 * 1024)
 /* How long the requests under way may take to end at a stop. */
 #define STOP_GRACE_MS 2000
-#define MAX_SECONDS_TEXT "300" /* CTL_SERVE_MAX_SECONDS */
+/* A number macro as a string literal. */
+#define NUMBER_TEXT(n) NUMBER_TEXT_(n)
+#define NUMBER_TEXT_(n) #n
 
 enum {
 	HTTP_OK = 200, HTTP_BAD_REQUEST = 400, HTTP_FORBIDDEN = 403,
@@ -294,14 +296,15 @@ static void parse_seconds(struct request *r, const char *value)
 		r->status = HTTP_BAD_REQUEST;
 }
 
-/* What Go's clients may add, which changes nothing here: debug=0 (the
- * binary profile) and gc (a C program has no collector to run). */
-static void parse_go_option(struct request *r, const char *value)
+/* gc=1 asks Go to collect its garbage first: a C program has none to
+ * collect, so it is accepted and changes nothing. */
+static void parse_gc(struct request *r, const char *value)
 {
 	(void)value;
 	(void)r;
 }
 
+/* debug=0 is the binary profile, the only one served. */
 static void parse_debug(struct request *r, const char *value)
 {
 	if (!value || strcmp(value, "0") != 0)
@@ -315,9 +318,9 @@ static const struct parameter {
 } parameters[] = {
 	{ "pid", parse_pid, "a process id" },
 	{ "seconds", parse_seconds,
-	  "a whole number of seconds, 1-" MAX_SECONDS_TEXT },
+	  "a whole number of seconds, 1-" NUMBER_TEXT(CTL_SERVE_MAX_SECONDS) },
 	{ "debug", parse_debug, "0 (only the binary profile is served)" },
-	{ "gc", parse_go_option, "anything" },
+	{ "gc", parse_gc, "anything" },
 };
 
 static enum MHD_Result parse_parameter(void *ctx, enum MHD_ValueKind kind,
