@@ -67,6 +67,9 @@ check_PROGRAMS += tests/integration/hold-program
 tests_integration_hold_program_CFLAGS = $(AM_CFLAGS) -pthread
 tests_integration_hold_program_LDFLAGS = -pthread
 
+# One with a known heap and a site that leaks, for prometheus.sh.
+check_PROGRAMS += tests/integration/leak-program
+
 # Programs started without the runtime, for attach.sh: one allocating on
 # every thread, one in C++ built with a distribution's flags (full RELRO).
 check_PROGRAMS += tests/integration/attach-program
@@ -102,7 +105,8 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/native-stacks.sh \
 	tests/integration/titles.sh \
 	tests/integration/ctl.sh \
-	tests/integration/attach.sh
+	tests/integration/attach.sh \
+	tests/integration/prometheus.sh
 TESTS += $(integ_drivers)
 EXTRA_DIST += $(integ_drivers) tests/integration/common.sh \
 	tests/integration/ctl-helpers.sh \
