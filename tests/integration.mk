@@ -69,6 +69,8 @@ tests_integration_hold_program_LDFLAGS = -pthread
 
 # One with a known heap and a site that leaks, for prometheus.sh.
 check_PROGRAMS += tests/integration/leak-program
+TESTS += tests/integration/prometheus.sh
+EXTRA_DIST += tests/integration/prometheus.sh
 
 # Programs started without the runtime, for attach.sh: one allocating on
 # every thread, one in C++ built with a distribution's flags (full RELRO).
@@ -105,8 +107,7 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/native-stacks.sh \
 	tests/integration/titles.sh \
 	tests/integration/ctl.sh \
-	tests/integration/attach.sh \
-	tests/integration/prometheus.sh
+	tests/integration/attach.sh
 TESTS += $(integ_drivers)
 EXTRA_DIST += $(integ_drivers) tests/integration/common.sh \
 	tests/integration/ctl-helpers.sh \
