@@ -149,6 +149,14 @@ void control_note_finished(const char *profile)
 	control_page->part[0] = '\0';
 }
 
+void control_note_refusal(int error, const char *why)
+{
+	if (!control_page)
+		return;
+	copy_name(control_page->answer, why);
+	control_page->error = error;
+}
+
 void control_answer(void)
 {
 	struct control_page *page = control_page;

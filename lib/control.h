@@ -30,6 +30,10 @@ void control_after_fork(void);
 void control_set_state(enum control_state state);
 void control_note_part(const char *part);
 void control_note_finished(const char *profile);
+/* Why the process cannot record at all (an errno value, and words), in
+ * `error` and `answer` before any request: a runtime loaded late that
+ * refused to stand in front of the program's allocator. */
+void control_note_refusal(int error, const char *why);
 
 void control_answer(void);
 void control_refresh_stats(void);

@@ -100,9 +100,12 @@ MEMPROF_PUBLIC int memprof_init(uint64_t sampling_rate)
 	profiler_read_settings_once();
 	saved_errno = enter_runtime();
 	if (heap_map_init(&prof.heap, prof.settings.heap_map_capacity) < 0 ||
+	    heap_map_init_compact(&prof.in_place,
+				  prof.settings.heap_map_capacity) < 0 ||
 	    stack_table_init(&prof.stacks, prof.settings.stack_table_max) < 0 ||
 	    modules_init() < 0 || strings_init() < 0) {
 		heap_map_destroy(&prof.heap);
+		heap_map_destroy(&prof.in_place);
 		atomic_store(&prof.state, UNINITIALIZED);
 		leave_runtime(ENOMEM);
 		return -1;
@@ -210,11 +213,13 @@ MEMPROF_PUBLIC int memprof_get_snapshot(memprof_sample **out_samples,
 	if (!initialized() && atomic_load(&prof.state) != TERMINATED)
 		return misuse(atomic_load(&prof.state));
 	/* Blocks sampled while we scan are included only if there is room. */
-	f.capacity = atomic_load(&prof.heap.live) + 64;
+	f.capacity = atomic_load(&prof.heap.live) +
+		     atomic_load(&prof.in_place.live) + 64;
 	f.samples = malloc(f.capacity * sizeof(*f.samples));
 	if (!f.samples)
 		return fail(ENOMEM);
 	heap_map_for_each(&prof.heap, add_to_snapshot, &f);
+	heap_map_for_each(&prof.in_place, add_to_snapshot, &f);
 	*out_samples = f.samples;
 	*out_count = f.count;
 	return 0;
@@ -258,6 +263,32 @@ static void sum_counted(memprof_stats *out)
 				sum((unsigned)stat_sources[i].counter);
 }
 
+static uint64_t max_of(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* The two tables of live blocks, counted as one. */
+static void heap_map_stats(memprof_stats *out)
+{
+	struct heap_map *h = &prof.heap, *p = &prof.in_place;
+	uint64_t live = load(&h->live) + load(&p->live);
+
+	out->live_samples = live - sum(COUNT_CARVED_ONLY);
+	out->heap_map_capacity = atomic_load_explicit(&h->capacity, relaxed) +
+				 atomic_load_explicit(&p->capacity, relaxed);
+	out->heap_map_full_drops = load(&h->full_drops) + load(&p->full_drops);
+	out->heap_map_collisions = load(&h->collisions) + load(&p->collisions);
+	out->death_during_birth =
+		load(&h->death_during_birth) + load(&p->death_during_birth);
+	out->tombstones_recycled =
+		load(&h->tombstones_recycled) + load(&p->tombstones_recycled);
+	out->max_probe_length = max_of(load(&h->max_probe),
+				       load(&p->max_probe));
+	out->heap_map_load_percent =
+		(unsigned)(live * 100 / out->heap_map_capacity);
+}
+
 MEMPROF_PUBLIC int memprof_get_stats(memprof_stats *out)
 {
 	struct heap_map *h = &prof.heap;
@@ -270,21 +301,14 @@ MEMPROF_PUBLIC int memprof_get_stats(memprof_stats *out)
 	if (!heap_map_ready(h))
 		return 0;
 	sum_counted(out);
-	out->live_samples = load(&h->live) - sum(COUNT_CARVED_ONLY);
 	out->unique_stacks = stack_table_count(&prof.stacks);
 	out->stack_table_capacity = stack_table_capacity(&prof.stacks);
 	out->stack_table_drops = load(&prof.stacks.drops);
-	out->heap_map_capacity = atomic_load_explicit(&h->capacity, relaxed);
-	out->heap_map_full_drops = load(&h->full_drops);
-	out->heap_map_collisions = load(&h->collisions);
-	out->death_during_birth = load(&h->death_during_birth);
-	out->tombstones_recycled = load(&h->tombstones_recycled);
-	out->max_probe_length = load(&h->max_probe);
+	heap_map_stats(out);
 	out->events_written = writer_events_written();
 	out->events_dropped = writer_events_dropped();
 	out->native_stacks = out->total_samples; /* one capture per sample */
 	out->min_native_depth = min_depth == UINT32_MAX ? 0 : min_depth;
-	out->heap_map_load_percent = heap_map_load_percent(h);
 	out->estimated_live_bytes = (double)sum(COUNT_LIVE_ESTIMATE);
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include "profiler.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -42,14 +43,18 @@ static void before_fork(void)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &mask_before_fork);
-	if (heap_map_ready(&prof.heap))
+	if (heap_map_ready(&prof.heap)) {
 		heap_map_prefork(&prof.heap);
+		heap_map_prefork(&prof.in_place);
+	}
 }
 
 static void after_fork_in_parent(void)
 {
-	if (heap_map_ready(&prof.heap))
+	if (heap_map_ready(&prof.heap)) {
 		heap_map_postfork_parent(&prof.heap);
+		heap_map_postfork_parent(&prof.in_place);
+	}
 	pthread_sigmask(SIG_SETMASK, &mask_before_fork, NULL);
 }
 
@@ -80,6 +85,7 @@ static void after_fork_in_child(void)
 	control_after_fork();
 	sampler_reseed_thread(); /* else parent and child sample alike */
 	heap_map_after_fork(&prof.heap);
+	heap_map_after_fork(&prof.in_place);
 	reset_counters();
 	if (!follow) {
 		atomic_store(&prof.track_allocs, 0);
@@ -137,8 +143,8 @@ static void start_recording(void)
 	if (!s->follow_fork)
 		stop_following_children();
 	if (memprof_init(s->sampling_rate) < 0 ||
-	    writer_configure(s, &prof.stacks, &prof.heap, s->sampling_rate,
-			     descendant) < 0 ||
+	    writer_configure(s, &prof.stacks, &prof.heap, &prof.in_place,
+			     s->sampling_rate, descendant) < 0 ||
 	    memprof_start() < 0)
 		runtime_message("cannot start profiling: %s", error_text(errno));
 }
@@ -186,9 +192,9 @@ void profiler_load(void)
 	/* Before recording starts: until every slot is rewritten, a block
 	 * could reach the C library from one of our functions. */
 	if (late && late_binding_apply() < 0) {
-		runtime_message("loaded late, on an architecture whose "
-				"allocator calls it cannot redirect: nothing "
-				"is recorded");
+		runtime_message("loaded late, %s: nothing is recorded",
+				late_binding_refusal());
+		control_note_refusal(ENOTSUP, late_binding_refusal());
 		prof.settings.output[0] = '\0';
 	}
 	attach_python_walker();

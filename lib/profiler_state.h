@@ -27,6 +27,9 @@ struct profiler_state {
 	struct runtime_config settings;
 	int settings_read;
 	struct heap_map heap;
+	/* Samples left in place (free_filter.h), in compact records: with
+	 * every block sampled, one per live block of the program. */
+	struct heap_map in_place;
 	struct stack_table stacks;
 	struct counters counters; /* what every sample updates: COUNT_* */
 	_Atomic uint32_t min_depth; /* seldom written */

@@ -20,6 +20,7 @@
 
 #include <spprof/memprof.h>
 
+#include "small_objects.h"
 #include "walker.h"
 
 static PyObject *raise_errno(int err)
@@ -428,6 +429,23 @@ static PyObject *py_walker_supported(PyObject *self, PyObject *unused)
 	return PyBool_FromLong(python_walker_supported());
 }
 
+PyDoc_STRVAR(route_small_objects_doc,
+	     "route_small_objects(through_malloc)\n\n"
+	     "Allocate Python's objects and its PyMem blocks with malloc (True),\n"
+	     "where the runtime sees them, or again with pymalloc (False).\n"
+	     "Only for pymalloc without debug hooks.");
+
+static PyObject *py_route_small_objects(PyObject *self, PyObject *flag)
+{
+	int through_malloc = PyObject_IsTrue(flag);
+
+	(void)self;
+	if (through_malloc < 0)
+		return NULL;
+	small_objects_route(through_malloc);
+	Py_RETURN_NONE;
+}
+
 #define FUNCTION(name, flags) \
 	{ #name, (PyCFunction)py_##name, flags, name##_doc }
 
@@ -440,6 +458,7 @@ static PyMethodDef functions[] = {
 	FUNCTION(set_sampling_rate, METH_O),
 	FUNCTION(attach_walker, METH_NOARGS),
 	FUNCTION(walker_supported, METH_NOARGS),
+	FUNCTION(route_small_objects, METH_O),
 	FUNCTION(snapshot, METH_NOARGS),
 	FUNCTION(resolve_symbols, METH_NOARGS),
 	FUNCTION(stack, METH_O),

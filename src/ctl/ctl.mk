@@ -10,6 +10,9 @@ src_memprof_ctl_SOURCES = \
 	src/ctl/ctl-sites.c src/ctl/ctl-sites.h \
 	src/ctl/ctl-top.c src/ctl/ctl-top.h \
 	src/ctl/ctl-attach.c src/ctl/ctl-attach.h \
+	src/ctl/ctl-serve.c src/ctl/ctl-serve.h \
+	src/ctl/ctl-serve-index.c src/ctl/ctl-serve-index.h \
+	src/ctl/ctl-serve-profile.c src/ctl/ctl-serve-profile.h \
 	lib/process_start.c lib/process_start.h lib/control_page.h \
 	$(REPORT_REPLAY_SOURCES) $(REPORT_SITES_SOURCES)
 src_memprof_ctl_CPPFLAGS = $(AM_CPPFLAGS) \
@@ -21,7 +24,8 @@ src_memprof_ctl_CPPFLAGS += \
 	-DSPPROF_PYTHON_WALKER_PATH='"$(pyexecdir)/spprof/_memprof$(PYTHON_EXT_SUFFIX)"' \
 	-DSPPROF_PYTHON_WALKER_BUILT='"python/spprof/.libs/_memprof$(PYTHON_EXT_SUFFIX)"'
 endif
+src_memprof_ctl_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(MHD_CFLAGS)
 src_memprof_ctl_LDADD = src/mlyze/libmlyze.la \
-	src/symbolizer/libsymbolizer.la -lm
+	src/symbolizer/libsymbolizer.la $(JANSSON_LIBS) $(MHD_LIBS) -lm
 
 dist_man_MANS += man/memprof-ctl.1

@@ -80,7 +80,8 @@ struct report {
 	 * from them to these (else NULL). */
 	const struct report *base;
 	const struct comparison *comparison;
-	/* With --leaks, or for a view that shows_growth, else NULL. */
+	/* With --leaks or --growth, or for a view that shows_growth, else
+	 * NULL. */
 	const struct leaks *leaks;
 	/* The sum of the peaks of resident memory of the processes that
 	 * read it (report-memory.h), and how many did. */
@@ -156,6 +157,9 @@ struct view {
 	 * replay then measures (report->leaks is set, also without
 	 * --leaks). */
 	bool shows_growth;
+	/* --growth adds a column of each site's growth to its table (from
+	 * report->leaks). */
+	bool growth_column;
 };
 
 /* The view of --format NAME, or NULL. */
