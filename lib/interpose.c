@@ -587,7 +587,9 @@ MEMPROF_PUBLIC size_t malloc_usable_size(void *block)
 		return 0;
 	if (is_bootstrap(block))
 		return bootstrap_usable_size(block);
-	if (free_filter_maybe_sampled(block) && profiler_find(block, &r))
+	/* A block left in place (offset 0) is as the C library gave it. */
+	if (free_filter_maybe_sampled(block) && profiler_find(block, &r) &&
+	    r.offset != 0)
 		return usable_bytes(&r);
 	return real.malloc_usable_size(block);
 }

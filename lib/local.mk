@@ -1,7 +1,7 @@
 ## The runtime library and the profile codec.
 
 spprofincludedir = $(includedir)/spprof
-spprofinclude_HEADERS = include/spprof/memprof.h
+spprofinclude_HEADERS = include/spprof/memprof.h include/spprof/memprof-stats.def
 
 # Everything but the exported allocator entry points, so that unit tests
 # can link the components without interposing their own malloc.
@@ -28,6 +28,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/profiler.c lib/profiler.h lib/profiler_state.h \
 	lib/profiler_events.c lib/profiler_record.c \
 	lib/profiler_control.c lib/late_binding.c lib/late_binding.h \
+	lib/late_dlopen.c lib/late_dlopen.h \
 	lib/process_start.c lib/process_start.h \
 	lib/rawmem.c lib/rawmem.h \
 	lib/run_totals.c lib/run_totals.h \

@@ -61,7 +61,7 @@ root=$cache/$suite-$arch
 # What the build and `make check` need: debian/control's Build-Depends
 # (without the packaging tools) and autotools for the git export.
 packages="autoconf automake libtool pkg-config check libjansson-dev
-libelf-dev libdw-dev zlib1g-dev python3 python3-dev python3-pytest
+libelf-dev libdw-dev zlib1g-dev libmicrohttpd-dev python3 python3-dev python3-pytest
 python3-numpy"
 
 die() { echo "arch-test: $*" >&2; exit 1; }
