@@ -5,12 +5,15 @@
  *   die   end by SIGKILL, so that the profile is never finalised;
  *   tree  first start two more processes that do the same: a forked copy
  *         and an executed one (PID_FILE then gets three lines);
- *   linger  end two seconds after the allocations, normally.
+ *   linger  after the allocations, wait until PID_FILE.end exists (a
+ *           minute at most), then end normally: the test decides when,
+ *           so a busy machine cannot end it early.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -67,6 +70,16 @@ static void start_tree(char **argv)
 		exit(2);
 }
 
+static void linger(const char *pid_file)
+{
+	char end[4096];
+	struct stat st;
+
+	snprintf(end, sizeof(end), "%s.end", pid_file);
+	for (int tenths = 0; tenths < 600 && stat(end, &st) != 0; tenths++)
+		usleep(100000);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 2 ? argv[2] : "";
@@ -80,6 +93,6 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "die") == 0)
 		raise(SIGKILL);
 	if (strcmp(mode, "linger") == 0)
-		sleep(2);
+		linger(argv[1]);
 	return 0;
 }

@@ -103,7 +103,7 @@ expect_in "$work/err" "  $report $part   # partial: its process ended before fin
 
 # A profile still being written when memprof-wrap ends is listed under
 # the name it will have once its process ends, which is then there.
-rm -f pids
+rm -f pids pids.end
 run 0 "$wrap" -r 4K -o 'late.%p.mlyze' sh -c "$allocate pids linger &
 	until [ -s pids ] && [ -e late.\$(cat pids).mlyze.part ]; do sleep 0.1; done"
 late=$(cat pids)
@@ -111,7 +111,8 @@ expect_in "$work/err" "# written when process $late ends"
 name=$(sed -n "s/^  $report \([^ ]*\)   # written when process $late ends.*/\1/p" "$work/err")
 expect_in "$work/err" "  $report $name   # written when process $late ends (until then it streams to $name.part)"
 [ -e "$name" ] && fail "$name there before its process ended"
-for _ in $(seq 100); do
+touch pids.end
+for _ in $(seq 300); do
 	[ -e "$name" ] && break
 	sleep 0.1
 done
