@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <link.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
