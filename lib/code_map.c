@@ -5,12 +5,12 @@
 #include "code_map.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <stdatomic.h>
 #include <stddef.h>
 
 #include "compiler.h"
 #include "keeps_frame_pointers.h"
+#include "loaded_objects.h"
 #include "rawmem.h"
 #include "spinlock.h"
 
@@ -166,46 +166,26 @@ static void remember_range(const struct found_range *found)
 struct scan {
 	struct code_range *ranges;
 	uint32_t count;
-	int first, unchanged;
 };
 
-static int collect(struct dl_phdr_info *info, size_t size, void *data)
+static int collect(const struct dl_phdr_info *info, void *data)
 {
 	struct scan *s = data;
-	enum code_kind kind;
+	enum code_kind kind = object_keeps_frame_pointers(info)
+				      ? CODE_WITH_FRAME_POINTERS
+				      : CODE_WITHOUT_FRAME_POINTERS;
+	struct object_segment segment;
 	uintptr_t eh_frame_hdr = 0;
+	int next = 0;
 
-	if (s->first) {
-		s->first = 0;
-		/* The counters exist since glibc 2.4; without them every miss
-		 * rebuilds. */
-		if (size >= offsetof(struct dl_phdr_info, dlpi_subs) +
-				    sizeof(info->dlpi_subs)) {
-			s->unchanged = map.built && info->dlpi_adds == map.adds &&
-				       info->dlpi_subs == map.subs;
-			map.adds = info->dlpi_adds;
-			map.subs = info->dlpi_subs;
-		}
-		if (s->unchanged)
-			return 1;
-	}
-	kind = object_keeps_frame_pointers(info) ? CODE_WITH_FRAME_POINTERS
-						 : CODE_WITHOUT_FRAME_POINTERS;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type == PT_GNU_EH_FRAME)
-			eh_frame_hdr = info->dlpi_addr + ph->p_vaddr;
-	}
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
-		    s->count == CODE_RANGES_MAX)
+	if (object_next_segment(info, PT_GNU_EH_FRAME, &next, &segment))
+		eh_frame_hdr = segment.start;
+	next = 0;
+	while (object_next_segment(info, PT_LOAD, &next, &segment)) {
+		if (!(segment.flags & PF_X) || s->count == CODE_RANGES_MAX)
 			continue;
 		s->ranges[s->count++] = (struct code_range){
-			start, start + ph->p_memsz, kind, eh_frame_hdr
+			segment.start, segment.end, kind, eh_frame_hdr
 		};
 	}
 	return 0;
@@ -264,22 +244,27 @@ static struct tables *tables_mapped(void)
 static int rebuild_if_changed(void)
 {
 	struct tables *t;
-	struct scan s = { .first = 1 };
+	struct scan s = { NULL, 0 };
+	unsigned long long adds, subs;
+	int changed = 0;
 
 	if (!spin_trylock(&map.rebuilding))
 		return 0;
 	t = tables_mapped();
-	if (t) {
+	/* Without the dynamic linker's counters every miss rebuilds. */
+	if (t && (!loaded_objects_counts(&adds, &subs) || !map.built ||
+		  adds != map.adds || subs != map.subs)) {
 		s.ranges = t->scratch;
-		dl_iterate_phdr(collect, &s);
-		if (!s.unchanged) {
-			sort_ranges(s.ranges, s.count);
-			publish(t, s.count);
-			map.built = 1;
-		}
+		loaded_objects_each(collect, &s);
+		sort_ranges(s.ranges, s.count);
+		publish(t, s.count);
+		map.adds = adds;
+		map.subs = subs;
+		map.built = 1;
+		changed = 1;
 	}
 	spin_unlock(&map.rebuilding);
-	return t && !s.unchanged;
+	return changed;
 }
 
 /* Whether an address the array lacks may lie in an object loaded since
@@ -363,20 +348,17 @@ struct range_query {
 	uintptr_t address, lo, hi;
 };
 
-static int find_code_range(struct dl_phdr_info *info, size_t size,
-			   void *data)
+static int find_code_range(const struct dl_phdr_info *info, void *data)
 {
 	struct range_query *r = data;
+	struct object_segment load;
+	int next = 0;
 
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
-		    r->address >= lo && r->address < lo + ph->p_memsz) {
-			r->lo = lo;
-			r->hi = lo + ph->p_memsz;
+	while (object_next_segment(info, PT_LOAD, &next, &load)) {
+		if ((load.flags & PF_X) && r->address >= load.start &&
+		    r->address < load.end) {
+			r->lo = load.start;
+			r->hi = load.end;
 			return 1;
 		}
 	}
@@ -387,7 +369,7 @@ int code_range_of(const void *code, uintptr_t *lo, uintptr_t *hi)
 {
 	struct range_query r = { .address = (uintptr_t)code };
 
-	if (!dl_iterate_phdr(find_code_range, &r))
+	if (!loaded_objects_each(find_code_range, &r))
 		return -1;
 	*lo = r.lo;
 	*hi = r.hi;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "process_start.h"
 
 struct control_page *control_page;
@@ -148,6 +149,14 @@ void control_note_finished(const char *profile)
 	control_page->part[0] = '\0';
 }
 
+void control_note_refusal(int error, const char *why)
+{
+	if (!control_page)
+		return;
+	copy_name(control_page->answer, why);
+	control_page->error = error;
+}
+
 void control_answer(void)
 {
 	struct control_page *page = control_page;
@@ -167,4 +176,18 @@ void control_answer(void)
 				       sizeof(page->answer));
 	memprof_get_stats(&page->stats);
 	atomic_store_explicit(&page->answered, number, memory_order_release);
+}
+
+void control_refresh_stats(void)
+{
+	static _Atomic uint64_t due_ns;
+	struct control_page *page = control_page;
+	uint64_t now = monotonic_ns(), due = atomic_load(&due_ns);
+
+	/* One thread a round; a vfork() child leaves its parent's alone. */
+	if (now < due || page->pid != getpid() ||
+	    !atomic_compare_exchange_strong(&due_ns, &due,
+					    now + STATS_REFRESH_NS))
+		return;
+	memprof_get_stats(&page->stats);
 }

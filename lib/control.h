@@ -3,7 +3,9 @@
  * Contract: control_register() makes this process's registry entry when
  * the library loads (nothing when there is no registry directory);
  * control_poll() runs on the sampler's slow path and answers a waiting
- * request through profiler_control(); control_unregister() removes the
+ * request through profiler_control(), and else refreshes the page's
+ * stats at most once every STATS_REFRESH_NS, so that a reader of the
+ * registry sees them recent without asking; control_unregister() removes the
  * entry when the process ends.  A fork() child inherits its parent's
  * mapping and leaves it alone: control_after_fork() gives it its own.
  * Nothing here holds a descriptor between calls or allocates.
@@ -28,8 +30,15 @@ void control_after_fork(void);
 void control_set_state(enum control_state state);
 void control_note_part(const char *part);
 void control_note_finished(const char *profile);
+/* Why the process cannot record at all (an errno value, and words), in
+ * `error` and `answer` before any request: a runtime loaded late that
+ * refused to stand in front of the program's allocator. */
+void control_note_refusal(int error, const char *why);
 
 void control_answer(void);
+void control_refresh_stats(void);
+
+#define STATS_REFRESH_NS 1000000000ull
 
 static inline void control_poll(void)
 {
@@ -38,6 +47,8 @@ static inline void control_poll(void)
 	if (unlikely(page && atomic_load_explicit(&page->pending,
 						  memory_order_acquire)))
 		control_answer();
+	else if (page)
+		control_refresh_stats();
 }
 
 /* Carries out one request (the profiler's side, profiler_control.c):

@@ -63,7 +63,9 @@ struct control_page {
 	_Atomic uint64_t answered; /* the number of the last one answered */
 	int32_t error;             /* 0, or the errno value it failed with */
 	char answer[PATH_MAX];     /* a file name, or why it failed */
-	memprof_stats stats;       /* when the answer was given */
+	/* When the answer was given; also refreshed by the runtime as it
+	 * samples, at most once a second (control.h). */
+	memprof_stats stats;
 };
 
 #endif /* SPPROF_CONTROL_PAGE_H */

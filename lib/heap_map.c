@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <string.h>
 #include <time.h>
 
 #include "clock.h"
@@ -24,21 +25,8 @@
 #define REBUILD_SPINS 1024
 #define REBUILD_URGENT_WAIT_NS 200000000ull
 #define REBUILD_HOLDOFF 64
-
-/* Birth sequence numbers only need to differ between the records a slot
- * holds over time; each thread numbers its own from a block of 2^32 taken
- * once, so inserting touches no shared counter. */
-static _Atomic uint64_t next_seq_block = 1;
-static INITIAL_EXEC_TLS uint64_t thread_seq;
-
-static uint64_t next_seq(void)
-{
-	if ((thread_seq & 0xffffffffu) == 0)
-		thread_seq = atomic_fetch_add_explicit(&next_seq_block, 1,
-						       relaxed)
-			     << 32;
-	return ++thread_seq;
-}
+/* A rebuild gives the old table back to the system in steps this long. */
+#define RELEASE_SLOTS ((size_t)4096)
 
 static unsigned log2_of(size_t power_of_two)
 {
@@ -62,9 +50,21 @@ static size_t capacity_of(const struct heap_map *map)
 	return atomic_load_explicit(&map->capacity, relaxed);
 }
 
-static struct heap_slot *slots_of(const struct heap_map *map)
+static void *slots_of(const struct heap_map *map)
 {
 	return atomic_load_explicit(&map->slots, relaxed);
+}
+
+/* Slot i of the array `slots` laid out as map's. */
+static struct heap_slot *slot_in(const struct heap_map *map, void *slots,
+				 size_t i)
+{
+	return (struct heap_slot *)((char *)slots + i * map->slot_bytes);
+}
+
+static struct heap_slot *slot_at(const struct heap_map *map, size_t i)
+{
+	return slot_in(map, slots_of(map), i);
 }
 
 static unsigned shift_of(const struct heap_map *map)
@@ -194,21 +194,132 @@ static void open_gate(struct heap_map *map)
 				  memory_order_release);
 }
 
+/* ---- how a record is packed ---------------------------------------------- */
+
+/* Full: size, sampling_rate, estimate, timestamp_ns, stack_id | thread_id
+ * << 32, offset | slack << 32.  Compact: size | stack_id << 40, then
+ * birth (in units of 1024 ns since time_base_ns) | thread_id % 2^16 << 40
+ * | rate index << 56. */
+#define FULL_WORDS 6
+#define COMPACT_WORDS 2
+#define COMPACT_SIZE_BITS 40
+#define COMPACT_STACK_BITS 24
+#define COMPACT_BIRTH_BITS 40
+#define COMPACT_TIME_SHIFT 10
+#define COMPACT_RATES 256
+
+static unsigned words_of(const struct heap_map *map)
+{
+	return map->compact ? COMPACT_WORDS : FULL_WORDS;
+}
+
+static uint64_t low_bits(uint64_t value, unsigned bits)
+{
+	return value & ((UINT64_C(1) << bits) - 1);
+}
+
+/* The sampling rates of compact records, by index (0: none); a process
+ * samples at a handful, each added once. */
+static _Atomic uint64_t compact_rates[COMPACT_RATES];
+
+/* The index of rate, added if new; 0 when the list is full. */
+static unsigned rate_index(uint64_t rate)
+{
+	for (unsigned i = 1; i < COMPACT_RATES; i++) {
+		uint64_t seen = atomic_load_explicit(&compact_rates[i],
+						     relaxed);
+
+		if (!seen && atomic_compare_exchange_strong_explicit(
+				     &compact_rates[i], &seen, rate, relaxed,
+				     relaxed))
+			return i;
+		if (seen == rate)
+			return i;
+	}
+	return 0;
+}
+
+static uint64_t compact_birth(const struct heap_map *map, uint64_t ns)
+{
+	return (ns - map->time_base_ns) >> COMPACT_TIME_SHIFT;
+}
+
+int heap_map_fits(const struct heap_map *map, const struct heap_record *r)
+{
+	if (!map->compact)
+		return 1;
+	return r->offset == 0 && r->sampling_rate &&
+	       r->size >> COMPACT_SIZE_BITS == 0 &&
+	       r->stack_id >> COMPACT_STACK_BITS == 0 &&
+	       r->timestamp_ns >= map->time_base_ns &&
+	       compact_birth(map, r->timestamp_ns) >> COMPACT_BIRTH_BITS == 0 &&
+	       rate_index(r->sampling_rate) != 0;
+}
+
+/* A compact record must fit (heap_map_fits()). */
+static void pack(const struct heap_map *map, const struct heap_record *r,
+		 uint64_t *words)
+{
+	if (map->compact) {
+		words[0] = r->size | (uint64_t)r->stack_id << COMPACT_SIZE_BITS;
+		words[1] = compact_birth(map, r->timestamp_ns) |
+			   (uint64_t)(r->thread_id & 0xffff)
+				   << COMPACT_BIRTH_BITS |
+			   (uint64_t)rate_index(r->sampling_rate) << 56;
+		return;
+	}
+	words[0] = r->size;
+	words[1] = r->sampling_rate;
+	words[2] = r->estimate;
+	words[3] = r->timestamp_ns;
+	words[4] = r->stack_id | (uint64_t)r->thread_id << 32;
+	words[5] = r->offset | (uint64_t)r->slack << 32;
+}
+
+static void unpack(const struct heap_map *map, const uint64_t *words,
+		   struct heap_record *out)
+{
+	if (map->compact) {
+		*out = (struct heap_record){
+			.size = low_bits(words[0], COMPACT_SIZE_BITS),
+			.stack_id = (uint32_t)(words[0] >> COMPACT_SIZE_BITS),
+			.timestamp_ns = map->time_base_ns +
+					(low_bits(words[1], COMPACT_BIRTH_BITS)
+					 << COMPACT_TIME_SHIFT),
+			.thread_id = (uint32_t)low_bits(
+				words[1] >> COMPACT_BIRTH_BITS, 16),
+			.sampling_rate = atomic_load_explicit(
+				&compact_rates[words[1] >> 56], relaxed),
+		};
+		return;
+	}
+	*out = (struct heap_record){
+		.size = words[0],
+		.sampling_rate = words[1],
+		.estimate = words[2],
+		.timestamp_ns = words[3],
+		.stack_id = (uint32_t)words[4],
+		.thread_id = (uint32_t)(words[4] >> 32),
+		.offset = (uint32_t)words[5],
+		.slack = (uint32_t)(words[5] >> 32),
+	};
+}
+
 /* ---- life of the table ------------------------------------------------------ */
 
-_Static_assert(sizeof(struct heap_slot) == 64, "a slot is one cache line");
-
-static struct heap_slot *map_slots(size_t capacity)
+static void *map_slots(const struct heap_map *map, size_t capacity)
 {
-	return rawmem_map(capacity * sizeof(struct heap_slot));
+	return rawmem_map(capacity * map->slot_bytes);
 }
 
-static void unmap_slots(struct heap_slot *slots, size_t capacity)
+static void unmap_slots(const struct heap_map *map, void *slots,
+			size_t capacity)
 {
-	rawmem_unmap(slots, capacity * sizeof(struct heap_slot));
+	rawmem_unmap(slots, capacity * map->slot_bytes);
 }
 
-int heap_map_init(struct heap_map *map, size_t max_capacity)
+static int init_layout(struct heap_map *map, size_t max_capacity,
+		       int compact)
 {
 	size_t capacity = max_capacity < HEAP_MAP_INITIAL_CAPACITY
 				  ? max_capacity
@@ -219,10 +330,17 @@ int heap_map_init(struct heap_map *map, size_t max_capacity)
 		errno = EINVAL;
 		return -1;
 	}
-	*map = (struct heap_map){ .shift = 64 - log2_of(capacity),
-				  .capacity = capacity,
-				  .max_capacity = max_capacity };
-	atomic_store(&map->slots, map_slots(capacity));
+	*map = (struct heap_map){
+		.shift = 64 - log2_of(capacity),
+		.capacity = capacity,
+		.max_capacity = max_capacity,
+		.compact = compact,
+		.slot_bytes = sizeof(struct heap_slot) +
+			      (compact ? COMPACT_WORDS : FULL_WORDS) *
+				      sizeof(uint64_t),
+		.time_base_ns = monotonic_ns(),
+	};
+	atomic_store(&map->slots, map_slots(map, capacity));
 	if (!slots_of(map)) {
 		atomic_store(&map->max_capacity, 0);
 		return -1;
@@ -230,9 +348,19 @@ int heap_map_init(struct heap_map *map, size_t max_capacity)
 	return 0;
 }
 
+int heap_map_init(struct heap_map *map, size_t max_capacity)
+{
+	return init_layout(map, max_capacity, 0);
+}
+
+int heap_map_init_compact(struct heap_map *map, size_t max_capacity)
+{
+	return init_layout(map, max_capacity, 1);
+}
+
 void heap_map_destroy(struct heap_map *map)
 {
-	unmap_slots(slots_of(map), capacity_of(map));
+	unmap_slots(map, slots_of(map), capacity_of(map));
 	atomic_store(&map->slots, NULL);
 	atomic_store(&map->max_capacity, 0);
 }
@@ -256,47 +384,67 @@ void heap_map_after_fork(struct heap_map *map)
 }
 
 /* The size the table should be rebuilt at, or 0 when it is fine: twice
- * as large when half of it is live, the same when tombstones leave less
- * than a quarter of it empty (and a rebuild frees at least an eighth) or
- * none at all. */
+ * as large when HEAP_MAP_GROW_PERCENT of it is live, the same when
+ * tombstones leave less than an eighth of it empty (a rebuild then frees
+ * at least an eighth, as live records are fewer than the share that
+ * grows it) or none at all. */
 static size_t rebuild_capacity(const struct heap_map *map)
 {
 	size_t capacity = capacity_of(map);
 	uint64_t live = atomic_load_explicit(&map->live, relaxed);
 	uint64_t used = atomic_load_explicit(&map->used, relaxed);
 
-	if (live * 2 >= capacity && capacity < max_capacity_of(map))
+	if (live * 100 >= (uint64_t)capacity * HEAP_MAP_GROW_PERCENT &&
+	    capacity < max_capacity_of(map))
 		return capacity * 2;
-	if (used >= capacity ||
-	    (used * 4 >= (uint64_t)capacity * 3 && live * 8 <= capacity * 5))
+	if (used >= capacity || used * 8 >= (uint64_t)capacity * 7)
 		return capacity;
 	return 0;
 }
 
 /* Where a rebuild puts the record of key: the first EMPTY slot of its
  * probe sequence in `slots`, or `stop` if the sequence reaches it first. */
-static size_t settled_slot(const struct heap_slot *slots, size_t capacity,
-			   uintptr_t key, size_t stop)
+static size_t settled_slot(const struct heap_map *map, void *slots,
+			   size_t capacity, uintptr_t key, size_t stop)
 {
 	size_t j = home_slot(key, 64 - log2_of(capacity));
 
-	while (j != stop &&
-	       atomic_load_explicit(&slots[j].key, relaxed) != HEAP_SLOT_EMPTY)
+	while (j != stop && atomic_load_explicit(&slot_in(map, slots, j)->key,
+						 relaxed) != HEAP_SLOT_EMPTY)
 		j = next_slot(j, capacity);
 	return j;
 }
 
-/* Copies the live records into a new table: no call is in progress, so
- * every key is EMPTY, a TOMBSTONE or a live address. */
-static void copy_live(const struct heap_map *map, struct heap_slot *to,
-		      size_t capacity)
+static void copy_slot(const struct heap_map *map, struct heap_slot *to,
+		      const struct heap_slot *from)
 {
+	memcpy(to, from, map->slot_bytes);
+}
+
+/* Copies the live records into a new table: no call is in progress, so
+ * every key is EMPTY, a TOMBSTONE or a live address.  The old table's
+ * pages go back to the system as soon as their records are copied, so
+ * that the process never holds both tables whole: with every block
+ * sampled, the table is a good part of the process's memory. */
+static void copy_live(const struct heap_map *map, void *to, size_t capacity)
+{
+	size_t released = 0;
+
 	for (size_t i = 0; i < capacity_of(map); i++) {
-		const struct heap_slot *from = &slots_of(map)[i];
+		const struct heap_slot *from = slot_at(map, i);
 		uintptr_t key = atomic_load_explicit(&from->key, relaxed);
 
 		if (key != HEAP_SLOT_EMPTY && key != HEAP_SLOT_TOMBSTONE)
-			to[settled_slot(to, capacity, key, capacity)] = *from;
+			copy_slot(map,
+				  slot_in(map, to,
+					  settled_slot(map, to, capacity, key,
+						       capacity)),
+				  from);
+		if (i + 1 - released == RELEASE_SLOTS) {
+			rawmem_release(slot_at(map, released),
+				       RELEASE_SLOTS * map->slot_bytes);
+			released = i + 1;
+		}
 	}
 }
 
@@ -305,7 +453,7 @@ static void copy_live(const struct heap_map *map, struct heap_slot *to,
 static int find_empty(const struct heap_map *map, size_t *where)
 {
 	for (size_t i = 0; i < capacity_of(map); i++)
-		if (atomic_load_explicit(&slots_of(map)[i].key, relaxed) ==
+		if (atomic_load_explicit(&slot_at(map, i)->key, relaxed) ==
 		    HEAP_SLOT_EMPTY) {
 			*where = i;
 			return 1;
@@ -321,23 +469,24 @@ static int find_empty(const struct heap_map *map, size_t *where)
 static void compact(struct heap_map *map, size_t start)
 {
 	size_t capacity = capacity_of(map);
-	struct heap_slot *slots = slots_of(map);
+	void *slots = slots_of(map);
 
 	for (size_t i = 0; i < capacity; i++)
-		if (atomic_load_explicit(&slots[i].key, relaxed) ==
+		if (atomic_load_explicit(&slot_at(map, i)->key, relaxed) ==
 		    HEAP_SLOT_TOMBSTONE)
-			atomic_store_explicit(&slots[i].key, HEAP_SLOT_EMPTY,
-					      relaxed);
+			atomic_store_explicit(&slot_at(map, i)->key,
+					      HEAP_SLOT_EMPTY, relaxed);
 	for (size_t n = 1; n < capacity; n++) {
 		size_t i = (start + n) & (capacity - 1), j;
-		uintptr_t key = atomic_load_explicit(&slots[i].key, relaxed);
+		struct heap_slot *s = slot_at(map, i);
+		uintptr_t key = atomic_load_explicit(&s->key, relaxed);
 
 		if (key == HEAP_SLOT_EMPTY)
 			continue;
-		j = settled_slot(slots, capacity, key, i);
+		j = settled_slot(map, slots, capacity, key, i);
 		if (j != i) {
-			slots[j] = slots[i];
-			atomic_store_explicit(&slots[i].key, HEAP_SLOT_EMPTY,
+			copy_slot(map, slot_at(map, j), s);
+			atomic_store_explicit(&s->key, HEAP_SLOT_EMPTY,
 					      relaxed);
 		}
 	}
@@ -346,7 +495,7 @@ static void compact(struct heap_map *map, size_t start)
 /* Moves the records to a new table of the given size; 0 without memory. */
 static int move_records(struct heap_map *map, size_t capacity)
 {
-	struct heap_slot *old = slots_of(map), *fresh = map_slots(capacity);
+	void *old = slots_of(map), *fresh = map_slots(map, capacity);
 	size_t old_capacity = capacity_of(map);
 
 	if (!fresh)
@@ -355,7 +504,7 @@ static int move_records(struct heap_map *map, size_t capacity)
 	atomic_store_explicit(&map->slots, fresh, relaxed);
 	atomic_store_explicit(&map->shift, 64 - log2_of(capacity), relaxed);
 	atomic_store_explicit(&map->capacity, capacity, relaxed);
-	unmap_slots(old, old_capacity);
+	unmap_slots(map, old, old_capacity);
 	return 1;
 }
 
@@ -450,7 +599,7 @@ void heap_map_prefetch(const struct heap_map *map, uintptr_t address)
 	size_t home = home_slot(address, shift_of(map));
 
 	__builtin_prefetch(&map->gate, 1);
-	__builtin_prefetch(&slots_of(map)[home], 1);
+	__builtin_prefetch(slot_at(map, home), 1);
 }
 
 long heap_map_reserve(struct heap_map *map, uintptr_t address)
@@ -470,7 +619,7 @@ long heap_map_reserve(struct heap_map *map, uintptr_t address)
 	}
 	i = home_slot(address, shift_of(map));
 	for (unsigned probe = 0; probe < HEAP_MAP_MAX_PROBE; probe++) {
-		if (claim(map, &slots_of(map)[i], address)) {
+		if (claim(map, slot_at(map, i), address)) {
 			if (probe)
 				add(&map->collisions, probe);
 			note_probe_length(map, probe + 1);
@@ -488,25 +637,19 @@ drop:
 int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 		      const struct heap_record *r)
 {
-	struct heap_slot *s = &slots_of(map)[slot];
+	struct heap_slot *s = slot_at(map, (size_t)slot);
 	uintptr_t expected = address | HEAP_SLOT_RESERVED_BIT;
-	uint64_t seq = next_seq();
+	uint64_t words[FULL_WORDS];
 	int published = 1;
 
+	pack(map, r, words);
 	/* Pairs with the acquire fence of read_live_slot(): a reader that
 	 * sees any of the stores below also sees the key as reserved, so it
 	 * never accepts a record being rewritten under it.  The slot stays
 	 * ours until the CAS below, even if the block dies meanwhile. */
 	atomic_thread_fence(memory_order_release);
-	atomic_store_explicit(&s->size, r->size, relaxed);
-	atomic_store_explicit(&s->sampling_rate, r->sampling_rate, relaxed);
-	atomic_store_explicit(&s->estimate, r->estimate, relaxed);
-	atomic_store_explicit(&s->timestamp_ns, r->timestamp_ns, relaxed);
-	atomic_store_explicit(&s->stack_id, r->stack_id, relaxed);
-	atomic_store_explicit(&s->thread_id, r->thread_id, relaxed);
-	atomic_store_explicit(&s->offset, r->offset, relaxed);
-	atomic_store_explicit(&s->slack, r->slack, relaxed);
-	atomic_store_explicit(&s->birth_seq, seq, memory_order_release);
+	for (unsigned i = 0; i < words_of(map); i++)
+		atomic_store_explicit(&s->word[i], words[i], relaxed);
 	if (!atomic_compare_exchange_strong_explicit(&s->key, &expected,
 						     address,
 						     memory_order_release,
@@ -521,16 +664,21 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 	leave(map);
 	return published;
 }
-static void read_record(struct heap_slot *s, struct heap_record *out)
+
+static void read_words(const struct heap_map *map, struct heap_slot *s,
+		       uint64_t *words)
 {
-	out->size = atomic_load_explicit(&s->size, relaxed);
-	out->sampling_rate = atomic_load_explicit(&s->sampling_rate, relaxed);
-	out->estimate = atomic_load_explicit(&s->estimate, relaxed);
-	out->timestamp_ns = atomic_load_explicit(&s->timestamp_ns, relaxed);
-	out->stack_id = atomic_load_explicit(&s->stack_id, relaxed);
-	out->thread_id = atomic_load_explicit(&s->thread_id, relaxed);
-	out->offset = atomic_load_explicit(&s->offset, relaxed);
-	out->slack = atomic_load_explicit(&s->slack, relaxed);
+	for (unsigned i = 0; i < words_of(map); i++)
+		words[i] = atomic_load_explicit(&s->word[i], relaxed);
+}
+
+static void read_record(const struct heap_map *map, struct heap_slot *s,
+			struct heap_record *out)
+{
+	uint64_t words[FULL_WORDS];
+
+	read_words(map, s, words);
+	unpack(map, words, out);
 }
 
 /* Ends a block's life: a live key becomes a TOMBSTONE, a reserved one
@@ -555,7 +703,7 @@ static struct heap_slot *lookup(struct heap_map *map, uintptr_t address,
 	size_t i = home_slot(address, shift_of(map));
 
 	for (unsigned probe = 0; probe < HEAP_MAP_MAX_PROBE; probe++) {
-		struct heap_slot *s = &slots_of(map)[i];
+		struct heap_slot *s = slot_at(map, i);
 		uintptr_t key = atomic_load_explicit(&s->key,
 						     memory_order_acquire);
 
@@ -581,7 +729,7 @@ int heap_map_remove(struct heap_map *map, uintptr_t address,
 	enter(map);
 	s = lookup(map, address, &key);
 	if (s && key == address) {
-		read_record(s, out);
+		read_record(map, s, out);
 		if (bury(map, s, key, HEAP_SLOT_TOMBSTONE))
 			result = 1;
 	} else if (s) {
@@ -603,27 +751,31 @@ int heap_map_find(struct heap_map *map, uintptr_t address,
 	s = lookup(map, address, &key);
 	found = s && key == address;
 	if (found)
-		read_record(s, out);
+		read_record(map, s, out);
 	leave(map);
 	return found;
 }
 
-/* Reads one slot consistently; 1 when it held a live record. */
-static int read_live_slot(struct heap_slot *s, uintptr_t *address,
-			  struct heap_record *out)
+/* Reads one slot consistently; 1 when it held a live record.  The key
+ * and words are read twice: a record rewritten in between (freed, and
+ * its slot taken again) shows a key that is not live, or other words. */
+static int read_live_slot(const struct heap_map *map, struct heap_slot *s,
+			  uintptr_t *address, struct heap_record *out)
 {
 	uintptr_t key = atomic_load_explicit(&s->key, memory_order_acquire);
-	uint64_t seq;
+	uint64_t first[FULL_WORDS], again[FULL_WORDS];
 
 	if (key == HEAP_SLOT_EMPTY || key == HEAP_SLOT_TOMBSTONE ||
 	    (key & HEAP_SLOT_RESERVED_BIT))
 		return 0;
-	seq = atomic_load_explicit(&s->birth_seq, memory_order_acquire);
-	read_record(s, out);
+	read_words(map, s, first);
 	atomic_thread_fence(memory_order_acquire);
-	if (atomic_load_explicit(&s->birth_seq, relaxed) != seq ||
-	    atomic_load_explicit(&s->key, relaxed) != key)
+	if (atomic_load_explicit(&s->key, memory_order_acquire) != key)
+		return 0;
+	read_words(map, s, again);
+	if (memcmp(first, again, words_of(map) * sizeof(uint64_t)))
 		return 0; /* freed or reused while we read: not live as read */
+	unpack(map, first, out);
 	*address = key;
 	return 1;
 }
@@ -640,7 +792,7 @@ size_t heap_map_for_each(struct heap_map *map,
 		struct heap_record r;
 		uintptr_t address;
 
-		if (read_live_slot(&slots_of(map)[i], &address, &r)) {
+		if (read_live_slot(map, slot_at(map, i), &address, &r)) {
 			fn(ctx, address, &r);
 			visited++;
 		}

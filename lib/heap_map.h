@@ -11,16 +11,19 @@
  * thread's own, so no other thread can write its record meanwhile.
  * remove() only reads until it finds its key, so looking up an address
  * that is not tracked writes no slot.  A scan (for a snapshot) sees each
- * record whole or not at all: every record carries a birth sequence
- * number that is checked before and after reading it.  A scan is not an
+ * record whole or not at all: it reads a record's key and words twice,
+ * and takes the record only when both reads agree (a record written
+ * between them is fenced after its reservation and before its
+ * publication, so one of the two reads sees the change).  A scan is not an
  * instant: it sees every record that lasts through it once, and a record
  * inserted or removed meanwhile at most once, so it may count more
  * records than were ever live at one time.
  *
  * The table starts small, so that a program with few live samples touches
- * a few pages of it, and is rebuilt twice as large when half full (up to
- * the capacity given to init), or at the same size when tombstones fill
- * it.  Operations pass a gate that a rebuild closes: between reserve()
+ * a few pages of it, and is rebuilt twice as large when three quarters
+ * full (up to the capacity given to init), or at the same size when
+ * tombstones fill it; a rebuild gives the old table's pages back as it
+ * goes, so that the two tables are never both whole in memory.  Operations pass a gate that a rebuild closes: between reserve()
  * and finalize(), and within every other call, the table cannot move.
  * Calls wait only while a rebuild moves the live records; a rebuild
  * waits only briefly for the calls in progress and is otherwise retried
@@ -43,9 +46,13 @@
 #define HEAP_SLOT_TOMBSTONE (~(uintptr_t)0)
 
 #define HEAP_MAP_MAX_PROBE 128
-/* 1024 slots take 64 KiB, enough for a program with up to 500 live
- * samples (about 250 MiB of live heap at the default rate). */
+/* 1024 slots take 64 KiB, enough for a program with up to 750 live
+ * samples (about 375 MiB of live heap at the default rate). */
 #define HEAP_MAP_INITIAL_CAPACITY (1u << 10)
+/* The table grows when this share of its slots is live: with every block
+ * sampled it is a good part of the process's memory, so it stays mostly
+ * full, while linear probes stay a few slots long. */
+#define HEAP_MAP_GROW_PERCENT 75
 /* 4M slots hold ~3M live samples, 1.5 TiB of live heap at the default
  * rate or 3M live blocks when every block is sampled. */
 #define HEAP_MAP_DEFAULT_MAX_CAPACITY (1u << 22)
@@ -67,25 +74,18 @@ struct heap_record {
 	uint32_t slack;
 };
 
-/* One cache line, so that a probe touches one line. */
+/* A slot: the key, then the record packed in words (how many, and how,
+ * is the table's layout).  A full slot takes 56 bytes; a compact one 24. */
 struct heap_slot {
 	_Atomic uintptr_t key; /* EMPTY, TOMBSTONE, address | RESERVED_BIT, or
 				* the address of a live record */
-	_Atomic uint64_t birth_seq;
-	_Atomic uint64_t size;
-	_Atomic uint64_t sampling_rate;
-	_Atomic uint64_t estimate;
-	_Atomic uint64_t timestamp_ns;
-	_Atomic uint32_t stack_id;
-	_Atomic uint32_t thread_id;
-	_Atomic uint32_t offset;
-	_Atomic uint32_t slack;
-} __attribute__((aligned(64)));
+	_Atomic uint64_t word[];
+};
 
 struct heap_map {
 	/* Written only by a rebuild, while the gate is closed (atomic only
 	 * so that a prefetch may read them from outside). */
-	_Atomic(struct heap_slot *) slots;
+	_Atomic(void *) slots;
 	_Atomic unsigned shift;  /* 64 - log2(capacity), for the hash */
 	_Atomic size_t capacity; /* power of two */
 	_Atomic size_t max_capacity; /* 0 until init */
@@ -102,10 +102,25 @@ struct heap_map {
 	_Atomic uint64_t rebuilds;
 	_Atomic uint64_t rebuild_holdoff; /* insertions before trying again */
 	_Atomic int forking; /* a fork() is under way: no rebuild starts */
+	/* The layout, set by init. */
+	int compact;
+	size_t slot_bytes;
+	uint64_t time_base_ns; /* compact birth times count from here */
 };
 
-/* max_capacity must be a power of two; returns 0, or -1 with errno. */
+/* max_capacity must be a power of two; returns 0, or -1 with errno.
+ * heap_map_init() makes a table of full records.  heap_map_init_compact()
+ * makes one whose slots take 24 bytes, for the sampled blocks left in
+ * place when every few bytes are sampled (offset 0), of which a program
+ * may have millions live.  It keeps no slack (the C library's
+ * malloc_usable_size() knows it) and no estimate (0: to be computed from
+ * size and rate), a record's size below 1 TiB, stack id
+ * below 2^24, thread id modulo 2^16, birth time to the microsecond within
+ * 13 days of init and one of 255 sampling rates; heap_map_fits() says
+ * whether a record fits it (every record fits a full table). */
 int heap_map_init(struct heap_map *map, size_t max_capacity);
+int heap_map_init_compact(struct heap_map *map, size_t max_capacity);
+int heap_map_fits(const struct heap_map *map, const struct heap_record *r);
 void heap_map_destroy(struct heap_map *map);
 static inline int heap_map_ready(const struct heap_map *map)
 {

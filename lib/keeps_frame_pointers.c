@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "eh_frame_hdr.h"
+#include "loaded_objects.h"
 #include "unwind_arch.h"
 
 #define SAMPLED_FUNCTIONS 64
@@ -15,17 +16,18 @@
 static const uint8_t *search_table(const struct dl_phdr_info *info,
 				   uint32_t *count)
 {
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const uint8_t *hdr;
+	struct object_segment segment;
+	int next = 0;
 
-		if (ph->p_type != PT_GNU_EH_FRAME ||
-		    ph->p_memsz < EH_FRAME_HDR_TABLE)
+	while (object_next_segment(info, PT_GNU_EH_FRAME, &next, &segment)) {
+		const uint8_t *hdr = (const uint8_t *)segment.start;
+		uintptr_t size = segment.end - segment.start;
+
+		if (size < EH_FRAME_HDR_TABLE)
 			continue;
-		hdr = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
 		*count = eh_frame_hdr_count(hdr);
 		if ((uint64_t)*count * EH_FRAME_HDR_ENTRY >
-		    ph->p_memsz - EH_FRAME_HDR_TABLE)
+		    size - EH_FRAME_HDR_TABLE)
 			return NULL;
 		return hdr;
 	}
@@ -36,14 +38,13 @@ static const uint8_t *search_table(const struct dl_phdr_info *info,
  * of the object, and so can be read. */
 static int readable_code(const struct dl_phdr_info *info, uintptr_t code)
 {
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+	struct object_segment load;
+	int next = 0;
 
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
-		    code >= start && code + PROLOGUE_BYTES <= start + ph->p_filesz)
+	while (object_next_segment(info, PT_LOAD, &next, &load))
+		if ((load.flags & PF_X) && code >= load.start &&
+		    code + PROLOGUE_BYTES <= load.file_end)
 			return 1;
-	}
 	return 0;
 }
 

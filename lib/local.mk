@@ -1,7 +1,7 @@
 ## The runtime library and the profile codec.
 
 spprofincludedir = $(includedir)/spprof
-spprofinclude_HEADERS = include/spprof/memprof.h
+spprofinclude_HEADERS = include/spprof/memprof.h include/spprof/memprof-stats.def
 
 # Everything but the exported allocator entry points, so that unit tests
 # can link the components without interposing their own malloc.
@@ -14,9 +14,11 @@ lib_libspprof_core_la_SOURCES = \
 	lib/compiler.h \
 	lib/control.c lib/control.h lib/control_page.h \
 	lib/counters.c lib/counters.h \
+	lib/environ_edit.c lib/environ_edit.h \
 	lib/estimator.h \
 	lib/frames.h \
 	lib/keeps_frame_pointers.c lib/keeps_frame_pointers.h \
+	lib/loaded_objects.c lib/loaded_objects.h \
 	lib/free_filter.c lib/free_filter.h \
 	lib/heap_map.c lib/heap_map.h \
 	lib/mlyze-codec.h \
@@ -27,6 +29,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/profiler.c lib/profiler.h lib/profiler_state.h \
 	lib/profiler_events.c lib/profiler_record.c \
 	lib/profiler_control.c lib/late_binding.c lib/late_binding.h \
+	lib/late_dlopen.c lib/late_dlopen.h \
 	lib/process_start.c lib/process_start.h \
 	lib/rawmem.c lib/rawmem.h \
 	lib/run_totals.c lib/run_totals.h \

@@ -5,7 +5,6 @@
 
 #include <elf.h>
 #include <errno.h>
-#include <link.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "loaded_objects.h"
 #include "rawmem.h"
 #include "spinlock.h"
 
@@ -71,14 +71,13 @@ static const char *module_path(const char *name, char *buf, size_t size)
 
 static void read_build_id(const struct dl_phdr_info *info, struct module *m)
 {
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const uint8_t *p, *end;
+	struct object_segment notes;
+	int next = 0;
 
-		if (ph->p_type != PT_NOTE)
-			continue;
-		p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-		end = p + ph->p_memsz;
+	while (object_next_segment(info, PT_NOTE, &next, &notes)) {
+		const uint8_t *p = (const uint8_t *)notes.start;
+		const uint8_t *end = (const uint8_t *)notes.end;
+
 		while (p + sizeof(ElfW(Nhdr)) <= end) {
 			const ElfW(Nhdr) *note = (const ElfW(Nhdr) *)p;
 			size_t name_sz = (note->n_namesz + 3) & ~3u;
@@ -111,24 +110,20 @@ static int known(const struct module *m)
 	return 0;
 }
 
-static int add_module(struct dl_phdr_info *info, size_t size, void *data)
+static int add_module(const struct dl_phdr_info *info, void *data)
 {
 	struct module m = { .start = UINTPTR_MAX };
+	struct object_segment load;
 	char exe[PATH_MAX];
 	uint32_t n = atomic_load_explicit(&n_modules, memory_order_relaxed);
+	int next = 0;
 
-	(void)size;
 	(void)data;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type != PT_LOAD)
-			continue;
-		if (lo < m.start)
-			m.start = lo;
-		if (lo + ph->p_memsz > m.end)
-			m.end = lo + ph->p_memsz;
+	while (object_next_segment(info, PT_LOAD, &next, &load)) {
+		if (load.start < m.start)
+			m.start = load.start;
+		if (load.end > m.end)
+			m.end = load.end;
 	}
 	m.load_bias = info->dlpi_addr;
 	if (m.start >= m.end || known(&m) || n >= MODULES_MAX)
@@ -141,7 +136,7 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *data)
 }
 
 /* The thread that holds `refreshing` waits for the dynamic linker's lock
- * in dl_iterate_phdr(), which a thread of the program may hold while it
+ * in loaded_objects_each(), which a thread of the program may hold while it
  * allocates (in a dl_iterate_phdr() callback of its own, or while
  * dlclose() frees).  Were that allocation sampled, and its refresh to
  * wait for `refreshing`, neither thread would go on: so the lock is only
@@ -164,7 +159,7 @@ void modules_refresh(void)
 		}
 		do {
 			asked = atomic_load(&refreshes_asked);
-			dl_iterate_phdr(add_module, NULL);
+			loaded_objects_each(add_module, NULL);
 			atomic_store(&refreshes_done, asked);
 		} while (atomic_load(&refreshes_asked) != asked);
 		spin_unlock(&refreshing);

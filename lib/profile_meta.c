@@ -264,23 +264,21 @@ static void write_strings_json(struct outbuf *o, const char *name,
 	outbuf_str(o, "}");
 }
 
+/* The statistics memprof-stats.def gives a key, under "stats". */
 static void write_stats_json(struct outbuf *o, const memprof_stats *s)
 {
+	int first = 1;
+
 	outbuf_json_key(o, "stats", 0);
-	outbuf_str(o, "{\"samples\":");
-	outbuf_uint(o, s->total_samples);
-	json_uint_member(o, "frees_tracked", s->freed_samples);
-	json_uint_member(o, "heap_map_full_drops", s->heap_map_full_drops);
-	json_uint_member(o, "stack_table_drops", s->stack_table_drops);
-	json_uint_member(o, "death_during_birth", s->death_during_birth);
-	json_uint_member(o, "native_stacks", s->native_stacks);
-	json_uint_member(o, "native_frames", s->native_frames);
-	json_uint_member(o, "shallow_stacks", s->shallow_stacks);
-	json_uint_member(o, "truncated_stacks", s->truncated_stacks);
-	json_uint_member(o, "fp_stacks", s->fp_stacks);
-	json_uint_member(o, "dwarf_stacks", s->dwarf_stacks);
-	json_uint_member(o, "events_written", s->events_written);
-	json_uint_member(o, "events_dropped", s->events_dropped);
+	outbuf_str(o, "{");
+#define MEMPROF_STAT(type, field, key, source, kind, unit, description) \
+	if (key[0]) {                                                       \
+		outbuf_json_key(o, key, first);                             \
+		outbuf_uint(o, (uint64_t)s->field);                         \
+		first = 0;                                                  \
+	}
+#include <spprof/memprof-stats.def>
+#undef MEMPROF_STAT
 	outbuf_str(o, "}");
 }
 

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -99,9 +100,12 @@ MEMPROF_PUBLIC int memprof_init(uint64_t sampling_rate)
 	profiler_read_settings_once();
 	saved_errno = enter_runtime();
 	if (heap_map_init(&prof.heap, prof.settings.heap_map_capacity) < 0 ||
+	    heap_map_init_compact(&prof.in_place,
+				  prof.settings.heap_map_capacity) < 0 ||
 	    stack_table_init(&prof.stacks, prof.settings.stack_table_max) < 0 ||
 	    modules_init() < 0 || strings_init() < 0) {
 		heap_map_destroy(&prof.heap);
+		heap_map_destroy(&prof.in_place);
 		atomic_store(&prof.state, UNINITIALIZED);
 		leave_runtime(ENOMEM);
 		return -1;
@@ -209,11 +213,13 @@ MEMPROF_PUBLIC int memprof_get_snapshot(memprof_sample **out_samples,
 	if (!initialized() && atomic_load(&prof.state) != TERMINATED)
 		return misuse(atomic_load(&prof.state));
 	/* Blocks sampled while we scan are included only if there is room. */
-	f.capacity = atomic_load(&prof.heap.live) + 64;
+	f.capacity = atomic_load(&prof.heap.live) +
+		     atomic_load(&prof.in_place.live) + 64;
 	f.samples = malloc(f.capacity * sizeof(*f.samples));
 	if (!f.samples)
 		return fail(ENOMEM);
 	heap_map_for_each(&prof.heap, add_to_snapshot, &f);
+	heap_map_for_each(&prof.in_place, add_to_snapshot, &f);
 	*out_samples = f.samples;
 	*out_count = f.count;
 	return 0;
@@ -234,6 +240,55 @@ static uint64_t sum(unsigned counter)
 	return counters_sum(&prof.counters, counter);
 }
 
+/* Where each statistic goes, and the counter that keeps it (-1: worked
+ * out below). */
+#define STAT_INDEX_OWN (-1)
+#define STAT_INDEX_COUNTED(name) COUNT_##name
+static const struct {
+	size_t offset;
+	int counter;
+} stat_sources[] = {
+#define MEMPROF_STAT(type, field, key, source, kind, unit, description) \
+	{ offsetof(memprof_stats, field), STAT_INDEX_##source },
+#include <spprof/memprof-stats.def>
+#undef MEMPROF_STAT
+};
+
+static void sum_counted(memprof_stats *out)
+{
+	for (size_t i = 0; i < sizeof(stat_sources) / sizeof(*stat_sources);
+	     i++)
+		if (stat_sources[i].counter >= 0)
+			*(uint64_t *)((char *)out + stat_sources[i].offset) =
+				sum((unsigned)stat_sources[i].counter);
+}
+
+static uint64_t max_of(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* The two tables of live blocks, counted as one. */
+static void heap_map_stats(memprof_stats *out)
+{
+	struct heap_map *h = &prof.heap, *p = &prof.in_place;
+	uint64_t live = load(&h->live) + load(&p->live);
+
+	out->live_samples = live - sum(COUNT_CARVED_ONLY);
+	out->heap_map_capacity = atomic_load_explicit(&h->capacity, relaxed) +
+				 atomic_load_explicit(&p->capacity, relaxed);
+	out->heap_map_full_drops = load(&h->full_drops) + load(&p->full_drops);
+	out->heap_map_collisions = load(&h->collisions) + load(&p->collisions);
+	out->death_during_birth =
+		load(&h->death_during_birth) + load(&p->death_during_birth);
+	out->tombstones_recycled =
+		load(&h->tombstones_recycled) + load(&p->tombstones_recycled);
+	out->max_probe_length = max_of(load(&h->max_probe),
+				       load(&p->max_probe));
+	out->heap_map_load_percent =
+		(unsigned)(live * 100 / out->heap_map_capacity);
+}
+
 MEMPROF_PUBLIC int memprof_get_stats(memprof_stats *out)
 {
 	struct heap_map *h = &prof.heap;
@@ -245,29 +300,15 @@ MEMPROF_PUBLIC int memprof_get_stats(memprof_stats *out)
 	out->sampling_rate = sampler_rate();
 	if (!heap_map_ready(h))
 		return 0;
-	out->total_samples = sum(COUNT_SAMPLES);
-	out->freed_samples = sum(COUNT_FREED);
-	out->live_samples = load(&h->live) - sum(COUNT_CARVED_ONLY);
+	sum_counted(out);
 	out->unique_stacks = stack_table_count(&prof.stacks);
 	out->stack_table_capacity = stack_table_capacity(&prof.stacks);
 	out->stack_table_drops = load(&prof.stacks.drops);
-	out->heap_map_capacity = atomic_load_explicit(&h->capacity, relaxed);
-	out->heap_map_full_drops = load(&h->full_drops);
-	out->heap_map_collisions = load(&h->collisions);
-	out->death_during_birth = load(&h->death_during_birth);
-	out->tombstones_recycled = load(&h->tombstones_recycled);
-	out->max_probe_length = load(&h->max_probe);
-	out->skipped_reentrant = sum(COUNT_SKIPPED_REENTRANT);
+	heap_map_stats(out);
 	out->events_written = writer_events_written();
 	out->events_dropped = writer_events_dropped();
 	out->native_stacks = out->total_samples; /* one capture per sample */
-	out->native_frames = sum(COUNT_NATIVE_FRAMES);
-	out->shallow_stacks = sum(COUNT_SHALLOW);
-	out->truncated_stacks = sum(COUNT_TRUNCATED);
-	out->fp_stacks = sum(COUNT_FP_STACKS);
-	out->dwarf_stacks = sum(COUNT_DWARF_STACKS);
 	out->min_native_depth = min_depth == UINT32_MAX ? 0 : min_depth;
-	out->heap_map_load_percent = heap_map_load_percent(h);
 	out->estimated_live_bytes = (double)sum(COUNT_LIVE_ESTIMATE);
 	return 0;
 }

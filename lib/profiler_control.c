@@ -48,7 +48,7 @@ static int start_window(const char *pattern, char *answer, size_t size)
 		memmove(s->output, pattern, strlen(pattern) + 1);
 		if ((memprof_init(s->sampling_rate) < 0 && errno != EALREADY) ||
 		    writer_configure(s, &prof.stacks, &prof.heap,
-				     s->sampling_rate, 0) < 0)
+				     &prof.in_place, s->sampling_rate, 0) < 0)
 			return errno;
 	}
 	err = writer_restart(pattern, late_binding_applied() ? STARTED_BY_ATTACH

@@ -5,6 +5,7 @@
 #include "profiler.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include <spprof/memprof.h>
 
 #include "code_map.h"
+#include "environ_edit.h"
 #include "late_binding.h"
 #include "modules.h"
 #include "control.h"
@@ -42,14 +44,18 @@ static void before_fork(void)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &mask_before_fork);
-	if (heap_map_ready(&prof.heap))
+	if (heap_map_ready(&prof.heap)) {
 		heap_map_prefork(&prof.heap);
+		heap_map_prefork(&prof.in_place);
+	}
 }
 
 static void after_fork_in_parent(void)
 {
-	if (heap_map_ready(&prof.heap))
+	if (heap_map_ready(&prof.heap)) {
 		heap_map_postfork_parent(&prof.heap);
+		heap_map_postfork_parent(&prof.in_place);
+	}
 	pthread_sigmask(SIG_SETMASK, &mask_before_fork, NULL);
 }
 
@@ -57,10 +63,12 @@ static void after_fork_in_parent(void)
  * (the heap map and stack table, and their counters, are inherited). */
 static void reset_counters(void)
 {
+	/* The statistics kept by counters (memprof-stats.def). */
 	static const unsigned per_profile[] = {
-		COUNT_SAMPLES,	     COUNT_FREED,	  COUNT_SKIPPED_REENTRANT,
-		COUNT_NATIVE_FRAMES, COUNT_SHALLOW,	  COUNT_TRUNCATED,
-		COUNT_FP_STACKS,     COUNT_DWARF_STACKS,
+#define MEMPROF_STAT(type, field, key, source, kind, unit, description) \
+	STAT_COUNTER_##source
+#include <spprof/memprof-stats.def>
+#undef MEMPROF_STAT
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(per_profile); i++)
@@ -78,6 +86,7 @@ static void after_fork_in_child(void)
 	control_after_fork();
 	sampler_reseed_thread(); /* else parent and child sample alike */
 	heap_map_after_fork(&prof.heap);
+	heap_map_after_fork(&prof.in_place);
 	reset_counters();
 	if (!follow) {
 		atomic_store(&prof.track_allocs, 0);
@@ -90,16 +99,19 @@ static void after_fork_in_child(void)
 }
 
 /* Drops our entry from LD_PRELOAD and our settings from the environment,
- * so that programs this one executes run without the profiler. */
+ * so that programs this one executes run without the profiler.  The
+ * environment changes allocate nothing (environ_edit.h). */
 static void stop_following_children(void)
 {
+	static const char variable[] = "LD_PRELOAD=";
+	static char entry[sizeof(variable) + PATH_MAX * 4];
 	const char *preload = getenv("LD_PRELOAD");
-	char kept[PATH_MAX * 4];
+	char *kept = entry + strlen(variable);
 	size_t n = 0;
 
-	unsetenv("SPPROF_OUTPUT");
-	unsetenv("SPPROF_MANIFEST");
-	if (!preload || strlen(preload) >= sizeof(kept))
+	environ_remove("SPPROF_OUTPUT");
+	environ_remove("SPPROF_MANIFEST");
+	if (!preload || strlen(preload) >= sizeof(entry) - strlen(variable))
 		return;
 	for (const char *p = preload; *p;) {
 		size_t len = strcspn(p, ": ");
@@ -116,27 +128,32 @@ static void stop_following_children(void)
 		p += strspn(p, ": ");
 	}
 	kept[n] = '\0';
-	if (n)
-		setenv("LD_PRELOAD", kept, 1);
-	else
-		unsetenv("LD_PRELOAD");
+	memcpy(entry, variable, strlen(variable));
+	if (!n)
+		environ_remove("LD_PRELOAD");
+	else if (environ_put(entry) < 0)
+		runtime_message("cannot take the profiler out of LD_PRELOAD: "
+				"%s", error_text(errno));
 }
 
 static void start_recording(void)
 {
 	struct runtime_config *s = &prof.settings;
 	int descendant = s->root_pid && s->root_pid != getpid();
-	char pid[16];
+	static char root_pid[32];
 
 	if (!s->root_pid) {
-		snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-		setenv("SPPROF_ROOT_PID", pid, 1);
+		snprintf(root_pid, sizeof(root_pid), "SPPROF_ROOT_PID=%ld",
+			 (long)getpid());
+		if (environ_put(root_pid) < 0)
+			runtime_message("cannot set SPPROF_ROOT_PID: %s",
+					error_text(errno));
 	}
 	if (!s->follow_fork)
 		stop_following_children();
 	if (memprof_init(s->sampling_rate) < 0 ||
-	    writer_configure(s, &prof.stacks, &prof.heap, s->sampling_rate,
-			     descendant) < 0 ||
+	    writer_configure(s, &prof.stacks, &prof.heap, &prof.in_place,
+			     s->sampling_rate, descendant) < 0 ||
 	    memprof_start() < 0)
 		runtime_message("cannot start profiling: %s", error_text(errno));
 }
@@ -184,9 +201,9 @@ void profiler_load(void)
 	/* Before recording starts: until every slot is rewritten, a block
 	 * could reach the C library from one of our functions. */
 	if (late && late_binding_apply() < 0) {
-		runtime_message("loaded late, on an architecture whose "
-				"allocator calls it cannot redirect: nothing "
-				"is recorded");
+		runtime_message("loaded late, %s: nothing is recorded",
+				late_binding_refusal());
+		control_note_refusal(ENOTSUP, late_binding_refusal());
 		prof.settings.output[0] = '\0';
 	}
 	attach_python_walker();

@@ -13,6 +13,7 @@
 #include "carved_count.h"
 #include "clock.h"
 #include "control.h"
+#include "free_filter.h"
 #include "profiler_state.h"
 #include "sample_pool.h"
 #include "script_stack.h"
@@ -87,18 +88,27 @@ static int may_be_tracked(const void *block)
 	return pool_contains(block) || carved_count_may_hold(block);
 }
 
-/* Enters a record in the heap map (and the profile when it is a sample);
+/* The table a record goes to: samples left in place take compact
+ * records when they fit, all else full ones. */
+static struct heap_map *table_for(const struct heap_record *r)
+{
+	if (sampled_blocks_in_place() && heap_map_fits(&prof.in_place, r))
+		return &prof.in_place;
+	return &prof.heap;
+}
+
+/* Enters a record in a heap map (and the profile when it is a sample);
  * 0 when the table has no room for it. */
 static int publish(void *block, const struct heap_record *r)
 {
 	int outside_pool = r->offset != POOL_OFFSET;
+	struct heap_map *map = table_for(r);
 	long slot;
 
 	if (outside_pool)
 		carved_count_add(block, 1);
-	slot = heap_map_reserve(&prof.heap, (uintptr_t)block);
-	if (slot < 0 ||
-	    !heap_map_finalize(&prof.heap, slot, (uintptr_t)block, r)) {
+	slot = heap_map_reserve(map, (uintptr_t)block);
+	if (slot < 0 || !heap_map_finalize(map, slot, (uintptr_t)block, r)) {
 		if (outside_pool)
 			carved_count_add(block, -1);
 		return 0;
@@ -124,7 +134,9 @@ int profiler_record_alloc(void *block, size_t size, size_t slack,
 
 	/* The program's own work has usually evicted these since the last
 	 * sample: let them load while the stack is captured. */
-	heap_map_prefetch(&prof.heap, (uintptr_t)block);
+	heap_map_prefetch(sampled_blocks_in_place() ? &prof.in_place
+						    : &prof.heap,
+			  (uintptr_t)block);
 	r = (struct heap_record){
 		.size = size,
 		.sampling_rate = rate,
@@ -150,14 +162,33 @@ int profiler_restore(void *block, const struct heap_record *record)
 	return tracked;
 }
 
+/* Calls lookup on the table of compact records (which only samples left
+ * in place fill), then on the full one while the block is not found;
+ * compact records get their estimate back.  What lookup returns. */
+static int look_up(void *block, struct heap_record *record,
+		   int (*lookup)(struct heap_map *, uintptr_t,
+				 struct heap_record *))
+{
+	int found = 0;
+
+	if (!may_be_tracked(block) || !heap_map_ready(&prof.heap))
+		return 0;
+	if (sampled_blocks_in_place()) {
+		found = lookup(&prof.in_place, (uintptr_t)block, record);
+		if (found == 1)
+			record->estimate = estimate_of(record->size,
+						       record->sampling_rate);
+	}
+	return found ? found : lookup(&prof.heap, (uintptr_t)block, record);
+}
+
 int profiler_release(void *block, struct heap_record *record)
 {
 	int saved_errno;
 
 	/* Looked up in every state, wherever a record may be: the C
 	 * library's pointer of a sampled block is only known from it. */
-	if (!may_be_tracked(block) || !heap_map_ready(&prof.heap) ||
-	    heap_map_remove(&prof.heap, (uintptr_t)block, record) != 1)
+	if (look_up(block, record, heap_map_remove) != 1)
 		return 0;
 	if (record->offset != POOL_OFFSET)
 		carved_count_add(block, -1);
@@ -183,6 +214,5 @@ int profiler_release(void *block, struct heap_record *record)
 
 int profiler_find(void *block, struct heap_record *record)
 {
-	return may_be_tracked(block) && heap_map_ready(&prof.heap) &&
-	       heap_map_find(&prof.heap, (uintptr_t)block, record);
+	return look_up(block, record, heap_map_find) == 1;
 }

@@ -27,23 +27,25 @@ struct profiler_state {
 	struct runtime_config settings;
 	int settings_read;
 	struct heap_map heap;
+	/* Samples left in place (free_filter.h), in compact records: with
+	 * every block sampled, one per live block of the program. */
+	struct heap_map in_place;
 	struct stack_table stacks;
 	struct counters counters; /* what every sample updates: COUNT_* */
 	_Atomic uint32_t min_depth; /* seldom written */
 };
 
-/* The counters of prof.counters. */
+/* The counters of prof.counters: the statistics memprof-stats.def says
+ * are COUNTED(NAME), as COUNT_NAME, then the runtime's own. */
+#define STAT_COUNTER_OWN
+#define STAT_COUNTER_COUNTED(name) COUNT_##name,
 enum {
-	COUNT_SAMPLES,
-	COUNT_FREED,
+#define MEMPROF_STAT(type, field, key, source, kind, unit, description) \
+	STAT_COUNTER_##source
+#include <spprof/memprof-stats.def>
+#undef MEMPROF_STAT
 	COUNT_LIVE_ESTIMATE, /* whole bytes, kept as blocks come and go */
 	COUNT_CARVED_ONLY,   /* heap-map records that are not samples */
-	COUNT_NATIVE_FRAMES,
-	COUNT_SHALLOW,
-	COUNT_TRUNCATED,
-	COUNT_SKIPPED_REENTRANT,
-	COUNT_FP_STACKS,     /* stacks by the method that took them */
-	COUNT_DWARF_STACKS,
 	COUNT_KINDS
 };
 _Static_assert(COUNT_KINDS <= COUNTERS_MAX, "the counters fit");

@@ -18,3 +18,8 @@ void rawmem_unmap(void *addr, size_t bytes)
 	if (addr)
 		munmap(addr, bytes);
 }
+
+void rawmem_release(void *addr, size_t bytes)
+{
+	madvise(addr, bytes, MADV_DONTNEED);
+}

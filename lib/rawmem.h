@@ -11,5 +11,8 @@
 
 void *rawmem_map(size_t bytes);
 void rawmem_unmap(void *addr, size_t bytes);
+/* Gives back the pages of a mapped range (page-aligned start) that the
+ * runtime no longer reads, keeping the range mapped: it reads as zeros. */
+void rawmem_release(void *addr, size_t bytes);
 
 #endif /* SPPROF_RAWMEM_H */

@@ -6,7 +6,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 struct real_alloc real;
@@ -66,7 +68,90 @@ static void die_without_dynamic_linking(void)
 	abort();
 }
 
-#define LOOK_UP(name) (real.name = (__typeof__(real.name))dlsym(RTLD_NEXT, #name))
+/* The allocator's functions, as `real` holds them; aligned_alloc and
+ * valloc may be missing (the interposer falls back to memalign). */
+static const struct allocator_function {
+	const char *name;
+	size_t offset;
+	int required;
+} allocator_functions[] = {
+	{ "malloc", offsetof(struct real_alloc, malloc), 1 },
+	{ "calloc", offsetof(struct real_alloc, calloc), 1 },
+	{ "realloc", offsetof(struct real_alloc, realloc), 1 },
+	{ "free", offsetof(struct real_alloc, free), 1 },
+	{ "posix_memalign", offsetof(struct real_alloc, posix_memalign), 1 },
+	{ "aligned_alloc", offsetof(struct real_alloc, aligned_alloc), 0 },
+	{ "memalign", offsetof(struct real_alloc, memalign), 1 },
+	{ "valloc", offsetof(struct real_alloc, valloc), 0 },
+	{ "malloc_usable_size", offsetof(struct real_alloc, malloc_usable_size),
+	  1 },
+};
+
+#define ALLOCATOR_FUNCTIONS \
+	(sizeof(allocator_functions) / sizeof(allocator_functions[0]))
+
+static const struct allocator_function *allocator_function(const char *name)
+{
+	for (size_t i = 0; i < ALLOCATOR_FUNCTIONS; i++)
+		if (!strcmp(name, allocator_functions[i].name))
+			return &allocator_functions[i];
+	return NULL;
+}
+
+int real_alloc_is_allocator_function(const char *name)
+{
+	return allocator_function(name) != NULL;
+}
+
+void *real_alloc_function(const char *name)
+{
+	const struct allocator_function *f = allocator_function(name);
+	void *function = NULL;
+
+	if (f)
+		memcpy(&function, (const char *)&real + f->offset,
+		       sizeof(function));
+	return function;
+}
+
+/* The definition of `name` that dlsym() finds from `handle`, when it is
+ * in the object mapped at `base` (any object when base is NULL); else
+ * NULL. */
+static void *defined_in(void *handle, const char *name, const void *base)
+{
+	void *found = dlsym(handle, name);
+	Dl_info info;
+
+	if (!found || !base)
+		return found;
+	return dladdr(found, &info) && info.dli_fbase == base ? found : NULL;
+}
+
+/* The allocator's functions into `into`: NULL, or the name of a required
+ * one that is missing (then `into` is partly filled). */
+static const char *look_up(void *handle, const void *base,
+			   struct real_alloc *into)
+{
+	for (size_t i = 0; i < ALLOCATOR_FUNCTIONS; i++) {
+		const struct allocator_function *f = &allocator_functions[i];
+		void *function = defined_in(handle, f->name, base);
+
+		if (!function && f->required)
+			return f->name;
+		memcpy((char *)into + f->offset, &function, sizeof(function));
+	}
+	return NULL;
+}
+
+const char *real_alloc_take_from(void *handle, const void *base)
+{
+	struct real_alloc taken = real;
+	const char *missing = look_up(handle, base, &taken);
+
+	if (!missing)
+		real = taken;
+	return missing;
+}
 
 int real_alloc_init(void)
 {
@@ -78,19 +163,8 @@ int real_alloc_init(void)
 	    !atomic_compare_exchange_strong(&lookup_state, &state,
 					    LOOKUP_RUNNING))
 		return 0;
-	LOOK_UP(malloc);
-	LOOK_UP(calloc);
-	LOOK_UP(realloc);
-	LOOK_UP(free);
-	LOOK_UP(posix_memalign);
-	LOOK_UP(aligned_alloc);
-	LOOK_UP(memalign);
-	LOOK_UP(valloc);
-	LOOK_UP(malloc_usable_size);
-	LOOK_UP(_exit);
-	if (!real.malloc || !real.calloc || !real.realloc || !real.free ||
-	    !real.posix_memalign || !real.memalign || !real.malloc_usable_size ||
-	    !real._exit)
+	*(void **)&real._exit = dlsym(RTLD_NEXT, "_exit");
+	if (look_up(RTLD_NEXT, NULL, &real) || !real._exit)
 		die_without_dynamic_linking();
 	atomic_store_explicit(&lookup_state, LOOKUP_DONE, memory_order_release);
 	return 1;

@@ -34,6 +34,19 @@ extern struct real_alloc real;
  * this or another thread (use the bootstrap heap meanwhile). */
 int real_alloc_init(void);
 
+/* Whether `name` is one of the allocator's functions in `real` (malloc,
+ * free, ... not _exit). */
+int real_alloc_is_allocator_function(const char *name);
+/* The function of that name in `real`, or NULL. */
+void *real_alloc_function(const char *name);
+/* For a runtime loaded late into a program that allocates with another
+ * allocator than the C library's (see late_binding.h): `real` takes that
+ * allocator's functions, found by dlsym() from `handle` and defined in
+ * the object mapped at `base`, before any call reaches the runtime.
+ * NULL, or the name of a function the allocator lacks (then `real` is
+ * left as it was). */
+const char *real_alloc_take_from(void *handle, const void *base);
+
 void *bootstrap_alloc(size_t size, size_t alignment);
 size_t bootstrap_usable_size(const void *p);
 

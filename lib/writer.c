@@ -75,7 +75,7 @@ static struct {
 	uint64_t checkpoint_at; /* stream offset that starts the next one */
 	uint64_t checkpoints;   /* written so far */
 	int limit_raised_told;
-	struct heap_map *heap;
+	struct heap_map *heap, *in_place;
 	struct run_totals totals;
 	/* Why this recording window started, and why it is ending (see
 	 * profile_meta.h); NULL: with the process. */
@@ -133,8 +133,8 @@ static void reset_clock(void)
 }
 
 int writer_configure(const struct runtime_config *s, struct stack_table *t,
-		     struct heap_map *heap, uint64_t sampling_rate,
-		     int descendant)
+		     struct heap_map *heap, struct heap_map *in_place,
+		     uint64_t sampling_rate, int descendant)
 {
 	w.stack_defined = rawmem_map(t->max_entries / 8 + 1);
 	if (!w.stack_defined || strings_init() < 0 ||
@@ -147,6 +147,7 @@ int writer_configure(const struct runtime_config *s, struct stack_table *t,
 	w.files.descendant = descendant;
 	w.stacks = t;
 	w.heap = heap;
+	w.in_place = in_place;
 	w.max_size = w.checkpoint_at = s->max_size;
 	w.first_rate = w.rate = sampling_rate;
 	w.pid = getpid();
@@ -659,6 +660,7 @@ static void write_checkpoint(uint64_t now_ns, uint64_t events_before)
 		put_stack_totals(id, now_ns);
 	put_stack_totals(STACK_ID_NONE, now_ns);
 	heap_map_for_each(w.heap, put_live_block, &walk);
+	heap_map_for_each(w.in_place, put_live_block, &walk);
 	run_totals_add_point(&w.totals,
 			     &(struct run_point){
 				     .time_us = microseconds_since_start(now_ns),

@@ -49,10 +49,12 @@
 #include "stack_table.h"
 
 /* Enables recording to settings->output; returns 0 or -1 with errno.
- * The heap map's sampled blocks are what a checkpoint keeps. */
+ * The sampled blocks of both heap maps (full records and those left in
+ * place) are what a checkpoint keeps. */
 int writer_configure(const struct runtime_config *settings,
 		     struct stack_table *stacks, struct heap_map *heap,
-		     uint64_t sampling_rate, int descendant);
+		     struct heap_map *in_place, uint64_t sampling_rate,
+		     int descendant);
 int writer_enabled(void);
 
 void writer_alloc(uintptr_t address, const struct heap_record *record);

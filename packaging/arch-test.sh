@@ -1,10 +1,11 @@
 #!/bin/sh
 # arch-test.sh - build and test the committed tree on another architecture.
 #
-# Usage: packaging/arch-test.sh [--record] ARCH [MAKE-CHECK-ARGUMENTS...]
+# Usage: packaging/arch-test.sh [--record] [--incremental] ARCH [MAKE-CHECK-ARGUMENTS...]
 #   e.g. packaging/arch-test.sh i386
 #        packaging/arch-test.sh s390x TESTS='tests/unit/test-codec'
 #        packaging/arch-test.sh --record arm64
+#        packaging/arch-test.sh --incremental arm64
 #
 # Builds (once) a Debian bookworm system of that architecture with
 # debootstrap, cached under $SPPROF_ARCH_CACHE (default
@@ -17,17 +18,41 @@
 # cross-architecture test; once `make check` has passed, it is copied into
 # tests/report/arch/ARCH of this checkout, to be committed.  Needs root (debootstrap, chroot,
 # mounts); the mounts live in a private mount namespace and end with it.
-# Environment: SPPROF_ARCH_MIRROR (a Debian mirror), JOBS (make -j, 2).
+# With --incremental, the previous run's build tree is kept and only the
+# files that differ from HEAD are replaced, so that make rebuilds only what
+# changed: under emulation a clean build takes the better part of an hour.
+# Environment: SPPROF_ARCH_MIRROR (a Debian mirror; default: the one apt
+# uses here, else deb.debian.org), JOBS (make -j, 2).
 set -eu
 
-usage="usage: $0 [--record] ARCH [MAKE-CHECK-ARGUMENTS...]"
+usage="usage: $0 [--record] [--incremental] ARCH [MAKE-CHECK-ARGUMENTS...]"
 record=
-[ "${1:-}" != --record ] || { record=1; shift; }
+incremental=
+while [ $# -ge 1 ]; do
+	case $1 in
+	--record) record=1 ;;
+	--incremental) incremental=1 ;;
+	*) break ;;
+	esac
+	shift
+done
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 arch=$1
 shift
 suite=bookworm
-mirror=${SPPROF_ARCH_MIRROR:-http://deb.debian.org/debian}
+
+# The Debian archive that apt uses on this machine, which is known to be
+# reachable from it (a CI machine may reach only its own mirror).
+apt_mirror() {
+	{
+		sed -n 's|^URIs:[[:space:]]*\([^[:space:]]*/debian\)/\{0,1\}[[:space:]]*$|\1|p' \
+			/etc/apt/sources.list.d/*.sources
+		sed -n 's|^deb[[:space:]]\{1,\}\(\[[^]]*\][[:space:]]\{1,\}\)\{0,1\}\([^[:space:]]*/debian\)/\{0,1\}[[:space:]].*|\2|p' \
+			/etc/apt/sources.list /etc/apt/sources.list.d/*.list
+	} 2>/dev/null | head -n 1
+}
+mirror=${SPPROF_ARCH_MIRROR:-$(apt_mirror)}
+mirror=${mirror:-http://deb.debian.org/debian}
 cache=${SPPROF_ARCH_CACHE:-/var/cache/spprof-arch}
 jobs=${JOBS:-2}
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,7 +61,7 @@ root=$cache/$suite-$arch
 # What the build and `make check` need: debian/control's Build-Depends
 # (without the packaging tools) and autotools for the git export.
 packages="autoconf automake libtool pkg-config check libjansson-dev
-libelf-dev libdw-dev zlib1g-dev python3 python3-dev python3-pytest
+libelf-dev libdw-dev zlib1g-dev libmicrohttpd-dev python3 python3-dev python3-pytest
 python3-numpy"
 
 die() { echo "arch-test: $*" >&2; exit 1; }
@@ -78,6 +103,22 @@ make_base() {
 	mv "$tmp" "$root"
 }
 
+# Replaces in the kept build tree the files that differ from HEAD, leaving
+# the others (and their times) alone.
+update_tree() {
+	export_dir=$root/build/export
+	rm -rf "$export_dir"
+	mkdir -p "$export_dir"
+	git -C "$srcdir" archive --format=tar HEAD | tar -x -C "$export_dir"
+	(cd "$export_dir" && find . -type f) | while read -r file; do
+		cmp -s "$export_dir/$file" "$tree/$file" || {
+			mkdir -p "$(dirname "$tree/$file")"
+			cp "$export_dir/$file" "$tree/$file"
+		}
+	done
+	rm -rf "$export_dir"
+}
+
 mkdir -p "$cache"
 exec 9>"$cache/$arch.lock"
 flock 9 # one run per architecture at a time
@@ -91,14 +132,21 @@ if in_system dpkg-query -W -f '${db:Status-Abbrev}\n' $packages 2>&1 |
 	in_system apt-get install -y --no-install-recommends $packages
 fi
 
-rm -rf "$root/build"
-mkdir -p "$root/build/spprof"
-git -C "$srcdir" archive --format=tar HEAD | tar -x -C "$root/build/spprof"
+tree=$root/build/spprof
+if [ -n "$incremental" ] && [ -f "$tree/Makefile" ]; then
+	update_tree
+else
+	rm -rf "$root/build"
+	mkdir -p "$tree"
+	git -C "$srcdir" archive --format=tar HEAD | tar -x -C "$tree"
+fi
 echo "arch-test: $arch: building $(git -C "$srcdir" rev-parse --short HEAD)"
 in_system sh -euc '
 	cd /build/spprof
-	./autogen.sh
-	./configure PYTHON=/usr/bin/python3
+	if [ ! -f Makefile ]; then
+		./autogen.sh
+		./configure PYTHON=/usr/bin/python3
+	fi
 	jobs=$0 record=$1
 	shift
 	make -j"$jobs"

@@ -222,6 +222,15 @@ step "debian/tests/smoke, run from /tmp"
 cp "$tree/debian/tests/smoke" "$work/smoke"
 (cd /tmp && in_clean_env sh "$work/smoke") || fail "smoke test"
 
+step "memprof-ctl-serve.service: installed, not enabled, verified"
+unit=/lib/systemd/system/memprof-ctl-serve.service
+[ -f "$unit" ] || fail "$unit not installed"
+! ls /etc/systemd/system/*/memprof-ctl-serve.service 2>/dev/null ||
+	fail "memprof-ctl-serve.service enabled by the package"
+if command -v systemd-analyze >/dev/null; then
+	systemd-analyze verify "$unit" || fail "systemd-analyze verify $unit"
+fi
+
 step "autopkgtest of the installed packages (debian/tests/control)"
 # autopkgtest installs the test's Depends with apt-get, which APT_CONFIG
 # makes wait for the lock, but also runs dpkg itself, which cannot wait:

@@ -25,6 +25,7 @@ EXTRA_DIST += \
 	debian/tests/smoke \
 	packaging/check.sh \
 	packaging/fresh-test.sh \
+	packaging/memprof-ctl-serve.service \
 	rpm/spprof-mem.spec
 
 check-packaging: dist-gzip

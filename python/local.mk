@@ -28,6 +28,7 @@ spprofpyexec_PYTHON = \
 	python/spprof/_cli.py \
 	python/spprof/_export.py \
 	python/spprof/_kernel.py \
+	python/spprof/_late.py \
 	python/spprof/_magic.py \
 	python/spprof/_measure.py \
 	python/spprof/_session.py \
@@ -51,6 +52,7 @@ CLEANFILES += python/dist-info/METADATA
 
 python_spprof__memprof_la_SOURCES = \
 	python/ext/module.c \
+	python/ext/small_objects.c python/ext/small_objects.h \
 	python/ext/walker.c python/ext/walker.h
 # Only the public header of the runtime: the bindings use its API as any
 # other program would.

@@ -67,6 +67,11 @@ check_PROGRAMS += tests/integration/hold-program
 tests_integration_hold_program_CFLAGS = $(AM_CFLAGS) -pthread
 tests_integration_hold_program_LDFLAGS = -pthread
 
+# One with a known heap and a site that leaks, for prometheus.sh.
+check_PROGRAMS += tests/integration/leak-program
+TESTS += tests/integration/prometheus.sh
+EXTRA_DIST += tests/integration/prometheus.sh
+
 # Programs started without the runtime, for attach.sh: one allocating on
 # every thread, one in C++ built with a distribution's flags (full RELRO).
 check_PROGRAMS += tests/integration/attach-program
@@ -77,6 +82,22 @@ tests_integration_attach_cxx_SOURCES = tests/integration/attach-cxx.cc
 tests_integration_attach_cxx_CXXFLAGS = -std=gnu++17 $(DISTRIBUTION_CFLAGS) \
 	-fstack-protector-strong
 tests_integration_attach_cxx_LDFLAGS = -Wl,-z,relro -Wl,-z,now
+# One that loads a plugin after the attach, by a name only its run path
+# finds.
+check_PROGRAMS += tests/integration/attach-dlopen
+tests_integration_attach_dlopen_LDFLAGS = -Wl,-rpath,'$$ORIGIN/.libs'
+check_LTLIBRARIES += tests/integration/libattach-dlopen-plugin.la
+tests_integration_libattach_dlopen_plugin_la_SOURCES = \
+	tests/integration/attach-dlopen-plugin.c
+tests_integration_libattach_dlopen_plugin_la_LDFLAGS = -module \
+	-avoid-version -shared -rpath $(abs_builddir)/tests/integration
+# One bound to two allocators (the C library's, and a plugin's own).
+check_PROGRAMS += tests/integration/attach-deepbind
+check_LTLIBRARIES += tests/integration/libattach-deepbind-plugin.la
+tests_integration_libattach_deepbind_plugin_la_SOURCES = \
+	tests/integration/attach-deepbind-plugin.c
+tests_integration_libattach_deepbind_plugin_la_LDFLAGS = -module \
+	-avoid-version -shared -rpath $(abs_builddir)/tests/integration
 
 check_PROGRAMS += tests/integration/handler-allocs
 tests_integration_handler_allocs_SOURCES = \
@@ -102,10 +123,13 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/native-stacks.sh \
 	tests/integration/titles.sh \
 	tests/integration/ctl.sh \
+	tests/integration/serve.sh \
+	tests/integration/serve-robust.sh \
 	tests/integration/attach.sh
 TESTS += $(integ_drivers)
 EXTRA_DIST += $(integ_drivers) tests/integration/common.sh \
 	tests/integration/ctl-helpers.sh \
+	tests/integration/serve-robust.py \
 	tests/integration/stacks.sh
 AM_TESTS_ENVIRONMENT += abs_top_builddir='$(abs_top_builddir)'; \
 	export abs_top_builddir;

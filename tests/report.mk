@@ -24,6 +24,23 @@ tests_report_check_heap_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_report_check_heap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_report_check_heap_LDADD = src/mlyze/libmlyze.la $(CHECK_LIBS) -lm
 
+check_PROGRAMS += tests/report/check-metrics
+TESTS += tests/report/check-metrics
+tests_report_check_metrics_SOURCES = tests/report/check-metrics.c \
+	tests/unit/suite-main.c $(SCRATCH_DIR_SOURCES) \
+	tests/report/mlyze-script.c tests/report/mlyze-script.h \
+	src/ctl/ctl-metrics.c src/ctl/ctl-metrics.h \
+	src/ctl/ctl-sites.c src/ctl/ctl-sites.h \
+	src/ctl/ctl-summary.c src/ctl/ctl-summary.h \
+	$(REPORT_REPLAY_SOURCES) $(REPORT_SITES_SOURCES)
+tests_report_check_metrics_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/ctl \
+	-I$(top_srcdir)/src/report -I$(top_srcdir)/src/mlyze \
+	-I$(top_srcdir)/src/symbolizer \
+	-I$(top_srcdir)/tests/unit -I$(top_srcdir)/tests/report
+tests_report_check_metrics_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_report_check_metrics_LDADD = src/mlyze/libmlyze.la \
+	src/symbolizer/libsymbolizer.la $(CHECK_LIBS) -lm
+
 check_PROGRAMS += tests/report/check-protobuf
 TESTS += tests/report/check-protobuf
 tests_report_check_protobuf_SOURCES = tests/report/check-protobuf.c \

@@ -41,34 +41,13 @@ typedef struct memprof_sample {
 	uint32_t thread_id;     /* kernel thread id of the allocating thread */
 } memprof_sample;
 
-/* Runtime statistics (counters are approximate under concurrency). */
+/* Runtime statistics (counters are approximate under concurrency): one
+ * member per line of memprof-stats.def, which says what each counts. */
 typedef struct memprof_stats {
-	uint64_t sampling_rate;       /* current mean interval, bytes */
-	uint64_t total_samples;       /* allocations sampled */
-	uint64_t live_samples;        /* sampled blocks not yet freed */
-	uint64_t freed_samples;       /* sampled blocks freed */
-	uint64_t unique_stacks;       /* stacks interned */
-	uint64_t stack_table_capacity;/* current stack table size */
-	uint64_t stack_table_drops;   /* samples whose stack did not fit */
-	uint64_t heap_map_capacity;   /* current live-sample table size */
-	uint64_t heap_map_full_drops; /* samples dropped: heap map full */
-	uint64_t heap_map_collisions; /* extra probes on insert */
-	uint64_t death_during_birth;  /* freed before their insert finished */
-	uint64_t tombstones_recycled;
-	uint64_t max_probe_length;
-	uint64_t skipped_reentrant;   /* frees seen inside the runtime itself */
-	uint64_t events_written;      /* profile events written */
-	uint64_t events_dropped;      /* profile events lost (I/O errors) */
-	/* Frame-pointer health of native stack captures. */
-	uint64_t native_stacks;       /* stacks captured */
-	uint64_t native_frames;       /* frames in those stacks */
-	uint64_t shallow_stacks;      /* stacks of fewer than 3 frames */
-	uint64_t truncated_stacks;    /* stacks cut at MEMPROF_MAX_STACK_DEPTH */
-	uint64_t fp_stacks;           /* stacks walked by frame pointers */
-	uint64_t dwarf_stacks;        /* stacks read from unwind tables */
-	uint32_t min_native_depth;
-	uint32_t heap_map_load_percent;
-	double estimated_live_bytes;  /* unbiased estimate of the live heap */
+#define MEMPROF_STAT(type, field, key, source, kind, unit, description) \
+	type field;
+#include <spprof/memprof-stats.def>
+#undef MEMPROF_STAT
 } memprof_stats;
 
 /* An interned call stack, leaf first.  frames[i] is a native return

@@ -209,6 +209,12 @@ struct mlyze_stats {
 	uint64_t shallow_stacks, truncated_stacks;
 };
 
+/* One statistic of a profile, by name. */
+struct mlyze_stat {
+	const char *key;
+	uint64_t value;
+};
+
 /* Header and metadata fields.  Absent metadata reads as 0 or NULL. */
 struct mlyze_info {
 	uint32_t version;
@@ -247,6 +253,11 @@ struct mlyze_info {
 	 * started ("memprof-ctl start"); NULL when it started with it.
 	 * ended_by then says why it ended: "stop", "snapshot", "exit"... */
 	const char *started_by;
+	/* Every integer of the metadata's "stats", by its name (the runtime
+	 * writes those memprof-stats.def gives a key): stat_count of them,
+	 * in the order of the file. */
+	const struct mlyze_stat *stat_list;
+	size_t stat_count;
 };
 
 struct mlyze_options {

@@ -20,6 +20,7 @@
 
 #include <spprof/memprof.h>
 
+#include "small_objects.h"
 #include "walker.h"
 
 static PyObject *raise_errno(int err)
@@ -293,24 +294,6 @@ static PyObject *py_stack(PyObject *self, PyObject *arg)
 	return frames;
 }
 
-#define STAT(field) { #field, offsetof(memprof_stats, field) }
-
-static const struct {
-	const char *name;
-	size_t offset;
-} counters[] = {
-	STAT(sampling_rate),	    STAT(total_samples),
-	STAT(live_samples),	    STAT(freed_samples),
-	STAT(unique_stacks),	    STAT(stack_table_capacity),
-	STAT(stack_table_drops),    STAT(heap_map_capacity),
-	STAT(heap_map_full_drops),  STAT(heap_map_collisions),
-	STAT(death_during_birth),   STAT(tombstones_recycled),
-	STAT(max_probe_length),	    STAT(skipped_reentrant),
-	STAT(events_written),	    STAT(events_dropped),
-	STAT(native_stacks),	    STAT(native_frames),
-	STAT(shallow_stacks),	    STAT(truncated_stacks),
-};
-
 static int set_item(PyObject *dict, const char *key, PyObject *value)
 {
 	int r = value ? PyDict_SetItemString(dict, key, value) : -1;
@@ -318,6 +301,11 @@ static int set_item(PyObject *dict, const char *key, PyObject *value)
 	Py_XDECREF(value);
 	return r;
 }
+
+/* A statistic as an int, or a float. */
+#define STAT_OBJECT(v) \
+	_Generic((v), double: PyFloat_FromDouble, \
+		 default: PyLong_FromUnsignedLongLong)(v)
 
 PyDoc_STRVAR(stats_doc,
 	     "stats() -> dict\n\n"
@@ -335,21 +323,12 @@ static PyObject *py_stats(PyObject *self, PyObject *unused)
 	dict = PyDict_New();
 	if (!dict)
 		return NULL;
-	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
-		const uint64_t *v = (const uint64_t *)((const char *)&s +
-						       counters[i].offset);
-
-		if (set_item(dict, counters[i].name,
-			     PyLong_FromUnsignedLongLong(*v)) < 0)
-			goto fail;
-	}
-	if (set_item(dict, "min_native_depth",
-		     PyLong_FromUnsignedLong(s.min_native_depth)) < 0 ||
-	    set_item(dict, "heap_map_load_percent",
-		     PyLong_FromUnsignedLong(s.heap_map_load_percent)) < 0 ||
-	    set_item(dict, "estimated_live_bytes",
-		     PyFloat_FromDouble(s.estimated_live_bytes)) < 0)
+	/* Every statistic of memprof-stats.def. */
+#define MEMPROF_STAT(type, field, key, source, kind, unit, description) \
+	if (set_item(dict, #field, STAT_OBJECT(s.field)) < 0)               \
 		goto fail;
+#include <spprof/memprof-stats.def>
+#undef MEMPROF_STAT
 	return dict;
 fail:
 	Py_DECREF(dict);
@@ -450,6 +429,23 @@ static PyObject *py_walker_supported(PyObject *self, PyObject *unused)
 	return PyBool_FromLong(python_walker_supported());
 }
 
+PyDoc_STRVAR(route_small_objects_doc,
+	     "route_small_objects(through_malloc)\n\n"
+	     "Allocate Python's objects and its PyMem blocks with malloc (True),\n"
+	     "where the runtime sees them, or again with pymalloc (False).\n"
+	     "Only for pymalloc without debug hooks.");
+
+static PyObject *py_route_small_objects(PyObject *self, PyObject *flag)
+{
+	int through_malloc = PyObject_IsTrue(flag);
+
+	(void)self;
+	if (through_malloc < 0)
+		return NULL;
+	small_objects_route(through_malloc);
+	Py_RETURN_NONE;
+}
+
 #define FUNCTION(name, flags) \
 	{ #name, (PyCFunction)py_##name, flags, name##_doc }
 
@@ -462,6 +458,7 @@ static PyMethodDef functions[] = {
 	FUNCTION(set_sampling_rate, METH_O),
 	FUNCTION(attach_walker, METH_NOARGS),
 	FUNCTION(walker_supported, METH_NOARGS),
+	FUNCTION(route_small_objects, METH_O),
 	FUNCTION(snapshot, METH_NOARGS),
 	FUNCTION(resolve_symbols, METH_NOARGS),
 	FUNCTION(stack, METH_O),

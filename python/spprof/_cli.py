@@ -15,6 +15,7 @@ package runs from it, else the ones found on PATH.
 
 import os
 import shutil
+import subprocess
 import sys
 from typing import List, NoReturn, Optional, Sequence
 
@@ -49,6 +50,19 @@ def tool_path(name: str) -> Optional[str]:
         if os.access(built, os.X_OK):
             return os.path.normpath(built)
     return shutil.which(name)
+
+
+def report_output(arguments: Sequence[str]) -> str:
+    """What memprof-report writes with these arguments; RuntimeError
+    saying why when it cannot run or fails."""
+    path = tool_path("memprof-report")
+    if path is None:
+        raise RuntimeError("memprof-report not found: install spprof-mem")
+    done = subprocess.run([path, *arguments], capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"memprof-report: {done.stderr.strip()}")
+    return done.stdout
 
 
 def _exec_tool(name: str, arguments: Sequence[str]) -> NoReturn:

@@ -6,9 +6,12 @@
                              memprof-report's text report of the last
                              measured cell (its options: --top 5, ...)
 
-The kernel must run under the runtime with a recording: the kernel
-"Python 3 (spprof-mem)" (python3 -m spprof.memprof kernel install --user)
-does, and so does any kernel started under memprof-wrap.  A cell is
+The kernel "Python 3 (spprof-mem)" (python3 -m spprof.memprof kernel
+install --user) runs under the runtime with a recording, and so does any
+kernel started under memprof-wrap.  In another kernel, %load_ext loads
+the runtime into it and starts the recording (spprof._late: memprof-ctl
+attach; Python's small objects go through malloc while a cell runs),
+and the C extensions imported after it go unseen.  A cell is
 measured from the profile the runtime streams: the plugin marks where the
 cell starts and ends, copies that stretch into a profile of its own (which
 memprof-report reads, offline) and measures it.  An exception in the cell
@@ -20,7 +23,6 @@ import gc
 import html
 import os
 import shutil
-import subprocess
 import tempfile
 from typing import Any, List, Optional
 
@@ -31,17 +33,18 @@ from IPython.core.magic_arguments import argument, magic_arguments, \
 from IPython.display import HTML, display
 
 from . import _memprof, _session
-from ._cli import tool_path
-from ._measure import allocations as _allocations, measure
+from ._cli import report_output
+from ._late import AttachError, attach_here, small_objects_routable, unseen
+from ._measure import allocations as _allocations, cross_fitted_peak, \
+    measure
 from ._sizes import human, parse_size
-from ._stream import Excerpt, StreamReader, own_profile
+from ._stream import StreamReader, own_profile, read_stretch
 
 _START, _END = "cell start ", "cell end "
 #: The sampling rate of a measured cell unless -r says otherwise.
 DEFAULT_CELL_RATE = 64 * 1024
 
-HOW_TO_RUN = ("this kernel does not run under the spprof-mem runtime: "
-              "choose the kernel \"Python 3 (spprof-mem)\", installed by "
+HOW_TO_RUN = ("choose the kernel \"Python 3 (spprof-mem)\", installed by "
               "python3 -m spprof.memprof kernel install --user, or start "
               "Jupyter under memprof-wrap")
 
@@ -64,10 +67,26 @@ class MemprofMagics(Magics):
         self.last_profile: Optional[str] = None
         self.scratch = tempfile.mkdtemp(prefix="spprof-cells-")
         atexit.register(shutil.rmtree, self.scratch, True)
+        self.directory = _recording_directory()
+        self.attached = self.not_attached = None
+        if self.directory is None:
+            self._attach()
+
+    def _attach(self) -> None:
+        """Loads the runtime into this kernel and starts its recording."""
+        try:
+            self.directory = self.attached = attach_here("kernel")
+            print("memprof: the runtime is loaded into this kernel; "
+                  + unseen())
+        except AttachError as e:
+            self.not_attached = ("this kernel does not run under the "
+                                 "spprof-mem runtime, which could not be "
+                                 f"loaded into it ({e}): " + HOW_TO_RUN)
+            print("memprof: " + self.not_attached)
 
     def _stream(self) -> StreamReader:
         if self.reader is None:
-            path = own_profile(_recording_directory() or "")
+            path = own_profile(self.directory or "")
             if path is None:
                 raise UsageError("%%memprof: no profile is being recorded; "
                                  + HOW_TO_RUN)
@@ -83,8 +102,8 @@ class MemprofMagics(Magics):
         """Run the cell measured by spprof-mem and show where it
         allocated: a summary line and memprof-report's HTML view."""
         options = parse_argstring(self.memprof, line)
-        if _recording_directory() is None:
-            raise UsageError("%%memprof: " + HOW_TO_RUN)
+        if self.directory is None:
+            raise UsageError("%%memprof: " + self.not_attached)
         try:
             rate = (parse_size(options.rate) if options.rate
                     else DEFAULT_CELL_RATE)
@@ -98,50 +117,43 @@ class MemprofMagics(Magics):
         self.last_profile = os.path.join(self.scratch,
                                          f"cell{self.cells}.mlyze")
         excerpt.save(self.last_profile, sampling_rate=rate)
+        if rate > 1:
+            try:
+                cross_fitted_peak(m, self.last_profile)
+            except RuntimeError as e:
+                raise UsageError(str(e)) from None
         page = self.last_profile[:-len(".mlyze")] + ".html"
         self._report(["-o", page])
         with open(page, encoding="utf-8") as f:
             display(HTML(_inline(f.read())))
-        print(_summary(m))
+        print(_summary(m) + (f"; {unseen(short=True)}" if self.attached
+                             else ""))
 
     def _run(self, cell: str, start: str, rate: int):
         """Runs the cell between two markers; its events and their copy."""
         end = _END + start[len(_START):]
         previous = _memprof.stats()["sampling_rate"]
+        route = self.attached and small_objects_routable()
         gc.collect()
         _memprof.marker(start)
         _memprof.set_sampling_rate(rate)
+        _memprof.route_small_objects(route)
         try:
             self.shell.run_cell(cell)
         finally:
+            _memprof.route_small_objects(False)
             _memprof.set_sampling_rate(previous)
             _memprof.marker(end)
-            read = self._read(start, end)
+            read = read_stretch(self._stream(), start, end)
         return read
-
-    def _read(self, start: str, end: str):
-        reader = self._stream()
-        excerpt = Excerpt(reader)
-        events: List[tuple] = []
-        for event in reader.events_until(end):
-            if event == ("marker", start):
-                excerpt.begin()
-            if events or event == ("marker", start):
-                events.append(event)
-                excerpt.add()
-        return events, excerpt
 
     def _report(self, options: List[str]) -> str:
         if self.last_profile is None:
             raise UsageError("no cell measured yet: run one with %%memprof")
-        report = tool_path("memprof-report")
-        if report is None:
-            raise UsageError("memprof-report not found: install spprof-mem")
-        done = subprocess.run([report, *options, self.last_profile],
-                              capture_output=True, text=True)
-        if done.returncode != 0:
-            raise UsageError(f"memprof-report: {done.stderr.strip()}")
-        return done.stdout
+        try:
+            return report_output([*options, self.last_profile])
+        except RuntimeError as e:
+            raise UsageError(str(e)) from None
 
     @line_magic
     def memprof_report(self, line: str) -> None:

@@ -6,7 +6,8 @@ command (sys.orig_argv) under the runtime this package is linked with:
 LD_PRELOAD, small objects served by malloc (PYTHONMALLOC=malloc, so that
 the profile sees them), and a recording streamed into a directory of its
 own (kept when one is given, else a new private one), sampling almost
-never (IDLE_RATE) until a measurement asks for more.  The processes it
+never (IDLE_RATE, unless idle_rate says otherwise) until a measurement
+asks for more.  The processes it
 starts inherit the session.  In the new process, session_directory() names
 that directory; finish() finalises the process's profile and, unless the
 directory is kept, removes it - the directory itself only in the first
@@ -45,8 +46,8 @@ def session_directory() -> Optional[str]:
     return os.environ.get(_DIRECTORY_VARIABLE)
 
 
-def run_again_under_runtime(name: str,
-                            keep: Optional[str] = None) -> NoReturn:
+def run_again_under_runtime(name: str, keep: Optional[str] = None,
+                            idle_rate: int = IDLE_RATE) -> NoReturn:
     """Replaces this process; its profiles are named NAME.<pid>.mlyze."""
     from . import _memprof
     if keep:
@@ -59,7 +60,7 @@ def run_again_under_runtime(name: str,
     env.update({
         "LD_PRELOAD": runtime_library() + (":" + preload if preload else ""),
         "SPPROF_OUTPUT": os.path.join(directory, name + ".%p.mlyze"),
-        "SPPROF_SAMPLING_RATE": str(IDLE_RATE),
+        "SPPROF_SAMPLING_RATE": str(idle_rate),
         "SPPROF_PYTHON_WALKER": os.path.realpath(_memprof.__file__),
         "PYTHONMALLOC": "malloc",
         _DIRECTORY_VARIABLE: directory,

@@ -7,6 +7,8 @@ MARKER of a given name, which this process wrote just before: every event
 before it is complete, whatever other threads write after it.  The tables
 the stream defines as it goes (strings, stacks, sampling rate) are kept,
 so that ALLOC events can be read as sizes, weights and Python frames.
+read_stretch() hands out the events between two markers, with an Excerpt:
+a profile of their own that memprof-report reads.
 """
 
 import json
@@ -234,3 +236,19 @@ class Excerpt:
                                   len(encoded)) +
                       prologue[20:_HEADER_SIZE] + encoded)
             out.write(b"".join(self.chunks))
+
+
+def read_stretch(reader: StreamReader, start: str,
+                 end: str) -> Tuple[List[tuple], Excerpt]:
+    """The events from the marker `start` to the marker `end`, both
+    included, and an Excerpt of them; the events before `start` (what the
+    previous reading allocated, say) are read and left out."""
+    excerpt = Excerpt(reader)
+    events: List[tuple] = []
+    for event in reader.events_until(end):
+        if event == ("marker", start):
+            excerpt.begin()
+        if events or event == ("marker", start):
+            events.append(event)
+            excerpt.add()
+    return events, excerpt

@@ -10,24 +10,27 @@ runtime (LD_PRELOAD of the libspprof-alloc this package is linked with)
 and with PYTHONMALLOC=malloc, so that Python's small objects go through
 malloc too; the runtime streams the profile of each pytest process into a
 private directory (--memprof-dir keeps it), which the plugin reads as the
-tests run.  Between tests the runtime samples almost never; while a test
-runs it samples one allocation per --memprof-rate bytes, by default 1: every
+tests run.  Between tests the runtime samples almost never (at rate 1; see
+idle_rate()); while a test runs it samples one allocation per --memprof-rate bytes, by default 1: every
 allocation, so that the numbers are exact.  At a coarser rate each number is
-an estimate with a 95 % interval, and a limit that lies inside that interval
-is reported as undecided rather than passed or failed.
+an estimate with a 95 % interval (the peak memprof-report's, cross-fitted:
+the largest of the estimates along the test would overstate it), and a
+limit that lies inside that interval is reported as undecided rather than
+passed or failed.
 
 What a test "holds" is the memory it allocated and had not freed yet, at its
 worst moment; what it "leaves behind" is what it allocated and was still
 allocated after it returned and a garbage collection ran.  Both count the
-allocations of the test's thread and of the threads it starts (threads
-already running keep sampling at the idle rate, so they are all but
-unseen); warm-up runs (--memprof-warmups, or warmups= on a marker) run the
-test first without measuring it, for caches that fill on first use.
+allocations of the test's thread and of the threads it starts, and, at a
+rate other than 1, of the threads already running (see idle_rate());
+warm-up runs (--memprof-warmups, or warmups= on a marker) run the test
+first without measuring it, for caches that fill on first use.
 """
 
 import gc
 import itertools
 import math
+import tempfile
 from dataclasses import asdict
 from typing import TYPE_CHECKING, List
 
@@ -82,10 +85,24 @@ def pytest_configure(config: pytest.Config) -> None:
             capture.stop_global_capturing()
         try:
             _session.run_again_under_runtime(
-                "pytest", config.getoption("memprof_dir"))
+                "pytest", config.getoption("memprof_dir"),
+                idle_rate(config.getoption("memprof_rate")))
         except (OSError, RuntimeError) as e:
             raise pytest.UsageError(f"--memprof: {e}") from None
     config.pluginmanager.register(_Profiler(config), "spprof-memprof")
+
+
+def idle_rate(rate: int) -> int:
+    """The sampling rate between tests, when tests sample at `rate`.
+
+    The sampler keeps each thread's distance to its next sample, and a
+    change of rate redraws only the calling thread's: another thread goes
+    on with a distance drawn at the rate before.  Sampling at the tests'
+    rate throughout, the threads already running when a test starts are
+    seen as its own thread is; every allocation (rate 1) cannot be
+    recorded throughout, so there they sample once per GiB between tests,
+    and are all but unseen during them."""
+    return rate if rate > 1 else _session.IDLE_RATE
 
 
 # ---- limits ------------------------------------------------------------
@@ -141,6 +158,7 @@ class _Profiler:
         self.config = config
         self.directory = _session.session_directory()
         self.rate = config.getoption("memprof_rate")
+        self.idle_rate = idle_rate(self.rate)
         self.warmups = config.getoption("memprof_warmups")
         self.reader = None
         self.results: List[dict] = []
@@ -168,21 +186,32 @@ class _Profiler:
         try:
             test(*args, **kwargs)
         finally:
-            self.memprof.set_sampling_rate(_session.IDLE_RATE)
+            self.memprof.set_sampling_rate(self.idle_rate)
             gc.collect()
             self.memprof.marker(end)
             measured = self._measure(item, start, end)
         return measured
 
     def _measure(self, item: pytest.Function, start: str, end: str):
-        from ._measure import measure
+        from ._measure import cross_fitted_peak, measure
+        from ._stream import read_stretch
         reader = self._stream()
-        # What the previous test's reading allocated comes before this
-        # test's start.
-        events = itertools.dropwhile(lambda event: event != ("marker", start),
-                                     reader.events_until(end))
-        return measure(events, reader.stacks, item.nodeid, self.rate,
-                       self.rootdir, __file__)
+        if self.rate == 1:
+            # Every allocation: follow them as they are read.  What the
+            # previous test's reading allocated comes before the start.
+            events = itertools.dropwhile(
+                lambda event: event != ("marker", start),
+                reader.events_until(end))
+            return measure(events, reader.stacks, item.nodeid, self.rate,
+                           self.rootdir, __file__)
+        events, excerpt = read_stretch(reader, start, end)
+        m = measure(events, reader.stacks, item.nodeid, self.rate,
+                    self.rootdir, __file__)
+        with tempfile.NamedTemporaryFile(dir=self.directory,
+                                         suffix=".mlyze") as profile:
+            excerpt.save(profile.name, sampling_rate=self.rate)
+            cross_fitted_peak(m, profile.name)
+        return m
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_pyfunc_call(self, pyfuncitem: pytest.Function):

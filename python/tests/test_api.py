@@ -1,6 +1,8 @@
 """The public API of spprof.memprof (spec section 14.2 and section 9)."""
 
 import pydoc
+import re
+from pathlib import Path
 
 import pytest
 
@@ -189,3 +191,38 @@ def test_stack_health_judges_where_stacks_end():
     assert health.broken_modules == ["/usr/lib/libfoo.so"]
     assert health.confidence == "low"
     assert "they end in libfoo.so" in health.recommendation
+
+
+def test_raw_stats_hold_every_statistic_of_the_table(runner):
+    table = Path(__file__).resolve().parents[2] / \
+        "include" / "spprof" / "memprof-stats.def"
+    fields = re.findall(r"^MEMPROF_STAT\(\w+, (\w+),", table.read_text(),
+                        re.MULTILINE)
+    prog = runner.program("""
+        import spprof.memprof as memprof
+        from spprof import _memprof
+        memprof.start(sampling_rate_kb=32)
+        report(stats=_memprof.stats())
+    """)
+    stats = runner.run(prog).data["stats"]
+    assert sorted(stats) == sorted(fields)
+    assert isinstance(stats["estimated_live_bytes"], float)
+    assert stats["sampling_rate"] == 32 * 1024
+
+
+def test_a_late_load_leaves_the_allocator_hooks_python_set(runner):
+    """libmpdec's allocation hooks, variables the loader set to malloc,
+    realloc and free, hold PyMem_Malloc and the like once decimal is
+    imported: the runtime, loaded late with the bindings, leaves them so
+    and takes the program's malloc calls all the same."""
+    prog = runner.program("""
+        import decimal
+        decimal.getcontext().prec = 2000
+        before = [decimal.Decimal(i) ** 300 for i in range(2, 200)]
+        from spprof import _memprof
+        after = [decimal.Decimal(i) ** 300 for i in range(2, 200)]
+        del before, after
+        report(done=True)
+    """)
+    r = runner.run(prog, preload=False)
+    assert "loaded late" not in r.stderr, r.stderr

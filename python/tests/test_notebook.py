@@ -1,6 +1,6 @@
 """%load_ext spprof.memprof and %%memprof in a notebook executed headless
-by nbclient on the kernel "Python 3 (spprof-mem)", and the cell's HTML
-output opened in headless Chromium."""
+by nbclient on the kernel "Python 3 (spprof-mem)" and on IPython's own,
+and the cell's HTML output opened in headless Chromium."""
 
 import html
 import re
@@ -30,6 +30,12 @@ CELLS = [
     "explode()",
     "print('still alive', len(kept))",
 ]
+
+# Objects of pymalloc's size (512 bytes or less).
+SMALL_OBJECTS = ("%%memprof\n"
+                 "def few_strings():\n"
+                 "    return [str(i) * 3 for i in range(200_000)]\n"
+                 "few = few_strings()")
 
 RUN = '''\
 import sys
@@ -136,18 +142,39 @@ def test_the_page_works_in_chromium(notebook):
             assert "<iframe" in dom
 
 
-def test_a_kernel_not_under_the_runtime_says_which_to_choose(tmp_path):
+def test_a_plain_kernel_loads_the_runtime_and_measures_a_cell(tmp_path):
+    """IPython's own kernel, started without the runtime: %load_ext loads
+    it in place (memprof-ctl attach) and a cell names its function, at
+    the size of what it allocated, small objects included."""
     script = RUN.replace('"spprof-python3"', '"python3"')
+    cells = CELLS[:3] + [SMALL_OBJECTS, "del few\nprint(len(kept))"]
     (tmp_path / "run.py").write_text(
-        f"CELLS = {CELLS[:2]!r}\n" + script, encoding="utf-8")
+        f"CELLS = {cells!r}\n" + script, encoding="utf-8")
     run = subprocess.run(
         [sys.executable, "run.py", "out.ipynb"], cwd=tmp_path,
-        env=environment(tmp_path, preload=False), capture_output=True,
-        text=True, timeout=600)
+        env=environment(tmp_path, preload=False,
+                        extra={"TMPDIR": str(tmp_path)}),
+        capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
     cells = nbformat.read(tmp_path / "out.ipynb", as_version=4).cells
-    assert outputs(cells[0])[2] == []
-    # IPython shows a UsageError as a message, not a traceback
-    text, pages, _ = outputs(cells[1])
-    assert pages == [] and text.startswith("UsageError: %%memprof:"), text
-    assert "python3 -m spprof.memprof kernel install" in text
+    text, _, errors = outputs(cells[0])
+    assert errors == [] and "runtime is loaded into this kernel" in text
+    text, pages, errors = outputs(cells[1])
+    assert errors == [] and len(pages) == 1, cells[1].outputs
+    summary = re.search(r"held ([\d.]+) MiB .* at its peak", text)
+    assert summary and 8.0 < float(summary[1]) < 11.5, text
+    assert "(build_table.<locals>.<listcomp>)" in text
+    assert "not counted in this kernel" in text
+    text, _, errors = outputs(cells[2])
+    assert errors == [] and "build_table" in text
+    # 200,000 strings of 49 + 15 bytes and their list's 1.6 MB: pymalloc's
+    # alone, they would leave only the list in sight
+    text, _, errors = outputs(cells[3])
+    summary = re.search(r"held ([\d.]+) MiB .* at its peak", text)
+    assert errors == [] and summary and 9.0 < float(summary[1]) < 18.0, text
+    assert "(few_strings.<locals>.<listcomp>)" in text
+    # freeing them after the cell, through pymalloc again, is fine
+    assert outputs(cells[4]) == ("100\n", [], [])
+    # the kernel has finished its profile and removed it
+    assert [p.name for p in tmp_path.iterdir()
+            if p.name.startswith("spprof-")] == []

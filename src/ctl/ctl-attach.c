@@ -21,10 +21,11 @@
 extern char **environ;
 
 /* gdb stops the process anywhere: the thread it calls dlopen() on may be
- * inside the C library's allocator (whose main arena a single-threaded
- * program does not lock), the dynamic loader or setenv(), which the calls
- * would enter again.  This gdb Python script first lets the thread run
- * until none of its frames is one of those (`finish`, frame by frame). */
+ * inside the allocator (the C library's, whose main arena a
+ * single-threaded program does not lock, or jemalloc's, tcmalloc's,
+ * mimalloc's), the dynamic loader or setenv(), which the calls would
+ * enter again.  This gdb Python script first lets the thread run until
+ * none of its frames is one of those (`finish`, frame by frame). */
 static const char safe_point_script[] =
 	"python\n"
 	"import re\n"
@@ -32,7 +33,7 @@ static const char safe_point_script[] =
 	"free|cfree|_int_\\w+|tcache_\\w+|sysmalloc|malloc_\\w+|memalign|"
 	"posix_memalign|aligned_alloc|valloc|pvalloc|arena_\\w+|_dl_\\w+|"
 	"dl_\\w+|\\w*dlopen\\w*|\\w*dlsym\\w*|setenv|unsetenv|"
-	"add_to_environ)$')\n"
+	"add_to_environ|je_\\w+|tc_\\w+|mi_\\w+|_mi_\\w+)$')\n"
 	"def inside_unsafe():\n"
 	"    frame, depth = gdb.newest_frame(), 0\n"
 	"    while frame is not None and depth < 40:\n"
@@ -132,14 +133,16 @@ static int yama_scope(void)
  * is known to. */
 static int refused_why(long pid, char *why, size_t size)
 {
-	char status_file[64], dir[32];
+	char status_file[64];
 	unsigned long uid[2], gid[2];
 	int scope = yama_scope(), privileged = can_trace_anyone();
 	struct stat st;
 
-	snprintf(dir, sizeof(dir), "/proc/%ld", pid);
-	snprintf(status_file, sizeof(status_file), "%s/status", dir);
-	if (stat(dir, &st) < 0 || status_ids(status_file, "Uid:", uid) < 0 ||
+	snprintf(status_file, sizeof(status_file), "/proc/%ld/status", pid);
+	/* The files of an undumpable process belong to root, but not its
+	 * directory. */
+	if (stat(status_file, &st) < 0 ||
+	    status_ids(status_file, "Uid:", uid) < 0 ||
 	    status_ids(status_file, "Gid:", gid) < 0)
 		return snprintf(why, size, "no process %ld", pid), -1;
 	if (scope == 3)
@@ -169,45 +172,6 @@ static int refused_why(long pid, char *why, size_t size)
 				"memprof-ctl as root, or allow it with 'sysctl "
 				"kernel.yama.ptrace_scope=0'"), -1;
 	return 0;
-}
-
-/* Allocators that programs link in place of the C library's.  The runtime
- * loaded late would hand their blocks to the C library's allocator (it
- * finds no allocator after itself), which corrupts the heap or hangs the
- * program; preloaded, it is found before them and forwards to them. */
-static const char *const replacement_allocators[] = {
-	"libjemalloc", "libtcmalloc", "libmimalloc", "libhoard",
-	"libsnmalloc", "libtbbmalloc", "librpmalloc",
-};
-
-/* The replacement allocator process `pid` has mapped, copied to `name`;
- * 0 when it has none. */
-static int replacement_allocator(long pid, char *name, size_t size)
-{
-	char maps[64], line[PATH_MAX + 128];
-	const char *file;
-	int found = 0;
-	FILE *f;
-
-	snprintf(maps, sizeof(maps), "/proc/%ld/maps", pid);
-	if (!(f = fopen(maps, "r")))
-		return 0;
-	while (!found && fgets(line, sizeof(line), f)) {
-		if (!(file = strrchr(line, '/')))
-			continue;
-		file++;
-		for (size_t i = 0; i < sizeof(replacement_allocators) /
-					       sizeof(*replacement_allocators);
-		     i++)
-			if (strncmp(file, replacement_allocators[i],
-				    strlen(replacement_allocators[i])) == 0) {
-				snprintf(name, size, "%.*s",
-					 (int)strcspn(file, "\n"), file);
-				found = 1;
-			}
-	}
-	fclose(f);
-	return found;
 }
 
 /* Appends to the argument list (strings live in `store`). */
@@ -340,7 +304,7 @@ static const char *last_lines(const char *output)
 int ctl_attach(const struct ctl_attach_request *r, char *why, size_t size)
 {
 	static struct gdb_command command;
-	char output[GDB_OUTPUT_MAX], script[PATH_MAX], allocator[NAME_MAX + 1];
+	char output[GDB_OUTPUT_MAX], script[PATH_MAX];
 	int status;
 
 	if (!gdb_found())
@@ -349,12 +313,6 @@ int ctl_attach(const struct ctl_attach_request *r, char *why, size_t size)
 				"install gdb; Fedora: dnf install gdb)"), -1;
 	if (refused_why(r->pid, why, size) < 0)
 		return -1;
-	if (replacement_allocator(r->pid, allocator, sizeof(allocator)))
-		return snprintf(why, size, "process %ld allocates with %s, not "
-				"the C library's malloc, which a runtime loaded "
-				"late cannot stand in front of: start the program "
-				"under memprof-wrap (--dormant, to start recording "
-				"later with memprof-ctl start)", r->pid, allocator), -1;
 	if (write_script(script, sizeof(script)) < 0)
 		return snprintf(why, size, "%s: %s", script, strerror(errno)), -1;
 	if (build_command(r, script, &command) < 0) {

@@ -6,20 +6,28 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "report-heap.h"
 #include "spprof/mlyze.h"
 
-/* A streamed file is unfinished by nature: its warnings say nothing. */
-static void ignore_warning(void *ctx, const char *message)
+void ctl_ignore_warning(void *ctx, const char *message)
 {
 	(void)ctx;
 	(void)message;
 }
 
+void ctl_summary_of(const struct heap_replay *h, struct ctl_summary *out)
+{
+	const struct estimate *live = &h->total.live[AT_END];
+
+	out->samples = h->total.allocated.samples;
+	out->live_bytes = live->bytes;
+	out->live_error = 1.96 * sqrt(live->bytes_variance);
+	out->allocated_bytes = h->total.allocated.bytes;
+}
+
 int ctl_summarise(const char *profile, struct ctl_summary *out, char *why,
 		  size_t size)
 {
-	struct mlyze_options options = { .warn = ignore_warning };
+	struct mlyze_options options = { .warn = ctl_ignore_warning };
 	mlyze_reader *r = mlyze_open(profile, &options);
 	struct heap_replay h;
 	int rc = -1;
@@ -29,11 +37,7 @@ int ctl_summarise(const char *profile, struct ctl_summary *out, char *why,
 		return -1;
 	}
 	if (mlyze_status(r) == MLYZE_OK && heap_replay(r, &h, NULL) == 0) {
-		const struct estimate *live = &h.total.live[AT_END];
-
-		out->samples = h.total.allocated.samples;
-		out->live_bytes = live->bytes;
-		out->live_error = 1.96 * sqrt(live->bytes_variance);
+		ctl_summary_of(&h, out);
 		heap_replay_free(&h);
 		rc = 0;
 	} else {

@@ -5,6 +5,7 @@
  * process (or any profile) with the same estimator as memprof-report:
  * the samples so far and the estimated live heap with its 95 % interval.
  * It only reads the file; the process is not asked anything.
+ * ctl_summary_of() says the same of a profile replayed already.
  */
 #ifndef SPPROF_CTL_SUMMARY_H
 #define SPPROF_CTL_SUMMARY_H
@@ -12,14 +13,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "report-heap.h"
+
 struct ctl_summary {
 	uint64_t samples;  /* ALLOC events so far */
 	double live_bytes; /* estimated live heap */
 	double live_error; /* half-width of its 95 % interval */
+	double allocated_bytes; /* estimated bytes allocated so far */
 };
 
 /* 0, or -1 with why set. */
 int ctl_summarise(const char *profile, struct ctl_summary *out, char *why,
 		  size_t size);
+
+void ctl_summary_of(const struct heap_replay *h, struct ctl_summary *out);
+
+/* Ignores the warnings of a reader: a streamed file is unfinished by
+ * nature, and they say nothing. */
+void ctl_ignore_warning(void *ctx, const char *message);
 
 #endif /* SPPROF_CTL_SUMMARY_H */

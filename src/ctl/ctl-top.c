@@ -25,9 +25,7 @@ static void on_signal(int signal)
 	interrupted = 1;
 }
 
-/* memprof-report next to this program (the build tree, or the installed
- * one beside it), else the one on PATH. */
-static void report_program(char *out, size_t size)
+void ctl_report_program(char *out, size_t size)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -67,8 +65,8 @@ static int run_report(const char *program, const char *part, char *out,
 		close(pipe_fds[1]);
 		if (!freopen("/dev/null", "w", stderr))
 			_exit(127);
-		execlp(program, program, "--at", "end", "--top", TOP_SITES,
-		       part, (char *)NULL);
+		execlp(program, program, "--at", "end", "--growth", "--top",
+		       TOP_SITES, part, (char *)NULL);
 		_exit(127);
 	}
 	close(pipe_fds[1]);
@@ -128,7 +126,7 @@ int ctl_top(const struct ctl_process *p, unsigned interval)
 	char program[PATH_MAX], part[PATH_MAX];
 	static char report[1 << 16];
 
-	report_program(program, sizeof(program));
+	ctl_report_program(program, sizeof(program));
 	if (!still_recording(p, part, sizeof(part))) {
 		fprintf(stderr, "memprof-ctl: process %ld is not recording "
 			"(memprof-ctl start %ld begins)\n", p->pid, p->pid);

@@ -6,18 +6,26 @@ src_memprof_ctl_SOURCES = \
 	src/ctl/ctl-registry.c src/ctl/ctl-registry.h \
 	src/ctl/ctl-request.c src/ctl/ctl-request.h \
 	src/ctl/ctl-summary.c src/ctl/ctl-summary.h \
+	src/ctl/ctl-metrics.c src/ctl/ctl-metrics.h \
+	src/ctl/ctl-sites.c src/ctl/ctl-sites.h \
 	src/ctl/ctl-top.c src/ctl/ctl-top.h \
 	src/ctl/ctl-attach.c src/ctl/ctl-attach.h \
+	src/ctl/ctl-serve.c src/ctl/ctl-serve.h \
+	src/ctl/ctl-serve-index.c src/ctl/ctl-serve-index.h \
+	src/ctl/ctl-serve-profile.c src/ctl/ctl-serve-profile.h \
 	lib/process_start.c lib/process_start.h lib/control_page.h \
-	$(REPORT_REPLAY_SOURCES)
+	$(REPORT_REPLAY_SOURCES) $(REPORT_SITES_SOURCES)
 src_memprof_ctl_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/src/report -I$(top_srcdir)/src/mlyze \
+	-I$(top_srcdir)/src/symbolizer \
 	-DSPPROF_RUNTIME_PATH='"$(libdir)/libspprof-alloc.so.0"'
 if BUILD_PYTHON
 src_memprof_ctl_CPPFLAGS += \
 	-DSPPROF_PYTHON_WALKER_PATH='"$(pyexecdir)/spprof/_memprof$(PYTHON_EXT_SUFFIX)"' \
 	-DSPPROF_PYTHON_WALKER_BUILT='"python/spprof/.libs/_memprof$(PYTHON_EXT_SUFFIX)"'
 endif
-src_memprof_ctl_LDADD = src/mlyze/libmlyze.la -lm
+src_memprof_ctl_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(MHD_CFLAGS)
+src_memprof_ctl_LDADD = src/mlyze/libmlyze.la \
+	src/symbolizer/libsymbolizer.la $(JANSSON_LIBS) $(MHD_LIBS) -lm
 
 dist_man_MANS += man/memprof-ctl.1

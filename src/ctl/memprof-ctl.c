@@ -26,6 +26,7 @@
 #include "ctl-attach.h"
 #include "ctl-registry.h"
 #include "ctl-request.h"
+#include "ctl-serve.h"
 #include "ctl-summary.h"
 #include "ctl-top.h"
 #include "report-util.h"
@@ -66,7 +67,13 @@ static void usage(FILE *to)
 		"                        (with gdb), and start recording\n"
 		"  detach PID            stop recording; finish the profile; "
 		"the runtime\n"
-		"                        stays loaded, dormant\n\n"
+		"                        stays loaded, dormant\n"
+		"  serve [--listen ADDR:PORT] [OPTIONS]\n"
+		"                        serve the profiles over HTTP "
+		"(default " CTL_SERVE_DEFAULT_LISTEN "):\n"
+		"                        /debug/pprof/heap?pid=N, "
+		"/debug/pprof/allocs?pid=N,\n"
+		"                        /metrics; see memprof-ctl(1)\n\n"
 		"Options:\n"
 		"  -h, --help            display this help and exit\n"
 		"  -V, --version         output version information and "
@@ -467,6 +474,13 @@ static int attach(int argc, char **argv)
 			why);
 		return EXIT_FAIL;
 	}
+	if (t.process.page.state != CONTROL_RECORDING) {
+		fprintf(stderr, PROGRAM ": process %ld loaded the runtime, which "
+			"records nothing: %s\n", r.pid,
+			t.process.page.error ? t.process.page.answer
+					     : "it did not start recording");
+		return EXIT_FAIL;
+	}
 	printf("process %ld: recording to %s\n", r.pid, pattern);
 	return EXIT_OK;
 }
@@ -479,17 +493,93 @@ static int top(int argc, char **argv)
 	return rc ? rc : ctl_top(&t.process, t.interval);
 }
 
+/* A whole number in [min, max] for option `name`; 0 or EXIT_USAGE. */
+static int parse_count(const char *name, const char *text, unsigned min,
+		       unsigned max, unsigned *out)
+{
+	char why[WHY_SIZE], *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(text, &end, 10);
+	if (errno || *end || text[0] < '0' || text[0] > '9' || n < min ||
+	    n > max) {
+		snprintf(why, sizeof(why), "%s takes a whole number, %u-%u",
+			 name, min, max);
+		return bad_usage(why);
+	}
+	*out = (unsigned)n;
+	return EXIT_OK;
+}
+
+static int parse_serve_option(int c, struct ctl_serve_options *o)
+{
+	switch (c) {
+	case 'l':
+		o->listen = optarg;
+		return EXIT_OK;
+	case 'c':
+		return parse_count("--max-connections", optarg, 1, 10000,
+				   &o->max_connections);
+	case 'p':
+		return parse_count("--max-per-client", optarg, 1, 10000,
+				   &o->max_per_client);
+	case 't':
+		return parse_count("--timeout", optarg, 1, 3600, &o->timeout);
+	case 'n':
+		return parse_count("--top-sites", optarg, 0, 1000,
+				   &o->metrics.top_sites);
+	case 's':
+		o->metrics.service_variable = optarg;
+		return EXIT_OK;
+	default:
+		return bad_usage("unknown option");
+	}
+}
+
+static int serve(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "max-connections", required_argument, NULL, 'c' },
+		{ "max-per-client", required_argument, NULL, 'p' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "top-sites", required_argument, NULL, 'n' },
+		{ "service-variable", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ctl_serve_options o = {
+		.listen = CTL_SERVE_DEFAULT_LISTEN,
+		.max_connections = 64, .max_per_client = 16, .timeout = 30,
+		.metrics = { .top_sites = 10,
+			     .service_variable = "SPPROF_SERVICE" },
+	};
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "l:", longs, NULL)) != -1)
+		if ((rc = parse_serve_option(c, &o)) != EXIT_OK)
+			return rc;
+	if (optind != argc)
+		return bad_usage("serve takes options only");
+	if (o.max_per_client > o.max_connections)
+		return bad_usage("--max-per-client is more than "
+				 "--max-connections");
+	return ctl_serve(&o);
+}
+
 static const struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
 } commands[] = {
 	{ "list", list },   { "status", status }, { "snapshot", snapshot },
 	{ "start", start }, { "stop", stop },	      { "top", top },
-	{ "attach", attach }, { "detach", stop },
+	{ "attach", attach }, { "detach", stop },   { "serve", serve },
 };
 
 int main(int argc, char **argv)
 {
+	fatal_program_name(PROGRAM);
 	if (argc < 2)
 		return bad_usage("no command given");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -505,5 +595,5 @@ int main(int argc, char **argv)
 			return commands[i].run(argc - 1, argv + 1);
 	fprintf(stderr, PROGRAM ": unknown command '%s'\n", argv[1]);
 	return bad_usage("commands: list, status, snapshot, start, stop, top, "
-			 "attach, detach");
+			 "attach, detach, serve");
 }

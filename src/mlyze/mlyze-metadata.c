@@ -346,6 +346,32 @@ static int read_command_line(struct mlyze_reader *r, json_t *root)
 	return 0;
 }
 
+/* Every integer member of "stats", whatever its name, so that a
+ * statistic the runtime adds is read without a word here. */
+static int keep_stat_list(struct mlyze_reader *r, json_t *stats)
+{
+	struct mlyze_stat *list = arena_alloc(
+		&r->tables.arena, (json_object_size(stats) + 1) * sizeof(*list));
+	size_t count = 0;
+	const char *key;
+	json_t *value;
+
+	if (!list)
+		return input_fail_system(&r->in, NULL);
+	json_object_foreach(stats, key, value) {
+		if (!json_is_integer(value) || json_integer_value(value) < 0)
+			continue;
+		list[count].key = arena_strndup(&r->tables.arena, key,
+						strlen(key));
+		if (!list[count].key)
+			return input_fail_system(&r->in, NULL);
+		list[count++].value = (uint64_t)json_integer_value(value);
+	}
+	r->info.stat_list = list;
+	r->info.stat_count = count;
+	return 0;
+}
+
 static int read_stats(struct mlyze_reader *r, json_t *root)
 {
 	static const struct {
@@ -378,7 +404,7 @@ static int read_stats(struct mlyze_reader *r, json_t *root)
 						     counters[i].offset)) < 0)
 			return -1;
 	}
-	return 0;
+	return keep_stat_list(r, stats);
 }
 
 static int read_scalars(struct mlyze_reader *r, json_t *root)

@@ -50,6 +50,7 @@ struct options {
 	size_t base_count;
 	const char *base_sysroot;
 	bool leaks; /* --leaks: rank the sites by their growth */
+	bool growth; /* --growth: each site's growth in its table */
 	bool keep_wrappers; /* allocation wrappers may be sites */
 };
 
@@ -103,6 +104,8 @@ static void usage(FILE *out)
 	      "                          under DIR (default: --sysroot)\n"
 	      "      --leaks             rank the sites by how fast their live bytes\n"
 	      "                          grow over the run (per marker, or second)\n"
+	      "      --growth            add that growth, with its interval, to the\n"
+	      "                          table of the top sites\n"
 	      "  -h, --help              show this help and exit\n"
 	      "  -V, --version           show the version and exit\n"
 	      "\n"
@@ -166,6 +169,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_BASE,
 		OPT_BASE_SYSROOT,
 		OPT_LEAKS,
+		OPT_GROWTH,
 		OPT_KEEP_WRAPPERS
 	};
 	static const struct option long_options[] = {
@@ -183,6 +187,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "base", required_argument, NULL, OPT_BASE },
 		{ "base-sysroot", required_argument, NULL, OPT_BASE_SYSROOT },
 		{ "leaks", no_argument, NULL, OPT_LEAKS },
+		{ "growth", no_argument, NULL, OPT_GROWTH },
 		{ "keep-wrappers", no_argument, NULL, OPT_KEEP_WRAPPERS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -244,6 +249,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_LEAKS:
 			o->leaks = true;
 			break;
+		case OPT_GROWTH:
+			o->growth = true;
+			break;
 		case OPT_KEEP_WRAPPERS:
 			o->keep_wrappers = true;
 			break;
@@ -274,6 +282,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 		usage_error("--leaks writes no --format=%s", o->view->name);
 	if (o->leaks && o->base_count)
 		usage_error("%s", "--leaks reads one run; --base compares two");
+	if (o->growth && !o->view->growth_column)
+		usage_error("--growth adds no column to --format=%s",
+			    o->view->name);
+	if (o->growth && o->base_count)
+		usage_error("%s", "--growth reads one run; --base compares two");
 	return optind;
 }
 
@@ -298,6 +311,18 @@ static void warn(void *ctx, const char *message)
 	progress_done(&g->progress);
 	fprintf(stderr, "memprof-report: warning: %s\n", message);
 	add_message(&g->warnings, xstrdup(message));
+}
+
+static struct mlyze_stat *copy_stats(const struct mlyze_info *info)
+{
+	struct mlyze_stat *stats = xcalloc(info->stat_count + 1,
+					   sizeof(*stats));
+
+	for (size_t i = 0; i < info->stat_count; i++) {
+		stats[i].key = xstrdup(info->stat_list[i].key);
+		stats[i].value = info->stat_list[i].value;
+	}
+	return stats;
 }
 
 static char **copy_command_line(const struct mlyze_info *info)
@@ -379,6 +404,8 @@ static void summarise(struct gathered *g, const char *file,
 	p->has_stack_methods = info->has_stack_methods;
 	p->fp_stacks = info->fp_stacks;
 	p->dwarf_stacks = info->dwarf_stacks;
+	p->stats = copy_stats(info);
+	p->stat_count = info->stat_count;
 	p->events = h->events;
 	p->checkpoints = h->checkpoints;
 	if (h->checkpoints)
@@ -579,6 +606,9 @@ static void free_gathered(struct gathered *g)
 		for (char **arg = p->command_line; *arg; arg++)
 			free(*arg);
 		free(p->command_line);
+		for (size_t k = 0; k < p->stat_count; k++)
+			free((char *)p->stats[k].key);
+		free(p->stats);
 		free(p->title);
 		free(p->window);
 		free(p->exec_program);
@@ -652,7 +682,8 @@ static int gather(struct gathered *g, const struct options *o,
 	g->namer = frame_namer_new(&so);
 	g->snapshots = o->view->snapshots;
 	/* A comparison shows no growth: its base needs none either. */
-	g->growth = o->leaks || (o->view->shows_growth && !o->base_count);
+	g->growth = o->leaks || o->growth ||
+		    (o->view->shows_growth && !o->base_count);
 	stacks_init(&g->stacks);
 	rc = read_profiles(g, files, count);
 	if (g->profile_count)
@@ -744,8 +775,9 @@ static size_t markers(const struct report *report)
 }
 
 /* The report with the sites ranked by their growth, per marker when the
- * program has steps, else per second: the view of --leaks, or a view that
- * shows the growing sites.  Returns 0 or 1. */
+ * program has steps, else per second: the view of --leaks, a view that
+ * shows the growing sites, or one with a column of growth (--growth).
+ * Returns 0 or 1. */
 static int write_with_growth(const struct options *o, struct report *report)
 {
 	struct leaks leaks;
@@ -779,7 +811,7 @@ int main(int argc, char **argv)
 		int base_rc = write_comparison(&o, &report);
 
 		rc = rc ? rc : base_rc;
-	} else if (o.leaks || o.view->shows_growth) {
+	} else if (o.leaks || o.growth || o.view->shows_growth) {
 		rc |= write_with_growth(&o, &report);
 	} else if (write_view(&o, o.view, &report) != 0) {
 		rc = 1;

@@ -142,6 +142,17 @@ static json_t *resident_total_json(const struct report *r)
 	return o;
 }
 
+/* The runtime's statistics, by name: all the profile keeps. */
+static json_t *stats_json(const struct profile_summary *p)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < p->stat_count; i++)
+		set(o, p->stats[i].key,
+		    json_integer((json_int_t)p->stats[i].value));
+	return o;
+}
+
 static json_t *profile_json(const struct report *r,
 			    const struct profile_summary *p)
 {
@@ -169,6 +180,7 @@ static json_t *profile_json(const struct report *r,
 	set(o, "dwarf_stacks", p->has_stack_methods
 				       ? json_integer((json_int_t)p->dwarf_stacks)
 				       : json_null());
+	set(o, "stats", stats_json(p));
 	set(o, "events", json_integer((json_int_t)p->events));
 	if (p->checkpoints) { /* a profile with a size limit */
 		set(o, "checkpoints", json_integer((json_int_t)p->checkpoints));

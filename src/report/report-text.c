@@ -17,6 +17,8 @@
 enum column {
 	COL_LIVE,
 	COL_INTERVAL,
+	COL_GROWTH, /* with --growth only */
+	COL_GROWTH_INTERVAL,
 	COL_SHARE,
 	COL_SAMPLES,
 	COL_ALLOCS,
@@ -24,9 +26,17 @@ enum column {
 	NUMERIC_COLUMNS
 };
 
-/* The live column is named after its moment (live_titles). */
+/* The live column is named after its moment (live_titles), the growth
+ * column after its axis (growth_titles). */
 static const char *const column_titles[NUMERIC_COLUMNS] = {
-	[COL_INTERVAL] = "±95%", "SHARE", "SAMPLES", "ALLOCS", "ALLOCATED",
+	[COL_INTERVAL] = "±95%",
+	[COL_GROWTH_INTERVAL] = "±95%", "SHARE", "SAMPLES", "ALLOCS",
+	"ALLOCATED",
+};
+
+static const char *const growth_titles[AXES] = {
+	[PER_SECOND] = "GROWTH/s",
+	[PER_MARKER] = "GROWTH/MARKER",
 };
 
 static const char *const live_titles[MOMENTS] = {
@@ -343,20 +353,30 @@ static void totals_block(FILE *out, const struct style *st,
 	resident_line(out, st, r);
 }
 
+/* A table cell: room for any of its numbers. */
+#define CELL SIGNED_SIZE
+
 static void row_cells(const struct report *r, const struct site *s,
-		      char cells[NUMERIC_COLUMNS][32])
+		      char cells[NUMERIC_COLUMNS][CELL])
 {
 	const struct estimate *live = &s->heap.live[r->at];
 	double total = r->sites->heap.live[r->at].bytes;
 
 	format_size(cells[COL_LIVE], live->bytes);
 	format_size(cells[COL_INTERVAL], estimator_interval95(live->bytes_variance));
+	if (r->leaks) {
+		const struct trend *growth = &s->heap.growth[r->leaks->axis];
+
+		format_signed(cells[COL_GROWTH], growth->slope, false, true);
+		format_size(cells[COL_GROWTH_INTERVAL],
+			    estimator_interval95(growth->slope_variance));
+	}
 	if (total > 0)
-		snprintf(cells[COL_SHARE], 32, "%.1f%%",
+		snprintf(cells[COL_SHARE], CELL, "%.1f%%",
 			 100.0 * live->bytes / total);
 	else
-		snprintf(cells[COL_SHARE], 32, "-");
-	snprintf(cells[COL_SAMPLES], 32, "%" PRIu64,
+		snprintf(cells[COL_SHARE], CELL, "-");
+	snprintf(cells[COL_SAMPLES], CELL, "%" PRIu64,
 		 site_measure(s, r->sort, r->at)->samples);
 	format_count(cells[COL_ALLOCS], s->heap.allocated.count);
 	format_size(cells[COL_ALLOCATED], s->heap.allocated.bytes);
@@ -364,7 +384,18 @@ static void row_cells(const struct report *r, const struct site *s,
 
 static const char *column_title(const struct report *r, int column)
 {
-	return column == COL_LIVE ? live_titles[r->at] : column_titles[column];
+	if (column == COL_LIVE)
+		return live_titles[r->at];
+	if (column == COL_GROWTH)
+		return growth_titles[r->leaks->axis];
+	return column_titles[column];
+}
+
+/* The growth columns are there with --growth only. */
+static bool column_shown(const struct report *r, int column)
+{
+	return r->leaks || (column != COL_GROWTH &&
+			    column != COL_GROWTH_INTERVAL);
 }
 
 static void pad_left(FILE *out, const char *cell, int width)
@@ -376,12 +407,13 @@ static void sites_table(FILE *out, const struct style *st,
 			const struct report *r, bool *any_rough)
 {
 	size_t rows = report_rows(r);
-	int widths[NUMERIC_COLUMNS];
-	char (*cells)[NUMERIC_COLUMNS][32] = xcalloc(rows ? rows : 1,
-						     sizeof(*cells));
+	int widths[NUMERIC_COLUMNS] = { 0 };
+	char (*cells)[NUMERIC_COLUMNS][CELL] = xcalloc(rows ? rows : 1,
+						       sizeof(*cells));
 
 	for (int c = 0; c < NUMERIC_COLUMNS; c++)
-		widths[c] = text_width(column_title(r, c));
+		if (column_shown(r, c))
+			widths[c] = text_width(column_title(r, c));
 	for (size_t i = 0; i < rows; i++) {
 		row_cells(r, &r->sites->sites[i], cells[i]);
 		for (int c = 0; c < NUMERIC_COLUMNS; c++)
@@ -390,6 +422,8 @@ static void sites_table(FILE *out, const struct style *st,
 	}
 	fprintf(out, "%s ", st->bold);
 	for (int c = 0; c < NUMERIC_COLUMNS; c++) {
+		if (!column_shown(r, c))
+			continue;
 		pad_left(out, column_title(r, c), widths[c]);
 		fputs("  ", out);
 	}
@@ -402,6 +436,8 @@ static void sites_table(FILE *out, const struct style *st,
 		*any_rough |= rough;
 		fputc(rough ? '~' : ' ', out);
 		for (int c = 0; c < NUMERIC_COLUMNS; c++) {
+			if (!column_shown(r, c))
+				continue;
 			pad_left(out, cells[i][c], widths[c]);
 			fputs("  ", out);
 			indent += widths[c] + 2;
@@ -528,10 +564,14 @@ int view_text(FILE *out, const struct report *r)
 			grouping_names[r->grouping], st->reset);
 		sites_table(out, st, r, &any_rough);
 	}
-	if (!any_rough && r->note_count == 0 &&
+	if (!any_rough && r->note_count == 0 && !r->leaks &&
 	    r->sites->count == r->shown_sites)
 		return 0;
 	fprintf(out, "\n%sNotes%s\n", st->bold, st->reset);
+	if (r->leaks)
+		fprintf(out, "  GROWTH is the trend of a site's live bytes "
+			     "over the whole run (a least-squares line, as "
+			     "--leaks ranks them).\n");
 	if (any_rough)
 		fprintf(out, "%s  ~ marks rough estimates: their 95 %% interval "
 			     "is wider than ±%.0f %% of them.%s\n",

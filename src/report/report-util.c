@@ -9,11 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *program_name = "memprof-report";
+
+void fatal_program_name(const char *name)
+{
+	program_name = name;
+}
+
 void fatal(const char *format, ...)
 {
 	va_list ap;
 
-	fputs("memprof-report: ", stderr);
+	fprintf(stderr, "%s: ", program_name);
 	va_start(ap, format);
 	vfprintf(stderr, format, ap);
 	va_end(ap);

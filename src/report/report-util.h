@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Names the program in the messages below ("memprof-report" unless
+ * called; a program that borrows these helpers calls it first). */
+void fatal_program_name(const char *name);
 _Noreturn void out_of_memory(void);
 /* "memprof-report: message", exit status 1. */
 _Noreturn void fatal(const char *format, ...)

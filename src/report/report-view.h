@@ -37,6 +37,9 @@ struct profile_summary {
 	uint64_t damaged_stacks;
 	bool has_stack_methods; /* the two below are known */
 	uint64_t fp_stacks, dwarf_stacks; /* by the method that took them */
+	/* The runtime's statistics the profile keeps, by name. */
+	struct mlyze_stat *stats;
+	size_t stat_count;
 	uint64_t events;
 	/* A profile with a size limit: its checkpoints, and when the events
 	 * it kept start (since the start); 0 when it has none. */
@@ -77,7 +80,8 @@ struct report {
 	 * from them to these (else NULL). */
 	const struct report *base;
 	const struct comparison *comparison;
-	/* With --leaks, or for a view that shows_growth, else NULL. */
+	/* With --leaks or --growth, or for a view that shows_growth, else
+	 * NULL. */
 	const struct leaks *leaks;
 	/* The sum of the peaks of resident memory of the processes that
 	 * read it (report-memory.h), and how many did. */
@@ -153,6 +157,9 @@ struct view {
 	 * replay then measures (report->leaks is set, also without
 	 * --leaks). */
 	bool shows_growth;
+	/* --growth adds a column of each site's growth to its table (from
+	 * report->leaks). */
+	bool growth_column;
 };
 
 /* The view of --format NAME, or NULL. */

@@ -13,7 +13,7 @@
 
 static const struct view views[] = {
 	{ "text", NULL, view_text, 0, view_compare_text,
-	  view_leaks_text, false },
+	  view_leaks_text, false, true },
 	{ "json", ".json", view_json, 0, view_compare_json,
 	  view_leaks_json, false },
 	{ "folded", ".folded", view_folded, 0, NULL, NULL, false },

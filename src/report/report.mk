@@ -9,33 +9,39 @@ REPORT_REPLAY_SOURCES = \
 	src/report/report-util.c src/report/report-util.h \
 	src/mlyze/u64map.c src/mlyze/u64map.h
 
+# Its stacks symbolized and grouped into sites, and the growth of the
+# sites (--top, --leaks), which memprof-ctl's metrics use too; with
+# libsymbolizer.la.
+REPORT_SITES_SOURCES = \
+	src/report/report-compare.c src/report/report-compare.h \
+	src/report/report-frames.c src/report/report-frames.h \
+	src/report/report-index.c src/report/report-index.h \
+	src/report/report-leaks.c src/report/report-leaks.h \
+	src/report/report-sites.c src/report/report-sites.h \
+	src/report/report-stacks.c src/report/report-stacks.h \
+	src/report/report-wrappers.c src/report/report-wrappers.h
+
 bin_PROGRAMS += src/memprof-report
 src_memprof_report_SOURCES = \
 	src/report/memprof-report.c \
 	src/report/report-folded.c \
-	src/report/report-compare.c src/report/report-compare.h \
 	src/report/report-compare-json.c src/report/report-compare-text.c \
-	src/report/report-frames.c src/report/report-frames.h \
 	src/report/report-heap.c src/report/report-heap.h \
 	src/report/report-html.c \
-	src/report/report-index.c src/report/report-index.h \
 	src/report/report-jansson.c src/report/report-jansson.h \
-	src/report/report-leaks.c src/report/report-leaks.h \
 	src/report/report-leaks-json.c src/report/report-leaks-text.c \
 	src/report/report-memory.c src/report/report-memory.h \
 	src/report/report-json.c \
 	src/report/report-pprof.c \
 	src/report/report-progress.c src/report/report-progress.h \
 	src/report/report-protobuf.c src/report/report-protobuf.h \
-	src/report/report-sites.c src/report/report-sites.h \
 	src/report/report-speedscope.c \
-	src/report/report-stacks.c src/report/report-stacks.h \
 	src/report/report-text.c \
 	src/report/report-trend.c src/report/report-trend.h \
 	src/report/report-util.c src/report/report-util.h \
 	src/report/report-view.h src/report/report-views.c \
-	src/report/report-wrappers.c src/report/report-wrappers.h \
-	src/mlyze/u64map.c src/mlyze/u64map.h
+	src/mlyze/u64map.c src/mlyze/u64map.h \
+	$(REPORT_SITES_SOURCES)
 # The style and script of the HTML page, compiled in as C strings.
 nodist_src_memprof_report_SOURCES = src/report/report-html-assets.c
 REPORT_HTML_ASSETS = src/report/report-html.css src/report/report-html.js

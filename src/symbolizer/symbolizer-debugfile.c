@@ -4,7 +4,8 @@
  * and debuggers share: <root>/.build-id/xx/rest.debug, and for
  * .gnu_debuglink the module's directory, its .debug/ subdirectory and
  * <root>/<module's directory>/, where the roots are the caller's debug
- * directories, then <sysroot>/usr/lib/debug, then /usr/lib/debug.
+ * directories, then /usr/lib/debug (<sysroot>/usr/lib/debug when there is
+ * a sysroot: never this system's files for another system's modules).
  */
 #include <config.h>
 
@@ -16,22 +17,23 @@
 
 #define SYSTEM_DEBUG_ROOT "/usr/lib/debug"
 
-/* The i-th debug root in search order (malloc'd), or NULL past the end. */
+/* The i-th debug root in search order (malloc'd), or NULL past the end.
+ * With a sysroot, the profile's modules are another system's: this
+ * system's debug files are never theirs, so /usr/lib/debug is searched
+ * under the sysroot only. */
 static char *debug_root(const struct debug_search *search, size_t i)
 {
 	char *root;
 
 	if (i < search->n_debug_dirs)
 		return strdup(search->debug_dirs[i]);
-	i -= search->n_debug_dirs;
-	if (search->sysroot != NULL && i == 0)
-		return asprintf(&root, "%s" SYSTEM_DEBUG_ROOT,
-				search->sysroot) < 0
-			       ? NULL
-			       : root;
-	if (search->sysroot != NULL)
-		i--;
-	return i == 0 ? strdup(SYSTEM_DEBUG_ROOT) : NULL;
+	if (i > search->n_debug_dirs)
+		return NULL;
+	if (search->sysroot == NULL)
+		return strdup(SYSTEM_DEBUG_ROOT);
+	return asprintf(&root, "%s" SYSTEM_DEBUG_ROOT, search->sysroot) < 0
+		       ? NULL
+		       : root;
 }
 
 /* Open `path` if it is the debug file with build-id `build_id_hex`: a stale

@@ -19,7 +19,9 @@
 struct symbolizer;
 
 struct symbolizer_options {
-	/* Prefix for module paths (profiles from another machine), or NULL. */
+	/* Prefix for module paths (profiles from another machine), or NULL.
+	 * Nothing outside it is read for the profile's modules but the
+	 * debug_dirs: a module missing there stays unsymbolized. */
 	const char *sysroot;
 	/* Extra dirs searched before /usr/lib/debug, may be NULL. */
 	const char *const *debug_dirs;

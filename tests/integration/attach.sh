@@ -1,8 +1,10 @@
 #!/bin/sh
 # attach.sh - memprof-ctl attach and detach on programs started without
 # the runtime: a C program allocating on every thread, which frees its
-# earlier blocks (4 KiB-aligned ones among them) after the attach; Debian's
-# python3 running a script; a C++ program built with -O2; hold-program.
+# earlier blocks (4 KiB-aligned ones among them) after the attach, also
+# with jemalloc preloaded; Debian's python3 running a script; a C++
+# program built with -O2; a program that loads a plugin after the attach;
+# hold-program; Debian's redis-server (jemalloc).
 # Each keeps its output and exit status; each report names its functions
 # and says that blocks from before the attach are unknown.
 . "$(dirname "$0")/common.sh"
@@ -125,6 +127,28 @@ finish dpy $wrapper "ready\ndone\n"
 attach_run cxx ready "ready\nholding 20000 entries\ndone\n" grow_catalogue \
 	"$integ_bin/attach-cxx" "$scratch/cxx.go" "$scratch/cxx.stop"
 
+# ---- a plugin loaded after the attach, found by the program's run path:
+# its allocations are sampled, and blocks the runtime sampled may be freed
+# by it ----
+attach_run dl ready "ready\nloaded\ndone\n" plugin_hold_blocks \
+	"$integ_bin/attach-dlopen" "$scratch/dl.go" "$scratch/dl.stop"
+
+# ---- a program bound to two allocators is refused, its slots untouched
+"$integ_bin/attach-deepbind" \
+	"$integ_bin/.libs/libattach-deepbind-plugin.so" "$scratch/deep.stop" \
+	>deep.out 2>deep.err &
+deep=$!
+wait_for_line deep.out ready
+expect 1 "process $deep loaded the runtime, which records nothing: the program allocates with .*libc.so.6 and with .*libattach-deepbind-plugin.so" \
+	attach $deep
+expect 1 "process $deep cannot be recorded: the program allocates with" \
+	status $deep
+touch deep.stop
+wait $deep || fail "deep: exit status $?: $(cat deep.err)"
+[ "$(cat deep.out)" = "$(printf "ready\ndone")" ] || fail "deep: $(cat deep.out)"
+grep -q "libspprof-alloc: loaded late, the program allocates with" deep.err ||
+	fail "deep: the runtime did not say why: $(cat deep.err)"
+
 # ---- hold-program, bare ----
 attach_run hold holding "holding 4194304 bytes\ndone\n" churn \
 	"$integ_bin/hold-program" 4096 "$scratch/hold.stop"
@@ -146,33 +170,89 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 		"$abs_top_builddir/src/mlyze/.libs/libmlyze.so.0" \
 		"$abs_top_builddir/lib/.libs/libspprof-alloc.so.0" "$as_nobody/"
 	chmod 755 "$as_nobody"/*
-	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		env XDG_RUNTIME_DIR="$scratch/nobody" \
-		LD_LIBRARY_PATH="$as_nobody" \
-		SPPROF_RUNTIME="$as_nobody/libspprof-alloc.so.0" \
-		"$as_nobody/memprof-ctl" attach $victim >ctl.out 2>&1 &&
-		fail "attach as another user succeeded"
+	# refused_as_nobody PID TEXT - attach as nobody fails saying TEXT.
+	refused_as_nobody() {
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			env XDG_RUNTIME_DIR="$scratch/nobody" \
+			LD_LIBRARY_PATH="$as_nobody" \
+			SPPROF_RUNTIME="$as_nobody/libspprof-alloc.so.0" \
+			"$as_nobody/memprof-ctl" attach $1 >ctl.out 2>&1 &&
+			fail "attach as nobody to $1 succeeded"
+		grep -q "$2" ctl.out || fail "attach as nobody: $(cat ctl.out)"
+	}
+	refused_as_nobody $victim \
+		"process $victim belongs to user 0: run memprof-ctl as that user or as root"
+	# nobody's own processes: one that made itself undumpable, and one
+	# whose real and effective users differ, as a set-user-ID program's.
+	cat >"$as_nobody/wait.py" <<'PY'
+import ctypes, os, sys, time
+if sys.argv[2] == "undumpable":
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+print("ready", flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.05)
+PY
+	for kind in undumpable setuid; do
+		ids=--reuid=65534
+		[ $kind = setuid ] && ids="--ruid=65534 --euid=1"
+		(cd "$as_nobody" && exec setpriv $ids --regid=65534 \
+			--clear-groups /usr/bin/python3 wait.py \
+			"$as_nobody/$kind.stop" $kind) >$kind.out 2>&1 &
+		target=$!
+		wait_for_line $kind.out ready
+		refused_as_nobody $target "process $target runs a set-user-ID or set-group-ID program, or made itself undumpable: the kernel lets only a process with CAP_SYS_PTRACE attach; run memprof-ctl as root"
+		touch "$as_nobody/$kind.stop"
+		wait $target || fail "$kind: exit status $?: $(cat $kind.out)"
+	done
 	rm -rf "$as_nobody"
-	grep -q "process $victim belongs to user 0: run memprof-ctl as that user or as root" ctl.out ||
-		fail "another user's process: $(cat ctl.out)"
+	# root without CAP_SYS_PTRACE (as in a container), on a process of
+	# root's, which has it: the kernel refuses what memprof-ctl allows.
+	setpriv --bounding-set=-sys_ptrace "$ctl" attach $victim >ctl.out 2>&1 &&
+		fail "attach without CAP_SYS_PTRACE succeeded"
+	grep -q "the kernel refused ptrace on process $victim (in a container: it needs CAP_SYS_PTRACE, e.g. docker run --cap-add=SYS_PTRACE" ctl.out ||
+		fail "no CAP_SYS_PTRACE: $(cat ctl.out)"
 else
-	echo "not root: attach to another user's process not tested"
+	echo "not root: refusals for other users' processes not tested"
 fi
 finish err $victim "holding 65536 bytes\ndone\n"
-# A program that allocates with another allocator is refused, untouched:
-# a runtime loaded after that allocator would hand its blocks to the C
-# library's (Debian's redis-server hung so).
+
+# ---- programs that allocate with another allocator than the C
+# library's: every call goes on to it, and the blocks from before the
+# attach go back to it (given to the C library's, they crash the program)
 jemalloc=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -n 1)
 if [ -n "$jemalloc" ]; then
-	LD_PRELOAD=$jemalloc "$integ_bin/hold-program" 64 "$scratch/je.stop" \
-		>je.out 2>je.err &
-	victim=$!
-	wait_for_line je.out holding
-	expect 1 "process $victim allocates with libjemalloc.so.2, not the C library's malloc" \
-		attach $victim
-	finish je $victim "holding 65536 bytes\ndone\n"
+	attach_run je ready "ready\ngave back 55 early blocks\ndone\n" \
+		hold_after_attach env LD_PRELOAD="$jemalloc" \
+		"$integ_bin/attach-program" "$scratch/je.go" "$scratch/je.stop"
 else
 	echo "libjemalloc2 not installed: attach to a program using it not tested"
+fi
+# Debian's redis-server, linked with jemalloc: keys set before the attach
+# are deleted after it.
+if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
+	sockets=$(mktemp -d /tmp/memprof-redis.XXXXXX) || exit 99
+	redis_cli() { redis-cli -s "$sockets/redis.sock" "$@"; }
+	redis-server --port 0 --unixsocket "$sockets/redis.sock" --save "" \
+		--appendonly no --dir "$scratch" >redis.out 2>redis.err &
+	redis=$!
+	for i in $(seq 300); do
+		redis_cli ping 2>/dev/null | grep -q PONG && break
+		sleep 0.1
+	done
+	fill="for i=1,ARGV[2] do redis.call('set',ARGV[1]..i,string.rep('x',100)) end"
+	redis_cli eval "$fill" 0 early 20000 >/dev/null
+	expect 0 "process $redis: recording to" attach $redis -o redis.%p.mlyze
+	redis_cli eval "$fill" 0 key 100000 >/dev/null
+	redis_cli eval "for i=1,20000 do redis.call('del','early'..i) end" 0 \
+		>/dev/null
+	keys=$(redis_cli dbsize)
+	redis_cli shutdown nosave >/dev/null 2>&1
+	wait $redis || fail "redis-server: exit status $?: $(tail -5 redis.out)"
+	rm -rf "$sockets"
+	[ "$keys" = 100000 ] || fail "redis-server holds $keys keys, not 100000"
+	attached_report "redis.$redis.mlyze" _sdsnewlen
+else
+	echo "redis-server not installed: attach to it not tested"
 fi
 [ -z "$(ls "$XDG_RUNTIME_DIR/spprof")" ] ||
 	fail "entries left behind: $(ls "$XDG_RUNTIME_DIR/spprof")"

@@ -10,6 +10,24 @@ wait_for_line() {
 	fail "$1 never said '$2'"
 }
 
+# start_hold NAME [idle|leak] - $hold ($held_kib KiB) in the background under the
+# runtime with the SPPROF_* settings exported; its pid in $pid.
+start_hold() {
+	rm -f "$1.stop"
+	LD_PRELOAD=$runtime_so "$hold" $held_kib "$scratch/$1.stop" $2 \
+		>"$1.out" 2>"$1.err" &
+	pid=$!
+	wait_for_line "$1.out" "holding"
+}
+
+# end_hold NAME PID - asks it to end; it must exit 0 with its own output.
+end_hold() {
+	touch "$1.stop"
+	wait "$2" || fail "$1: exit status $?"
+	printf 'holding %s bytes\ndone\n' $((held_kib * 1024)) >"$1.expected"
+	cmp -s "$1.out" "$1.expected" || fail "$1: output changed: $(cat "$1.out")"
+}
+
 # expect STATUS TEXT COMMAND... - runs memprof-ctl; requires the exit
 # status and TEXT on stdout or stderr.
 expect() {
@@ -21,4 +39,22 @@ expect() {
 		fail "memprof-ctl $*: status $status, not $want: $(cat ctl.out)"
 	grep -q -- "$text" ctl.out ||
 		fail "memprof-ctl $*: no '$text' in: $(cat ctl.out)"
+}
+
+# start_serve [OPTIONS] - memprof-ctl serve on a free port of 127.0.0.1 in
+# the background; its pid in $server, its address in $url.  A test that
+# fails leaves no server behind.
+start_serve() {
+	"$ctl" serve --listen 127.0.0.1:0 "$@" >serve.out 2>serve.err &
+	server=$!
+	trap '[ -z "$server" ] || kill -KILL $server 2>/dev/null' EXIT
+	wait_for_line serve.out "serving on port"
+	url=http://127.0.0.1:$(sed -n 's/.*serving on port //p' serve.out)
+}
+
+# stop_serve - SIGTERM: the server must exit 0 at once.
+stop_serve() {
+	kill -TERM $server
+	wait $server || fail "serve: exit status $? on SIGTERM: $(cat serve.err)"
+	server=
 }

@@ -15,24 +15,6 @@ export SPPROF_SAMPLING_RATE=65536
 mkdir -p "$XDG_RUNTIME_DIR"
 cd "$scratch" || fail "no scratch directory"
 
-# start_hold NAME [idle] - hold-program in the background under the
-# runtime with the SPPROF_* settings exported; its pid in $pid.
-start_hold() {
-	rm -f "$1.stop"
-	LD_PRELOAD=$runtime_so "$hold" $held_kib "$scratch/$1.stop" $2 \
-		>"$1.out" 2>"$1.err" &
-	pid=$!
-	wait_for_line "$1.out" "holding"
-}
-
-# end_hold NAME PID - asks it to end; it must exit 0 with its own output.
-end_hold() {
-	touch "$1.stop"
-	wait "$2" || fail "$1: exit status $?"
-	printf 'holding %s bytes\ndone\n' $((held_kib * 1024)) >"$1.expected"
-	cmp -s "$1.out" "$1.expected" || fail "$1: output changed: $(cat "$1.out")"
-}
-
 # live_within FILE - the live heap at the end of a profile is the held one
 # within twice its 95 % interval (a chance of about 1e-4 to be outside).
 live_within() {
@@ -46,6 +28,33 @@ sys.exit(0 if abs(bytes - truth) <= 2 * error + 65536 else 1)
 PY
 		fail "$1: live heap not within the interval of $((held_kib))KiB: $(cat "$1.json" | head -c 600)"
 }
+
+# growth_within FILE - top's row of leak_steadily (which leaks 512 KiB a
+# second by the clock) has enough samples and a growth within twice its
+# 95 % interval of that rate, plus one second's discreteness; status 2
+# while too few samples are in.
+growth_within() {
+	/usr/bin/python3 - "$1" $((512 * 1024)) <<'PY'
+import re, sys
+units = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+size = r"([-+]?[\d.]+) (B|KiB|MiB|GiB)"
+row = re.compile(r"^[ ~] *%s +%s +%s +%s +[\d.]+%% +(\d+) .* leak_steadily$"
+                 % (size, size, size, size))
+value = lambda m, i: float(m.group(i)) * units[m.group(i + 1)]
+for line in open(sys.argv[1]):
+    m = row.match(line.rstrip("\n"))
+    if m:
+        if int(m.group(9)) < 40:
+            sys.exit(2)
+        growth, error, truth = value(m, 5), value(m, 7), int(sys.argv[2])
+        sys.exit(0 if abs(growth - truth) <= 2 * error + truth / 16 else 1)
+sys.exit(1)
+PY
+}
+
+# A process whose leak_steadily() leaks at a known rate, for top.
+SPPROF_OUTPUT=$scratch/leak.%p.mlyze start_hold leak leak
+leak=$pid
 
 # ---- a recording process: list, status, snapshots ----
 SPPROF_OUTPUT=$scratch/rec.%p.mlyze start_hold rec
@@ -75,20 +84,31 @@ wait_for_line bare.out holding
 	fail "threads differ"
 end_hold bare $bare
 
-# top: redrawn in a terminal until q; written once elsewhere.
-"$ctl" top $rec -d 1 >top.out 2>&1 || fail "top without a terminal: $(cat top.out)"
+# top: redrawn in a terminal until q; written once elsewhere; the growth
+# of the leaking site is its known rate.
+for i in $(seq 120); do
+	"$ctl" top $leak -d 1 >top.out 2>&1 ||
+		fail "top without a terminal: $(cat top.out)"
+	growth_within top.out
+	growth=$?
+	[ $growth = 2 ] || break
+	sleep 0.5
+done
 grep -q "Live at end" top.out || fail "top without a terminal: $(cat top.out)"
 ! grep -q "$(printf '\033')" top.out || fail "screen codes without a terminal"
+[ $growth = 0 ] || fail "leak_steadily does not grow by 512 KiB/s: $(cat top.out)"
 if command -v tmux >/dev/null; then
 	tmux -S tmux.sock new-session -d -x 160 -y 50 \
-		"XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR '$ctl' top $rec -d 1; echo top-ended \$?; sleep 30"
-	for i in $(seq 100); do
+		"XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR '$ctl' top $leak -d 1; echo top-ended \$?; sleep 30"
+	for i in $(seq 150); do
 		tmux -S tmux.sock capture-pane -p >pane.txt
-		grep -q " main$" pane.txt && break
+		grep -q " leak_steadily$" pane.txt && break
 		sleep 0.2
 	done
-	grep -q "memprof-ctl top: process $rec, every 1 s; q quits" pane.txt &&
-		grep -q " main$" pane.txt || fail "top in tmux: $(cat pane.txt)"
+	grep -q "memprof-ctl top: process $leak, every 1 s; q quits" pane.txt &&
+		grep -q "GROWTH/s" pane.txt &&
+		grep -q " leak_steadily$" pane.txt ||
+		fail "top in tmux: $(cat pane.txt)"
 	tmux -S tmux.sock send-keys q
 	for i in $(seq 50); do
 		tmux -S tmux.sock capture-pane -p >pane.txt
@@ -100,6 +120,7 @@ if command -v tmux >/dev/null; then
 else
 	echo "tmux not installed: top in a terminal not tested"
 fi
+end_hold leak $leak
 
 expect 0 "rec.$rec.mlyze" stop $rec
 grep -aq '"ended_by":"stop"' "rec.$rec.mlyze" || fail "stop not labelled"

@@ -7,6 +7,7 @@
 #   OUT/alloc-program.out, .err       memprof-report --all --sysroot=root
 #   OUT/alloc-program.folded          the same, --format folded, from main
 #   OUT/tree.mlyze                    profiles/tree.txt as mlyze-gen writes it
+#   OUT/tree.out, .err                memprof-report --all of it
 #   OUT/ORIGIN                        architecture and build-id
 # The reports are made with only the program under root/, as the reading
 # side has it: the C library's frames stay unnamed on both sides.
@@ -32,6 +33,7 @@ report=$PWD/src/memprof-report
 		2>/dev/null | sed 's/^.*;main;/main;/' >alloc-program.folded)
 tests/report/mlyze-gen compile tests/report/profiles/tree.txt \
 	"$out/tree.mlyze"
+(cd "$out" && NO_COLOR=1 "$report" --all tree.mlyze >tree.out 2>tree.err)
 {
 	echo "architecture: $arch"
 	[ ! -d "$out/root" ] ||

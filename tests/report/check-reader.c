@@ -186,6 +186,27 @@ START_TEST(stack_methods)
 }
 END_TEST
 
+/* Every integer of the stats is kept by name, one this reader has no
+ * field for too, so that a statistic the runtime adds is read. */
+START_TEST(stats_by_name)
+{
+	mlyze_reader *r = open_script(
+		"header start=1000\n"
+		"metadata {\"complete\": true, \"stats\": {\"samples\": 9, "
+		"\"later_stat\": 4, \"note\": \"text\"}}\n");
+	const struct mlyze_info *info = mlyze_info(r);
+
+	ck_assert_int_eq(mlyze_status(r), MLYZE_OK);
+	ck_assert_uint_eq(info->stat_count, 2);
+	ck_assert_str_eq(info->stat_list[0].key, "samples");
+	ck_assert_uint_eq(info->stat_list[0].value, 9);
+	ck_assert_str_eq(info->stat_list[1].key, "later_stat");
+	ck_assert_uint_eq(info->stat_list[1].value, 4);
+	expect_end(r);
+	close_reader(r);
+}
+END_TEST
+
 START_TEST(every_event_type)
 {
 	mlyze_reader *r = open_script("header start=1000\n" FINALISED_METADATA
@@ -825,6 +846,7 @@ int main(void)
 
 	tcase_add_test(t, header_and_metadata);
 	tcase_add_test(t, stack_methods);
+	tcase_add_test(t, stats_by_name);
 	tcase_add_test(t, every_event_type);
 	tcase_add_test(t, metadata_definitions);
 	tcase_add_test(t, inline_definitions);

@@ -19,7 +19,7 @@
 Suite *test_suite(void);
 
 static struct stack_table stacks;
-static struct heap_map heap;
+static struct heap_map heap, in_place;
 static struct runtime_config settings;
 static char dir[] = "/tmp/spprof-writer-XXXXXX";
 
@@ -37,7 +37,10 @@ static void setup(void)
 	ck_assert_int_eq(stack_table_init(&stacks, STACK_TABLE_MAX_DEFAULT), 0);
 	ck_assert_int_eq(modules_init(), 0);
 	ck_assert_int_eq(heap_map_init(&heap, HEAP_MAP_INITIAL_CAPACITY), 0);
-	ck_assert_int_eq(writer_configure(&settings, &stacks, &heap, 4096, 0),
+	ck_assert_int_eq(
+		heap_map_init_compact(&in_place, HEAP_MAP_INITIAL_CAPACITY), 0);
+	ck_assert_int_eq(writer_configure(&settings, &stacks, &heap,
+					  &in_place, 4096, 0),
 			 0);
 }
 

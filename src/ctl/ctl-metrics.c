@@ -1,0 +1,379 @@
+/* ctl-metrics.c - the profiles of this host as Prometheus metrics (see
+ * ctl-metrics.h). */
+#include "config.h"
+
+#include "ctl-metrics.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ctl-sites.h"
+
+/* Bytes of a label value kept, before escaping: a command line or a
+ * service name is identified by far less. */
+#define LABEL_VALUE_MAX 128
+/* pid, command and service, each escaped (at most two bytes a byte). */
+#define LABELS_MAX (3 * (2 * LABEL_VALUE_MAX + 32))
+
+/* What one process shows. */
+struct process_metrics {
+	char labels[LABELS_MAX]; /* pid="..",command="..",service=".." */
+	struct ctl_sites sites;
+	double profile_bytes; /* the streamed file's size */
+	memprof_stats stats;  /* as the runtime last published them */
+};
+
+/* The length of the UTF-8 character at s (of n bytes), or 0 when s
+ * starts with none (a stray byte, an overlong form, a surrogate). */
+static size_t utf8_length(const unsigned char *s, size_t n)
+{
+	unsigned char low = 0x80, high = 0xbf;
+	size_t length;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		length = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		length = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		length = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		low = 0xa0;
+	else if (s[0] == 0xed)
+		high = 0x9f;
+	else if (s[0] == 0xf0)
+		low = 0x90;
+	else if (s[0] == 0xf4)
+		high = 0x8f;
+	if (length > n || s[1] < low || s[1] > high)
+		return 0;
+	for (size_t i = 2; i < length; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return length;
+}
+
+/* FNV-1a, of the whole value. */
+static uint32_t value_hash(const char *value)
+{
+	uint32_t hash = 2166136261u;
+
+	for (const unsigned char *c = (const unsigned char *)value; *c; c++)
+		hash = (hash ^ *c) * 16777619u;
+	return hash;
+}
+
+/* Appends name="value" to out (of size bytes, holding a string), value
+ * escaped as the text format wants, cut at LABEL_VALUE_MAX bytes, and
+ * anything but printable UTF-8 (and the newline) as '?'.  A value cut or
+ * changed so ends in " #" and a hash of the whole, so that two values
+ * never become one label (two series Prometheus would refuse). */
+static void add_label(char *out, size_t size, const char *name,
+		      const char *value)
+{
+	const unsigned char *v = (const unsigned char *)value;
+	size_t n = strnlen(value, LABEL_VALUE_MAX);
+	size_t at = strlen(out);
+	bool altered = v[n] != '\0';
+
+	/* Cut between characters, not inside one. */
+	while (n > 0 && (v[n] & 0xc0) == 0x80)
+		n--;
+	at += (size_t)snprintf(out + at, size - at, "%s%s=\"",
+			       at ? "," : "", name);
+	for (size_t i = 0; i < n && at + 16 < size;) {
+		size_t length = utf8_length(v + i, n - i);
+
+		if (v[i] == '\\' || v[i] == '"' || v[i] == '\n') {
+			out[at++] = '\\';
+			out[at++] = v[i] == '\n' ? 'n' : (char)v[i];
+		} else if (length == 0 || v[i] < 0x20 || v[i] == 0x7f) {
+			out[at++] = '?';
+			altered = true;
+		} else {
+			memcpy(out + at, v + i, length);
+			at += length;
+		}
+		i += length ? length : 1;
+	}
+	if (altered)
+		at += (size_t)snprintf(out + at, size - at, " #%08x",
+				       (unsigned)value_hash(value));
+	snprintf(out + at, size - at, "\"");
+}
+
+/* The value of `variable` in the environment the process started with,
+ * into out; "" when it has none or it cannot be read. */
+static void service_of(long pid, const char *variable, char *out,
+		       size_t size)
+{
+	char path[64], *entry = NULL;
+	size_t capacity = 0, prefix = strlen(variable);
+	FILE *environ_file;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%ld/environ", pid);
+	environ_file = prefix ? fopen(path, "r") : NULL;
+	if (!environ_file)
+		return;
+	while (getdelim(&entry, &capacity, '\0', environ_file) > 0) {
+		if (strncmp(entry, variable, prefix) == 0 &&
+		    entry[prefix] == '=') {
+			snprintf(out, size, "%s", entry + prefix + 1);
+			break;
+		}
+	}
+	free(entry);
+	fclose(environ_file);
+}
+
+/* Reads what process p shows into m; -1 with why set when its profile
+ * cannot be read. */
+static int gather(const struct ctl_process *p,
+		  const struct ctl_metrics_options *opt,
+		  struct process_metrics *m, char *why, size_t size)
+{
+	char pid[32], service[4 * LABEL_VALUE_MAX];
+	struct stat st;
+
+	if (p->page.state != CONTROL_RECORDING || !p->page.part[0]) {
+		snprintf(why, size, "not recording");
+		return -1;
+	}
+	if (ctl_sites_read(p->page.part, opt->top_sites, &m->sites, why,
+			   size) < 0)
+		return -1;
+	m->profile_bytes = stat(p->page.part, &st) == 0 ? (double)st.st_size
+							: 0.0;
+	m->stats = p->page.stats;
+	snprintf(pid, sizeof(pid), "%ld", p->pid);
+	service_of(p->pid, opt->service_variable ? opt->service_variable : "",
+		   service, sizeof(service));
+	m->labels[0] = '\0';
+	add_label(m->labels, sizeof(m->labels), "pid", pid);
+	add_label(m->labels, sizeof(m->labels), "command", p->command);
+	add_label(m->labels, sizeof(m->labels), "service", service);
+	return 0;
+}
+
+static double live_heap(const struct process_metrics *m)
+{
+	return m->sites.summary.live_bytes;
+}
+
+/* The 95 % interval's bounds; the heap is never below nothing. */
+static double live_heap_lower(const struct process_metrics *m)
+{
+	double lower = m->sites.summary.live_bytes - m->sites.summary.live_error;
+
+	return lower > 0 ? lower : 0;
+}
+
+static double live_heap_upper(const struct process_metrics *m)
+{
+	return m->sites.summary.live_bytes + m->sites.summary.live_error;
+}
+
+static double allocated(const struct process_metrics *m)
+{
+	return m->sites.summary.allocated_bytes;
+}
+
+static double samples(const struct process_metrics *m)
+{
+	return (double)m->sites.summary.samples;
+}
+
+static double dropped_samples(const struct process_metrics *m)
+{
+	return (double)(m->stats.heap_map_full_drops +
+			m->stats.stack_table_drops);
+}
+
+static double profile_size(const struct process_metrics *m)
+{
+	return m->profile_bytes;
+}
+
+static const struct ctl_site *largest_sites(const struct process_metrics *m,
+					    size_t *count)
+{
+	*count = m->sites.largest_count;
+	return m->sites.largest;
+}
+
+static const struct ctl_site *growing_sites(const struct process_metrics *m,
+					    size_t *count)
+{
+	*count = m->sites.growing_count;
+	return m->sites.growing;
+}
+
+/* The metric families, in order: one series per process (value), or
+ * one per site of each process (sites). */
+static const struct family {
+	const char *name, *type, *help;
+	double (*value)(const struct process_metrics *m);
+	const struct ctl_site *(*sites)(const struct process_metrics *m,
+					size_t *count);
+} families[] = {
+	{ "memprof_live_heap_bytes", "gauge",
+	  "Estimated live heap of the process.", live_heap, NULL },
+	{ "memprof_live_heap_lower_bytes", "gauge",
+	  "Lower bound of the 95 % interval of the live heap.",
+	  live_heap_lower, NULL },
+	{ "memprof_live_heap_upper_bytes", "gauge",
+	  "Upper bound of the 95 % interval of the live heap.",
+	  live_heap_upper, NULL },
+	{ "memprof_allocated_bytes_total", "counter",
+	  "Estimated bytes allocated since the profile started.", allocated,
+	  NULL },
+	{ "memprof_samples_total", "counter",
+	  "Allocations sampled into the profile so far.", samples, NULL },
+	{ "memprof_dropped_samples_total", "counter",
+	  "Samples the runtime dropped because its tables were full, as it "
+	  "last published them.",
+	  dropped_samples, NULL },
+	{ "memprof_profile_size_bytes", "gauge",
+	  "Size of the streamed profile on disk.", profile_size, NULL },
+	{ "memprof_site_live_bytes", "gauge",
+	  "Estimated live bytes of the sites that hold the most, by function "
+	  "as memprof-report --top names them.", NULL, largest_sites },
+	{ "memprof_site_growth_bytes_per_second", "gauge",
+	  "Growth of the live bytes of the sites memprof-report --leaks finds "
+	  "growing significantly, over the profile.", NULL, growing_sites },
+};
+
+static void write_sites(FILE *out, const struct family *f,
+			const struct process_metrics *m)
+{
+	char site[LABELS_MAX];
+	size_t count;
+	const struct ctl_site *sites = f->sites(m, &count);
+
+	for (size_t k = 0; k < count; k++) {
+		site[0] = '\0';
+		add_label(site, sizeof(site), "site", sites[k].name);
+		fprintf(out, "%s{%s,%s} %.17g\n", f->name, m->labels, site,
+			sites[k].value);
+	}
+}
+
+static void write_family(FILE *out, const struct family *f,
+			 const struct process_metrics *metrics, size_t count)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", f->name, f->help,
+		f->name, f->type);
+	for (size_t i = 0; i < count; i++) {
+		if (f->sites)
+			write_sites(out, f, &metrics[i]);
+		else
+			fprintf(out, "%s{%s} %.17g\n", f->name,
+				metrics[i].labels, f->value(&metrics[i]));
+	}
+}
+
+/* The runtime's statistics (memprof-stats.def), a family each. */
+#define MEMPROF_STAT(type, field, key, source, kind, unit, description) \
+	static double stat_##field(const memprof_stats *s)                  \
+	{                                                                   \
+		return (double)s->field;                                    \
+	}
+#include <spprof/memprof-stats.def>
+#undef MEMPROF_STAT
+
+static const struct runtime_stat {
+	const char *field, *kind, *unit, *description;
+	double (*value)(const memprof_stats *s);
+} runtime_stats[] = {
+#define MEMPROF_STAT(type, field, key, source, kind, unit, description) \
+	{ #field, #kind, unit, description, stat_##field },
+#include <spprof/memprof-stats.def>
+#undef MEMPROF_STAT
+};
+
+static bool ends_with(const char *text, const char *end)
+{
+	size_t n = strlen(text), m = strlen(end);
+
+	return n >= m && strcmp(text + n - m, end) == 0;
+}
+
+/* memprof_runtime_FIELD, then its unit unless the field names it, then
+ * _total for a counter. */
+static void runtime_stat_name(const struct runtime_stat *stat, char *name,
+			      size_t size)
+{
+	bool named = !stat->unit[0] || ends_with(stat->field, stat->unit);
+
+	snprintf(name, size, "memprof_runtime_%s%s%s%s", stat->field,
+		 named ? "" : "_", named ? "" : stat->unit,
+		 strcmp(stat->kind, "counter") == 0 ? "_total" : "");
+}
+
+static void write_runtime_stat(FILE *out, const struct runtime_stat *stat,
+			       const struct process_metrics *metrics,
+			       size_t count)
+{
+	char name[128];
+
+	runtime_stat_name(stat, name, sizeof(name));
+	fprintf(out, "# HELP %s %s (memprof_stats.%s), as the runtime last "
+		"published it.\n# TYPE %s %s\n", name, stat->description,
+		stat->field, name, stat->kind);
+	for (size_t i = 0; i < count; i++)
+		fprintf(out, "%s{%s} %.17g\n", name, metrics[i].labels,
+			stat->value(&metrics[i].stats));
+}
+
+/* A comment line saying why a process is left out: a line, whatever
+ * the reason holds (a file name may hold newlines). */
+static void skip(FILE *out, long pid, char *problem)
+{
+	for (char *c = problem; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
+	fprintf(out, "# pid %ld skipped: %s\n", pid, problem);
+}
+
+int ctl_metrics_render(FILE *out, const struct ctl_process *procs,
+		       size_t count, const struct ctl_metrics_options *opt,
+		       char *why, size_t size)
+{
+	struct process_metrics *metrics = calloc(count ? count : 1,
+						 sizeof(*metrics));
+	size_t shown = 0;
+	char problem[256];
+
+	if (!metrics) {
+		snprintf(why, size, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < count; i++) {
+		if (gather(&procs[i], opt, &metrics[shown], problem,
+			   sizeof(problem)) == 0)
+			shown++;
+		else
+			skip(out, procs[i].pid, problem);
+	}
+	for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++)
+		write_family(out, &families[f], metrics, shown);
+	for (size_t k = 0; k < sizeof(runtime_stats) / sizeof(*runtime_stats);
+	     k++)
+		write_runtime_stat(out, &runtime_stats[k], metrics, shown);
+	for (size_t i = 0; i < shown; i++)
+		ctl_sites_free(&metrics[i].sites);
+	free(metrics);
+	if (fflush(out) != 0 || ferror(out)) {
+		snprintf(why, size, "write error: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}

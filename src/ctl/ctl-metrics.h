@@ -1,0 +1,39 @@
+/* ctl-metrics.h - the profiles of this host as Prometheus metrics.
+ *
+ * Contract: ctl_metrics_render() writes, for every recording process
+ * given, what its streamed file holds so far as Prometheus text
+ * exposition (format 0.0.4): one metric family per name, each with its
+ * HELP and TYPE lines, one series per process labelled with its pid,
+ * command and service.  Label values come from other users' processes:
+ * they are escaped (backslash, double quote, newline), anything that is
+ * not printable UTF-8 becomes '?', and they are cut to a bounded length.
+ * A process's sites are named and ranked as memprof-report names them
+ * (ctl-sites.h); its runtime statistics (memprof-stats.def) are those
+ * its registry entry holds, which the runtime refreshes about once a
+ * second while it samples.  A process that is not recording is left out.
+ * It only reads files (the profiles, the registry entries as given,
+ * /proc/PID/environ); the processes are not asked anything.
+ */
+#ifndef SPPROF_CTL_METRICS_H
+#define SPPROF_CTL_METRICS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "ctl-registry.h"
+
+struct ctl_metrics_options {
+	unsigned top_sites;           /* live bytes of the N largest sites per process */
+	const char *service_variable; /* environment variable naming a process's service
+	                                 (read from /proc/PID/environ), e.g. "SPPROF_SERVICE" */
+};
+
+/* Writes the Prometheus text exposition (format 0.0.4) for the processes
+ * given (as ctl_registry_list() returns them) to out.  A process whose
+ * profile cannot be read is skipped with a comment line, never fatal.
+ * 0, or -1 with why set (an output error). */
+int ctl_metrics_render(FILE *out, const struct ctl_process *procs,
+		       size_t count, const struct ctl_metrics_options *opt,
+		       char *why, size_t size);
+
+#endif /* SPPROF_CTL_METRICS_H */

@@ -1,0 +1,39 @@
+/* ctl-sites.h - the allocation sites of a running profile, as
+ * memprof-report finds them.
+ *
+ * Contract: ctl_sites_read() replays a streamed profile once, symbolizes
+ * its stacks offline and groups them into sites by function, allocation
+ * wrappers passed over, with memprof-report's own code, so that a site
+ * has the name `memprof-report --top` gives it.  It keeps the profile's
+ * totals, the `top` sites that hold the most live bytes now, and the
+ * sites that `memprof-report --leaks` finds growing significantly, their
+ * trend taken per second (whatever markers the program sets), the
+ * fastest first, at most `top` of them.  It only reads files; the process
+ * is not asked anything.
+ */
+#ifndef SPPROF_CTL_SITES_H
+#define SPPROF_CTL_SITES_H
+
+#include <stddef.h>
+
+#include "ctl-summary.h"
+
+struct ctl_site {
+	char *name;
+	double value; /* live bytes, or growth in bytes per second */
+};
+
+struct ctl_sites {
+	struct ctl_summary summary;
+	struct ctl_site *largest; /* by live bytes now */
+	size_t largest_count;
+	struct ctl_site *growing; /* the fastest first */
+	size_t growing_count;
+};
+
+/* 0, or -1 with why set (*out then holds nothing to free). */
+int ctl_sites_read(const char *profile, size_t top, struct ctl_sites *out,
+		   char *why, size_t size);
+void ctl_sites_free(struct ctl_sites *s);
+
+#endif /* SPPROF_CTL_SITES_H */

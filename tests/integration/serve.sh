@@ -1,0 +1,108 @@
+#!/bin/sh
+# serve.sh - memprof-ctl serve read by Go's own pprof client over HTTP:
+# the functions of hold-program with the estimates memprof-report gives
+# on the same stream, -diff_base between two fetches, and ?seconds=.
+. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/ctl-helpers.sh"
+
+if ! command -v go >/dev/null; then
+	echo "go is not installed: Go's pprof client not tested"
+	exit 77
+fi
+ctl=$abs_top_builddir/src/memprof-ctl
+report=$abs_top_builddir/src/memprof-report
+hold=$integ_bin/hold-program
+held_kib=8192
+export XDG_RUNTIME_DIR=$scratch/xdg SPPROF_SAMPLING_RATE=65536
+# Go keeps its caches and fetched profiles under these.
+export HOME=$scratch/home GOPATH=$scratch/go GOCACHE=$scratch/gocache \
+	PPROF_TMPDIR=$scratch/pprof GOTOOLCHAIN=local
+mkdir -p "$XDG_RUNTIME_DIR" "$HOME"
+cd "$scratch" || fail "no scratch directory"
+
+SPPROF_OUTPUT=$scratch/rec.%p.mlyze start_hold rec
+rec=$pid
+part=$scratch/rec.$rec.mlyze.part
+start_serve
+
+sites() {
+	"$report" --format json --at end --top 0 --all "$part" >"$1" 2>/dev/null ||
+		fail "memprof-report on $part"
+}
+
+# check_raw RAW BEFORE AFTER - Go's view of the profile (pprof -raw) puts
+# in main what hold-program holds and in churn what its threads churn,
+# within the intervals of the reports on the stream before and after.
+check_raw() {
+	/usr/bin/python3 - "$@" <<'PY' || fail "$1 and the reports differ: $(cat "$1")"
+import json, re, sys
+
+raw, before, after = (open(f).read() for f in sys.argv[1:4])
+names = dict(re.findall(r"^ +(\d+): 0x[0-9a-f]+ M=\d+ (\S+)", raw, re.M))
+values = {}
+for v, stack in re.findall(r"^ +((?:-?\d+ +){3}-?\d+): ([\d ]+)$", raw, re.M):
+    leaf = names.get(stack.split()[0])
+    sums = values.setdefault(leaf, [0, 0, 0, 0])
+    for i, x in enumerate(v.split()):
+        sums[i] += int(x)
+
+def site(report, function):
+    for s in json.loads(report)["sites"]:
+        if s["site"].split()[0] == function:
+            return s
+    sys.exit(f"no site {function} in the report")
+
+ok = True
+for function, index, key in (("main", 3, "live_bytes"),
+                             ("main", 1, "allocated_bytes"),
+                             ("churn", 1, "allocated_bytes")):
+    low = site(before, function)
+    high = site(after, function)
+    lo = low[key] - low[key + "_ci95"]
+    hi = high[key] + high[key + "_ci95"]
+    got = values.get(function, [0] * 4)[index]
+    print(f"{function} {key}: pprof {got}, reports [{lo}, {hi}]")
+    ok &= lo <= got <= hi
+sys.exit(0 if ok else 1)
+PY
+}
+
+sites before.json
+go tool pprof -raw "$url/debug/pprof/heap?pid=$rec" >heap.raw 2>heap.err ||
+	fail "go tool pprof: $(cat heap.err)"
+sites after.json
+grep -q "hold-program.c" heap.raw || fail "no file of hold-program in: $(cat heap.raw)"
+check_raw heap.raw before.json after.json
+grep -q "^alloc_objects/count alloc_space/bytes inuse_objects/count inuse_space/bytes" \
+	heap.raw || fail "not the sample types of a Go heap profile: $(head heap.raw)"
+
+# Two fetches a second apart: their difference is the churn meanwhile;
+# what main holds has not moved.
+for n in 1 2; do
+	go tool pprof -proto "$url/debug/pprof/allocs?pid=$rec" >fetch$n.pb.gz \
+		2>fetch.err || fail "go tool pprof -proto: $(cat fetch.err)"
+	sleep 1
+done
+go tool pprof -raw -diff_base fetch1.pb.gz fetch2.pb.gz >diff.raw 2>diff.err ||
+	fail "go tool pprof -diff_base: $(cat diff.err)"
+go tool pprof -top -sample_index=alloc_space -diff_base fetch1.pb.gz \
+	fetch2.pb.gz >diff.top 2>diff.err || fail "-diff_base -top: $(cat diff.err)"
+grep -Eq '^ +[1-9][0-9.]*[kMG]?B .* churn$' diff.top ||
+	fail "no growth of churn between two fetches: $(cat diff.top)"
+go tool pprof -top -sample_index=inuse_space -diff_base fetch1.pb.gz \
+	fetch2.pb.gz >held.top 2>diff.err || fail "-diff_base -top: $(cat diff.err)"
+grep -Eq '^ +0 .* main$' held.top || ! grep -q ' main$' held.top ||
+	fail "what main holds moved between two fetches: $(cat held.top)"
+
+# ?seconds=, as Go's client asks it: what was allocated meanwhile.
+go tool pprof -seconds 1 -top -sample_index=alloc_space \
+	"$url/debug/pprof/allocs?pid=$rec" >delta.top 2>delta.err ||
+	fail "go tool pprof -seconds: $(cat delta.err)"
+grep -Eq '^ +[1-9][0-9.]*[kMG]?B .* churn$' delta.top ||
+	fail "no churn in the last second: $(cat delta.top)"
+grep -Eq '^ +[1-9][0-9.]*[kMG]?B .* main$' delta.top &&
+	fail "main allocated in the last second: $(cat delta.top)"
+
+stop_serve
+end_hold rec $rec
+pass

@@ -1,0 +1,333 @@
+/* check-metrics - unit tests of the Prometheus exposition of memprof-ctl
+ * (src/ctl/ctl-metrics.c): the series of a small profile whose heap is
+ * known, the labels of a hostile command line and service name, and a
+ * process left out. */
+#include "config.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ctl-metrics.h"
+#include "mlyze-script.h"
+#include "scratch-dir.h"
+
+Suite *test_suite(void); /* run by tests/unit/suite-main.c */
+
+static char dir[] = "/tmp/check-metrics-XXXXXX";
+static char profile[PATH_MAX];
+
+/* Sampled at every byte, so that the estimates are the truth.  Over
+ * three seconds, handle_request holds 1000 bytes throughout and frees
+ * 500 more after 1.5 s (shrinking), while cache_put keeps 100 bytes more
+ * every second (growing: its least-squares line over the 3 s rises by
+ * 12/3^3 * 200 = 800/9 bytes a second); 1300 bytes live at the end. */
+static const char small_profile[] =
+	"header start=1000000\n"
+	"metadata {\"sampling_rate\": 1, \"pid\": 42}\n"
+	"string 0 0 0 /srv/app.py\n"
+	"string 0 1 0 handle_request\n"
+	"string 0 1 1 cache_put\n"
+	"stack 0 0 python:0:0:10\n"
+	"stack 0 1 python:0:1:20\n"
+	"alloc 0 0x10 1000 0 1\n"
+	"alloc 0 0x60 500 0 1\n"
+	"alloc 1000000 0x20 100 1 1\n"
+	"free 500000 0x60\n"
+	"alloc 500000 0x30 100 1 1\n"
+	"alloc 1000000 0x40 100 1 1\n";
+
+static void write_profile(const char *script)
+{
+	struct bytes b = { 0 };
+	char error[256];
+	FILE *f;
+
+	ck_assert_msg(script_compile(script, &b, error, sizeof(error)) == 0,
+		      "%s", error);
+	snprintf(profile, sizeof(profile), "%s/p.mlyze.part", dir);
+	f = fopen(profile, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(b.data, 1, b.length, f), b.length);
+	fclose(f);
+	bytes_free(&b);
+}
+
+/* A process that runs with `service` in its environment until killed;
+ * returns once it has exec'd, so that its environ is its own. */
+static pid_t start_service(const char *service)
+{
+	char variable[256];
+	char *envp[] = { variable, NULL };
+	int fds[2];
+	char byte;
+	pid_t child;
+
+	snprintf(variable, sizeof(variable), "SPPROF_SERVICE=%s", service);
+	ck_assert_int_eq(pipe2(fds, O_CLOEXEC), 0);
+	child = fork();
+	if (child == 0) {
+		execle("/bin/sleep", "sleep", "60", (char *)NULL, envp);
+		_exit(127);
+	}
+	close(fds[1]);
+	ck_assert_int_eq(read(fds[0], &byte, 1), 0); /* closed by exec */
+	close(fds[0]);
+	return child;
+}
+
+static void stop_service(pid_t child)
+{
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
+/* The exposition of `procs`, in a string to free(). */
+static char *render(const struct ctl_process *procs, size_t count)
+{
+	struct ctl_metrics_options opt = { .top_sites = 10,
+					   .service_variable =
+						   "SPPROF_SERVICE" };
+	char *text = NULL, why[256];
+	size_t length = 0;
+	FILE *out = open_memstream(&text, &length);
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(ctl_metrics_render(out, procs, count, &opt, why,
+					    sizeof(why)),
+			 0);
+	fclose(out);
+	return text;
+}
+
+static struct ctl_process recording(long pid, const char *command)
+{
+	struct ctl_process p = { .pid = pid };
+
+	p.page.state = CONTROL_RECORDING;
+	snprintf(p.page.part, sizeof(p.page.part), "%s", profile);
+	snprintf(p.command, sizeof(p.command), "%s", command);
+	return p;
+}
+
+static void setup(void)
+{
+	scratch_dir_make(dir);
+	write_profile(small_profile);
+}
+
+static void teardown(void)
+{
+	scratch_dir_remove(dir);
+}
+
+/* Whether `line` is a whole line of text. */
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *at = strstr(text, line); at;
+	     at = strstr(at + 1, line))
+		if ((at == text || at[-1] == '\n') && at[n] == '\n')
+			return true;
+	return false;
+}
+
+static unsigned occurrences(const char *text, const char *what)
+{
+	unsigned n = 0;
+
+	for (const char *at = strstr(text, what); at;
+	     at = strstr(at + 1, what))
+		n++;
+	return n;
+}
+
+/* Every family is named as Prometheus wants, and has one TYPE line. */
+static void expect_valid_families(const char *text)
+{
+	const char *type = "\n# TYPE ";
+	char name[128], again[160];
+
+	for (const char *at = strstr(text, type); at;
+	     at = strstr(at + 1, type)) {
+		size_t n = strcspn(at + strlen(type), " ");
+
+		ck_assert_uint_lt(n, sizeof(name));
+		snprintf(name, sizeof(name), "%.*s", (int)n, at + strlen(type));
+		ck_assert_uint_eq(strspn(name, "abcdefghijklmnopqrstuvwxyz"
+					       "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					       "0123456789_:"),
+				  n);
+		snprintf(again, sizeof(again), "# TYPE %s ", name);
+		ck_assert_msg(occurrences(text, again) == 1, "%s", name);
+	}
+}
+
+static long file_size(const char *path)
+{
+	struct stat st;
+
+	ck_assert_int_eq(stat(path, &st), 0);
+	return (long)st.st_size;
+}
+
+START_TEST(known_heap)
+{
+	pid_t service = start_service("shop");
+	struct ctl_process p = recording(service, "shopd --port 80");
+	char *text, labels[128], line[256];
+	const char *expected[][3] = {
+		{ "memprof_live_heap_bytes", "1300" },
+		{ "memprof_live_heap_lower_bytes", "1300" },
+		{ "memprof_live_heap_upper_bytes", "1300" },
+		{ "memprof_allocated_bytes_total", "1800" },
+		{ "memprof_samples_total", "5" },
+		{ "memprof_dropped_samples_total", "7" },
+		{ "memprof_runtime_heap_map_full_drops_total", "3" },
+		{ "memprof_runtime_sampling_rate_bytes", "4096" },
+		{ "memprof_runtime_estimated_live_bytes", "1234.5" },
+		{ "memprof_runtime_heap_map_load_percent", "42" },
+		{ "memprof_site_live_bytes", "1000", ",site=\"handle_request (/srv/app.py:10)\"" },
+		{ "memprof_site_live_bytes", "300", ",site=\"cache_put (/srv/app.py:20)\"" },
+		{ "memprof_site_growth_bytes_per_second", "88.888888888888886",
+		  ",site=\"cache_put (/srv/app.py:20)\"" },
+	};
+
+	p.page.stats.heap_map_full_drops = 3;
+	p.page.stats.stack_table_drops = 4;
+	p.page.stats.sampling_rate = 4096;
+	p.page.stats.estimated_live_bytes = 1234.5;
+	p.page.stats.heap_map_load_percent = 42;
+	text = render(&p, 1);
+	stop_service(service);
+	snprintf(labels, sizeof(labels),
+		 "pid=\"%d\",command=\"shopd --port 80\",service=\"shop\"",
+		 (int)service);
+	for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++) {
+		snprintf(line, sizeof(line), "%s{%s%s} %s", expected[i][0],
+			 labels, expected[i][2] ? expected[i][2] : "",
+			 expected[i][1]);
+		ck_assert_msg(has_line(text, line), "no line %s in\n%s", line,
+			      text);
+		/* One family per name: its HELP and TYPE once. */
+		snprintf(line, sizeof(line), "# TYPE %s ", expected[i][0]);
+		ck_assert_uint_eq(occurrences(text, line), 1);
+	}
+	ck_assert_uint_eq(occurrences(text, "handle_request"), 1);
+	expect_valid_families(text);
+	snprintf(line, sizeof(line), "memprof_profile_size_bytes{%s} %ld",
+		 labels, file_size(profile));
+	ck_assert(has_line(text, line));
+	free(text);
+}
+END_TEST
+
+/* Whether `text` holds `before`, then the " #" and 8 hex digits that
+ * mark a value cut or changed, then `after`. */
+static bool has_altered(const char *text, const char *before,
+			const char *after)
+{
+	const char *at = strstr(text, before);
+
+	if (!at)
+		return false;
+	at += strlen(before);
+	if (strncmp(at, " #", 2) != 0 || strspn(at + 2, "0123456789abcdef") != 8)
+		return false;
+	return strncmp(at + 10, after, strlen(after)) == 0;
+}
+
+/* Label values hold whatever a program put in its command line and
+ * environment: they are escaped, never break a line or a label. */
+START_TEST(hostile_labels)
+{
+	pid_t service = start_service("we\"b\\x\ny}");
+	struct ctl_process p = recording(service, "a\"b\\c\nd\te\xff\xc0\x80"
+						  "\xed\xa0\x80\xc3\xa9");
+	char *text = render(&p, 1);
+	char before[256];
+
+	snprintf(before, sizeof(before),
+		 "\nmemprof_live_heap_bytes{pid=\"%d\",command=\"a\\\"b\\\\c"
+		 "\\nd?e??????\xc3\xa9", (int)service);
+	stop_service(service);
+	ck_assert_msg(has_altered(text, before,
+				  "\",service=\"we\\\"b\\\\x\\ny}\"} 1300\n"),
+		      "%s", text);
+	free(text);
+}
+END_TEST
+
+/* The command label of a process running `command`, in a string to
+ * free(). */
+static char *command_label(const char *command)
+{
+	struct ctl_process p = recording(1, command);
+	char *text = render(&p, 1);
+	char *value = strstr(text, "command=\"") + strlen("command=\"");
+	char *label = strndup(value, strcspn(value, "\""));
+
+	free(text);
+	return label;
+}
+
+/* A long value is cut, on a character's boundary; values that differ
+ * only past the cut stay apart. */
+START_TEST(long_labels)
+{
+	char command[256], x[128];
+	char *tail, *tale;
+
+	memset(x, 'x', 127);
+	x[127] = '\0';
+	snprintf(command, sizeof(command), "%s\xc3\xa9tail", x);
+	tail = command_label(command);
+	snprintf(command, sizeof(command), "%s\xc3\xa9tale", x);
+	tale = command_label(command);
+	ck_assert(has_altered(tail, x, ""));
+	ck_assert(has_altered(tale, x, ""));
+	ck_assert_uint_eq(strlen(tail), 127 + 10);
+	ck_assert_str_ne(tail, tale);
+	free(tail);
+	free(tale);
+}
+END_TEST
+
+START_TEST(skipped_process)
+{
+	struct ctl_process p[2] = { { .pid = 7 }, recording(8, "x") };
+	char *text;
+
+	snprintf(p[1].page.part, sizeof(p[1].page.part), "%s/gone\nx", dir);
+	text = render(p, 2);
+	ck_assert_ptr_nonnull(strstr(text, "# pid 7 skipped: not recording\n"));
+	ck_assert_ptr_nonnull(strstr(text, "# pid 8 skipped: "));
+	ck_assert_ptr_null(strstr(text, "\nx"));
+	ck_assert_ptr_nonnull(
+		strstr(text, "# TYPE memprof_live_heap_bytes gauge\n"));
+	ck_assert_ptr_null(strstr(text, "memprof_live_heap_bytes{"));
+	free(text);
+}
+END_TEST
+
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("metrics");
+	TCase *tc = tcase_create("render");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, known_heap);
+	tcase_add_test(tc, hostile_labels);
+	tcase_add_test(tc, long_labels);
+	tcase_add_test(tc, skipped_process);
+	suite_add_tcase(s, tc);
+	return s;
+}
