@@ -6,7 +6,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
