@@ -4,6 +4,7 @@
 
 #include "ctl-sites.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,14 +66,40 @@ static void keep_sites(struct ctl_sites *out, struct stack_table *stacks,
 	sites_free(&sites);
 }
 
+/* Symbolizing is the costly part of a read (the modules' symbols and
+ * debug information, often compressed): one namer serves every read, a
+ * read at a time, and starts afresh every NAMER_USES reads, so that what
+ * it keeps of modules no process maps any more is let go. */
+#define NAMER_USES 256
+static pthread_mutex_t namer_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct frame_namer *namer;
+static unsigned namer_uses;
+
+/* The stacks of the replay, symbolized. */
+static void name_stacks(struct stack_table *stacks, const mlyze_reader *r,
+			const struct heap_replay *h)
+{
+	struct symbolizer_options naming = { .warn = ctl_ignore_warning };
+
+	pthread_mutex_lock(&namer_lock);
+	if (namer && ++namer_uses >= NAMER_USES) {
+		frame_namer_free(namer);
+		namer = NULL;
+	}
+	if (!namer) {
+		namer = frame_namer_new(&naming);
+		namer_uses = 0;
+	}
+	free(stacks_add_profile(stacks, namer, r, h));
+	pthread_mutex_unlock(&namer_lock);
+}
+
 int ctl_sites_read(const char *profile, size_t top, struct ctl_sites *out,
 		   char *why, size_t size)
 {
 	struct mlyze_options reading = { .warn = ctl_ignore_warning };
-	struct symbolizer_options naming = { .warn = ctl_ignore_warning };
 	struct replay_options replaying = { .growth = true };
 	mlyze_reader *r = mlyze_open(profile, &reading);
-	struct frame_namer *namer;
 	struct stack_table stacks;
 	struct heap_replay h;
 
@@ -85,14 +112,12 @@ int ctl_sites_read(const char *profile, size_t top, struct ctl_sites *out,
 		return -1;
 	}
 	ctl_summary_of(&h, &out->summary);
-	namer = frame_namer_new(&naming);
 	stacks_init(&stacks);
-	free(stacks_add_profile(&stacks, namer, r, &h));
+	name_stacks(&stacks, r, &h);
 	heap_replay_free(&h);
 	mlyze_close(r);
 	keep_sites(out, &stacks, top);
 	stacks_free(&stacks);
-	frame_namer_free(namer);
 	return 0;
 }
 
