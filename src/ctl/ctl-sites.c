@@ -4,7 +4,6 @@
 
 #include "ctl-sites.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,36 +65,16 @@ static void keep_sites(struct ctl_sites *out, struct stack_table *stacks,
 	sites_free(&sites);
 }
 
-/* Symbolizing is the costly part of a read (the modules' symbols and
- * debug information, often compressed): one namer serves every read, a
- * read at a time, and starts afresh every NAMER_USES reads, so that what
- * it keeps of modules no process maps any more is let go. */
-#define NAMER_USES 256
-static pthread_mutex_t namer_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct frame_namer *namer;
-static unsigned namer_uses;
-
-/* The stacks of the replay, symbolized. */
-static void name_stacks(struct stack_table *stacks, const mlyze_reader *r,
-			const struct heap_replay *h)
+struct frame_namer *ctl_sites_namer(void)
 {
 	struct symbolizer_options naming = { .warn = ctl_ignore_warning };
 
-	pthread_mutex_lock(&namer_lock);
-	if (namer && ++namer_uses >= NAMER_USES) {
-		frame_namer_free(namer);
-		namer = NULL;
-	}
-	if (!namer) {
-		namer = frame_namer_new(&naming);
-		namer_uses = 0;
-	}
-	free(stacks_add_profile(stacks, namer, r, h));
-	pthread_mutex_unlock(&namer_lock);
+	return frame_namer_new(&naming);
 }
 
-int ctl_sites_read(const char *profile, size_t top, struct ctl_sites *out,
-		   char *why, size_t size)
+int ctl_sites_read(const char *profile, size_t top,
+		   struct frame_namer *namer, struct ctl_sites *out, char *why,
+		   size_t size)
 {
 	struct mlyze_options reading = { .warn = ctl_ignore_warning };
 	struct replay_options replaying = { .growth = true };
@@ -113,7 +92,7 @@ int ctl_sites_read(const char *profile, size_t top, struct ctl_sites *out,
 	}
 	ctl_summary_of(&h, &out->summary);
 	stacks_init(&stacks);
-	name_stacks(&stacks, r, &h);
+	free(stacks_add_profile(&stacks, namer, r, &h));
 	heap_replay_free(&h);
 	mlyze_close(r);
 	keep_sites(out, &stacks, top);
