@@ -421,7 +421,14 @@ void *mmap(void *addr, size_t length, int prot, int flags, int fd,
 		signal_in_next_mmap = 0;
 		raise(SIGUSR1);
 	}
-#ifdef SYS_mmap2 /* 32-bit systems: SYS_mmap takes its arguments in memory */
+#if defined(__s390x__) /* its SYS_mmap takes its arguments in memory */
+	unsigned long arguments[6] = {
+		(unsigned long)addr, length, (unsigned long)prot,
+		(unsigned long)flags, (unsigned long)fd, (unsigned long)offset,
+	};
+
+	return (void *)syscall(SYS_mmap, arguments);
+#elif defined(SYS_mmap2) /* 32-bit systems: so does their SYS_mmap */
 	return (void *)syscall(SYS_mmap2, addr, length, prot, flags, fd,
 			       (long)(offset / 4096));
 #else
