@@ -31,9 +31,20 @@ BENCH_RUNTIME = $(abs_top_builddir)/lib/.libs/libspprof-alloc.so.0
 .PHONY: bench
 bench: bench/workload$(EXEEXT) bench/workload-nofp$(EXEEXT) \
 		bench/bench-run$(EXEEXT) bench/forward-only.so \
-		lib/libspprof-alloc.la src/memprof-ctl$(EXEEXT)
+		lib/libspprof-alloc.la src/memprof-ctl$(EXEEXT) \
+		src/memprof-wrap$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/run-bench.sh $(BENCH_RUNTIME) \
 		$(abs_top_builddir)/bench
+	$(SHELL) $(srcdir)/bench/rss-at-rate-1.sh $(abs_top_builddir) \
+		$(abs_top_srcdir)
+
+# Peak resident memory of ruby and redis-server at -r 1 against bare
+# (also the last part of `make bench`).
+EXTRA_DIST += bench/rss-at-rate-1.sh
+bench-rss: lib/libspprof-alloc.la src/memprof-wrap$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/rss-at-rate-1.sh $(abs_top_builddir) \
+		$(abs_top_srcdir)
+.PHONY: bench-rss
 
 # Time to a report against heaptrack_print, each on its own recording.
 EXTRA_DIST += bench/report-vs-heaptrack.sh

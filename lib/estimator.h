@@ -80,14 +80,22 @@ static inline struct estimator_weight estimator_weight_of_count(uint64_t size,
 	return w;
 }
 
+/* The weight of one sampled block of `size` bytes, sampled with
+ * `probability` (nothing for 0 bytes). */
+static inline struct estimator_weight
+estimator_weigh_probability(uint64_t size, double probability)
+{
+	if (!size)
+		return (struct estimator_weight){ 0 };
+	return estimator_weight_of_count(size, 1.0 / probability);
+}
+
 /* The weight of one sampled block of `size` bytes (nothing for 0 bytes). */
 static inline struct estimator_weight estimator_weigh(uint64_t size,
 						      uint64_t sampling_rate)
 {
-	if (!size)
-		return (struct estimator_weight){ 0 };
-	return estimator_weight_of_count(
-		size, 1.0 / estimator_probability(size, sampling_rate));
+	return estimator_weigh_probability(
+		size, estimator_probability(size, sampling_rate));
 }
 
 /* The halves of the samples that cross-fit the peak, as bits. */
@@ -115,18 +123,14 @@ static inline uint64_t estimator_block_key(uint64_t address, uint64_t time_us)
 	return address ^ (time_us * UINT64_C(0x9e3779b97f4a7c15));
 }
 
-/* Which halves the sampled block of `size` bytes joins: a deterministic
- * draw from its `key` (estimator_block_key()), so that every reading of a
- * profile deals it the same way.
- * With q = 1 - exp(-size/2S), the chance of a point in either half, a
- * sampled block is in A only or B only each with chance (1-q)/(2-q), and
- * in both with chance q/(2-q). */
-static inline unsigned estimator_halves_of(uint64_t size,
-					   uint64_t sampling_rate,
-					   uint64_t key)
+/* Which halves a sampled block joins: a deterministic draw from its `key`
+ * (estimator_block_key()), so that every reading of a profile deals it
+ * the same way.  With q = 1 - exp(-size/2S), the chance of a point of
+ * either half inside the block, it is in A only or B only each with
+ * chance (1-q)/(2-q), and in both with chance q/(2-q). */
+static inline unsigned estimator_halves_of_probability(double q,
+						       uint64_t key)
 {
-	double q = estimator_probability(size,
-					 estimator_half_rate(sampling_rate));
 	double one_only = (1.0 - q) / (2.0 - q), u;
 
 	/* splitmix64: every bit of the key stirs every bit of the draw. */
@@ -140,6 +144,16 @@ static inline unsigned estimator_halves_of(uint64_t size,
 	if (u < 2.0 * one_only)
 		return ESTIMATOR_HALF_B;
 	return ESTIMATOR_HALF_A | ESTIMATOR_HALF_B;
+}
+
+/* The same for a block of `size` bytes sampled at `sampling_rate`. */
+static inline unsigned estimator_halves_of(uint64_t size,
+					   uint64_t sampling_rate,
+					   uint64_t key)
+{
+	return estimator_halves_of_probability(
+		estimator_probability(size, estimator_half_rate(sampling_rate)),
+		key);
 }
 
 /* The weight of a block in one half, a sample at the mean interval 2S. */

@@ -80,7 +80,8 @@ static int is_power_of_two(size_t n)
  *    may wait for a stream's lock, whose holder may be allocating); the
  *    child resets what its parent's other threads held;
  *  - the environment (getenv/setenv, whose lock setenv() holds while it
- *    allocates) is read once at load; time is clock_gettime() (no time
+ *    allocates) is read once at load, and changed there without the lock
+ *    or an allocation (environ_edit.h); time is clock_gettime() (no time
  *    zone, whose lock tzset() holds while it allocates); randomness is
  *    getrandom() at load; the Python frame walker reads thread-specific
  *    data and the interpreter's frames, and takes no lock.

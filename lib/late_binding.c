@@ -20,10 +20,12 @@
 #define SLOT_RELOCATION(type) \
 	((type) == R_X86_64_JUMP_SLOT || (type) == R_X86_64_GLOB_DAT || \
 	 (type) == R_X86_64_64)
+#define DATA_WORD_RELOCATION(type) ((type) == R_X86_64_64)
 #elif defined(__aarch64__)
 #define SLOT_RELOCATION(type) \
 	((type) == R_AARCH64_JUMP_SLOT || (type) == R_AARCH64_GLOB_DAT || \
 	 (type) == R_AARCH64_ABS64)
+#define DATA_WORD_RELOCATION(type) ((type) == R_AARCH64_ABS64)
 #endif
 
 /* This copy of the runtime: its file, its handle, its load address. */
@@ -164,6 +166,11 @@ struct slot {
 	const char *name;
 	void *function; /* the runtime's of that name */
 	int called;     /* a PLT slot: holds a definition once bound */
+	/* A word of the object's data that the loader set to the function,
+	 * such as a hook variable (void *(*alloc)(size_t) = malloc;), which
+	 * the program may have set to another function since: libmpdec's,
+	 * which Python's decimal sets to PyMem_Malloc. */
+	int data_word;
 };
 
 static void store_slot(const struct object *o, void **slot, void *function)
@@ -200,6 +207,7 @@ static void visit_table(const struct object *o, const ElfW(Rela) *table,
 			continue;
 		s.name = o->strings + o->symbols[symbol].st_name;
 		s.function = own_function(s.name);
+		s.data_word = DATA_WORD_RELOCATION(ELF64_R_TYPE(r->r_info));
 		s.address = (void **)(o->base + r->r_offset);
 		if (s.function)
 			visit(o, &s, data);
@@ -320,7 +328,7 @@ static void note_allocator(const struct object *o, const struct slot *s,
 	(void)o;
 	/* dladdr() also matches an executable's PLT entry (an undefined
 	 * symbol with a value): only a definition names an allocator. */
-	if (!real_alloc_is_allocator_function(s->name) ||
+	if (!real_alloc_is_allocator_function(s->name) || s->data_word ||
 	    target == s->function ||
 	    !dladdr1(target, &info, (void **)&symbol, RTLD_DL_SYMENT) ||
 	    info.dli_saddr != target || !symbol ||
@@ -367,9 +375,15 @@ static int follow_the_allocator(void)
 	return missing ? -1 : 0;
 }
 
+/* A data word of the malloc family that the program set to a function of
+ * its own keeps it: blocks that function allocated must reach its free. */
 static void rewrite_slot(const struct object *o, const struct slot *s,
 			 void *data)
 {
+	if (s->data_word && real_alloc_is_allocator_function(s->name) &&
+	    __atomic_load_n(s->address, __ATOMIC_ACQUIRE) !=
+		    real_alloc_function(s->name))
+		return;
 	store_slot(o, s->address, s->function);
 	++*(int *)data;
 }

@@ -18,8 +18,12 @@
  * than the C library, the runtime's `real` allocator becomes that
  * object's functions (real_alloc_take_from()).  Slots leading into
  * several allocators cannot be served by one runtime: then nothing is
- * rewritten.  Objects loaded later get the same treatment when the
- * program loads them (late_dlopen.h).
+ * rewritten.  A word of data the loader set to a function of the malloc
+ * family (a hook variable: void *(*alloc)(size_t) = malloc;) is the
+ * program's to change, as Python's decimal sets libmpdec's to
+ * PyMem_Malloc: it says nothing of the allocator, and is rewritten only
+ * while it still holds the allocator's function.  Objects loaded later
+ * get the same treatment when the program loads them (late_dlopen.h).
  *
  * Contract: late_binding_needed() is 1 when this copy of the runtime is
  * not the one the program's malloc calls reach; late_binding_apply()

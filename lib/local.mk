@@ -14,6 +14,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/compiler.h \
 	lib/control.c lib/control.h lib/control_page.h \
 	lib/counters.c lib/counters.h \
+	lib/environ_edit.c lib/environ_edit.h \
 	lib/estimator.h \
 	lib/frames.h \
 	lib/keeps_frame_pointers.c lib/keeps_frame_pointers.h \

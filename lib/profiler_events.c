@@ -18,6 +18,7 @@
 #include <spprof/memprof.h>
 
 #include "code_map.h"
+#include "environ_edit.h"
 #include "late_binding.h"
 #include "modules.h"
 #include "control.h"
@@ -98,16 +99,19 @@ static void after_fork_in_child(void)
 }
 
 /* Drops our entry from LD_PRELOAD and our settings from the environment,
- * so that programs this one executes run without the profiler. */
+ * so that programs this one executes run without the profiler.  The
+ * environment changes allocate nothing (environ_edit.h). */
 static void stop_following_children(void)
 {
+	static const char variable[] = "LD_PRELOAD=";
+	static char entry[sizeof(variable) + PATH_MAX * 4];
 	const char *preload = getenv("LD_PRELOAD");
-	char kept[PATH_MAX * 4];
+	char *kept = entry + strlen(variable);
 	size_t n = 0;
 
-	unsetenv("SPPROF_OUTPUT");
-	unsetenv("SPPROF_MANIFEST");
-	if (!preload || strlen(preload) >= sizeof(kept))
+	environ_remove("SPPROF_OUTPUT");
+	environ_remove("SPPROF_MANIFEST");
+	if (!preload || strlen(preload) >= sizeof(entry) - strlen(variable))
 		return;
 	for (const char *p = preload; *p;) {
 		size_t len = strcspn(p, ": ");
@@ -124,21 +128,26 @@ static void stop_following_children(void)
 		p += strspn(p, ": ");
 	}
 	kept[n] = '\0';
-	if (n)
-		setenv("LD_PRELOAD", kept, 1);
-	else
-		unsetenv("LD_PRELOAD");
+	memcpy(entry, variable, strlen(variable));
+	if (!n)
+		environ_remove("LD_PRELOAD");
+	else if (environ_put(entry) < 0)
+		runtime_message("cannot take the profiler out of LD_PRELOAD: "
+				"%s", error_text(errno));
 }
 
 static void start_recording(void)
 {
 	struct runtime_config *s = &prof.settings;
 	int descendant = s->root_pid && s->root_pid != getpid();
-	char pid[16];
+	static char root_pid[32];
 
 	if (!s->root_pid) {
-		snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-		setenv("SPPROF_ROOT_PID", pid, 1);
+		snprintf(root_pid, sizeof(root_pid), "SPPROF_ROOT_PID=%ld",
+			 (long)getpid());
+		if (environ_put(root_pid) < 0)
+			runtime_message("cannot set SPPROF_ROOT_PID: %s",
+					error_text(errno));
 	}
 	if (!s->follow_fork)
 		stop_following_children();

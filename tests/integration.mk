@@ -67,6 +67,11 @@ check_PROGRAMS += tests/integration/hold-program
 tests_integration_hold_program_CFLAGS = $(AM_CFLAGS) -pthread
 tests_integration_hold_program_LDFLAGS = -pthread
 
+# One with a known heap and a site that leaks, for prometheus.sh.
+check_PROGRAMS += tests/integration/leak-program
+TESTS += tests/integration/prometheus.sh
+EXTRA_DIST += tests/integration/prometheus.sh
+
 # Programs started without the runtime, for attach.sh: one allocating on
 # every thread, one in C++ built with a distribution's flags (full RELRO).
 check_PROGRAMS += tests/integration/attach-program

@@ -43,6 +43,7 @@ import time
 
 from . import _memprof, _session
 from ._cli import tool_path
+from .memprof import _attach_walker
 
 PR_SET_PTRACER = 0x59616d61
 #: How long memprof-ctl may take (gdb stops the process for a few seconds).
@@ -50,7 +51,6 @@ ATTACH_TIMEOUT = 120
 #: What this thread allocates while it waits: a sample in a few rounds at
 #: the runtime's default rate.
 _PROMPT_BYTES = 256 * 1024
-
 
 
 def small_objects_routable() -> bool:
@@ -116,10 +116,13 @@ def attach_here(name: str) -> str:
     if ctl is None:
         raise AttachError("memprof-ctl not found on PATH: install "
                           "spprof-mem (Debian: apt install spprof-mem)")
-    if _memprof.walker_supported():
-        _memprof.attach_walker()
+    _attach_walker()
     directory = tempfile.mkdtemp(prefix=f"spprof-{name}-")
-    done = _run_attach(ctl, os.path.join(directory, name + ".%p.mlyze"))
+    try:
+        done = _run_attach(ctl, os.path.join(directory, name + ".%p.mlyze"))
+    except OSError as e:
+        shutil.rmtree(directory, ignore_errors=True)
+        raise AttachError(f"memprof-ctl: {e.strerror}") from None
     if done.returncode != 0:
         shutil.rmtree(directory, ignore_errors=True)
         raise AttachError((done.stderr or done.stdout).strip() or

@@ -208,3 +208,21 @@ def test_raw_stats_hold_every_statistic_of_the_table(runner):
     assert sorted(stats) == sorted(fields)
     assert isinstance(stats["estimated_live_bytes"], float)
     assert stats["sampling_rate"] == 32 * 1024
+
+
+def test_a_late_load_leaves_the_allocator_hooks_python_set(runner):
+    """libmpdec's allocation hooks, variables the loader set to malloc,
+    realloc and free, hold PyMem_Malloc and the like once decimal is
+    imported: the runtime, loaded late with the bindings, leaves them so
+    and takes the program's malloc calls all the same."""
+    prog = runner.program("""
+        import decimal
+        decimal.getcontext().prec = 2000
+        before = [decimal.Decimal(i) ** 300 for i in range(2, 200)]
+        from spprof import _memprof
+        after = [decimal.Decimal(i) ** 300 for i in range(2, 200)]
+        del before, after
+        report(done=True)
+    """)
+    r = runner.run(prog, preload=False)
+    assert "loaded late" not in r.stderr, r.stderr

@@ -65,6 +65,13 @@ static int ask(const struct ctl_process *p, struct control_page *page,
 {
 	uint64_t number = atomic_load(&page->answered) + 1;
 
+	/* A runtime that refused the program when it loaded (an error
+	 * before any answer) never looks for requests. */
+	if (number == 1 && page->error) {
+		snprintf(why, size, "process %ld cannot be recorded: %s",
+			 p->pid, page->answer);
+		return -1;
+	}
 	page->request = request;
 	snprintf(page->argument, sizeof(page->argument), "%s",
 		 argument ? argument : "");

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
@@ -30,7 +31,9 @@
 #define THREAD_STACK (512 * 1024)
 /* How long the requests under way may take to end at a stop. */
 #define STOP_GRACE_MS 2000
-#define MAX_SECONDS_TEXT "300" /* CTL_SERVE_MAX_SECONDS */
+/* A number macro as a string literal. */
+#define NUMBER_TEXT(n) NUMBER_TEXT_(n)
+#define NUMBER_TEXT_(n) #n
 
 enum {
 	HTTP_OK = 200, HTTP_BAD_REQUEST = 400, HTTP_FORBIDDEN = 403,
@@ -177,12 +180,22 @@ static int render_index(FILE *out, const struct request *r,
 	return -1;
 }
 
+/* The metrics replay every stream in this process: one rendering at a
+ * time, whose memory goes back to the system after it, so that the
+ * server's memory is that of one rendering however many scrapes come. */
 static int render_metrics(FILE *out, const struct request *r,
 			  const struct ctl_process *procs, size_t count,
 			  char *why, size_t size)
 {
-	return ctl_metrics_render(out, procs, count, &r->server->o->metrics,
-				  why, size);
+	static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
+	int rc;
+
+	pthread_mutex_lock(&one_at_a_time);
+	rc = ctl_metrics_render(out, procs, count, &r->server->o->metrics,
+				why, size);
+	malloc_trim(0);
+	pthread_mutex_unlock(&one_at_a_time);
+	return rc;
 }
 
 static enum MHD_Result serve_index(struct request *r)
@@ -283,14 +296,15 @@ static void parse_seconds(struct request *r, const char *value)
 		r->status = HTTP_BAD_REQUEST;
 }
 
-/* What Go's clients may add, which changes nothing here: debug=0 (the
- * binary profile) and gc (a C program has no collector to run). */
-static void parse_go_option(struct request *r, const char *value)
+/* gc=1 asks Go to collect its garbage first: a C program has none to
+ * collect, so it is accepted and changes nothing. */
+static void parse_gc(struct request *r, const char *value)
 {
 	(void)value;
 	(void)r;
 }
 
+/* debug=0 is the binary profile, the only one served. */
 static void parse_debug(struct request *r, const char *value)
 {
 	if (!value || strcmp(value, "0") != 0)
@@ -304,9 +318,9 @@ static const struct parameter {
 } parameters[] = {
 	{ "pid", parse_pid, "a process id" },
 	{ "seconds", parse_seconds,
-	  "a whole number of seconds, 1-" MAX_SECONDS_TEXT },
+	  "a whole number of seconds, 1-" NUMBER_TEXT(CTL_SERVE_MAX_SECONDS) },
 	{ "debug", parse_debug, "0 (only the binary profile is served)" },
-	{ "gc", parse_go_option, "anything" },
+	{ "gc", parse_gc, "anything" },
 };
 
 static enum MHD_Result parse_parameter(void *ctx, enum MHD_ValueKind kind,
@@ -467,7 +481,10 @@ int ctl_serve(const struct ctl_serve_options *o)
 	int signal_number;
 
 	if (parse_listen(o->listen, &address) < 0)
-		return 1;
+		return 2;
+	/* A thread per connection would otherwise give each its own arena
+	 * of freed memory. */
+	mallopt(M_ARENA_MAX, 2);
 	/* Blocked in every thread: only sigwait() below takes them. */
 	sigemptyset(&stop_signals);
 	sigaddset(&stop_signals, SIGTERM);

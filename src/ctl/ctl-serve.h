@@ -17,7 +17,8 @@
  * there are at most o->max_connections of them, o->max_per_client from
  * one address, and a connection silent for o->timeout seconds is closed.
  * Prints the address it listens on, serves until SIGTERM or SIGINT and
- * returns the exit status: 0 then, 1 when it cannot listen.
+ * returns the exit status: 0 then, 1 when it cannot listen, 2 when
+ * o->listen is no address.
  */
 #ifndef SPPROF_CTL_SERVE_H
 #define SPPROF_CTL_SERVE_H

@@ -97,23 +97,35 @@ static size_t find(const struct u64map *map, uint64_t key)
 	return SIZE_MAX;
 }
 
-int u64map_put(struct u64map *map, uint64_t key, struct u64map_value value)
+struct u64map_value *u64map_insert(struct u64map *map, uint64_t key,
+				   bool *existed)
 {
 	size_t i;
 
 	if ((map->count + 1) * 2 > map->mask + 1 && grow(map) < 0)
-		return -1;
+		return NULL;
 	for (i = home_slot(map, key); in_use(map, i); i = (i + 1) & map->mask) {
 		if (map->slots[i].key == key) {
-			map->slots[i].value = value;
-			return 1;
+			*existed = true;
+			return &map->slots[i].value;
 		}
 	}
 	map->slots[i].key = key;
-	map->slots[i].value = value;
 	mark(map, i, true);
 	map->count++;
-	return 0;
+	*existed = false;
+	return &map->slots[i].value;
+}
+
+int u64map_put(struct u64map *map, uint64_t key, struct u64map_value value)
+{
+	bool existed;
+	struct u64map_value *slot = u64map_insert(map, key, &existed);
+
+	if (!slot)
+		return -1;
+	*slot = value;
+	return existed;
 }
 
 void u64map_prefetch(const struct u64map *map, uint64_t key)

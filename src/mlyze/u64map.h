@@ -37,6 +37,11 @@ void u64map_free(struct u64map *map);
 /* Insert or replace: returns 0 when key was new, 1 when its value was
  * replaced, -1 when out of memory. */
 int u64map_put(struct u64map *map, uint64_t key, struct u64map_value value);
+/* Where key's value is kept, entered when absent (*existed tells): one
+ * lookup for a caller that reads the old value before storing the new
+ * one.  Valid until the map next changes; NULL when out of memory. */
+struct u64map_value *u64map_insert(struct u64map *map, uint64_t key,
+				   bool *existed);
 /* The value stored for key, or NULL. */
 const struct u64map_value *u64map_get(const struct u64map *map, uint64_t key);
 /* Starts loading where key's entry would be, so that a lookup of it a

@@ -340,25 +340,29 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 		      size_t stack, const struct estimator_weight *w,
 		      const double born[AXES])
 {
-	struct u64map_value block = { .a = size };
-	const struct u64map_value *replaced;
-	struct estimator_weight half = estimator_weigh_half(size, sampling_rate);
-	unsigned halves = estimator_halves_of(
-		size, sampling_rate, estimator_block_key(address, ev->time_us));
+	double half_probability = estimator_probability(
+		size, estimator_half_rate(sampling_rate));
+	struct estimator_weight half =
+		estimator_weigh_probability(size, half_probability);
+	unsigned halves = estimator_halves_of_probability(
+		half_probability, estimator_block_key(address, ev->time_us));
+	bool replaced;
+	struct u64map_value *block =
+		u64map_insert(&st->blocks.by_address, address, &replaced);
 	uint32_t slot;
 
-	replaced = u64map_get(&st->blocks.by_address, address);
+	if (!block)
+		out_of_memory();
 	if (replaced) {
-		if (!st->blocks.slots[replaced->b & UINT32_MAX].listed &&
+		if (!st->blocks.slots[block->b & UINT32_MAX].listed &&
 		    !st->h->replaced++)
 			st->h->first_replaced_offset = ev->offset;
-		release_block(st, *replaced);
+		release_block(st, *block);
 	}
 	slot = keep_count(&st->blocks, w->count, half.count, halves, born);
 	st->blocks.slots[slot].listed = ev->type == MLYZE_EVENT_LIVE;
-	block.b = (uint64_t)stack << 32 | slot;
-	if (u64map_put(&st->blocks.by_address, address, block) < 0)
-		out_of_memory();
+	*block = (struct u64map_value){ .a = size,
+					.b = (uint64_t)stack << 32 | slot };
 	add_weight(&st->now[stack].live, w);
 	st->live_bytes += w->bytes;
 	st->live_variance += w->bytes_variance;

@@ -141,6 +141,8 @@ deep=$!
 wait_for_line deep.out ready
 expect 1 "process $deep loaded the runtime, which records nothing: the program allocates with .*libc.so.6 and with .*libattach-deepbind-plugin.so" \
 	attach $deep
+expect 1 "process $deep cannot be recorded: the program allocates with" \
+	status $deep
 touch deep.stop
 wait $deep || fail "deep: exit status $?: $(cat deep.err)"
 [ "$(cat deep.out)" = "$(printf "ready\ndone")" ] || fail "deep: $(cat deep.out)"

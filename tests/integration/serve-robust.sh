@@ -34,6 +34,9 @@ refused() {
 	grep -q "$3" body.out || fail "$1: no '$3' in: $(cat body.out)"
 }
 
+expect 2 "--listen takes ADDR:PORT, not 'localhost'" serve --listen localhost
+expect 2 "--max-per-client is more than --max-connections" serve \
+	--max-connections 4 --max-per-client 8
 SPPROF_OUTPUT=$scratch/rec.%p.mlyze start_hold rec
 rec=$pid
 start_serve --max-connections 64 --max-per-client 32 --timeout 3

@@ -15,12 +15,11 @@ setarch -R true 2>/dev/null || {
 setarch -R "$integ_bin/usable-size" >"$scratch/bare" ||
 	fail "usable-size exited with status $? bare"
 # The runtime of the first process puts SPPROF_ROOT_PID in the
-# environment, which allocates before main(); given beforehand, the heap
-# the program starts with is the one it has bare.
+# environment before main(), without taking memory from the program's
+# heap: the heap the program starts with is the one it has bare.
 SPPROF_SAMPLING_RATE=1 SPPROF_OUTPUT=$scratch/usable.mlyze \
-	setarch -R sh -c 'SPPROF_ROOT_PID=$$ exec timeout 120 env \
-		LD_PRELOAD="$0" "$1"' "$runtime_so" "$integ_bin/usable-size" \
-	>"$scratch/profiled" ||
+	setarch -R timeout 120 env LD_PRELOAD="$runtime_so" \
+	"$integ_bin/usable-size" >"$scratch/profiled" ||
 	fail "usable-size exited with status $? under the runtime"
 cmp -s "$scratch/bare" "$scratch/profiled" ||
 	fail "malloc_usable_size differs: $(diff "$scratch/bare" \
