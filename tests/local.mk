@@ -6,6 +6,7 @@ RUNTIME_UNIT_TESTS = \
 	tests/unit/test-code-map \
 	tests/unit/test-codec \
 	tests/unit/test-counters \
+	tests/unit/test-environ-edit \
 	tests/unit/test-estimator \
 	tests/unit/test-event-stream \
 	tests/unit/test-free-filter \
@@ -34,6 +35,10 @@ tests_unit_test_carved_count_SOURCES = tests/unit/test-carved-count.c \
 	tests/unit/suite-main.c
 tests_unit_test_carved_count_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_carved_count_LDADD = $(UNIT_LDADD)
+tests_unit_test_environ_edit_SOURCES = tests/unit/test-environ-edit.c \
+	tests/unit/suite-main.c
+tests_unit_test_environ_edit_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_environ_edit_LDADD = $(UNIT_LDADD)
 tests_unit_test_code_map_SOURCES = tests/unit/test-code-map.c \
 	tests/unit/suite-main.c
 tests_unit_test_code_map_CPPFLAGS = $(AM_CPPFLAGS) \

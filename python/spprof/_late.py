@@ -27,9 +27,8 @@ system with mmap, not malloc, so objects of 512 bytes or less would go
 unseen; a measurement routes them through malloc while it runs
 (_memprof.route_small_objects), which pymalloc allows, except under its
 debug hooks (python3 -X dev, PYTHONMALLOC=debug), where they stay unseen.
-And, as after any memprof-ctl attach, an object loaded later (a C
-extension imported after the attach) keeps calling the C library's
-malloc: its blocks are not seen.
+C extensions imported later are seen: as after any memprof-ctl attach,
+the runtime binds the objects the program loads to itself.
 """
 
 import atexit
@@ -62,17 +61,14 @@ def small_objects_routable() -> bool:
 
 
 def unseen(short: bool = False) -> str:
-    """What a process that loaded the runtime late does not see."""
-    small = not small_objects_routable()
+    """What a process that loaded the runtime late does not see, or ""."""
+    if small_objects_routable():
+        return ""
     if short:
-        return ("objects of 512 bytes or less and " * small +
-                "extensions imported after %load_ext are not counted "
-                "in this kernel")
-    return ("Python objects of 512 bytes or less (pymalloc's, which its "
-            "debug hooks keep) and " * small +
-            "the blocks of C extensions imported from now on (import "
-            "numpy and the like before %load_ext) are not counted; the "
-            "kernel \"Python 3 (spprof-mem)\" counts them")
+        return "objects of 512 bytes or less are not counted in this kernel"
+    return ("Python objects of 512 bytes or less (pymalloc's, under its "
+            "debug hooks) are not counted; the kernel \"Python 3 "
+            "(spprof-mem)\" counts them")
 
 
 class AttachError(Exception):

@@ -10,8 +10,8 @@ The kernel "Python 3 (spprof-mem)" (python3 -m spprof.memprof kernel
 install --user) runs under the runtime with a recording, and so does any
 kernel started under memprof-wrap.  In another kernel, %load_ext loads
 the runtime into it and starts the recording (spprof._late: memprof-ctl
-attach; Python's small objects go through malloc while a cell runs),
-and the C extensions imported after it go unseen.  A cell is
+attach; Python's small objects go through malloc while a cell runs).
+A cell is
 measured from the profile the runtime streams: the plugin marks where the
 cell starts and ends, copies that stretch into a profile of its own (which
 memprof-report reads, offline) and measures it.  An exception in the cell
@@ -76,8 +76,8 @@ class MemprofMagics(Magics):
         """Loads the runtime into this kernel and starts its recording."""
         try:
             self.directory = self.attached = attach_here("kernel")
-            print("memprof: the runtime is loaded into this kernel; "
-                  + unseen())
+            print("memprof: the runtime is loaded into this kernel"
+                  + (f"; {unseen()}" if unseen() else ""))
         except AttachError as e:
             self.not_attached = ("this kernel does not run under the "
                                  "spprof-mem runtime, which could not be "
@@ -126,8 +126,8 @@ class MemprofMagics(Magics):
         self._report(["-o", page])
         with open(page, encoding="utf-8") as f:
             display(HTML(_inline(f.read())))
-        print(_summary(m) + (f"; {unseen(short=True)}" if self.attached
-                             else ""))
+        caveat = unseen(short=True) if self.attached else ""
+        print(_summary(m) + (f"; {caveat}" if caveat else ""))
 
     def _run(self, cell: str, start: str, rate: int):
         """Runs the cell between two markers; its events and their copy."""

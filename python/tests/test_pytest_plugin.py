@@ -219,7 +219,7 @@ def test_at_a_rate_a_test_within_its_limit_seldom_fails(tmp_path):
     """The false failures of a test whose true peak lies below its limit,
     over many runs of it at 64K (each a test of one pytest run; the
     runtime draws its seed from getrandom).  The decision takes the peak
-    memprof-report estimates, cross-fitted: 9 of 400 runs failed (2.5 %
+    memprof-report estimates, cross-fitted: 8 of 400 runs failed (2.5 %
     would if the estimate were normal and unbiased at the limit); with
     the largest estimate along the test, 48 and 58 of 100 did."""
     exact, _ = run_pytest(tmp_path, project=LEVEL.format(

@@ -138,7 +138,8 @@ static void service_of(long pid, const char *variable, char *out,
  * cannot be read. */
 static int gather(const struct ctl_process *p,
 		  const struct ctl_metrics_options *opt,
-		  struct process_metrics *m, char *why, size_t size)
+		  struct frame_namer *namer, struct process_metrics *m,
+		  char *why, size_t size)
 {
 	char pid[32], service[4 * LABEL_VALUE_MAX];
 	struct stat st;
@@ -147,7 +148,7 @@ static int gather(const struct ctl_process *p,
 		snprintf(why, size, "not recording");
 		return -1;
 	}
-	if (ctl_sites_read(p->page.part, opt->top_sites, &m->sites, why,
+	if (ctl_sites_read(p->page.part, opt->top_sites, namer, &m->sites, why,
 			   size) < 0)
 		return -1;
 	m->profile_bytes = stat(p->page.part, &st) == 0 ? (double)st.st_size
@@ -351,18 +352,21 @@ int ctl_metrics_render(FILE *out, const struct ctl_process *procs,
 						 sizeof(*metrics));
 	size_t shown = 0;
 	char problem[256];
+	struct frame_namer *namer;
 
 	if (!metrics) {
 		snprintf(why, size, "out of memory");
 		return -1;
 	}
+	namer = ctl_sites_namer();
 	for (size_t i = 0; i < count; i++) {
-		if (gather(&procs[i], opt, &metrics[shown], problem,
+		if (gather(&procs[i], opt, namer, &metrics[shown], problem,
 			   sizeof(problem)) == 0)
 			shown++;
 		else
 			skip(out, procs[i].pid, problem);
 	}
+	frame_namer_free(namer);
 	for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++)
 		write_family(out, &families[f], metrics, shown);
 	for (size_t k = 0; k < sizeof(runtime_stats) / sizeof(*runtime_stats);

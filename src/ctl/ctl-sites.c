@@ -65,14 +65,20 @@ static void keep_sites(struct ctl_sites *out, struct stack_table *stacks,
 	sites_free(&sites);
 }
 
-int ctl_sites_read(const char *profile, size_t top, struct ctl_sites *out,
-		   char *why, size_t size)
+struct frame_namer *ctl_sites_namer(void)
+{
+	struct symbolizer_options naming = { .warn = ctl_ignore_warning };
+
+	return frame_namer_new(&naming);
+}
+
+int ctl_sites_read(const char *profile, size_t top,
+		   struct frame_namer *namer, struct ctl_sites *out, char *why,
+		   size_t size)
 {
 	struct mlyze_options reading = { .warn = ctl_ignore_warning };
-	struct symbolizer_options naming = { .warn = ctl_ignore_warning };
 	struct replay_options replaying = { .growth = true };
 	mlyze_reader *r = mlyze_open(profile, &reading);
-	struct frame_namer *namer;
 	struct stack_table stacks;
 	struct heap_replay h;
 
@@ -85,14 +91,12 @@ int ctl_sites_read(const char *profile, size_t top, struct ctl_sites *out,
 		return -1;
 	}
 	ctl_summary_of(&h, &out->summary);
-	namer = frame_namer_new(&naming);
 	stacks_init(&stacks);
 	free(stacks_add_profile(&stacks, namer, r, &h));
 	heap_replay_free(&h);
 	mlyze_close(r);
 	keep_sites(out, &stacks, top);
 	stacks_free(&stacks);
-	frame_namer_free(namer);
 	return 0;
 }
 

@@ -9,7 +9,10 @@
  * sites that `memprof-report --leaks` finds growing significantly, their
  * trend taken per second (whatever markers the program sets), the
  * fastest first, at most `top` of them.  It only reads files; the process
- * is not asked anything.
+ * is not asked anything.  Symbolizing is the costly part (the modules'
+ * symbols and debug information, often compressed): the reads of one
+ * moment share a namer from ctl_sites_namer() (frame_namer_free() it),
+ * which reads each module once.
  */
 #ifndef SPPROF_CTL_SITES_H
 #define SPPROF_CTL_SITES_H
@@ -17,6 +20,7 @@
 #include <stddef.h>
 
 #include "ctl-summary.h"
+#include "report-frames.h"
 
 struct ctl_site {
 	char *name;
@@ -31,9 +35,11 @@ struct ctl_sites {
 	size_t growing_count;
 };
 
+struct frame_namer *ctl_sites_namer(void);
 /* 0, or -1 with why set (*out then holds nothing to free). */
-int ctl_sites_read(const char *profile, size_t top, struct ctl_sites *out,
-		   char *why, size_t size);
+int ctl_sites_read(const char *profile, size_t top,
+		   struct frame_namer *namer, struct ctl_sites *out, char *why,
+		   size_t size);
 void ctl_sites_free(struct ctl_sites *s);
 
 #endif /* SPPROF_CTL_SITES_H */

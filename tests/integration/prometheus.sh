@@ -12,31 +12,47 @@ then
 	echo "prometheus is not installed: not tested"
 	exit 77
 fi
-if ! type start_serve >/dev/null 2>&1; then
-	echo "memprof-ctl serve is not built yet: not tested"
-	exit 77
-fi
-ctl=$abs_top_builddir/src/memprof-ctl
 readme=$(cd "$(dirname "$0")/../.." && pwd)/README.md
+cd "$scratch" || fail "no scratch directory"
+
+# As root, the server would read every profiled process of the host
+# (other tests', other users'), which may take longer than a scrape may:
+# the program and the server run as nobody, from copies (the build tree
+# may be private), and the server reads nobody's processes only.
+bin=$scratch/bin
+run_as=
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	bin=$(mktemp -d /tmp/memprof-prometheus.XXXXXX) || exit 99
+	run_as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+fi
+mkdir -p "$bin/xdg" "$bin/out"
+cp "$abs_top_builddir/src/.libs/memprof-ctl" "$runtime_so" \
+	"$abs_top_builddir/src/mlyze/.libs/libmlyze.so.0" \
+	"$integ_bin/leak-program" "$bin/" || exit 99
+chmod 755 "$bin" "$bin"/*
+[ -z "$run_as" ] || chown 65534:65534 "$bin/xdg" "$bin/out"
 # Blocks of 16 KiB at this rate are all sampled (but one in 10^7), with
 # weights a hair above their size: the interval is narrow, and holds the
 # truth but in runs too rare to see, not in one of 20.
-export XDG_RUNTIME_DIR=$scratch/xdg SPPROF_SAMPLING_RATE=1024
-mkdir -p "$XDG_RUNTIME_DIR"
-cd "$scratch" || fail "no scratch directory"
+export XDG_RUNTIME_DIR=$bin/xdg SPPROF_SAMPLING_RATE=1024
 
 # 8 MiB held, then 20 steps of 256 KiB leaked: 13 MiB live.
 # It ends by itself within 300 s.
-SPPROF_OUTPUT=$scratch/leak.%p.mlyze LD_PRELOAD=$runtime_so \
-	SPPROF_SERVICE='shop "front"' \
-	"$integ_bin/leak-program" 8192 256 20 "$scratch/leak.stop" \
+$run_as env SPPROF_OUTPUT="$bin/out/leak.%p.mlyze" \
+	LD_PRELOAD="$bin/libspprof-alloc.so.0" SPPROF_SERVICE='shop "front"' \
+	"$bin/leak-program" 8192 256 20 "$bin/leak.stop" \
 	>leak.out 2>leak.err &
 leaker=$!
 wait_for_line leak.out "live"
 truth=$(sed -n 's/^live \([0-9]*\) bytes$/\1/p' leak.out)
-start_serve --top-sites 3
-# Both stop by themselves: at the end of the test, or of the timeout.
-trap 'kill -KILL $server $prom 2>/dev/null; touch "$scratch/leak.stop" 2>/dev/null' EXIT
+$run_as env LD_LIBRARY_PATH="$bin" "$bin/memprof-ctl" serve \
+	--listen 127.0.0.1:0 --top-sites 3 >serve.out 2>serve.err &
+server=$!
+# All stop by themselves: at the end of the test, or of their timeouts.
+trap 'kill -KILL $server $prom $leaker 2>/dev/null
+[ "$bin" = "$scratch/bin" ] || rm -rf "$bin"' EXIT
+wait_for_line serve.out "serving on port"
+url=http://127.0.0.1:$(sed -n 's/.*serving on port //p' serve.out)
 
 free_port() {
 	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -129,7 +145,7 @@ grep -q memprof_site_growth_bytes_per_second rules.yml ||
 promtool check rules rules.yml >promtool.out 2>&1 ||
 	fail "promtool: $(cat promtool.out)"
 
-touch leak.stop
+touch "$bin/leak.stop"
 wait $leaker || fail "leak-program: exit status $?"
 stop_serve
 pass
