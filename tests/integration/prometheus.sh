@@ -49,7 +49,8 @@ $run_as env LD_LIBRARY_PATH="$bin" "$bin/memprof-ctl" serve \
 	--listen 127.0.0.1:0 --top-sites 3 >serve.out 2>serve.err &
 server=$!
 # All stop by themselves: at the end of the test, or of their timeouts.
-trap 'kill -KILL $server $prom $leaker 2>/dev/null
+# TERM, not KILL: $prom is timeout(1), which passes TERM on to Prometheus.
+trap 'kill -TERM $server $prom $leaker 2>/dev/null
 [ "$bin" = "$scratch/bin" ] || rm -rf "$bin"' EXIT
 wait_for_line serve.out "serving on port"
 url=http://127.0.0.1:$(sed -n 's/.*serving on port //p' serve.out)
@@ -86,7 +87,7 @@ EOF2
 			curl -sf "$api/-/ready" >/dev/null 2>&1 && return 0
 			sleep 0.1
 		done
-		kill -KILL $prom 2>/dev/null
+		kill -TERM $prom 2>/dev/null
 	done
 	fail "prometheus did not start: $(tail -5 prometheus.log)"
 }
