@@ -30,6 +30,7 @@
 #include "report-view.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <zlib.h>
 
 /* Field numbers of profile.proto. */
@@ -180,24 +181,55 @@ static void samples(struct encoder *e, const struct side *side)
 	free(ids);
 }
 
+/* Whether a module's file is a shared library ("libc.so.6", "x.so"). */
+static bool shared_library(const char *path)
+{
+	const char *so = strstr(path, ".so");
+
+	return so && (so[3] == '\0' || so[3] == '.' || so[3] == '_');
+}
+
+/* The program's own executable among the modules: the first that is not
+ * a shared library nor a pseudo-file ("[vdso]"); the module count when
+ * there is none. */
+static size_t main_module(const struct stack_table *t)
+{
+	for (size_t i = 0; i < t->module_count; i++) {
+		const char *path = t->modules[i].path;
+
+		if (path && path[0] && path[0] != '[' && !shared_library(path))
+			return i;
+	}
+	return t->module_count;
+}
+
+static void mapping(struct encoder *e, const struct side *side, size_t i)
+{
+	const struct report_module *m = &side->t->modules[i];
+
+	pb_uint(&e->sub, MAPPING_ID, side->first_mapping + i + 1);
+	pb_uint(&e->sub, MAPPING_START, m->start);
+	pb_uint(&e->sub, MAPPING_LIMIT, m->end);
+	pb_int(&e->sub, MAPPING_FILENAME, string_id(e, m->path));
+	pb_int(&e->sub, MAPPING_BUILD_ID,
+	       string_id(e, m->build_id ? m->build_id : ""));
+	pb_bool(&e->sub, MAPPING_HAS_FUNCTIONS, 1);
+	pb_bool(&e->sub, MAPPING_HAS_FILENAMES, 1);
+	pb_bool(&e->sub, MAPPING_HAS_LINE_NUMBERS, 1);
+	pb_message(&e->out, PROFILE_MAPPING, &e->sub);
+}
+
+/* The executable's mapping comes first: pprof's tools name a profile
+ * after its first mapping ("File: redis-server"). */
 static void mappings(struct encoder *e, const struct side *side)
 {
-	const struct stack_table *t = side->t;
+	size_t first = main_module(side->t);
 
-	for (size_t i = 0; i < t->module_count; i++) {
-		const struct report_module *m = &t->modules[i];
-
-		pb_uint(&e->sub, MAPPING_ID, side->first_mapping + i + 1);
-		pb_uint(&e->sub, MAPPING_START, m->start);
-		pb_uint(&e->sub, MAPPING_LIMIT, m->end);
-		pb_int(&e->sub, MAPPING_FILENAME, string_id(e, m->path));
-		pb_int(&e->sub, MAPPING_BUILD_ID,
-		       string_id(e, m->build_id ? m->build_id : ""));
-		pb_bool(&e->sub, MAPPING_HAS_FUNCTIONS, 1);
-		pb_bool(&e->sub, MAPPING_HAS_FILENAMES, 1);
-		pb_bool(&e->sub, MAPPING_HAS_LINE_NUMBERS, 1);
-		pb_message(&e->out, PROFILE_MAPPING, &e->sub);
-	}
+	if (first < side->t->module_count)
+		mapping(e, side, first);
+	for (size_t i = 0; i < side->t->module_count; i++)
+		if (i != first)
+			mapping(e, side, i);
 }
 
 /* The id of a function (name and file), written when new. */

@@ -6,12 +6,13 @@
 #   (file-format-schema.json of the speedscope npm package, found in
 #   $SPEEDSCOPE_SCHEMA or under `npm root -g`; with python3-jsonschema);
 # - `go tool pprof` reads the pprof file as a Go heap profile with the
-#   expected functions and values (exports/tree.pprof-raw).
+#   expected functions and values (exports/tree.pprof-raw), and names
+#   a profile after its executable, not after its first library.
 # Checks whose tool is missing are skipped, the others still run.
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
 
-for script in tree merge-a merge-b finalised; do
+for script in tree merge-a merge-b finalised mappings; do
 	"$gen" compile "$here/profiles/$script.txt" "$scratch/$script.mlyze" ||
 		exit 99
 done
@@ -69,6 +70,12 @@ if command -v go >/dev/null 2>&1; then
 		grep -q "^ *4096kB .* alloc_buffer$" top &&
 		grep -q " 7680kB *100% *main$" top
 	verdict "go tool pprof -top: functions and allocated bytes" $? \
+		"$(cat top)"
+	"$report" -f pprof mappings.mlyze >mappings.pb.gz 2>/dev/null &&
+		HOME=$scratch GOCACHE=$scratch/go-cache \
+			go tool pprof -top mappings.pb.gz >top 2>&1 &&
+		grep -q "^File: app$" top
+	verdict "go tool pprof names the profile after its executable" $? \
 		"$(cat top)"
 else
 	echo "skipped: go tool pprof (no go; Debian: golang-go)"
