@@ -11,7 +11,15 @@
 #include "loaded_objects.h"
 #include "unwind_arch.h"
 
-#define SAMPLED_FUNCTIONS 64
+/* The functions looked at: SAMPLED_RUNS runs of FUNCTIONS_PER_RUN
+ * neighbours in the search table, one run in the middle of each part of
+ * it.  Neighbours in the table are neighbours in the code, so a run's
+ * prologues lie on a page or two; probes spread one by one over the whole
+ * object would have the kernel map most of its text into the process (it
+ * maps the pages around each one read), which a program that never calls
+ * into the object would not have. */
+#define SAMPLED_RUNS 4
+#define FUNCTIONS_PER_RUN 16
 
 static const uint8_t *search_table(const struct dl_phdr_info *info,
 				   uint32_t *count)
@@ -48,21 +56,42 @@ static int readable_code(const struct dl_phdr_info *info, uintptr_t code)
 	return 0;
 }
 
-int object_keeps_frame_pointers(const struct dl_phdr_info *info)
+/* Counts, among the functions first..end - 1 of the search table, those
+ * whose code can be read and those of them that set up a frame pointer. */
+static void probe_functions(const struct dl_phdr_info *info,
+			    const uint8_t *hdr, uint32_t first, uint32_t end,
+			    uint32_t *looked, uint32_t *with)
 {
-	uint32_t count, step, looked = 0, with = 0;
-	const uint8_t *hdr = search_table(info, &count);
-
-	if (!hdr || count == 0)
-		return 0;
-	step = count > SAMPLED_FUNCTIONS ? count / SAMPLED_FUNCTIONS : 1;
-	for (uint32_t i = 0; i < count; i += step) {
+	for (uint32_t i = first; i < end; i++) {
 		uintptr_t code = eh_frame_hdr_entry(hdr, i).function;
 
 		if (!readable_code(info, code))
 			continue;
-		looked++;
-		with += sets_up_frame_pointer((const uint8_t *)code);
+		(*looked)++;
+		*with += sets_up_frame_pointer((const uint8_t *)code);
+	}
+}
+
+int object_keeps_frame_pointers(const struct dl_phdr_info *info)
+{
+	uint32_t count, looked = 0, with = 0;
+	const uint8_t *hdr = search_table(info, &count);
+
+	if (!hdr || count == 0)
+		return 0;
+	if (count <= SAMPLED_RUNS * FUNCTIONS_PER_RUN) {
+		probe_functions(info, hdr, 0, count, &looked, &with);
+	} else {
+		uint32_t part = count / SAMPLED_RUNS;
+
+		for (uint32_t run = 0; run < SAMPLED_RUNS; run++) {
+			uint32_t first = run * part +
+					 (part - FUNCTIONS_PER_RUN) / 2;
+
+			probe_functions(info, hdr, first,
+					first + FUNCTIONS_PER_RUN, &looked,
+					&with);
+		}
 	}
 	/* Objects built with frame pointers show the prologue in well over
 	 * a third of their functions (the others need no frame, or set it
