@@ -104,8 +104,14 @@ expect_in "$work/err" "  $report $part   # partial: its process ended before fin
 # A profile still being written when memprof-wrap ends is listed under
 # the name it will have once its process ends, which is then there.
 rm -f pids pids.end
+# The background child may take a sample before it executes allocate, and
+# its profile then ends at the exec: allocate's own stream, written once
+# pids is, may be late.PID.1.mlyze.part.
 run 0 "$wrap" -r 4K -o 'late.%p.mlyze' sh -c "$allocate pids linger &
-	until [ -s pids ] && [ -e late.\$(cat pids).mlyze.part ]; do sleep 0.1; done"
+	for i in \$(seq 600); do
+		[ -s pids ] && ls late.\$(cat pids).*mlyze.part >/dev/null 2>&1 && break
+		sleep 0.1
+	done"
 late=$(cat pids)
 expect_in "$work/err" "# written when process $late ends"
 name=$(sed -n "s/^  $report \([^ ]*\)   # written when process $late ends.*/\1/p" "$work/err")
