@@ -237,6 +237,13 @@ static int add_settings(const struct ctl_attach_request *r,
 				: 0;
 }
 
+/* gdb runs the program's threads while it calls setenv() and dlopen() in
+ * it.  A signal the program takes meanwhile (its timers, its own
+ * SIGUSR1) would stop gdb in the middle of the call by default, and the
+ * call, finished after gdb has detached, would return into gdb's dummy
+ * frame and crash the program.  So signals go to the program as they
+ * would without gdb, and a call interrupted all the same (a fatal signal)
+ * is unwound, leaving the program as it was. */
 static int build_command(const struct ctl_attach_request *r,
 			 const char *script, struct gdb_command *c)
 {
@@ -249,6 +256,10 @@ static int build_command(const struct ctl_attach_request *r,
 	    add(c, "%s", pid, NULL) < 0 || add(c, "-batch", NULL, NULL) < 0 ||
 	    add(c, "-nx", NULL, NULL) < 0 || add(c, "-iex", NULL, NULL) < 0 ||
 	    add(c, "set debuginfod enabled off", NULL, NULL) < 0 ||
+	    add(c, "-iex", NULL, NULL) < 0 ||
+	    add(c, "handle all nostop noprint pass", NULL, NULL) < 0 ||
+	    add(c, "-iex", NULL, NULL) < 0 ||
+	    add(c, "set unwindonsignal on", NULL, NULL) < 0 ||
 	    add(c, "-x", NULL, NULL) < 0 || add(c, "%s", script, NULL) < 0 ||
 	    add_settings(r, c, &unset) < 0 || strpbrk(r->runtime, "\"\\") ||
 	    add(c, "-ex", NULL, NULL) < 0 ||

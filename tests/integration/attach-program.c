@@ -2,7 +2,8 @@
  *
  * Usage: attach-program GO_FILE STOP_FILE
  * Allocates blocks of many sizes and alignments (4 KiB and larger among
- * them), says "ready", and allocates and frees on every thread until
+ * them), says "ready", and allocates and frees on every thread, each
+ * thread signalling the main one (SIGUSR1, handled) every pass, until
  * GO_FILE exists (the runtime is attached meanwhile).  Then it reallocs
  * and frees those earlier blocks, checking their bytes, holds 8 MiB from
  * hold_after_attach(), and churns on until STOP_FILE exists; says how
@@ -10,6 +11,7 @@
  */
 #include <malloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,16 @@ enum { KINDS = 5 };
 static void *early[EARLY];
 static size_t early_size[EARLY];
 static volatile int stopping;
+static volatile sig_atomic_t signals_taken;
+static pthread_t main_thread;
+
+/* The signals arrive while a debugger stops the process and calls into
+ * it: they must reach the program as they would without one. */
+static void take_signal(int signal)
+{
+	(void)signal;
+	signals_taken++;
+}
 
 static void nap(long ns)
 {
@@ -94,6 +106,7 @@ static void *__attribute__((noinline)) churn(void *arg)
 				memset(p, i, 16);
 			free(p);
 		}
+		pthread_kill(main_thread, SIGUSR1);
 		nap(100000);
 	}
 	return NULL;
@@ -117,6 +130,10 @@ int main(int argc, char **argv)
 
 	if (argc != 3)
 		return 2;
+	main_thread = pthread_self();
+	sigaction(SIGUSR1, &(struct sigaction){ .sa_handler = take_signal,
+						.sa_flags = SA_RESTART },
+		  NULL);
 	allocate_early();
 	for (int i = 0; i < THREADS; i++)
 		pthread_create(&threads[i], NULL, churn, NULL);
@@ -133,6 +150,8 @@ int main(int argc, char **argv)
 		pthread_join(threads[i], NULL);
 	for (int i = 0; i < HELD_BLOCKS; i++)
 		free(held[i]);
+	if (!signals_taken)
+		return 8;
 	printf("gave back %zu early blocks\ndone\n", given_back);
 	return 0;
 }
