@@ -242,8 +242,8 @@ static int add_settings(const struct ctl_attach_request *r,
  * SIGUSR1) would stop gdb in the middle of the call by default, and the
  * call, finished after gdb has detached, would return into gdb's dummy
  * frame and crash the program.  So signals go to the program as they
- * would without gdb, and a call interrupted all the same (a fatal signal)
- * is unwound, leaving the program as it was. */
+ * would without gdb, but for the faults: a call that one interrupts is
+ * unwound, leaving the program as it was. */
 static int build_command(const struct ctl_attach_request *r,
 			 const char *script, struct gdb_command *c)
 {
@@ -258,6 +258,9 @@ static int build_command(const struct ctl_attach_request *r,
 	    add(c, "set debuginfod enabled off", NULL, NULL) < 0 ||
 	    add(c, "-iex", NULL, NULL) < 0 ||
 	    add(c, "handle all nostop noprint pass", NULL, NULL) < 0 ||
+	    add(c, "-iex", NULL, NULL) < 0 ||
+	    add(c, "handle SIGSEGV SIGBUS SIGILL SIGFPE SIGABRT stop print",
+		NULL, NULL) < 0 ||
 	    add(c, "-iex", NULL, NULL) < 0 ||
 	    add(c, "set unwindonsignal on", NULL, NULL) < 0 ||
 	    add(c, "-x", NULL, NULL) < 0 || add(c, "%s", script, NULL) < 0 ||
