@@ -196,17 +196,30 @@ static void open_gate(struct heap_map *map)
 
 /* ---- how a record is packed ---------------------------------------------- */
 
-/* Full: size, sampling_rate, estimate, timestamp_ns, stack_id | thread_id
- * << 32, offset | slack << 32.  Compact: size | stack_id << 40, then
- * birth (in units of 1024 ns since time_base_ns) | thread_id % 2^16 << 40
- * | rate index << 56. */
+/* Full: six words, size, sampling_rate, estimate, timestamp_ns, stack_id |
+ * thread_id << 32, offset | slack << 32; the key is the address.
+ *
+ * Compact: one word, size | stack_id << 16 | rate index << 36 | birth <<
+ * 39 (birth in units of 2^25 ns, about 34 ms, since time_base_ns), and
+ * the thread id modulo 2^16 in the key's top 16 bits (user addresses are
+ * below 2^48), or in a second word where an address takes the whole key
+ * (32-bit systems).  16 bytes a slot on 64-bit systems: with every block
+ * sampled the table is a good part of the process's memory. */
 #define FULL_WORDS 6
+#define COMPACT_SIZE_BITS 16
+#define COMPACT_STACK_BITS 20
+#define COMPACT_RATE_BITS 3
+#define COMPACT_BIRTH_BITS 25
+#define COMPACT_TIME_SHIFT 25
+#define COMPACT_THREAD_BITS 16
+#define COMPACT_RATES (1u << COMPACT_RATE_BITS)
+#if UINTPTR_MAX > 0xffffffffu
+#define KEY_EXTRA_SHIFT 48
+#define COMPACT_WORDS 1
+#else
+#define KEY_EXTRA_SHIFT 0 /* no room: the thread takes a word */
 #define COMPACT_WORDS 2
-#define COMPACT_SIZE_BITS 40
-#define COMPACT_STACK_BITS 24
-#define COMPACT_BIRTH_BITS 40
-#define COMPACT_TIME_SHIFT 10
-#define COMPACT_RATES 256
+#endif
 
 static unsigned words_of(const struct heap_map *map)
 {
@@ -216,6 +229,35 @@ static unsigned words_of(const struct heap_map *map)
 static uint64_t low_bits(uint64_t value, unsigned bits)
 {
 	return value & ((UINT64_C(1) << bits) - 1);
+}
+
+/* The address a live key of map's stands for. */
+static uintptr_t key_address(const struct heap_map *map, uintptr_t key)
+{
+#if KEY_EXTRA_SHIFT
+	if (map->compact)
+		return key & (((uintptr_t)1 << KEY_EXTRA_SHIFT) - 1);
+#else
+	(void)map;
+#endif
+	return key;
+}
+
+/* The key of a live compact record at address: the address, with the
+ * thread id in its top bits where it has room. */
+static uintptr_t live_key(const struct heap_map *map, uintptr_t address,
+			  const struct heap_record *r)
+{
+#if KEY_EXTRA_SHIFT
+	if (map->compact)
+		return address | (uintptr_t)low_bits(r->thread_id,
+						     COMPACT_THREAD_BITS)
+					 << KEY_EXTRA_SHIFT;
+#else
+	(void)map;
+	(void)r;
+#endif
+	return address;
 }
 
 /* The sampling rates of compact records, by index (0: none); a process
@@ -244,11 +286,13 @@ static uint64_t compact_birth(const struct heap_map *map, uint64_t ns)
 	return (ns - map->time_base_ns) >> COMPACT_TIME_SHIFT;
 }
 
-int heap_map_fits(const struct heap_map *map, const struct heap_record *r)
+int heap_map_fits(const struct heap_map *map, uintptr_t address,
+		  const struct heap_record *r)
 {
 	if (!map->compact)
 		return 1;
 	return r->offset == 0 && r->sampling_rate &&
+	       key_address(map, address) == address &&
 	       r->size >> COMPACT_SIZE_BITS == 0 &&
 	       r->stack_id >> COMPACT_STACK_BITS == 0 &&
 	       r->timestamp_ns >= map->time_base_ns &&
@@ -261,11 +305,15 @@ static void pack(const struct heap_map *map, const struct heap_record *r,
 		 uint64_t *words)
 {
 	if (map->compact) {
-		words[0] = r->size | (uint64_t)r->stack_id << COMPACT_SIZE_BITS;
-		words[1] = compact_birth(map, r->timestamp_ns) |
-			   (uint64_t)(r->thread_id & 0xffff)
-				   << COMPACT_BIRTH_BITS |
-			   (uint64_t)rate_index(r->sampling_rate) << 56;
+		words[0] = r->size |
+			   (uint64_t)r->stack_id << COMPACT_SIZE_BITS |
+			   (uint64_t)rate_index(r->sampling_rate)
+				   << (COMPACT_SIZE_BITS + COMPACT_STACK_BITS) |
+			   compact_birth(map, r->timestamp_ns)
+				   << (64 - COMPACT_BIRTH_BITS);
+		if (COMPACT_WORDS > 1)
+			words[COMPACT_WORDS - 1] =
+				low_bits(r->thread_id, COMPACT_THREAD_BITS);
 		return;
 	}
 	words[0] = r->size;
@@ -276,20 +324,29 @@ static void pack(const struct heap_map *map, const struct heap_record *r,
 	words[5] = r->offset | (uint64_t)r->slack << 32;
 }
 
-static void unpack(const struct heap_map *map, const uint64_t *words,
-		   struct heap_record *out)
+/* The record of a live key and its words. */
+static void unpack(const struct heap_map *map, uintptr_t key,
+		   const uint64_t *words, struct heap_record *out)
 {
 	if (map->compact) {
+		uint64_t w = words[0];
+
 		*out = (struct heap_record){
-			.size = low_bits(words[0], COMPACT_SIZE_BITS),
-			.stack_id = (uint32_t)(words[0] >> COMPACT_SIZE_BITS),
-			.timestamp_ns = map->time_base_ns +
-					(low_bits(words[1], COMPACT_BIRTH_BITS)
-					 << COMPACT_TIME_SHIFT),
-			.thread_id = (uint32_t)low_bits(
-				words[1] >> COMPACT_BIRTH_BITS, 16),
+			.size = low_bits(w, COMPACT_SIZE_BITS),
+			.stack_id = (uint32_t)low_bits(w >> COMPACT_SIZE_BITS,
+						       COMPACT_STACK_BITS),
 			.sampling_rate = atomic_load_explicit(
-				&compact_rates[words[1] >> 56], relaxed),
+				&compact_rates[low_bits(
+					w >> (COMPACT_SIZE_BITS +
+					      COMPACT_STACK_BITS),
+					COMPACT_RATE_BITS)],
+				relaxed),
+			.timestamp_ns = map->time_base_ns +
+					(w >> (64 - COMPACT_BIRTH_BITS)
+					 << COMPACT_TIME_SHIFT),
+			.thread_id = (uint32_t)(COMPACT_WORDS > 1
+						? words[COMPACT_WORDS - 1]
+						: (uint64_t)key >> KEY_EXTRA_SHIFT),
 		};
 		return;
 	}
@@ -407,7 +464,7 @@ static size_t rebuild_capacity(const struct heap_map *map)
 static size_t settled_slot(const struct heap_map *map, void *slots,
 			   size_t capacity, uintptr_t key, size_t stop)
 {
-	size_t j = home_slot(key, 64 - log2_of(capacity));
+	size_t j = home_slot(key_address(map, key), 64 - log2_of(capacity));
 
 	while (j != stop && atomic_load_explicit(&slot_in(map, slots, j)->key,
 						 relaxed) != HEAP_SLOT_EMPTY)
@@ -651,7 +708,7 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 	for (unsigned i = 0; i < words_of(map); i++)
 		atomic_store_explicit(&s->word[i], words[i], relaxed);
 	if (!atomic_compare_exchange_strong_explicit(&s->key, &expected,
-						     address,
+						     live_key(map, address, r),
 						     memory_order_release,
 						     relaxed)) {
 		/* A free() marked the reservation dead meanwhile: give the
@@ -673,12 +730,12 @@ static void read_words(const struct heap_map *map, struct heap_slot *s,
 }
 
 static void read_record(const struct heap_map *map, struct heap_slot *s,
-			struct heap_record *out)
+			uintptr_t key, struct heap_record *out)
 {
 	uint64_t words[FULL_WORDS];
 
 	read_words(map, s, words);
-	unpack(map, words, out);
+	unpack(map, key, words, out);
 }
 
 /* Ends a block's life: a live key becomes a TOMBSTONE, a reserved one
@@ -709,8 +766,9 @@ static struct heap_slot *lookup(struct heap_map *map, uintptr_t address,
 
 		if (key == HEAP_SLOT_EMPTY)
 			return NULL;
-		if (key == address ||
-		    key == (address | HEAP_SLOT_RESERVED_BIT)) {
+		if (key == (address | HEAP_SLOT_RESERVED_BIT) ||
+		    (!(key & HEAP_SLOT_RESERVED_BIT) &&
+		     key_address(map, key) == address)) {
 			*key_out = key;
 			return s;
 		}
@@ -728,8 +786,8 @@ int heap_map_remove(struct heap_map *map, uintptr_t address,
 
 	enter(map);
 	s = lookup(map, address, &key);
-	if (s && key == address) {
-		read_record(map, s, out);
+	if (s && !(key & HEAP_SLOT_RESERVED_BIT)) {
+		read_record(map, s, key, out);
 		if (bury(map, s, key, HEAP_SLOT_TOMBSTONE))
 			result = 1;
 	} else if (s) {
@@ -749,9 +807,9 @@ int heap_map_find(struct heap_map *map, uintptr_t address,
 
 	enter(map);
 	s = lookup(map, address, &key);
-	found = s && key == address;
+	found = s && !(key & HEAP_SLOT_RESERVED_BIT);
 	if (found)
-		read_record(map, s, out);
+		read_record(map, s, key, out);
 	leave(map);
 	return found;
 }
@@ -775,8 +833,8 @@ static int read_live_slot(const struct heap_map *map, struct heap_slot *s,
 	read_words(map, s, again);
 	if (memcmp(first, again, words_of(map) * sizeof(uint64_t)))
 		return 0; /* freed or reused while we read: not live as read */
-	unpack(map, first, out);
-	*address = key;
+	unpack(map, key, first, out);
+	*address = key_address(map, key);
 	return 1;
 }
 

@@ -75,10 +75,12 @@ struct heap_record {
 };
 
 /* A slot: the key, then the record packed in words (how many, and how,
- * is the table's layout).  A full slot takes 56 bytes; a compact one 24. */
+ * is the table's layout).  A full slot takes 56 bytes; a compact one 16
+ * (24 on 32-bit systems). */
 struct heap_slot {
 	_Atomic uintptr_t key; /* EMPTY, TOMBSTONE, address | RESERVED_BIT, or
-				* the address of a live record */
+				* the address of a live record (with part of
+				* a compact record in its top bits) */
 	_Atomic uint64_t word[];
 };
 
@@ -110,17 +112,19 @@ struct heap_map {
 
 /* max_capacity must be a power of two; returns 0, or -1 with errno.
  * heap_map_init() makes a table of full records.  heap_map_init_compact()
- * makes one whose slots take 24 bytes, for the sampled blocks left in
- * place when every few bytes are sampled (offset 0), of which a program
- * may have millions live.  It keeps no slack (the C library's
- * malloc_usable_size() knows it) and no estimate (0: to be computed from
- * size and rate), a record's size below 1 TiB, stack id
- * below 2^24, thread id modulo 2^16, birth time to the microsecond within
- * 13 days of init and one of 255 sampling rates; heap_map_fits() says
- * whether a record fits it (every record fits a full table). */
+ * makes one whose slots take 16 bytes (24 on 32-bit systems), for the
+ * sampled blocks left in place when every few bytes are sampled (offset
+ * 0), of which a program may have millions live.  It keeps no slack (the
+ * C library's malloc_usable_size() knows it) and no estimate (0: to be
+ * computed from size and rate), a record's size below 64 KiB, stack id
+ * below 2^20, thread id modulo 2^16, birth time to 2^25 ns (34 ms) within
+ * 13 days of init, one of 7 sampling rates and an address below 2^48;
+ * heap_map_fits() says whether a record at address fits it (every record
+ * fits a full table). */
 int heap_map_init(struct heap_map *map, size_t max_capacity);
 int heap_map_init_compact(struct heap_map *map, size_t max_capacity);
-int heap_map_fits(const struct heap_map *map, const struct heap_record *r);
+int heap_map_fits(const struct heap_map *map, uintptr_t address,
+		  const struct heap_record *r);
 void heap_map_destroy(struct heap_map *map);
 static inline int heap_map_ready(const struct heap_map *map)
 {

@@ -90,9 +90,11 @@ static int may_be_tracked(const void *block)
 
 /* The table a record goes to: samples left in place take compact
  * records when they fit, all else full ones. */
-static struct heap_map *table_for(const struct heap_record *r)
+static struct heap_map *table_for(const void *block,
+				  const struct heap_record *r)
 {
-	if (sampled_blocks_in_place() && heap_map_fits(&prof.in_place, r))
+	if (sampled_blocks_in_place() &&
+	    heap_map_fits(&prof.in_place, (uintptr_t)block, r))
 		return &prof.in_place;
 	return &prof.heap;
 }
@@ -102,7 +104,7 @@ static struct heap_map *table_for(const struct heap_record *r)
 static int publish(void *block, const struct heap_record *r)
 {
 	int outside_pool = r->offset != POOL_OFFSET;
-	struct heap_map *map = table_for(r);
+	struct heap_map *map = table_for(block, r);
 	long slot;
 
 	if (outside_pool)
