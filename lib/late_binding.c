@@ -4,6 +4,7 @@
 
 #include "late_binding.h"
 #include "late_dlopen.h"
+#include "loaded_objects.h"
 #include "real_alloc.h"
 
 #include <dlfcn.h>
@@ -103,7 +104,7 @@ static void *own_function(const char *name)
 	return looking_up ? own_function_found(name) : NULL;
 }
 
-/* Which of the two files dl_iterate_phdr() reaches first: objects come in
+/* Which of the two files the walk reaches first: objects come in
  * the order symbol lookup searches them, preloaded ones and the program's
  * libraries first, those loaded later by dlopen() at the end. */
 struct first_of {
@@ -111,11 +112,10 @@ struct first_of {
 	const char *first;
 };
 
-static int find_first(struct dl_phdr_info *info, size_t size, void *data)
+static int find_first(const struct dl_phdr_info *info, void *data)
 {
 	struct first_of *f = data;
 
-	(void)size;
 	if (!strcmp(info->dlpi_name, f->ours))
 		f->first = f->ours;
 	else if (!strcmp(info->dlpi_name, f->c_library))
@@ -137,7 +137,7 @@ int late_binding_needed(void)
 		return 0;
 	f.ours = self.file;
 	f.c_library = info.dli_fname;
-	dl_iterate_phdr(find_first, &f);
+	loaded_objects_each(find_first, &f);
 	return f.first == f.c_library;
 }
 
@@ -285,12 +285,11 @@ struct slot_walk {
 	void *data;
 };
 
-static int visit_object(struct dl_phdr_info *info, size_t size, void *data)
+static int visit_object(const struct dl_phdr_info *info, void *data)
 {
 	const struct slot_walk *walk = data;
 	struct object o;
 
-	(void)size;
 	if (read_object(info, &o) == 0)
 		visit_slots(&o, walk->visit, walk->data);
 	return 0;
@@ -302,7 +301,7 @@ static void each_slot(slot_visitor *visit, void *data)
 {
 	struct slot_walk walk = { visit, data };
 
-	dl_iterate_phdr(visit_object, &walk);
+	loaded_objects_each(visit_object, &walk);
 }
 
 /* The allocators the slots of the malloc family lead to: each object
@@ -404,13 +403,12 @@ static void note_other_allocator(const struct object *o,
 		*(int *)data = 1;
 }
 
-static int rewrite_if_same_allocator(struct dl_phdr_info *info, size_t size,
+static int rewrite_if_same_allocator(const struct dl_phdr_info *info,
 				     void *data)
 {
 	struct object o;
 	int other = 0;
 
-	(void)size;
 	if (read_object(info, &o) < 0)
 		return 0;
 	visit_slots(&o, note_other_allocator, &other);
@@ -424,7 +422,7 @@ int late_binding_refresh(void)
 	int rewritten = 0;
 
 	if (applied)
-		dl_iterate_phdr(rewrite_if_same_allocator, &rewritten);
+		loaded_objects_each(rewrite_if_same_allocator, &rewritten);
 	return rewritten;
 }
 
