@@ -17,16 +17,27 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* Per architecture: the relocations that set a word to a function's
+ * address (a PLT slot, a GOT entry, a data word), and whether their
+ * tables carry addends (RELA) or leave them in the word itself (REL). */
 #if defined(__x86_64__)
 #define SLOT_RELOCATION(type) \
 	((type) == R_X86_64_JUMP_SLOT || (type) == R_X86_64_GLOB_DAT || \
 	 (type) == R_X86_64_64)
 #define DATA_WORD_RELOCATION(type) ((type) == R_X86_64_64)
+#define RELOCATIONS_HAVE_ADDENDS 1
 #elif defined(__aarch64__)
 #define SLOT_RELOCATION(type) \
 	((type) == R_AARCH64_JUMP_SLOT || (type) == R_AARCH64_GLOB_DAT || \
 	 (type) == R_AARCH64_ABS64)
 #define DATA_WORD_RELOCATION(type) ((type) == R_AARCH64_ABS64)
+#define RELOCATIONS_HAVE_ADDENDS 1
+#elif defined(__i386__)
+#define SLOT_RELOCATION(type) \
+	((type) == R_386_JMP_SLOT || (type) == R_386_GLOB_DAT || \
+	 (type) == R_386_32)
+#define DATA_WORD_RELOCATION(type) ((type) == R_386_32)
+#define RELOCATIONS_HAVE_ADDENDS 0
 #endif
 
 /* This copy of the runtime: its file, its handle, its load address. */
@@ -150,12 +161,30 @@ static uintptr_t dynamic_address(ElfW(Addr) value, uintptr_t base)
 	return value < base ? value + base : value;
 }
 
+#if __ELF_NATIVE_CLASS == 64
+#define RELOCATION_SYMBOL ELF64_R_SYM
+#define RELOCATION_TYPE ELF64_R_TYPE
+#else
+#define RELOCATION_SYMBOL ELF32_R_SYM
+#define RELOCATION_TYPE ELF32_R_TYPE
+#endif
+
+#if RELOCATIONS_HAVE_ADDENDS
+typedef ElfW(Rela) relocation;
+#define DT_DATA_RELOCATIONS DT_RELA
+#define DT_DATA_RELOCATIONS_SIZE DT_RELASZ
+#else
+typedef ElfW(Rel) relocation;
+#define DT_DATA_RELOCATIONS DT_REL
+#define DT_DATA_RELOCATIONS_SIZE DT_RELSZ
+#endif
+
 struct object {
 	uintptr_t base;
 	uintptr_t start, end; /* what it maps */
 	const ElfW(Sym) *symbols;
 	const char *strings;
-	const ElfW(Rela) *plt, *data; /* DT_JMPREL and DT_RELA */
+	const relocation *plt, *data; /* DT_JMPREL and DT_REL(A) */
 	size_t plt_bytes, data_bytes;
 	uintptr_t relro_start, relro_end; /* read-only after relocation */
 };
@@ -194,22 +223,40 @@ static void store_slot(const struct object *o, void **slot, void *function)
 typedef void slot_visitor(const struct object *o, const struct slot *s,
 			  void *data);
 
-static void visit_table(const struct object *o, const ElfW(Rela) *table,
+/* Whether a relocated word holds a function itself, not an address past
+ * its start: an addend is in the table (RELA), or was in the word before
+ * relocation (REL), where only the word's value can tell: the start of a
+ * function.  (Which function is the visitor's concern: the program may
+ * have set a data word to one of its own.) */
+static int no_addend(const relocation *r, const struct slot *s)
+{
+#if RELOCATIONS_HAVE_ADDENDS
+	(void)s;
+	return r->r_addend == 0;
+#else
+	void *value = __atomic_load_n(s->address, __ATOMIC_ACQUIRE);
+	Dl_info info;
+
+	(void)r;
+	return !s->data_word || (dladdr(value, &info) && info.dli_saddr == value);
+#endif
+}
+
+static void visit_table(const struct object *o, const relocation *table,
 			size_t bytes, slot_visitor *visit, void *data)
 {
 	for (size_t i = 0; i < bytes / sizeof(*table); i++) {
-		const ElfW(Rela) *r = &table[i];
-		size_t symbol = ELF64_R_SYM(r->r_info);
+		const relocation *r = &table[i];
+		size_t symbol = RELOCATION_SYMBOL(r->r_info);
 		struct slot s = { .called = table == o->plt };
 
-		if (!symbol || !SLOT_RELOCATION(ELF64_R_TYPE(r->r_info)) ||
-		    r->r_addend)
+		if (!symbol || !SLOT_RELOCATION(RELOCATION_TYPE(r->r_info)))
 			continue;
 		s.name = o->strings + o->symbols[symbol].st_name;
 		s.function = own_function(s.name);
-		s.data_word = DATA_WORD_RELOCATION(ELF64_R_TYPE(r->r_info));
+		s.data_word = DATA_WORD_RELOCATION(RELOCATION_TYPE(r->r_info));
 		s.address = (void **)(o->base + r->r_offset);
-		if (s.function)
+		if (s.function && no_addend(r, &s))
 			visit(o, &s, data);
 	}
 }
@@ -268,10 +315,12 @@ static int read_object(const struct dl_phdr_info *info, struct object *o)
 		switch (d->d_tag) {
 		case DT_SYMTAB: o->symbols = (const ElfW(Sym) *)at; break;
 		case DT_STRTAB: o->strings = (const char *)at; break;
-		case DT_JMPREL: o->plt = (const ElfW(Rela) *)at; break;
+		case DT_JMPREL: o->plt = (const relocation *)at; break;
 		case DT_PLTRELSZ: o->plt_bytes = d->d_un.d_val; break;
-		case DT_RELA: o->data = (const ElfW(Rela) *)at; break;
-		case DT_RELASZ: o->data_bytes = d->d_un.d_val; break;
+		case DT_DATA_RELOCATIONS: o->data = (const relocation *)at; break;
+		case DT_DATA_RELOCATIONS_SIZE:
+			o->data_bytes = d->d_un.d_val;
+			break;
 		}
 	}
 	if (!o->symbols || !o->strings)

@@ -367,21 +367,18 @@ static void test_pool_overflow(void)
 /* realloc between sampled and unsampled blocks, both ways, growing and
  * shrinking: at rate 1 every block is sampled (a new rate holds at once
  * for the thread that sets it), and stop() keeps new blocks unsampled.
- * A sampled block resized within the pages it already has stays where it
- * is (5000 to 6000 and 7000 bytes, 2000 to 1000 and 100), and so does one
- * that shrinks to fewer pages (9000 to 3000, 20000 to 2000), sampled
- * again or not: the pages it no longer needs go back to the pool, and
- * nothing is copied. */
+ * Rate 1 leaves samples in place, so where a resized block goes is the C
+ * library's choice, as without the runtime (whether a pool block keeps
+ * its pages is test-sample-pool's); each step keeps the contents and is
+ * sampled exactly when the sampler was on. */
 static void test_realloc_transitions(void)
 {
 	static const struct {
 		size_t size;
 		int sampled;
-		int in_place;
-	} steps[] = { { 5000, 1, 0 },  { 6000, 0, 1 }, { 7000, 1, 1 },
-		      { 9000, 0, 0 },  { 3000, 0, 1 }, { 20000, 1, 0 },
-		      { 2000, 1, 1 },  { 1000, 0, 1 }, { 100, 1, 1 },
-		      { 70000, 0, 0 }, { 300, 1, 0 },  { 200000, 1, 0 } };
+	} steps[] = { { 5000, 1 },  { 6000, 0 }, { 7000, 1 },  { 9000, 0 },
+		      { 3000, 0 },  { 20000, 1 }, { 2000, 1 },  { 1000, 0 },
+		      { 100, 1 },   { 70000, 0 }, { 300, 1 },   { 200000, 1 } };
 	memprof_stats stats;
 	unsigned char *p = NULL;
 	uintptr_t address;
@@ -392,7 +389,6 @@ static void test_realloc_transitions(void)
 	api.set_sampling_rate(1);
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		size_t n = steps[i].size, kept = old < n ? old : n;
-		void *was = p;
 
 		if (steps[i].sampled)
 			api.start();
@@ -405,9 +401,6 @@ static void test_realloc_transitions(void)
 		CHECK(is_sampled((uintptr_t)p) == steps[i].sampled,
 		      "step %zu: block of %zu bytes %s sampled", i, n,
 		      steps[i].sampled ? "not" : "wrongly");
-		CHECK(p == was || !steps[i].in_place,
-		      "step %zu: block moved from %zu to %zu bytes", i, old,
-		      n);
 		fill(p, n, 4);
 		old = n;
 	}
