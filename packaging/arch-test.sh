@@ -59,10 +59,12 @@ srcdir=$(cd "$(dirname "$0")/.." && pwd)
 root=$cache/$suite-$arch
 
 # What the build and `make check` need: debian/control's Build-Depends
-# (without the packaging tools) and autotools for the git export.
+# (without the packaging tools), autotools for the git export, and the
+# programs that tests run when they are there (gdb for attach, Go's pprof
+# and Prometheus as clients of the endpoint, Chromium for the HTML view).
 packages="autoconf automake libtool pkg-config check libjansson-dev
 libelf-dev libdw-dev zlib1g-dev libmicrohttpd-dev python3 python3-dev python3-pytest
-python3-numpy"
+python3-numpy gdb golang-go prometheus chromium"
 
 die() { echo "arch-test: $*" >&2; exit 1; }
 
