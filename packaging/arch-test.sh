@@ -64,7 +64,7 @@ root=$cache/$suite-$arch
 # and Prometheus as clients of the endpoint, Chromium for the HTML view).
 packages="autoconf automake libtool pkg-config check libjansson-dev
 libelf-dev libdw-dev zlib1g-dev libmicrohttpd-dev python3 python3-dev python3-pytest
-python3-numpy gdb golang-go prometheus chromium"
+python3-numpy gdb golang-go prometheus curl chromium"
 
 die() { echo "arch-test: $*" >&2; exit 1; }
 

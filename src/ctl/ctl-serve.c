@@ -68,6 +68,9 @@ static enum MHD_Result reply_line(struct MHD_Connection *c, unsigned status,
 
 	if (!response)
 		return MHD_NO;
+	/* The client may show only the status: the operator sees why. */
+	if (status >= HTTP_INTERNAL_ERROR)
+		fprintf(stderr, "memprof-ctl serve: %u: %s\n", status, line);
 	MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE,
 				"text/plain; charset=utf-8");
 	rc = MHD_queue_response(c, status, response);

@@ -12,6 +12,8 @@ then
 	echo "prometheus is not installed: not tested"
 	exit 77
 fi
+command -v curl >/dev/null ||
+	fail "curl is not installed: the test asks Prometheus with it (apt-get install curl)"
 readme=$(cd "$(dirname "$0")/../.." && pwd)/README.md
 cd "$scratch" || fail "no scratch directory"
 

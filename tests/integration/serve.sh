@@ -69,7 +69,7 @@ PY
 
 sites before.json
 go tool pprof -raw "$url/debug/pprof/heap?pid=$rec" >heap.raw 2>heap.err ||
-	fail "go tool pprof: $(cat heap.err)"
+	fail "go tool pprof: $(cat heap.err); the server said: $(cat serve.err)"
 sites after.json
 grep -q "hold-program.c" heap.raw || fail "no file of hold-program in: $(cat heap.raw)"
 check_raw heap.raw before.json after.json
@@ -80,7 +80,8 @@ grep -q "^alloc_objects/count alloc_space/bytes inuse_objects/count inuse_space/
 # what main holds has not moved.
 for n in 1 2; do
 	go tool pprof -proto "$url/debug/pprof/allocs?pid=$rec" >fetch$n.pb.gz \
-		2>fetch.err || fail "go tool pprof -proto: $(cat fetch.err)"
+		2>fetch.err ||
+		fail "go tool pprof -proto: $(cat fetch.err); the server said: $(cat serve.err)"
 	sleep 1
 done
 go tool pprof -raw -diff_base fetch1.pb.gz fetch2.pb.gz >diff.raw 2>diff.err ||
