@@ -9,9 +9,11 @@
  * blocks, and many ticks land inside a rebuild: the handler must not
  * wait for it.  Allocating in a handler is not async-signal-safe; it is
  * made safe here by the C library's per-thread cache: the handler's
- * block is made before the timer starts, so each call frees a 64-byte
+ * block is made before the timer starts, so each call frees a 32-byte
  * block into that cache and takes one back from it, never waiting for a
- * lock the interrupted thread may hold.
+ * lock the interrupted thread may hold.  The main thread's blocks are
+ * HANDLER_BLOCK + 96 bytes or more, so that the handler never changes a
+ * list of that cache which the interrupted thread was changing.
  *
  * Usage: handler-allocs [ROUNDS]
  */
@@ -27,6 +29,8 @@
 
 #define LIVE_BLOCKS 3000
 #define TICK_MICROSECONDS 50
+#define HANDLER_BLOCK 32
+#define SMALLEST_BLOCK (HANDLER_BLOCK + 96)
 
 static void *handler_block;
 static volatile sig_atomic_t handler_calls;
@@ -37,7 +41,7 @@ static void free_and_allocate(int sig)
 
 	(void)sig;
 	free(handler_block);
-	handler_block = malloc(64);
+	handler_block = malloc(HANDLER_BLOCK);
 	handler_calls++;
 	errno = saved_errno;
 }
@@ -56,7 +60,7 @@ static int start_ticking(long microseconds)
 /* Block i holds its own number, checked when it is freed. */
 static void *numbered_block(size_t i)
 {
-	size_t *block = malloc(sizeof(size_t) + i % 4000);
+	size_t *block = malloc(SMALLEST_BLOCK + i % 4000);
 
 	if (!block) {
 		fputs("handler-allocs: out of memory\n", stderr);
@@ -98,7 +102,7 @@ int main(int argc, char **argv)
 		fputs("Usage: handler-allocs [ROUNDS]\n", stderr);
 		return 2;
 	}
-	handler_block = malloc(64);
+	handler_block = malloc(HANDLER_BLOCK);
 	if (start_ticking(TICK_MICROSECONDS)) {
 		perror("handler-allocs: cannot start the timer");
 		return 1;
