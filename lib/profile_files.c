@@ -120,36 +120,51 @@ static long first_free_attempt(struct profile_files *f, char *candidate,
 	return hi;
 }
 
-int profile_files_create_part(struct profile_files *f)
+/* Gives a file the name `name` unless a file has it: 0, EEXIST (try the
+ * next name) or another errno value. */
+typedef int place_fn(const void *file, const char *name);
+
+/* Places a file (made by place) under the first free .part name, in
+ * f->part: 0 or an errno value. */
+static int claim_part(struct profile_files *f, place_fn *place,
+		      const void *file)
 {
 	char candidate[PATH_MAX];
 	long first;
-	int fd = -1;
+	int err = EEXIST;
 
 	if (expand_pattern(f) < 0 ||
-	    (first = first_free_attempt(f, candidate, sizeof(candidate))) < 0) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
+	    (first = first_free_attempt(f, candidate, sizeof(candidate))) < 0)
+		return ENAMETOOLONG;
 	/* Another process may take the same name meanwhile: the next. */
-	for (unsigned k = (unsigned)first; k - first < NAME_ATTEMPTS && fd < 0;
-	     k++) {
+	for (unsigned k = (unsigned)first;
+	     k - first < NAME_ATTEMPTS && err == EEXIST; k++) {
 		int taken = name_taken(f, k, candidate, sizeof(candidate));
 
-		if (taken < 0) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
+		if (taken < 0)
+			return ENAMETOOLONG;
 		if (taken)
 			continue; /* never reuse the name of a finished profile */
-		fd = open(f->part, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd < 0 && errno != EEXIST)
-			return -1;
+		err = place(file, f->part);
 		f->attempt = k;
 	}
-	if (fd < 0)
-		errno = EEXIST;
-	return fd;
+	return err;
+}
+
+static int create_new(const void *file, const char *name)
+{
+	int *fd = (int *)file;
+
+	*fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	return *fd < 0 ? errno : 0;
+}
+
+int profile_files_create_part(struct profile_files *f)
+{
+	int fd = -1, err = claim_part(f, create_new, &fd);
+
+	errno = err;
+	return err ? -1 : fd;
 }
 
 int profile_files_create_part_by_wrap(struct profile_files *f)
@@ -177,10 +192,6 @@ int profile_files_create_part_by_wrap(struct profile_files *f)
 	f->attempt = 0;
 	return fd;
 }
-
-/* Gives a file the name `name` unless a file has it: 0, EEXIST (try the
- * next name) or another errno value. */
-typedef int place_fn(const void *file, const char *name);
 
 /* Places a file under the first free final name, copied into final. */
 static int publish(const struct profile_files *f, place_fn *place,
@@ -232,6 +243,29 @@ static int link_unnamed(const void *file, const char *name)
 	if (errno != ENOENT)
 		return errno;
 	return linkat(fd, "", AT_FDCWD, name, AT_EMPTY_PATH) == 0 ? 0 : errno;
+}
+
+int profile_files_open_unnamed_part(struct profile_files *f)
+{
+	char dir[PATH_MAX];
+	const char *slash;
+
+	if (expand_pattern(f) < 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	slash = strrchr(f->base, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s",
+			 (int)(slash == f->base ? 1 : slash - f->base), f->base);
+	return open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+}
+
+int profile_files_name_part(struct profile_files *f, int fd)
+{
+	return claim_part(f, link_unnamed, &fd);
 }
 
 int profile_files_open_unnamed(const struct profile_files *f)

@@ -54,6 +54,14 @@ struct profile_files {
  * returns its descriptor, or -1 with errno set. */
 int profile_files_create_part(struct profile_files *f);
 
+/* The streamed file before it has a name: an unnamed file (O_TMPFILE,
+ * read-write) in the directory the name will be in, so that its header
+ * can be written before profile_files_name_part() gives it the first
+ * free "<name>.part": a process killed at any moment leaves no .part
+ * without one.  -1 with errno set, where the file system has none. */
+int profile_files_open_unnamed_part(struct profile_files *f);
+int profile_files_name_part(struct profile_files *f, int fd);
+
 /* For a process that may not create files in the directory (it started
  * as another user): memprof-wrap creates "<name>.part" for it, gives it
  * to its user, and sends it open ("C <descendant>").  Its descriptor, or

@@ -486,9 +486,9 @@ static struct profile_meta identity(void)
 				      .started_by = w.started_by };
 }
 
-/* Writes the streamed file's prologue and starts its event stream; the
- * descriptor is closed again before the program sees it. */
-static int start_stream(int fd, const char *path)
+/* Writes the streamed file's prologue; where its events start goes to
+ * w.events_offset. */
+static int write_prologue(int fd)
 {
 	uint8_t buffer[4096];
 	struct profile_meta meta = identity();
@@ -497,10 +497,47 @@ static int start_stream(int fd, const char *path)
 
 	outbuf_init(&prologue, fd, buffer, sizeof(buffer));
 	err = meta_write_prologue(&prologue, &meta, 0);
-	if (!err)
-		err = stream_open(&w.stream, fd, path, prologue.written);
 	w.events_offset = prologue.written;
 	return err;
+}
+
+/* Writes the streamed file's prologue and starts its event stream; the
+ * descriptor is closed again before the program sees it. */
+static int start_stream(int fd, const char *path)
+{
+	int err = write_prologue(fd);
+
+	return err ? err : stream_open(&w.stream, fd, path, w.events_offset);
+}
+
+/* The streamed file, named and holding its prologue: written while the
+ * file has no name yet where the file system allows it, so that a
+ * process killed at any moment leaves no .part without its header; else
+ * created by name (by memprof-wrap when this process may not) and
+ * written then.  Its descriptor, or -1 with errno set. */
+static int create_with_prologue(void)
+{
+	int fd = profile_files_open_unnamed_part(&w.files), err;
+
+	if (fd >= 0) {
+		err = write_prologue(fd);
+		if (!err && profile_files_name_part(&w.files, fd) == 0)
+			return fd;
+		close(fd);
+	}
+	fd = profile_files_create_part(&w.files);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
+	    profile_files_can_hand_over(&w.files))
+		fd = profile_files_create_part_by_wrap(&w.files);
+	if (fd < 0)
+		return -1;
+	if ((err = write_prologue(fd)) != 0) {
+		close(fd);
+		unlink(w.files.part);
+		errno = err;
+		return -1;
+	}
+	return fd;
 }
 
 /* Creates the streamed file; 0 when it is ready. */
@@ -510,11 +547,10 @@ static int create_file(void)
 
 	if (w.create_failed)
 		return -1;
-	fd = profile_files_create_part(&w.files);
-	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
-	    profile_files_can_hand_over(&w.files))
-		fd = profile_files_create_part_by_wrap(&w.files);
-	err = fd < 0 ? errno : start_stream(fd, w.files.part);
+	fd = create_with_prologue();
+	err = fd < 0 ? errno
+		     : stream_open(&w.stream, fd, w.files.part,
+				   w.events_offset);
 	if (fd >= 0)
 		close(fd);
 	if (err) {

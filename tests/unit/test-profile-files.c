@@ -1,6 +1,7 @@
 /* Unit tests of profile names: the bare name when it is free, the next
  * number after those in use however many there are, a streamed file's
- * name counted as taken, and the final name following the streamed one. */
+ * name counted as taken, the final name following the streamed one, and
+ * a streamed file that has its name only once its header is in it. */
 #include "config.h"
 
 #include <check.h>
@@ -106,6 +107,33 @@ START_TEST(final_name_taken_meanwhile)
 }
 END_TEST
 
+/* No .part shows before its first bytes are in it; it then takes the
+ * first free name, with those bytes. */
+START_TEST(streamed_file_named_once_written)
+{
+	static const char head[] = "MLYZ header";
+	char expected[PATH_MAX], read_back[sizeof(head)];
+	int fd, named;
+
+	make_file("p.mlyze.part");
+	fd = profile_files_open_unnamed_part(&files);
+	if (fd < 0)
+		return; /* a file system without unnamed files: nothing to see */
+	ck_assert_int_eq(write(fd, head, sizeof(head)), sizeof(head));
+	snprintf(expected, sizeof(expected), "%s/p.1.mlyze.part", dir);
+	ck_assert_int_ne(access(expected, F_OK), 0);
+	ck_assert_int_eq(profile_files_name_part(&files, fd), 0);
+	close(fd);
+	ck_assert_str_eq(files.part, expected);
+	named = open(expected, O_RDONLY);
+	ck_assert_int_ge(named, 0);
+	ck_assert_int_eq(read(named, read_back, sizeof(read_back)),
+			 sizeof(head));
+	ck_assert_mem_eq(read_back, head, sizeof(head));
+	close(named);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("profile_files");
@@ -116,6 +144,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, next_number_after_thousands);
 	tcase_add_test(tc, streamed_name_is_taken);
 	tcase_add_test(tc, final_name_taken_meanwhile);
+	tcase_add_test(tc, streamed_file_named_once_written);
 	suite_add_tcase(s, tc);
 	return s;
 }
