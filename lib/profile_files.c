@@ -245,22 +245,27 @@ static int link_unnamed(const void *file, const char *name)
 	return linkat(fd, "", AT_FDCWD, name, AT_EMPTY_PATH) == 0 ? 0 : errno;
 }
 
-int profile_files_open_unnamed_part(struct profile_files *f)
+/* An unnamed file (O_TMPFILE) in the directory of path. */
+static int open_unnamed_beside(const char *path, int access_mode)
 {
 	char dir[PATH_MAX];
-	const char *slash;
+	const char *slash = strrchr(path, '/');
 
-	if (expand_pattern(f) < 0) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	slash = strrchr(f->base, '/');
 	if (!slash)
 		snprintf(dir, sizeof(dir), ".");
 	else
 		snprintf(dir, sizeof(dir), "%.*s",
-			 (int)(slash == f->base ? 1 : slash - f->base), f->base);
-	return open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+			 (int)(slash == path ? 1 : slash - path), path);
+	return open(dir, O_TMPFILE | access_mode | O_CLOEXEC, 0666);
+}
+
+int profile_files_open_unnamed_part(struct profile_files *f)
+{
+	if (expand_pattern(f) < 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return open_unnamed_beside(f->base, O_RDWR);
 }
 
 int profile_files_name_part(struct profile_files *f, int fd)
@@ -270,15 +275,7 @@ int profile_files_name_part(struct profile_files *f, int fd)
 
 int profile_files_open_unnamed(const struct profile_files *f)
 {
-	char dir[PATH_MAX];
-	const char *slash = strrchr(f->part, '/');
-
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s",
-			 (int)(slash == f->part ? 1 : slash - f->part), f->part);
-	return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	return open_unnamed_beside(f->part, O_WRONLY);
 }
 
 int profile_files_publish_unnamed(const struct profile_files *f, int fd,
