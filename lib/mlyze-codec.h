@@ -99,6 +99,13 @@ mlyze_get_varint(const uint8_t *in, size_t avail, uint64_t *value,
 	uint64_t v = 0;
 	size_t i;
 
+	/* Most varints of a profile (deltas, ids, small sizes) are one
+	 * byte: no loop for them. */
+	if (avail && in[0] < 0x80) {
+		*value = in[0];
+		*used = 1;
+		return MLYZE_VARINT_OK;
+	}
 	for (i = 0; i < avail && i < MLYZE_VARINT_MAX; i++) {
 		uint8_t b = in[i];
 
@@ -126,13 +133,13 @@ static inline void mlyze_put_le(uint8_t *out, uint64_t v, size_t bytes)
 	memcpy(out, &v, bytes);
 }
 
+/* The same way back: the field's bytes are the low ones of v. */
 static inline uint64_t mlyze_get_le(const uint8_t *in, size_t bytes)
 {
 	uint64_t v = 0;
 
-	for (size_t i = 0; i < bytes; i++)
-		v |= (uint64_t)in[i] << (8 * i);
-	return v;
+	memcpy(&v, in, bytes);
+	return le64toh(v);
 }
 
 /* The layout of a fixed-layout event after its type and delta: `before`
