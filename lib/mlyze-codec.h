@@ -96,6 +96,7 @@ static inline enum mlyze_varint_status
 mlyze_get_varint(const uint8_t *in, size_t avail, uint64_t *value,
 		 size_t *used)
 {
+	size_t n = avail < MLYZE_VARINT_MAX ? avail : MLYZE_VARINT_MAX;
 	uint64_t v = 0;
 	size_t i;
 
@@ -106,14 +107,15 @@ mlyze_get_varint(const uint8_t *in, size_t avail, uint64_t *value,
 		*used = 1;
 		return MLYZE_VARINT_OK;
 	}
-	for (i = 0; i < avail && i < MLYZE_VARINT_MAX; i++) {
+	for (i = 0; i < n; i++) {
 		uint8_t b = in[i];
 
-		if (i == MLYZE_VARINT_MAX - 1 && b > 1)
-			return MLYZE_VARINT_OVERLONG;
 		v |= (uint64_t)(b & 0x7f) << (7 * i);
 		if (!(b & 0x80)) {
-			if (i > 0 && b == 0)
+			/* A last byte of 0 adds nothing; a tenth byte
+			 * above 1 goes past 64 bits. */
+			if ((i > 0 && b == 0) ||
+			    (i == MLYZE_VARINT_MAX - 1 && b > 1))
 				return MLYZE_VARINT_OVERLONG;
 			*value = v;
 			*used = i + 1;

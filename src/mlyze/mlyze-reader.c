@@ -262,8 +262,8 @@ static bool take_count(struct mlyze_reader *r, struct cursor *c,
 	return true;
 }
 
-static bool decode_alloc(struct mlyze_reader *r, struct cursor *c,
-			 struct mlyze_event *ev)
+static inline __attribute__((always_inline)) bool
+decode_alloc(struct mlyze_reader *r, struct cursor *c, struct mlyze_event *ev)
 {
 	uint64_t stack_id, thread = 0;
 
@@ -681,7 +681,7 @@ static int decode_event(struct mlyze_reader *r, struct mlyze_event *ev,
 			    .event = r->in.next };
 	uint64_t delta, length;
 	unsigned type = *c.p++;
-	const struct event_type *known = event_type_of(type);
+	const struct event_type *known;
 	bool ok;
 
 	*needed = LONGEST_FIXED_EVENT;
@@ -689,11 +689,16 @@ static int decode_event(struct mlyze_reader *r, struct mlyze_event *ev,
 		return r->in.status == MLYZE_OK ? 0 : -1;
 	ev->type = (enum mlyze_event_kind)type;
 	ev->offset = input_offset(&r->in, c.event);
-	if (type == MLYZE_EVENT_ALLOC) { /* most events: called directly, */
-		ok = decode_alloc(r, &c, ev); /* so that it is inlined */
+	/* Most events are ALLOCs and FREEs: called directly, so that they
+	 * are inlined. */
+	if (type == MLYZE_EVENT_ALLOC) {
+		ok = decode_alloc(r, &c, ev);
+	} else if (type == MLYZE_EVENT_FREE) {
+		ok = decode_free(r, &c, ev);
 	} else if (type < MLYZE_FIRST_SIZED_EVENT) {
-		ok = known->decode(r, &c, ev);
+		ok = event_types[type].decode(r, &c, ev);
 	} else {
+		known = event_type_of(type);
 		if (!take_varint(r, &c, "payload length", &length))
 			return r->in.status == MLYZE_OK ? 0 : -1;
 		if (length > (uint64_t)(c.end - c.p)) {
