@@ -33,6 +33,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,17 +68,19 @@ struct live_blocks {
 	size_t slot_count, vacant_count, capacity;
 };
 
-/* A stack as the events go by; what an ALLOC changes in one place. */
+/* A stack as the events go by; what an ALLOC changes in one place.  What
+ * every ALLOC and FREE touches comes first, in as few cache lines as it
+ * takes; what only a peak or the trends touch comes after. */
 struct stack_now {
 	struct estimate allocated, live;
 	struct estimate half_live[ESTIMATOR_HALVES];
+	/* since each half's last peak (then listed) */
+	bool changed[ESTIMATOR_HALVES];
 	/* the other half's estimate, and that of all the samples, at each
 	 * half's peak */
 	struct estimate at_half_peak[ESTIMATOR_HALVES];
 	struct estimate whole_at_half_peak[ESTIMATOR_HALVES];
 	struct trend_sums growth[AXES];
-	/* since each half's last peak (then listed) */
-	bool changed[ESTIMATOR_HALVES];
 };
 
 /* The largest live total one half has seen, and the stacks whose estimate
@@ -807,7 +810,18 @@ static void prefetch_block(const struct replay_state *st,
 	}
 }
 
-/* The slot and the stack's estimates that ev will touch. */
+/* Every cache line of [start, start + bytes). */
+static void prefetch_range(const void *start, size_t bytes)
+{
+	const char *line = start, *end = line + bytes;
+
+	for (; line < end; line += 64)
+		__builtin_prefetch(line);
+	__builtin_prefetch(end - 1);
+}
+
+/* The slot and the stack's estimates that ev will touch (those that
+ * every ALLOC and FREE does: the first of a stack_now). */
 static void prefetch_touched(const struct replay_state *st,
 			     const struct mlyze_event *ev)
 {
@@ -820,11 +834,13 @@ static void prefetch_touched(const struct replay_state *st,
 		block = u64map_get(&st->blocks.by_address, ev->free.address);
 		if (!block)
 			return;
-		__builtin_prefetch(&st->blocks.slots[block->b & UINT32_MAX]);
+		prefetch_range(&st->blocks.slots[block->b & UINT32_MAX],
+			       sizeof(*st->blocks.slots));
 		stack = block->b >> 32;
 	}
 	if (stack < st->h->stack_count)
-		__builtin_prefetch(&st->now[stack]);
+		prefetch_range(&st->now[stack],
+			       offsetof(struct stack_now, at_half_peak));
 }
 
 /* Fills the ring; 1 when it holds an event to replay (the first), else
