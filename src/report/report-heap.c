@@ -810,18 +810,21 @@ static void prefetch_block(const struct replay_state *st,
 	}
 }
 
-/* Every cache line of [start, start + bytes). */
+#define CACHE_LINE 64
+
+/* Every cache line of [start, start + bytes): a slot or the part of a
+ * stack_now that an event touches may straddle two lines or more. */
 static void prefetch_range(const void *start, size_t bytes)
 {
 	const char *line = start, *end = line + bytes;
 
-	for (; line < end; line += 64)
+	for (; line < end; line += CACHE_LINE)
 		__builtin_prefetch(line);
 	__builtin_prefetch(end - 1);
 }
 
-/* The slot and the stack's estimates that ev will touch (those that
- * every ALLOC and FREE does: the first of a stack_now). */
+/* The slot and the stack's estimates that ev will touch (of a
+ * stack_now, the part that every ALLOC and FREE does). */
 static void prefetch_touched(const struct replay_state *st,
 			     const struct mlyze_event *ev)
 {
