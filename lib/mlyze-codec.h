@@ -96,17 +96,26 @@ static inline enum mlyze_varint_status
 mlyze_get_varint(const uint8_t *in, size_t avail, uint64_t *value,
 		 size_t *used)
 {
+	size_t n = avail < MLYZE_VARINT_MAX ? avail : MLYZE_VARINT_MAX;
 	uint64_t v = 0;
 	size_t i;
 
-	for (i = 0; i < avail && i < MLYZE_VARINT_MAX; i++) {
+	/* Most varints of a profile (deltas, ids, small sizes) are one
+	 * byte: no loop for them. */
+	if (avail && in[0] < 0x80) {
+		*value = in[0];
+		*used = 1;
+		return MLYZE_VARINT_OK;
+	}
+	for (i = 0; i < n; i++) {
 		uint8_t b = in[i];
 
-		if (i == MLYZE_VARINT_MAX - 1 && b > 1)
-			return MLYZE_VARINT_OVERLONG;
 		v |= (uint64_t)(b & 0x7f) << (7 * i);
 		if (!(b & 0x80)) {
-			if (i > 0 && b == 0)
+			/* A last byte of 0 adds nothing; a tenth byte
+			 * above 1 goes past 64 bits. */
+			if ((i > 0 && b == 0) ||
+			    (i == MLYZE_VARINT_MAX - 1 && b > 1))
 				return MLYZE_VARINT_OVERLONG;
 			*value = v;
 			*used = i + 1;
@@ -126,13 +135,13 @@ static inline void mlyze_put_le(uint8_t *out, uint64_t v, size_t bytes)
 	memcpy(out, &v, bytes);
 }
 
+/* The same way back: the field's bytes are the low ones of v. */
 static inline uint64_t mlyze_get_le(const uint8_t *in, size_t bytes)
 {
 	uint64_t v = 0;
 
-	for (size_t i = 0; i < bytes; i++)
-		v |= (uint64_t)in[i] << (8 * i);
-	return v;
+	memcpy(&v, in, bytes);
+	return le64toh(v);
 }
 
 /* The layout of a fixed-layout event after its type and delta: `before`

@@ -166,12 +166,20 @@ MLYZE_PUBLIC const struct mlyze_info *mlyze_info(const mlyze_reader *r)
  * buffered bytes is the end of the file, see mlyze_next) or a payload. */
 struct cursor {
 	const uint8_t *p, *end;
-	const uint8_t *event;
-	const char *event_name; /* "ALLOC", or "type 9" in unknown_name */
-	char unknown_name[16];
+	const uint8_t *event; /* its first byte is the type */
 	uint64_t payload_length; /* in_payload only */
 	bool in_payload;
 };
+
+static const char *event_name_of(unsigned type, char unknown[16]);
+
+/* The name of the event being read, for a message: named only when one
+ * is written, since most events are read without any. */
+static const char *cursor_event_name(const struct cursor *c,
+				     char unknown[16])
+{
+	return event_name_of(*c->event, unknown);
+}
 
 /* The events end before the one at event_offset, left incomplete as
  * `cut` says (by the end of the file, or where its writer stopped). */
@@ -193,21 +201,26 @@ static void stop_truncated(struct mlyze_reader *r, uint64_t event_offset,
 
 static bool ran_out(struct mlyze_reader *r, const struct cursor *c)
 {
+	char unknown[16];
+	const char *name = cursor_event_name(c, unknown);
+
 	if (c->in_payload)
 		input_fail(&r->in, input_offset(&r->in, c->event),
 			    "%s payload too short (%" PRIu64 " bytes)",
-			    c->event_name, c->payload_length);
+			    name, c->payload_length);
 	else
-		stop_truncated(r, input_offset(&r->in, c->event), c->event_name);
+		stop_truncated(r, input_offset(&r->in, c->event), name);
 	return false;
 }
 
 static bool varint_failed(struct mlyze_reader *r, struct cursor *c,
 			  const char *field, enum mlyze_varint_status status)
 {
+	char unknown[16];
+
 	if (status == MLYZE_VARINT_OVERLONG) {
 		input_fail(&r->in, input_offset(&r->in, c->p), "overlong varint in %s %s",
-			    c->event_name, field);
+			    cursor_event_name(c, unknown), field);
 		return false;
 	}
 	return ran_out(r, c);
@@ -249,8 +262,8 @@ static bool take_count(struct mlyze_reader *r, struct cursor *c,
 	return true;
 }
 
-static bool decode_alloc(struct mlyze_reader *r, struct cursor *c,
-			 struct mlyze_event *ev)
+static inline __attribute__((always_inline)) bool
+decode_alloc(struct mlyze_reader *r, struct cursor *c, struct mlyze_event *ev)
 {
 	uint64_t stack_id, thread = 0;
 
@@ -477,6 +490,7 @@ static bool decode_memory(struct mlyze_reader *r, struct cursor *c,
 static bool take_stack(struct mlyze_reader *r, struct cursor *c,
 		       const struct mlyze_stack **stack)
 {
+	char unknown[16];
 	uint64_t id;
 
 	if (!take_varint(r, c, "stack id", &id))
@@ -485,7 +499,7 @@ static bool take_stack(struct mlyze_reader *r, struct cursor *c,
 	if (!*stack)
 		input_fail(&r->in, input_offset(&r->in, c->event),
 			   "%s references undefined stack %" PRIu64,
-			   c->event_name, id);
+			   cursor_event_name(c, unknown), id);
 	return *stack != NULL;
 }
 
@@ -596,9 +610,11 @@ static size_t payload_not_buffered(struct mlyze_reader *r, struct cursor *c,
 {
 	uint64_t header = (uint64_t)(c->p - c->event);
 	uint64_t buffered = (uint64_t)(c->end - c->p);
+	char unknown[16];
 
 	if (r->in.at_eof) {
-		stop_truncated(r, input_offset(&r->in, c->event), c->event_name);
+		stop_truncated(r, input_offset(&r->in, c->event),
+			       cursor_event_name(c, unknown));
 		return 0;
 	}
 	if (length <= r->in.capacity - header)
@@ -607,12 +623,13 @@ static size_t payload_not_buffered(struct mlyze_reader *r, struct cursor *c,
 		input_fail(&r->in, input_offset(&r->in, c->event),
 			    "%s payload of %" PRIu64
 			    " bytes is larger than the read buffer (%zu bytes)",
-			    c->event_name, length, r->in.capacity);
+			    cursor_event_name(c, unknown), length,
+			    r->in.capacity);
 		return 0;
 	}
 	r->skip_left = length - buffered;
 	r->skip_event_offset = input_offset(&r->in, c->event);
-	memcpy(r->skip_event_name, c->unknown_name, sizeof(c->unknown_name));
+	cursor_event_name(c, r->skip_event_name); /* "type N" */
 	r->in.next = r->in.end;
 	return 0;
 }
@@ -664,20 +681,24 @@ static int decode_event(struct mlyze_reader *r, struct mlyze_event *ev,
 			    .event = r->in.next };
 	uint64_t delta, length;
 	unsigned type = *c.p++;
-	const struct event_type *known = event_type_of(type);
+	const struct event_type *known;
 	bool ok;
 
 	*needed = LONGEST_FIXED_EVENT;
-	c.event_name = event_name_of(type, c.unknown_name);
 	if (!take_varint(r, &c, "delta", &delta))
 		return r->in.status == MLYZE_OK ? 0 : -1;
 	ev->type = (enum mlyze_event_kind)type;
 	ev->offset = input_offset(&r->in, c.event);
-	if (type == MLYZE_EVENT_ALLOC) { /* most events: called directly, */
-		ok = decode_alloc(r, &c, ev); /* so that it is inlined */
+	/* Most events are ALLOCs and FREEs: called directly, so that they
+	 * are inlined. */
+	if (type == MLYZE_EVENT_ALLOC) {
+		ok = decode_alloc(r, &c, ev);
+	} else if (type == MLYZE_EVENT_FREE) {
+		ok = decode_free(r, &c, ev);
 	} else if (type < MLYZE_FIRST_SIZED_EVENT) {
-		ok = known->decode(r, &c, ev);
+		ok = event_types[type].decode(r, &c, ev);
 	} else {
+		known = event_type_of(type);
 		if (!take_varint(r, &c, "payload length", &length))
 			return r->in.status == MLYZE_OK ? 0 : -1;
 		if (length > (uint64_t)(c.end - c.p)) {

@@ -24,13 +24,16 @@
  */
 #include "config.h"
 
+#include "compiler.h"
 #include "estimator.h"
 #include "report-heap.h"
 #include "report-util.h"
+#include "report-weights.h"
 #include "u64map.h"
 
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,17 +68,19 @@ struct live_blocks {
 	size_t slot_count, vacant_count, capacity;
 };
 
-/* A stack as the events go by; what an ALLOC changes in one place. */
+/* A stack as the events go by; what an ALLOC changes in one place.  What
+ * every ALLOC and FREE touches comes first, in as few cache lines as it
+ * takes; what only a peak or the trends touch comes after. */
 struct stack_now {
 	struct estimate allocated, live;
 	struct estimate half_live[ESTIMATOR_HALVES];
+	/* since each half's last peak (then listed) */
+	bool changed[ESTIMATOR_HALVES];
 	/* the other half's estimate, and that of all the samples, at each
 	 * half's peak */
 	struct estimate at_half_peak[ESTIMATOR_HALVES];
 	struct estimate whole_at_half_peak[ESTIMATOR_HALVES];
 	struct trend_sums growth[AXES];
-	/* since each half's last peak (then listed) */
-	bool changed[ESTIMATOR_HALVES];
 };
 
 /* The largest live total one half has seen, and the stacks whose estimate
@@ -91,6 +96,7 @@ struct half_peak {
 struct replay_state {
 	struct heap_replay *h;
 	struct live_blocks blocks;
+	struct weight_memo weights;
 	struct stack_now *now; /* by stack index, h->stack_count of them */
 	struct half_peak halves[ESTIMATOR_HALVES];
 	double live_bytes;     /* all stacks together, now */
@@ -160,12 +166,16 @@ static void *grow_zeroed(void *array, size_t old_count, size_t new_count,
 	return grown;
 }
 
-/* Room for the stack of this index (called when there is none). */
-static void grow_stacks(struct replay_state *st, size_t index)
+/* Room for the stack of this index (called when there is none, seldom:
+ * kept out of the path of every event). */
+static __attribute__((noinline)) void grow_stacks(struct replay_state *st,
+						  uint64_t index)
 {
 	struct heap_replay *h = st->h;
 	size_t n = h->stack_count ? h->stack_count : 256;
 
+	if (index > UINT32_MAX)
+		fatal("profile has more than %" PRIu32 " stacks", UINT32_MAX);
 	while (n <= index)
 		n *= 2;
 	h->by_stack = grow_zeroed(h->by_stack, h->stack_count, n,
@@ -237,10 +247,12 @@ static void mark_changed(struct replay_state *st, size_t stack)
 	}
 }
 
-/* A block of `stack` joins (sign 1) or leaves (sign -1) its halves. */
-static void move_halves(struct replay_state *st, size_t stack,
-			unsigned halves, const struct estimator_weight *w,
-			int sign)
+/* A block of `stack` joins (sign 1) or leaves (sign -1) its halves.
+ * Inlined into each caller, where the sign is a constant: the test of it
+ * goes. */
+static inline __attribute__((always_inline)) void
+move_halves(struct replay_state *st, size_t stack, unsigned halves,
+	    const struct estimator_weight *w, int sign)
 {
 	for (int half = 0; half < ESTIMATOR_HALVES; half++) {
 		if (!(halves & (1u << half)))
@@ -322,30 +334,28 @@ static void release_block(struct replay_state *st, struct u64map_value block)
 		(uint32_t)(block.b & UINT32_MAX);
 }
 
-/* The index of a stack, with room for it. */
-static size_t stack_index(struct replay_state *st,
-			  const struct mlyze_stack *stack)
+/* The index of a stack, with room for it.  (An index beyond 32 bits is
+ * beyond every stack_count, which grows only to hold a smaller one, so
+ * grow_stacks() sees it.) */
+static inline size_t stack_index(struct replay_state *st,
+				 const struct mlyze_stack *stack)
 {
-	if (stack->index > UINT32_MAX)
-		fatal("profile has more than %" PRIu32 " stacks", UINT32_MAX);
-	if (stack->index >= st->h->stack_count)
+	if (unlikely(stack->index >= st->h->stack_count))
 		grow_stacks(st, stack->index);
 	return stack->index;
 }
 
-/* A sampled block of `size` bytes at `sampling_rate`, weighing w, is live
- * at `address` from the moment of ev on, born at `born`. */
+/* A sampled block of `size` bytes, weighing `weights`, is live at
+ * `address` from the moment of ev on, born at `born`. */
 static void make_live(struct replay_state *st, const struct mlyze_event *ev,
-		      uint64_t address, uint64_t size, uint64_t sampling_rate,
-		      size_t stack, const struct estimator_weight *w,
+		      uint64_t address, uint64_t size, size_t stack,
+		      const struct block_weights *weights,
 		      const double born[AXES])
 {
-	double half_probability = estimator_probability(
-		size, estimator_half_rate(sampling_rate));
-	struct estimator_weight half =
-		estimator_weigh_probability(size, half_probability);
+	const struct estimator_weight *w = &weights->whole;
 	unsigned halves = estimator_halves_of_probability(
-		half_probability, estimator_block_key(address, ev->time_us));
+		weights->half_probability,
+		estimator_block_key(address, ev->time_us));
 	bool replaced;
 	struct u64map_value *block =
 		u64map_insert(&st->blocks.by_address, address, &replaced);
@@ -359,7 +369,8 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 			st->h->first_replaced_offset = ev->offset;
 		release_block(st, *block);
 	}
-	slot = keep_count(&st->blocks, w->count, half.count, halves, born);
+	slot = keep_count(&st->blocks, w->count, weights->half.count, halves,
+			  born);
 	st->blocks.slots[slot].listed = ev->type == MLYZE_EVENT_LIVE;
 	*block = (struct u64map_value){ .a = size,
 					.b = (uint64_t)stack << 32 | slot };
@@ -367,19 +378,19 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 	st->live_bytes += w->bytes;
 	st->live_variance += w->bytes_variance;
 	st->live_samples++;
-	move_halves(st, stack, halves, &half, 1);
+	move_halves(st, stack, halves, &weights->half, 1);
 	record_half_peaks(st, ev->time_us);
 }
 
 static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 {
 	size_t stack = stack_index(st, ev->alloc.stack);
-	struct estimator_weight w =
-		estimator_weigh(ev->alloc.size, ev->alloc.sampling_rate);
+	const struct block_weights *weights = weights_of(
+		&st->weights, ev->alloc.size, ev->alloc.sampling_rate);
 
-	add_weight(&st->now[stack].allocated, &w);
-	make_live(st, ev, ev->alloc.address, ev->alloc.size,
-		  ev->alloc.sampling_rate, stack, &w, st->position);
+	add_weight(&st->now[stack].allocated, &weights->whole);
+	make_live(st, ev, ev->alloc.address, ev->alloc.size, stack, weights,
+		  st->position);
 }
 
 static void keep_event(struct replay_state *st, const struct mlyze_event *ev)
@@ -659,11 +670,11 @@ static void on_live(struct replay_state *st, const struct mlyze_event *ev)
 	/* Live since before the checkpoint, where the trends start. */
 	static const double origin[AXES];
 	size_t stack = stack_index(st, ev->live.stack);
-	struct estimator_weight w =
-		estimator_weigh(ev->live.size, ev->live.sampling_rate);
+	const struct block_weights *weights = weights_of(
+		&st->weights, ev->live.size, ev->live.sampling_rate);
 
-	make_live(st, ev, ev->live.address, ev->live.size,
-		  ev->live.sampling_rate, stack, &w, origin);
+	make_live(st, ev, ev->live.address, ev->live.size, stack, weights,
+		  origin);
 }
 
 static void on_heap_point(struct replay_state *st,
@@ -755,6 +766,7 @@ static void finish(struct replay_state *st)
 static void free_state(struct replay_state *st)
 {
 	u64map_free(&st->blocks.by_address);
+	weight_memo_free(&st->weights);
 	free(st->blocks.slots);
 	free(st->blocks.vacant);
 	free(st->now);
@@ -798,7 +810,21 @@ static void prefetch_block(const struct replay_state *st,
 	}
 }
 
-/* The slot and the stack's estimates that ev will touch. */
+#define CACHE_LINE 64
+
+/* Every cache line of [start, start + bytes): a slot or the part of a
+ * stack_now that an event touches may straddle two lines or more. */
+static void prefetch_range(const void *start, size_t bytes)
+{
+	const char *line = start, *end = line + bytes;
+
+	for (; line < end; line += CACHE_LINE)
+		__builtin_prefetch(line);
+	__builtin_prefetch(end - 1);
+}
+
+/* The slot and the stack's estimates that ev will touch (of a
+ * stack_now, the part that every ALLOC and FREE does). */
 static void prefetch_touched(const struct replay_state *st,
 			     const struct mlyze_event *ev)
 {
@@ -811,11 +837,13 @@ static void prefetch_touched(const struct replay_state *st,
 		block = u64map_get(&st->blocks.by_address, ev->free.address);
 		if (!block)
 			return;
-		__builtin_prefetch(&st->blocks.slots[block->b & UINT32_MAX]);
+		prefetch_range(&st->blocks.slots[block->b & UINT32_MAX],
+			       sizeof(*st->blocks.slots));
 		stack = block->b >> 32;
 	}
 	if (stack < st->h->stack_count)
-		__builtin_prefetch(&st->now[stack]);
+		prefetch_range(&st->now[stack],
+			       offsetof(struct stack_now, at_half_peak));
 }
 
 /* Fills the ring; 1 when it holds an event to replay (the first), else
@@ -852,6 +880,7 @@ int heap_replay(mlyze_reader *r, struct heap_replay *h,
 
 	memset(h, 0, sizeof(*h));
 	u64map_init(&st.blocks.by_address);
+	weight_memo_init(&st.weights);
 	h->last_time_us = h->peak_time_us = mlyze_info(r)->start_time_us;
 	st.origin_us = mlyze_info(r)->start_time_us;
 	start_time_series(&st, r, options);

@@ -7,6 +7,7 @@ REPORT_REPLAY_SOURCES = \
 	src/report/report-memory.c src/report/report-memory.h \
 	src/report/report-trend.c src/report/report-trend.h \
 	src/report/report-util.c src/report/report-util.h \
+	src/report/report-weights.c src/report/report-weights.h \
 	src/mlyze/u64map.c src/mlyze/u64map.h
 
 # Its stacks symbolized and grouped into sites, and the growth of the
@@ -40,6 +41,7 @@ src_memprof_report_SOURCES = \
 	src/report/report-trend.c src/report/report-trend.h \
 	src/report/report-util.c src/report/report-util.h \
 	src/report/report-view.h src/report/report-views.c \
+	src/report/report-weights.c src/report/report-weights.h \
 	src/mlyze/u64map.c src/mlyze/u64map.h \
 	$(REPORT_SITES_SOURCES)
 # The style and script of the HTML page, compiled in as C strings.

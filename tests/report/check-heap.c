@@ -22,6 +22,7 @@
 #include "estimator.h"
 #include "mlyze-script.h"
 #include "report-heap.h"
+#include "report-weights.h"
 #include "spprof/mlyze.h"
 
 Suite *test_suite(void); /* run by tests/unit/suite-main.c */
@@ -793,6 +794,46 @@ START_TEST(peak_of_a_flat_heap)
 }
 END_TEST
 
+static void assert_same_weight(const struct estimator_weight *a,
+			       const struct estimator_weight *b)
+{
+	ck_assert_mem_eq(a, b, sizeof(*a));
+}
+
+/* The memo's weights of one pair are the estimator's, and stay put. */
+static void check_remembered(struct weight_memo *memo, uint64_t size,
+			     uint64_t rate)
+{
+	const struct block_weights *w = weights_of(memo, size, rate);
+	double q = estimator_probability(size, estimator_half_rate(rate));
+	struct estimator_weight whole = estimator_weigh(size, rate);
+	struct estimator_weight half = estimator_weigh_half(size, rate);
+
+	assert_same_weight(&w->whole, &whole);
+	assert_same_weight(&w->half, &half);
+	ck_assert_mem_eq(&w->half_probability, &q, sizeof(q));
+	ck_assert(weights_of(memo, size, rate) == w);
+}
+
+/* The remembered weights are the estimator's, bit for bit, for every
+ * pair: the first time, again while it is remembered, and after other
+ * pairs took its place (many more sizes than the table holds, each seen
+ * twice, under three rates in turn, with 0 bytes and a rate of 0 among
+ * them). */
+START_TEST(remembered_weights_are_exact)
+{
+	static const uint64_t rates[] = { 0, 512 * 1024, 1 };
+	struct weight_memo memo;
+
+	weight_memo_init(&memo);
+	for (int pass = 0; pass < 2; pass++)
+		for (uint64_t size = 0; size < 20000; size++)
+			for (size_t r = 0; r < 3; r++)
+				check_remembered(&memo, size, rates[r]);
+	weight_memo_free(&memo);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("heap replay");
@@ -805,6 +846,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, interval_of_rounding_noise);
 	tcase_add_test(t, growth_per_marker);
 	tcase_add_test(t, failed_replay_holds_nothing);
+	tcase_add_test(t, remembered_weights_are_exact);
 	suite_add_tcase(s, t);
 	t = tcase_create("peak coverage");
 	tcase_set_timeout(t, 120);
