@@ -10,10 +10,19 @@ wait_for_line() {
 	fail "$1 never said '$2'"
 }
 
+# What a test that ends, failed or not, leaves running: the server, and
+# the stop files of the hold-programs it started.
+server=
+hold_stops=
+trap '[ -z "$server" ] || kill -KILL $server 2>/dev/null
+	for stop in $hold_stops; do touch "$stop"; done' EXIT
+
 # start_hold NAME [idle|leak] - $hold ($held_kib KiB) in the background under the
-# runtime with the SPPROF_* settings exported; its pid in $pid.
+# runtime with the SPPROF_* settings exported; its pid in $pid.  It ends
+# when the test does.
 start_hold() {
 	rm -f "$1.stop"
+	hold_stops="$hold_stops $scratch/$1.stop"
 	LD_PRELOAD=$runtime_so "$hold" $held_kib "$scratch/$1.stop" $2 \
 		>"$1.out" 2>"$1.err" &
 	pid=$!
@@ -47,7 +56,6 @@ expect() {
 start_serve() {
 	"$ctl" serve --listen 127.0.0.1:0 "$@" >serve.out 2>serve.err &
 	server=$!
-	trap '[ -z "$server" ] || kill -KILL $server 2>/dev/null' EXIT
 	wait_for_line serve.out "serving on port"
 	url=http://127.0.0.1:$(sed -n 's/.*serving on port //p' serve.out)
 }
