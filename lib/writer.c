@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -510,6 +511,27 @@ static int start_stream(int fd, const char *path)
 	return err ? err : stream_open(&w.stream, fd, path, w.events_offset);
 }
 
+/* The file open on fd, opened again by its name: a mapping shows the
+ * name it was opened by (an unnamed file's stays "/dir/#123 (deleted)"
+ * after it is linked), and programs find their stream by it
+ * (/proc/self/maps).  fd is closed; the new descriptor, or fd itself
+ * when the name no longer leads to the same file. */
+static int reopen_by_name(int fd, const char *path)
+{
+	struct stat unnamed, named;
+	int again = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+
+	if (again >= 0 && fstat(fd, &unnamed) == 0 &&
+	    fstat(again, &named) == 0 && unnamed.st_dev == named.st_dev &&
+	    unnamed.st_ino == named.st_ino) {
+		close(fd);
+		return again;
+	}
+	if (again >= 0)
+		close(again);
+	return fd;
+}
+
 /* The streamed file, named and holding its prologue: written while the
  * file has no name yet where the file system allows it, so that a
  * process killed at any moment leaves no .part without its header; else
@@ -522,7 +544,7 @@ static int create_with_prologue(void)
 	if (fd >= 0) {
 		err = write_prologue(fd);
 		if (!err && profile_files_name_part(&w.files, fd) == 0)
-			return fd;
+			return reopen_by_name(fd, w.files.part);
 		close(fd);
 	}
 	fd = profile_files_create_part(&w.files);
