@@ -164,3 +164,17 @@ int input_refill(struct mlyze_input *in)
 	in->end += n;
 	return 1;
 }
+
+bool input_rereadable(const struct mlyze_input *in)
+{
+	return lseek(in->fd, 0, SEEK_CUR) >= 0;
+}
+
+int input_reread_from(struct mlyze_input *in, const uint8_t *p)
+{
+	if (lseek(in->fd, (off_t)input_offset(in, p), SEEK_SET) < 0)
+		return input_fail_system(in, "seek");
+	in->end = p;
+	in->at_eof = false;
+	return input_refill(in);
+}

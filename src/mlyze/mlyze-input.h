@@ -63,5 +63,11 @@ void input_warn(struct mlyze_input *in, const char *format, ...)
 /* Read more of the file after the undecoded bytes: 1 bytes were added,
  * 0 end of file, -1 error. */
 int input_refill(struct mlyze_input *in);
+/* Whether the file can be read again from an earlier offset (not a pipe). */
+bool input_rereadable(const struct mlyze_input *in);
+/* Forget the buffered bytes from p on and read the file again from there,
+ * for bytes that may have changed since they were read: 1 bytes were read,
+ * 0 end of file, -1 error. */
+int input_reread_from(struct mlyze_input *in, const uint8_t *p);
 
 #endif /* SPPROF_MLYZE_INPUT_H */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_BUFFER_SIZE (1u << 20)
@@ -865,6 +866,62 @@ static int cut_short_by_its_writer(struct mlyze_reader *r)
 	return 1;
 }
 
+/* ---- the event its writer may be writing ---- */
+
+#define SETTLING_PAUSE_NS 1000000
+#define SETTLING_READS_MAX 10
+
+/* In a streamed file read while its process runs: whether the event at p
+ * is the last one written when the buffer was read, with no written
+ * (non-zero) byte after it.  Writes come in order, so an event with a
+ * written byte after it is whole; the last one may be half-written. */
+static bool last_written_event(struct mlyze_reader *r, const uint8_t *p)
+{
+	const uint8_t *after, *last;
+
+	if (*p < MLYZE_FIRST_SIZED_EVENT &&
+	    input_offset(&r->in, p) + LONGEST_FIXED_EVENT <
+		    r->buffered_nonzero_at)
+		return false;
+	after = p + claimed_length(p, r->in.end);
+	if (input_offset(&r->in, after) <= r->buffered_nonzero_at)
+		return false;
+	last = last_nonzero(after, r->in.end);
+	if (!last)
+		return true;
+	r->buffered_nonzero_at = input_offset(&r->in, last);
+	return false;
+}
+
+/* The last event written, at p, is read again from the file until two
+ * reads a pause apart find the same bytes written: a writer stopped in
+ * the middle of an event (a page fault, a preemption) has finished it by
+ * then.  Returns 1 when it was read again (decode it once more), 0 when it
+ * stands as buffered, -1 error. */
+static int settle_last_written(struct mlyze_reader *r, const uint8_t *p)
+{
+	const struct timespec pause = { 0, SETTLING_PAUSE_NS };
+	uint64_t offset = input_offset(&r->in, p);
+	const uint8_t *last = last_nonzero(p, r->in.end);
+	uint64_t written = last ? input_offset(&r->in, last) + 1 : offset;
+
+	if (r->settling_reads == 0 || r->settling_offset != offset) {
+		r->settling_offset = offset;
+		r->settling_reads = 0;
+	} else if ((r->settling_reads > 1 && r->settling_written == written) ||
+		   r->settling_reads >= SETTLING_READS_MAX) {
+		return 0;
+	}
+	if (!input_rereadable(&r->in))
+		return 0;
+	/* The first read again only refreshes a buffer read long ago. */
+	if (r->settling_reads > 0)
+		nanosleep(&pause, NULL);
+	r->settling_written = written;
+	r->settling_reads++;
+	return input_reread_from(&r->in, p) < 0 ? -1 : 1;
+}
+
 /* One warning for all the damaged stacks, when the stream ends. */
 static void report_damage(struct mlyze_reader *r)
 {
@@ -907,6 +964,13 @@ MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
 		if (rc > 0) {
 			r->finished = true;
 			continue;
+		}
+		if (r->info.complete == 0 && last_written_event(r, r->in.next)) {
+			rc = settle_last_written(r, r->in.next);
+			if (rc < 0)
+				return -1;
+			if (rc > 0)
+				continue;
 		}
 		rc = decode_event(r, ev, &needed);
 

@@ -686,15 +686,17 @@ static int count_events_to_end(mlyze_reader *r)
  * and the zeros after them.  Wherever the cut falls, in an event of any
  * type, the events before it are read and nothing fails; where the event
  * cannot be read, the reader says it was cut short. */
+#define FOUR_STREAMED_EVENTS                                                 \
+	"header\n"                                                          \
+	"metadata {\"complete\": false, \"sampling_rate\": 8}\n"            \
+	"string 0 0 200 a.py\n"                                             \
+	"string 0 1 200 load\n"                                             \
+	"stack 0 200 native:4096\n"                                         \
+	"alloc 0 0x10 8 200 1\n"
+
 START_TEST(an_event_its_writer_did_not_finish_ends_the_events)
 {
-	static const char prefix[] =
-		"header\n"
-		"metadata {\"complete\": false, \"sampling_rate\": 8}\n"
-		"string 0 0 200 a.py\n"
-		"string 0 1 200 load\n"
-		"stack 0 200 native:4096\n"
-		"alloc 0 0x10 8 200 1\n";
+	static const char prefix[] = FOUR_STREAMED_EVENTS;
 	static const char *const last_events[] = {
 		"alloc 300 0x7f0012345678 100000 200 4660\n",
 		"free 300 0x7f0012345678\n",
@@ -740,6 +742,46 @@ START_TEST(an_event_its_writer_did_not_finish_ends_the_events)
 	}
 	bytes_free(&before);
 	ck_assert_int_gt(cut_short, 0);
+}
+END_TEST
+
+/* A file read while its process writes it: the reader buffered the
+ * first bytes of the last event, and the zeros after them, before the
+ * writer finished it.  Wherever the cut fell, the event is read whole. */
+START_TEST(an_event_finished_after_it_was_buffered_is_read_whole)
+{
+	struct bytes before = { 0 }, all = { 0 };
+
+	compile(FOUR_STREAMED_EVENTS, &before);
+	compile(FOUR_STREAMED_EVENTS
+		"alloc 300 0x7f0012345678 100000 200 4660\n", &all);
+	/* From its second byte: an ALLOC's first byte, its type, is 0, which
+	 * the reader cannot tell from the unwritten tail. */
+	for (size_t kept = before.length + 2; kept < all.length; kept++) {
+		uint8_t *cut = calloc(1, all.length + 64);
+		struct mlyze_event ev;
+		mlyze_reader *r;
+
+		memcpy(cut, all.data, kept);
+		r = open_bytes(cut, all.length + 64, 0);
+		for (int i = 0; i < 4; i++)
+			ck_assert_int_eq(mlyze_next(r, &ev), 1);
+		ck_assert_int_eq(pwrite(profile_fd, all.data + kept,
+					all.length - kept, (off_t)kept),
+				 (ssize_t)(all.length - kept));
+		ck_assert_msg(mlyze_next(r, &ev) == 1, "cut after %zu: %s",
+			      kept - before.length,
+			      mlyze_error(r) ? mlyze_error(r) : "no event");
+		ck_assert_int_eq(ev.type, MLYZE_EVENT_ALLOC);
+		ck_assert_uint_eq(ev.alloc.address, 0x7f0012345678);
+		ck_assert_uint_eq(ev.alloc.size, 100000);
+		ck_assert_uint_eq(ev.alloc.thread, 4660);
+		ck_assert_int_eq(mlyze_next(r, &ev), 0);
+		close_reader(r);
+		free(cut);
+	}
+	bytes_free(&before);
+	bytes_free(&all);
 }
 END_TEST
 
@@ -866,6 +908,7 @@ int main(void)
 	tcase_add_test(t, a_damaged_stack_in_the_stream_damages_that_stack_only);
 	tcase_add_test(t, the_unwritten_tail_of_a_streamed_file_ends_it);
 	tcase_add_test(t, an_event_its_writer_did_not_finish_ends_the_events);
+	tcase_add_test(t, an_event_finished_after_it_was_buffered_is_read_whole);
 	tcase_add_test(t, zero_bytes_followed_by_data_are_read_as_events);
 	tcase_add_test(t, how_the_process_ended_is_exposed);
 	suite_add_tcase(s, t);
