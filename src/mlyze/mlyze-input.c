@@ -141,11 +141,16 @@ void input_warn(struct mlyze_input *in, const char *format, ...)
 
 int input_refill(struct mlyze_input *in)
 {
-	size_t kept = (size_t)(in->end - in->next);
+	uint64_t end_before = input_offset(in, in->end);
+	size_t kept;
 	ssize_t n;
 
 	if (in->at_eof)
 		return 0;
+	if (in->live && in->next != in->end &&
+	    lseek(in->fd, (off_t)input_offset(in, in->next), SEEK_SET) >= 0)
+		in->end = in->next;
+	kept = (size_t)(in->end - in->next);
 	if (in->next != in->buffer) {
 		in->buffer_offset += (uint64_t)(in->next - in->buffer);
 		memmove(in->buffer, in->next, kept);
@@ -157,24 +162,21 @@ int input_refill(struct mlyze_input *in)
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return input_fail_system(in, "read");
-	if (n == 0) {
+	in->end += n;
+	if (input_offset(in, in->end) <= end_before) {
 		in->at_eof = true;
 		return 0;
 	}
-	in->end += n;
 	return 1;
 }
 
-bool input_rereadable(const struct mlyze_input *in)
+void input_go_live(struct mlyze_input *in)
 {
-	return lseek(in->fd, 0, SEEK_CUR) >= 0;
+	in->live = lseek(in->fd, 0, SEEK_CUR) >= 0;
 }
 
-int input_reread_from(struct mlyze_input *in, const uint8_t *p)
+int input_reread(struct mlyze_input *in)
 {
-	if (lseek(in->fd, (off_t)input_offset(in, p), SEEK_SET) < 0)
-		return input_fail_system(in, "seek");
-	in->end = p;
 	in->at_eof = false;
 	return input_refill(in);
 }

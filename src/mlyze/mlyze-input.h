@@ -24,6 +24,10 @@ struct mlyze_input {
 	const uint8_t *next, *end; /* bytes read but not yet decoded */
 	uint64_t buffer_offset;    /* file offset of buffer[0] */
 	bool at_eof;               /* read() has returned 0 */
+	/* The file may be written while it is read (a streamed file whose
+	 * process runs): a refill reads the undecoded bytes again too, so
+	 * that the buffer never holds zeros read before bytes after them. */
+	bool live;
 
 	enum mlyze_status status;
 	char *error;
@@ -60,14 +64,15 @@ char *input_take_error(struct mlyze_input *in);
 void input_warn(struct mlyze_input *in, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Read more of the file after the undecoded bytes: 1 bytes were added,
- * 0 end of file, -1 error. */
+/* Read more of the file after the undecoded bytes (from them, when
+ * live): 1 bytes were added, 0 end of file, -1 error. */
 int input_refill(struct mlyze_input *in);
-/* Whether the file can be read again from an earlier offset (not a pipe). */
-bool input_rereadable(const struct mlyze_input *in);
-/* Forget the buffered bytes from p on and read the file again from there,
- * for bytes that may have changed since they were read: 1 bytes were read,
- * 0 end of file, -1 error. */
-int input_reread_from(struct mlyze_input *in, const uint8_t *p);
+/* Mark the input live when its file can be read again from an earlier
+ * offset (not a pipe). */
+void input_go_live(struct mlyze_input *in);
+/* Of a live input: read the file again from the undecoded bytes on, past
+ * an end of file seen before: 1 bytes were read, 0 end of file, -1
+ * error. */
+int input_reread(struct mlyze_input *in);
 
 #endif /* SPPROF_MLYZE_INPUT_H */

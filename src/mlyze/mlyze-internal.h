@@ -53,13 +53,12 @@ struct mlyze_reader {
 	/* File offset of a non-zero byte seen ahead: zero bytes before it are
 	 * not the unwritten tail of a streamed file. */
 	uint64_t nonzero_at;
-	/* The same, seen in the buffer itself (what zeros_to_end saw after
-	 * it says nothing of how fresh the buffered bytes are), and the last
-	 * event written so far, read again until it stops changing (see
-	 * settle_last_written). */
+	/* The same, seen in the buffer itself: what zeros_to_end saw after
+	 * it says nothing of how fresh the buffered bytes are. */
 	uint64_t buffered_nonzero_at;
-	uint64_t settling_offset, settling_written;
-	unsigned settling_reads;
+	/* File offset where the events end, fixed when the reader first
+	 * reaches the last one written (see fix_end_of_events); 0 until then. */
+	uint64_t end_of_events;
 	uint64_t skip_left; /* payload bytes of an unknown event to discard */
 	uint64_t skip_event_offset;
 	char skip_event_name[16];

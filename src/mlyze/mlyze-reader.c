@@ -97,6 +97,8 @@ static void read_prologue(struct mlyze_reader *r)
 	if (read_header(r) == 0 && metadata_read(r, r->info.metadata_length) == 0) {
 		r->time_us = r->info.start_time_us;
 		r->sampling_rate = r->info.sampling_rate;
+		if (r->info.complete == 0)
+			input_go_live(&r->in);
 	}
 }
 
@@ -800,6 +802,14 @@ static int at_unwritten_tail(struct mlyze_reader *r)
 	}
 }
 
+/* Whether the events end here: a streamed file whose writer wrote on
+ * after the reader reached the end (see fix_end_of_events). */
+static bool past_end_of_events(const struct mlyze_reader *r)
+{
+	return r->end_of_events &&
+	       input_offset(&r->in, r->in.next) >= r->end_of_events;
+}
+
 /* ---- an event its writer did not finish ---- */
 
 /* A varint read loosely, as a writer stopped inside it may have left it:
@@ -868,8 +878,8 @@ static int cut_short_by_its_writer(struct mlyze_reader *r)
 
 /* ---- the event its writer may be writing ---- */
 
-#define SETTLING_PAUSE_NS 1000000
-#define SETTLING_READS_MAX 10
+#define SETTLING_PAUSE_NS 2000000
+#define SETTLING_PAUSES_MAX 20
 
 /* In a streamed file read while its process runs: whether the event at p
  * is the last one written when the buffer was read, with no written
@@ -893,33 +903,99 @@ static bool last_written_event(struct mlyze_reader *r, const uint8_t *p)
 	return false;
 }
 
-/* The last event written, at p, is read again from the file until two
- * reads a pause apart find the same bytes written: a writer stopped in
- * the middle of an event (a page fault, a preemption) has finished it by
- * then.  Returns 1 when it was read again (decode it once more), 0 when it
- * stands as buffered, -1 error. */
-static int settle_last_written(struct mlyze_reader *r, const uint8_t *p)
+/* Whether any of the n bytes of the file at offset is written (not zero)
+ * now: 1 yes, 0 no, -1 error. */
+static int written_now(struct mlyze_reader *r, uint64_t offset, size_t n)
+{
+	uint8_t bytes[LONGEST_FIXED_EVENT];
+	ssize_t got;
+
+	do
+		got = pread(r->in.fd, bytes, n, (off_t)offset);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return input_fail_system(&r->in, "read");
+	return last_nonzero(bytes, bytes + got) != NULL;
+}
+
+/* File offset just past the last written byte buffered from p on (p's
+ * own offset when there is none). */
+static uint64_t written_end_from(struct mlyze_reader *r, const uint8_t *p)
+{
+	const uint8_t *last = last_nonzero(p, r->in.end);
+
+	return input_offset(&r->in, last ? last + 1 : p);
+}
+
+/* File offset where the buffered event that holds the byte before `end`
+ * ends, by its layout; `end` itself when no event from r->in.next on
+ * holds it. */
+static uint64_t claimed_end_of_event_before(struct mlyze_reader *r,
+					    uint64_t end)
+{
+	const uint8_t *p = r->in.next;
+	uint64_t at = input_offset(&r->in, p);
+
+	while (at < end && p < r->in.end) {
+		p += claimed_length(p, r->in.end);
+		at = input_offset(&r->in, p);
+	}
+	return at > end ? at : end;
+}
+
+/* The last event written, holding the byte before `end`, may be one its
+ * writer is still writing, stopped in it by a page fault or a preemption:
+ * the file is read again, a pause apart, until a written byte follows the
+ * event (it is whole), or until a pause passes with nothing more written
+ * (its writer has stopped, with the event whole, or was killed in it).
+ * Returns 0, or -1 on error. */
+static int wait_for_last_event(struct mlyze_reader *r, uint64_t end)
 {
 	const struct timespec pause = { 0, SETTLING_PAUSE_NS };
-	uint64_t offset = input_offset(&r->in, p);
-	const uint8_t *last = last_nonzero(p, r->in.end);
-	uint64_t written = last ? input_offset(&r->in, last) + 1 : offset;
+	uint64_t seen = end, now;
 
-	if (r->settling_reads == 0 || r->settling_offset != offset) {
-		r->settling_offset = offset;
-		r->settling_reads = 0;
-	} else if ((r->settling_reads > 1 && r->settling_written == written) ||
-		   r->settling_reads >= SETTLING_READS_MAX) {
-		return 0;
-	}
-	if (!input_rereadable(&r->in))
-		return 0;
-	/* The first read again only refreshes a buffer read long ago. */
-	if (r->settling_reads > 0)
+	for (unsigned pauses = 0; pauses < SETTLING_PAUSES_MAX; pauses++) {
 		nanosleep(&pause, NULL);
-	r->settling_written = written;
-	r->settling_reads++;
-	return input_reread_from(&r->in, p) < 0 ? -1 : 1;
+		if (input_reread(&r->in) < 0)
+			return -1;
+		now = written_end_from(r, r->in.next);
+		if (now > claimed_end_of_event_before(r, end) || now == seen)
+			return 0;
+		seen = now;
+	}
+	return 0;
+}
+
+/* The event at r->in.next had nothing written after it when the buffer
+ * was read: the end of what its writer had written then, or a buffer read
+ * long before.  The file is read again from there, and where its written
+ * bytes now end, with zeros to the end of the file, the events end: those
+ * that start before are read, those written later are not, so that a
+ * reader never chases a running writer.  Returns 0, or -1 on error. */
+static int fix_end_of_events(struct mlyze_reader *r)
+{
+	uint64_t end;
+	int zeros_after, written_on;
+
+	if (input_reread(&r->in) < 0)
+		return -1;
+	end = written_end_from(r, r->in.next);
+	if (!r->in.at_eof &&
+	    input_offset(&r->in, r->in.end) - end < LONGEST_FIXED_EVENT)
+		return 0; /* written up to the end of the buffer */
+	zeros_after = r->in.at_eof ? 1 : zeros_to_end(r);
+	if (zeros_after < 0)
+		return -1;
+	if (!zeros_after) {
+		/* A writer writes on from where it stopped: bytes further
+		 * on, after zeros that stay, are not its unwritten tail but
+		 * events. */
+		written_on = written_now(r, end, LONGEST_FIXED_EVENT);
+		if (written_on <= 0)
+			return written_on;
+	}
+	r->end_of_events = end;
+	return wait_for_last_event(r, end);
 }
 
 /* One warning for all the damaged stacks, when the stream ends. */
@@ -957,7 +1033,8 @@ MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
 				return -1;
 			continue;
 		}
-		int rc = r->in.next == r->in.end ? 1 : at_unwritten_tail(r);
+		int rc = r->in.next == r->in.end ||
+				 past_end_of_events(r) ? 1 : at_unwritten_tail(r);
 
 		if (rc < 0)
 			return -1;
@@ -965,13 +1042,10 @@ MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
 			r->finished = true;
 			continue;
 		}
-		if (r->info.complete == 0 && last_written_event(r, r->in.next)) {
-			rc = settle_last_written(r, r->in.next);
-			if (rc < 0)
-				return -1;
-			if (rc > 0)
-				continue;
-		}
+		if (r->in.live && !r->end_of_events &&
+		    last_written_event(r, r->in.next) &&
+		    fix_end_of_events(r) < 0)
+			return -1;
 		rc = decode_event(r, ev, &needed);
 
 		if (rc < 0 && cut_short_by_its_writer(r))

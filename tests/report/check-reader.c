@@ -4,10 +4,15 @@
 #include "config.h"
 
 #include <check.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mlyze-script.h"
@@ -785,6 +790,127 @@ START_TEST(an_event_finished_after_it_was_buffered_is_read_whole)
 }
 END_TEST
 
+/* How long the reader waits for a writer stopped in the middle of an
+ * event (SETTLING_PAUSE_NS in mlyze-reader.c). */
+#define READER_PAUSE_NS 2000000
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* Writes the events of `all` after `header` into fd, each in two halves
+ * a moment apart, as a writer stopped in an event by a page fault leaves
+ * it; how long each event stood half-written goes into half_written_ns. */
+static void write_in_halves(int fd, const struct bytes *all, size_t header,
+			    size_t events, uint64_t *half_written_ns)
+{
+	const struct timespec pause = { 0, 100000 };
+	size_t length = (all->length - header) / events, half = length / 2;
+
+	for (size_t e = 0; e < events; e++) {
+		off_t at = (off_t)(header + e * length);
+		uint64_t start = monotonic_ns();
+
+		if (pwrite(fd, all->data + at, half, at) != (ssize_t)half)
+			_exit(1);
+		nanosleep(&pause, NULL);
+		if (pwrite(fd, all->data + at + half, length - half,
+			   at + (off_t)half) != (ssize_t)(length - half))
+			_exit(1);
+		half_written_ns[e] = monotonic_ns() - start;
+		nanosleep(&pause, NULL);
+	}
+	_exit(0);
+}
+
+/* Reads the file at path to its end; returns how many events of the
+ * expected values came before the first that is not (or the error). */
+static int whole_events_read(const char *path, bool *failed)
+{
+	/* A small buffer: refilled many times, as a long file is. */
+	struct mlyze_options options = { .buffer_size = 512 };
+	const struct timespec pause = { 0, 10000 };
+	mlyze_reader *r = mlyze_open(path, &options);
+	struct mlyze_event ev;
+	int rc, events = 0;
+
+	ck_assert_ptr_nonnull(r);
+	while ((rc = mlyze_next(r, &ev)) > 0 &&
+	       ev.alloc.address == 0x7f0000u + 16u * (unsigned)events &&
+	       ev.alloc.size == 1000u + (unsigned)events &&
+	       ev.alloc.thread == 7) {
+		/* Slowly, so that the writer writes on meanwhile. */
+		nanosleep(&pause, NULL);
+		events++;
+	}
+	*failed = rc != 0;
+	mlyze_close(r);
+	return events;
+}
+
+/* A writer process writes events, each in two halves, and a reader reads
+ * the file again and again while it does: every read ends without error,
+ * at a whole event, with the values written, unless its writer stood in
+ * that event for longer than the reader waits. */
+START_TEST(a_file_read_while_written_is_read_to_its_last_whole_event)
+{
+	enum { EVENTS = 400 };
+	char path[] = "/tmp/check-reader-XXXXXX";
+	struct bytes header = { 0 }, all = { 0 };
+	char *script = malloc(64 * EVENTS + 256), *at = script;
+	uint64_t *half_written_ns = mmap(NULL, EVENTS * sizeof(uint64_t),
+					 PROT_READ | PROT_WRITE,
+					 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	bool read_wrong[EVENTS + 1] = { false };
+	int fd = mkstemp(path), reads = 0, status;
+	pid_t writer;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_ptr_ne(half_written_ns, MAP_FAILED);
+	at += sprintf(at, "header\nmetadata {\"complete\": false, "
+			  "\"stack_traces\": {\"1\": []}}\n");
+	compile(script, &header);
+	for (int i = 0; i < EVENTS; i++)
+		at += sprintf(at, "alloc 3 0x%x %d 1 7\n", 0x7f0000 + 16 * i,
+			      1000 + i);
+	compile(script, &all);
+	ck_assert_uint_eq((all.length - header.length) % EVENTS, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)all.length + 4096), 0);
+	ck_assert_int_eq(pwrite(fd, all.data, header.length, 0),
+			 (ssize_t)header.length);
+	writer = fork();
+	ck_assert_int_ge(writer, 0);
+	if (writer == 0)
+		write_in_halves(fd, &all, header.length, EVENTS,
+				half_written_ns);
+	while (waitpid(writer, &status, WNOHANG) == 0 || reads == 0) {
+		bool failed;
+		int events = whole_events_read(path, &failed);
+
+		if (failed)
+			read_wrong[events] = true;
+		reads++;
+	}
+	for (int e = 0; e < EVENTS; e++)
+		ck_assert_msg(!read_wrong[e] ||
+				      half_written_ns[e] > READER_PAUSE_NS,
+			      "event %d read wrong, half-written for %" PRIu64
+			      " ns only", e, half_written_ns[e]);
+	ck_assert_int_eq(status, 0);
+	ck_assert_int_gt(reads, 3);
+	unlink(path);
+	close(fd);
+	free(script);
+	munmap(half_written_ns, EVENTS * sizeof(uint64_t));
+	bytes_free(&header);
+	bytes_free(&all);
+}
+END_TEST
+
 START_TEST(how_the_process_ended_is_exposed)
 {
 	mlyze_reader *r = open_script(
@@ -909,6 +1035,7 @@ int main(void)
 	tcase_add_test(t, the_unwritten_tail_of_a_streamed_file_ends_it);
 	tcase_add_test(t, an_event_its_writer_did_not_finish_ends_the_events);
 	tcase_add_test(t, an_event_finished_after_it_was_buffered_is_read_whole);
+	tcase_add_test(t, a_file_read_while_written_is_read_to_its_last_whole_event);
 	tcase_add_test(t, zero_bytes_followed_by_data_are_read_as_events);
 	tcase_add_test(t, how_the_process_ended_is_exposed);
 	suite_add_tcase(s, t);
