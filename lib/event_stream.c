@@ -33,20 +33,24 @@ static int set_absolute_path(struct event_stream *s, const char *path)
 	return n < 0 || (size_t)n >= sizeof(s->path) ? ENAMETOOLONG : 0;
 }
 
-int stream_reopen(const struct event_stream *s)
+int stream_open_same_file(const char *path, dev_t device, ino_t inode)
 {
 	struct stat st;
-	int fd = open(s->path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || st.st_dev != s->device ||
-	    st.st_ino != s->inode) {
+	if (fstat(fd, &st) < 0 || st.st_dev != device || st.st_ino != inode) {
 		close(fd);
 		errno = ESTALE;
 		return -1;
 	}
 	return fd;
+}
+
+int stream_reopen(const struct event_stream *s)
+{
+	return stream_open_same_file(s->path, s->device, s->inode);
 }
 
 /* Lets go of the current window: unmapped now, or by a chore (when

@@ -103,6 +103,10 @@ void stream_chores_done(struct event_stream *s, const struct stream_chores *c);
  * for trimming): a descriptor, or -1 with errno set (ESTALE when the path
  * now names another file). */
 int stream_reopen(const struct event_stream *s);
+/* The file at path opened for reading and writing when it is still the
+ * file of device `device` and inode `inode`: a descriptor, or -1 with
+ * errno set (ESTALE when the path now names another file). */
+int stream_open_same_file(const char *path, dev_t device, ino_t inode);
 
 /* Renames the stream's file to `to` (relative to the current directory
  * or absolute), atomically replacing any file of that name; the stream

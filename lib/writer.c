@@ -518,18 +518,16 @@ static int start_stream(int fd, const char *path)
  * when the name no longer leads to the same file. */
 static int reopen_by_name(int fd, const char *path)
 {
-	struct stat unnamed, named;
-	int again = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	struct stat unnamed;
+	int again = fstat(fd, &unnamed) == 0
+			    ? stream_open_same_file(path, unnamed.st_dev,
+						    unnamed.st_ino)
+			    : -1;
 
-	if (again >= 0 && fstat(fd, &unnamed) == 0 &&
-	    fstat(again, &named) == 0 && unnamed.st_dev == named.st_dev &&
-	    unnamed.st_ino == named.st_ino) {
-		close(fd);
-		return again;
-	}
-	if (again >= 0)
-		close(again);
-	return fd;
+	if (again < 0)
+		return fd;
+	close(fd);
+	return again;
 }
 
 /* The streamed file, named and holding its prologue: written while the
