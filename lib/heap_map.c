@@ -20,8 +20,9 @@
  * hundred instructions unless its thread was preempted or scans the
  * table), and how many insertions go by before a rebuild that could not
  * wait is tried again.  A table too full to take more waits longer,
- * sleeping to let the threads it waits for run, as the insertion is
- * otherwise lost. */
+ * sleeping to let the threads it waits for run; if they still do not
+ * leave, the insertion goes into the table past its limit, which is only
+ * a limit on probe lengths. */
 #define REBUILD_SPINS 1024
 #define REBUILD_URGENT_WAIT_NS 200000000ull
 #define REBUILD_HOLDOFF 64
@@ -659,6 +660,16 @@ void heap_map_prefetch(const struct heap_map *map, uintptr_t address)
 	__builtin_prefetch(slot_at(map, home), 1);
 }
 
+static int at_largest_size(const struct heap_map *map)
+{
+	return capacity_of(map) >= max_capacity_of(map);
+}
+
+/* An insertion is dropped only at the table's largest size, when it is
+ * too full, or when no slot near the address is free.  A table too full
+ * whose rebuild could not run (it waited in vain for a preempted thread,
+ * or this thread is inside the table already, in a signal handler) takes
+ * the insertion past its limit, which only lengthens probes. */
 long heap_map_reserve(struct heap_map *map, uintptr_t address)
 {
 	size_t i;
@@ -671,7 +682,7 @@ long heap_map_reserve(struct heap_map *map, uintptr_t address)
 		leave(map);
 		maybe_rebuild(map, 1);
 		enter(map);
-		if (table_too_full(map))
+		if (table_too_full(map) && at_largest_size(map))
 			goto full;
 	}
 	i = home_slot(address, shift_of(map));

@@ -4,11 +4,13 @@
 #include <check.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "heap_map.h"
@@ -661,9 +663,10 @@ START_TEST(concurrent_reserve_finalize_remove)
 }
 END_TEST
 
-/* A rebuild waits a bounded time for the calls in progress; one that
- * waited in vain (a thread preempted inside a call for that long) makes
- * an insertion into a full table drop, which is counted. */
+/* A rebuild waits a bounded time for the calls in progress; while one
+ * waits in vain (a thread preempted inside a call for that long) the
+ * table takes insertions past its limit, and drops one (counted) only
+ * when no free slot is within its probe. */
 START_TEST(concurrent_growth)
 {
 	stress(1500);
@@ -671,6 +674,56 @@ START_TEST(concurrent_growth)
 			  STRESS_THREADS * STRESS_ROUNDS / 1000);
 	ck_assert_uint_ge(atomic_load(&stress_map.capacity), 8192);
 	heap_map_destroy(&stress_map);
+}
+END_TEST
+
+/* A writer preempted between reserve() and finalize() keeps the table
+ * from being rebuilt for longer than a rebuild waits, while another
+ * thread fills it past its limit: the table takes those insertions, and
+ * grows once the writer is done. */
+static struct heap_map held_map;
+static _Atomic int held_reserved, held_released;
+
+static void *held_writer(void *arg)
+{
+	struct heap_record r = record_for(0x7000);
+	long slot = heap_map_reserve(&held_map, 0x7000);
+	const struct timespec pause = { 0, 1000000 };
+
+	(void)arg;
+	ck_assert_int_ge(slot, 0);
+	atomic_store(&held_reserved, 1);
+	while (!atomic_load(&held_released))
+		nanosleep(&pause, NULL);
+	ck_assert_int_eq(heap_map_finalize(&held_map, slot, 0x7000, &r), 1);
+	return NULL;
+}
+
+START_TEST(a_held_writer_makes_no_insertion_drop)
+{
+	/* two insertions past the limit, each waiting for a rebuild */
+	const uintptr_t count = HEAP_MAP_INITIAL_CAPACITY *
+					HEAP_MAP_MAX_LOAD_PERCENT / 100 + 2;
+	struct heap_record out;
+	pthread_t writer;
+
+	ck_assert_int_eq(heap_map_init(&held_map, 1 << 16), 0);
+	pthread_create(&writer, NULL, held_writer, NULL);
+	while (!atomic_load(&held_reserved))
+		sched_yield();
+	for (uintptr_t a = 1; a <= count; a++)
+		insert(&held_map, a << 12);
+	ck_assert_uint_eq(atomic_load(&held_map.capacity),
+			  HEAP_MAP_INITIAL_CAPACITY);
+	atomic_store(&held_released, 1);
+	pthread_join(writer, NULL);
+	insert(&held_map, (count + 1) << 12);
+	ck_assert_uint_eq(atomic_load(&held_map.capacity),
+			  2 * HEAP_MAP_INITIAL_CAPACITY);
+	ck_assert_uint_eq(atomic_load(&held_map.full_drops), 0);
+	ck_assert_uint_eq(live_records(&held_map), count + 2);
+	ck_assert_int_eq(heap_map_find(&held_map, 0x7000, &out), 1);
+	heap_map_destroy(&held_map);
 }
 END_TEST
 
@@ -807,6 +860,7 @@ Suite *test_suite(void)
 	tcase_add_test(sig, signal_handler_during_its_threads_rebuild);
 	tcase_add_test(mt, concurrent_reserve_finalize_remove);
 	tcase_add_test(mt, concurrent_growth);
+	tcase_add_test(mt, a_held_writer_makes_no_insertion_drop);
 	tcase_add_test(mt, fork_while_calls_and_rebuilds_run);
 	tcase_set_timeout(mt, 60);
 	tcase_set_timeout(sig, 2); /* a handler that waits for its thread hangs */
