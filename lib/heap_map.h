@@ -30,7 +30,9 @@
  * a few insertions later, so a thread stopped inside a call (or a signal
  * handler that interrupted one) delays growth but never blocks the
  * program; meanwhile the table takes insertions past the share of live
- * slots that grows it, as far as probes reach.  A thread holds its
+ * slots that grows it, as far as probes reach.  An insertion that finds
+ * no free slot within a probe (a long run of live slots, which linear
+ * probing makes now and then) grows the table too.  A thread holds its
  * signals while it closes the gate and rebuilds, so that a handler
  * calling in (a free() in it) never waits for the rebuild it interrupted.
  */
@@ -135,8 +137,8 @@ static inline int heap_map_ready(const struct heap_map *map)
 }
 
 /* Phase 1: a slot index, or -1 (counted) when the table is too full at
- * its largest size, has no free slot within a probe of the address, or
- * the address is not a multiple of 4.  A slot index must be passed to
+ * its largest size, has no free slot within a probe of the address and
+ * cannot grow, or the address is not a multiple of 4.  A slot index must be passed to
  * heap_map_finalize() by the same thread, soon: the table cannot be
  * rebuilt until then. */
 long heap_map_reserve(struct heap_map *map, uintptr_t address);
