@@ -20,8 +20,9 @@
  * hundred instructions unless its thread was preempted or scans the
  * table), and how many insertions go by before a rebuild that could not
  * wait is tried again.  A table too full to take more waits longer,
- * sleeping to let the threads it waits for run, as the insertion is
- * otherwise lost. */
+ * sleeping to let the threads it waits for run; if they still do not
+ * leave, the insertion goes into the table past its limit, which is only
+ * a limit on probe lengths. */
 #define REBUILD_SPINS 1024
 #define REBUILD_URGENT_WAIT_NS 200000000ull
 #define REBUILD_HOLDOFF 64
@@ -459,6 +460,18 @@ static size_t rebuild_capacity(const struct heap_map *map)
 	return 0;
 }
 
+/* As rebuild_capacity(), but twice as large as well when an insertion
+ * found no free slot within a probe while the table was `crowded` slots
+ * large (0: none did) and it has not been rebuilt since. */
+static size_t capacity_wanted(const struct heap_map *map, size_t crowded)
+{
+	size_t capacity = capacity_of(map);
+
+	if (crowded == capacity && capacity < max_capacity_of(map))
+		return capacity * 2;
+	return rebuild_capacity(map);
+}
+
 /* Where a rebuild puts the record of key: the first EMPTY slot of its
  * probe sequence in `slots`, or `stop` if the sequence reaches it first. */
 static size_t settled_slot(const struct heap_map *map, void *slots,
@@ -600,7 +613,8 @@ static int table_too_full(const struct heap_map *map)
  * rebuild that cannot go on before the handler returns.  A rebuild is
  * rare and bounded, and letting a handler into a table whose records are
  * on the move would take far more than holding it back that long. */
-static void rebuild_with_signals_held(struct heap_map *map, int urgent)
+static void rebuild_with_signals_held(struct heap_map *map, int urgent,
+				      size_t crowded)
 {
 	sigset_t all, before;
 	size_t capacity;
@@ -608,7 +622,8 @@ static void rebuild_with_signals_held(struct heap_map *map, int urgent)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &before);
 	if (close_gate(map, urgent)) {
-		capacity = rebuild_capacity(map); /* 0 if done meanwhile */
+		/* 0 if done meanwhile */
+		capacity = capacity_wanted(map, crowded);
 		if (capacity)
 			rebuild(map, capacity);
 		else
@@ -619,8 +634,8 @@ static void rebuild_with_signals_held(struct heap_map *map, int urgent)
 
 /* Rebuilds the table when it is due.  One that is too full to take an
  * insertion (or has no EMPTY slot left) is urgent: it waits longer and is
- * never put off. */
-static void maybe_rebuild(struct heap_map *map, int urgent)
+ * never put off.  Inline: its first test is on every insertion's path. */
+static inline void maybe_rebuild(struct heap_map *map, int urgent)
 {
 	if (!rebuild_capacity(map) || inside.depth)
 		return; /* a rebuild would wait for this very thread */
@@ -629,7 +644,7 @@ static void maybe_rebuild(struct heap_map *map, int urgent)
 		atomic_fetch_sub_explicit(&map->rebuild_holdoff, 1, relaxed);
 		return;
 	}
-	rebuild_with_signals_held(map, urgent);
+	rebuild_with_signals_held(map, urgent, 0);
 }
 
 /* ---- calls ------------------------------------------------------------------- */
@@ -659,6 +674,35 @@ void heap_map_prefetch(const struct heap_map *map, uintptr_t address)
 	__builtin_prefetch(slot_at(map, home), 1);
 }
 
+static int at_largest_size(const struct heap_map *map)
+{
+	return capacity_of(map) >= max_capacity_of(map);
+}
+
+/* Called inside the gate, which it leaves, when an insertion found no
+ * free slot within a probe: a long run of live slots, as linear probing
+ * makes now and then in a table near its limit, which the table breaks
+ * up by growing, its records spreading over twice the slots.  Urgent, as
+ * the insertion is otherwise lost.  1 when the table grew, so that the
+ * insertion can be tried again.  Out of line, to keep the common path
+ * short. */
+static __attribute__((cold, noinline)) int grow_crowded(struct heap_map *map)
+{
+	size_t crowded = capacity_of(map);
+
+	leave(map);
+	if (at_largest_size(map) || inside.depth)
+		return 0; /* inside: the rebuild would wait for this thread */
+	rebuild_with_signals_held(map, 1, crowded);
+	return capacity_of(map) > crowded;
+}
+
+/* An insertion is dropped only when the table cannot grow: at its
+ * largest size and too full, or with no free slot near the address even
+ * after the rebuild this asked for.  A table too full whose rebuild
+ * could not run (it waited in vain for a preempted thread, or this
+ * thread is inside the table already, in a signal handler) takes the
+ * insertion past its limit, which only lengthens probes. */
 long heap_map_reserve(struct heap_map *map, uintptr_t address)
 {
 	size_t i;
@@ -666,12 +710,13 @@ long heap_map_reserve(struct heap_map *map, uintptr_t address)
 	if (address & HEAP_SLOT_DEAD_BITS)
 		goto drop;
 	maybe_rebuild(map, 0);
+enter_again:
 	enter(map);
 	if (table_too_full(map)) {
 		leave(map);
 		maybe_rebuild(map, 1);
 		enter(map);
-		if (table_too_full(map))
+		if (table_too_full(map) && at_largest_size(map))
 			goto full;
 	}
 	i = home_slot(address, shift_of(map));
@@ -684,6 +729,9 @@ long heap_map_reserve(struct heap_map *map, uintptr_t address)
 		}
 		i = next_slot(i, capacity_of(map));
 	}
+	if (grow_crowded(map))
+		goto enter_again; /* at most once per doubling */
+	goto drop;
 full:
 	leave(map);
 drop:

@@ -29,9 +29,12 @@
  * waits only briefly for the calls in progress and is otherwise retried
  * a few insertions later, so a thread stopped inside a call (or a signal
  * handler that interrupted one) delays growth but never blocks the
- * program.  A thread holds its signals while it closes the gate and
- * rebuilds, so that a handler calling in (a free() in it) never waits for
- * the rebuild it interrupted.
+ * program; meanwhile the table takes insertions past the share of live
+ * slots that grows it, as far as probes reach.  An insertion that finds
+ * no free slot within a probe (a long run of live slots, which linear
+ * probing makes now and then) grows the table too.  A thread holds its
+ * signals while it closes the gate and rebuilds, so that a handler
+ * calling in (a free() in it) never waits for the rebuild it interrupted.
  */
 #ifndef SPPROF_HEAP_MAP_H
 #define SPPROF_HEAP_MAP_H
@@ -57,7 +60,8 @@
  * rate or 3M live blocks when every block is sampled. */
 #define HEAP_MAP_DEFAULT_MAX_CAPACITY (1u << 22)
 /* At the largest size, inserts beyond this share of live slots are
- * dropped, keeping probes short. */
+ * dropped, keeping probes short.  Below it, a table this full waits for
+ * its rebuild, and takes the insert if the rebuild cannot run. */
 #define HEAP_MAP_MAX_LOAD_PERCENT 80
 
 /* What the profiler records about one sampled block. */
@@ -132,8 +136,9 @@ static inline int heap_map_ready(const struct heap_map *map)
 				    memory_order_relaxed) != 0;
 }
 
-/* Phase 1: a slot index, or -1 when the table is too full (counted) or
- * the address is not a multiple of 4.  A slot index must be passed to
+/* Phase 1: a slot index, or -1 (counted) when the table is too full at
+ * its largest size, has no free slot within a probe of the address and
+ * cannot grow, or the address is not a multiple of 4.  A slot index must be passed to
  * heap_map_finalize() by the same thread, soon: the table cannot be
  * rebuilt until then. */
 long heap_map_reserve(struct heap_map *map, uintptr_t address);

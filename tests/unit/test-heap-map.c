@@ -4,11 +4,14 @@
 #include <check.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "heap_map.h"
@@ -342,6 +345,65 @@ START_TEST(rebuilds_a_table_without_empty_slots)
 }
 END_TEST
 
+/* Addresses for a run of live slots as long as a probe, in a table the
+ * initial size: address i has its home i slots past the first one's,
+ * and the last one the same home as the first.  Each address's home is
+ * found by reserving it in an empty table, where a reservation takes its
+ * home slot, and letting it go. */
+static void addresses_for_a_run(uintptr_t *addresses)
+{
+	const size_t capacity = HEAP_MAP_INITIAL_CAPACITY;
+	struct heap_map scratch;
+	struct heap_record r = record_for(0);
+	size_t found = 0, run_start = 0;
+
+	memset(addresses, 0, (HEAP_MAP_MAX_PROBE + 1) * sizeof(*addresses));
+	ck_assert_int_eq(heap_map_init(&scratch, capacity), 0);
+	for (uintptr_t a = 0x100000; found < HEAP_MAP_MAX_PROBE + 1; a += 16) {
+		long slot = heap_map_reserve(&scratch, a);
+		size_t past_start;
+
+		ck_assert_int_ge(slot, 0);
+		ck_assert_int_eq(heap_map_remove(&scratch, a, &r), 2);
+		ck_assert_int_eq(heap_map_finalize(&scratch, slot, a, &r), 0);
+		if (a == 0x100000)
+			run_start = (size_t)slot;
+		past_start = ((size_t)slot - run_start) & (capacity - 1);
+		if (past_start >= HEAP_MAP_MAX_PROBE)
+			continue;
+		if (past_start == 0 && addresses[0])
+			past_start = HEAP_MAP_MAX_PROBE;
+		if (!addresses[past_start]) {
+			addresses[past_start] = a;
+			found++;
+		}
+	}
+	heap_map_destroy(&scratch);
+}
+
+/* Linear probing now and then makes a run of live slots longer than a
+ * probe, even in a table well below its limit: the insertion that meets
+ * one grows the table, where the run's records spread out, rather than
+ * being dropped. */
+START_TEST(a_crowded_probe_grows_the_table)
+{
+	uintptr_t addresses[HEAP_MAP_MAX_PROBE + 1];
+	struct heap_map m;
+	struct heap_record out;
+
+	addresses_for_a_run(addresses);
+	ck_assert_int_eq(heap_map_init(&m, 1 << 16), 0);
+	for (size_t i = 0; i <= HEAP_MAP_MAX_PROBE; i++)
+		insert(&m, addresses[i]);
+	ck_assert_uint_eq(atomic_load(&m.full_drops), 0);
+	ck_assert_uint_eq(atomic_load(&m.capacity),
+			  2 * HEAP_MAP_INITIAL_CAPACITY);
+	for (size_t i = 0; i <= HEAP_MAP_MAX_PROBE; i++)
+		ck_assert_int_eq(heap_map_find(&m, addresses[i], &out), 1);
+	heap_map_destroy(&m);
+}
+END_TEST
+
 START_TEST(lookups_of_untracked_addresses_change_nothing)
 {
 	struct heap_map m;
@@ -661,9 +723,10 @@ START_TEST(concurrent_reserve_finalize_remove)
 }
 END_TEST
 
-/* A rebuild waits a bounded time for the calls in progress; one that
- * waited in vain (a thread preempted inside a call for that long) makes
- * an insertion into a full table drop, which is counted. */
+/* A rebuild waits a bounded time for the calls in progress; while one
+ * waits in vain (a thread preempted inside a call for that long) the
+ * table takes insertions past its limit, and drops one (counted) only
+ * when no free slot is within its probe and the table cannot grow. */
 START_TEST(concurrent_growth)
 {
 	stress(1500);
@@ -671,6 +734,56 @@ START_TEST(concurrent_growth)
 			  STRESS_THREADS * STRESS_ROUNDS / 1000);
 	ck_assert_uint_ge(atomic_load(&stress_map.capacity), 8192);
 	heap_map_destroy(&stress_map);
+}
+END_TEST
+
+/* A writer preempted between reserve() and finalize() keeps the table
+ * from being rebuilt for longer than a rebuild waits, while another
+ * thread fills it past its limit: the table takes those insertions, and
+ * grows once the writer is done. */
+static struct heap_map held_map;
+static _Atomic int held_reserved, held_released;
+
+static void *held_writer(void *arg)
+{
+	struct heap_record r = record_for(0x7000);
+	long slot = heap_map_reserve(&held_map, 0x7000);
+	const struct timespec pause = { 0, 1000000 };
+
+	(void)arg;
+	ck_assert_int_ge(slot, 0);
+	atomic_store(&held_reserved, 1);
+	while (!atomic_load(&held_released))
+		nanosleep(&pause, NULL);
+	ck_assert_int_eq(heap_map_finalize(&held_map, slot, 0x7000, &r), 1);
+	return NULL;
+}
+
+START_TEST(a_held_writer_makes_no_insertion_drop)
+{
+	/* two insertions past the limit, each waiting for a rebuild */
+	const uintptr_t count = HEAP_MAP_INITIAL_CAPACITY *
+					HEAP_MAP_MAX_LOAD_PERCENT / 100 + 2;
+	struct heap_record out;
+	pthread_t writer;
+
+	ck_assert_int_eq(heap_map_init(&held_map, 1 << 16), 0);
+	pthread_create(&writer, NULL, held_writer, NULL);
+	while (!atomic_load(&held_reserved))
+		sched_yield();
+	for (uintptr_t a = 1; a <= count; a++)
+		insert(&held_map, a << 12);
+	ck_assert_uint_eq(atomic_load(&held_map.capacity),
+			  HEAP_MAP_INITIAL_CAPACITY);
+	atomic_store(&held_released, 1);
+	pthread_join(writer, NULL);
+	insert(&held_map, (count + 1) << 12);
+	ck_assert_uint_eq(atomic_load(&held_map.capacity),
+			  2 * HEAP_MAP_INITIAL_CAPACITY);
+	ck_assert_uint_eq(atomic_load(&held_map.full_drops), 0);
+	ck_assert_uint_eq(live_records(&held_map), count + 2);
+	ck_assert_int_eq(heap_map_find(&held_map, 0x7000, &out), 1);
+	heap_map_destroy(&held_map);
 }
 END_TEST
 
@@ -802,11 +915,13 @@ Suite *test_suite(void)
 	tcase_add_test(tc, grows_from_small_keeping_every_record);
 	tcase_add_test(tc, tombstones_never_fill_the_table);
 	tcase_add_test(tc, rebuilds_a_table_without_empty_slots);
+	tcase_add_test(tc, a_crowded_probe_grows_the_table);
 	tcase_add_test(tc, lookups_of_untracked_addresses_change_nothing);
 	tcase_add_test(tc, scan_while_blocks_come_and_go);
 	tcase_add_test(sig, signal_handler_during_its_threads_rebuild);
 	tcase_add_test(mt, concurrent_reserve_finalize_remove);
 	tcase_add_test(mt, concurrent_growth);
+	tcase_add_test(mt, a_held_writer_makes_no_insertion_drop);
 	tcase_add_test(mt, fork_while_calls_and_rebuilds_run);
 	tcase_set_timeout(mt, 60);
 	tcase_set_timeout(sig, 2); /* a handler that waits for its thread hangs */
