@@ -49,7 +49,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/profile_meta.c lib/profile_meta.h \
 	lib/eh_frame_hdr.h \
 	lib/unwind_arch.h \
-	lib/unwind_tables.c lib/unwind_tables.h \
+	lib/unwind_tables.c lib/unwind_tables.h lib/packed_rule.h \
 	lib/wrap_channel.c lib/wrap_channel.h \
 	lib/writer.c lib/writer.h
 lib_libspprof_core_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)

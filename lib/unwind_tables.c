@@ -11,6 +11,7 @@
 
 #include "cfi.h"
 #include "code_map.h"
+#include "packed_rule.h"
 #include "rawmem.h"
 #include "unwind_arch.h"
 
@@ -30,60 +31,6 @@ struct rule_slot {
 };
 
 static _Atomic(struct rule_slot *) rule_cache;
-
-/* Packed: CFA offset (32 bits), return address and frame pointer offsets
- * in words (8 bits each), the kind (8 bits), the flags; 0 is no rule. */
-enum {
-	PACKED_VALID = 1,
-	PACKED_CFA_ON_FP = 2,
-	PACKED_FP_SAVED = 4,
-	PACKED_CFA_DEREF = 8,
-	PACKED_FP_NEAR_FP = 16,
-};
-#define WORD ((int32_t)sizeof(uintptr_t))
-
-static int packable(const struct frame_rule *r)
-{
-	return r->ra_offset % WORD == 0 && r->fp_offset % WORD == 0 &&
-	       r->ra_offset / WORD >= INT8_MIN &&
-	       r->ra_offset / WORD <= INT8_MAX &&
-	       r->fp_offset / WORD >= INT8_MIN &&
-	       r->fp_offset / WORD <= INT8_MAX;
-}
-
-static uint64_t pack(const struct frame_rule *r)
-{
-	uint64_t flags = PACKED_VALID;
-
-	if (r->cfa_on_fp)
-		flags |= PACKED_CFA_ON_FP;
-	if (r->fp_saved)
-		flags |= PACKED_FP_SAVED;
-	if (r->cfa_deref)
-		flags |= PACKED_CFA_DEREF;
-	if (r->fp_near_fp)
-		flags |= PACKED_FP_NEAR_FP;
-	return (uint64_t)(uint32_t)r->cfa_offset |
-	       (uint64_t)(uint8_t)(int8_t)(r->ra_offset / WORD) << 32 |
-	       (uint64_t)(uint8_t)(int8_t)(r->fp_offset / WORD) << 40 |
-	       (uint64_t)r->kind << 48 | flags << 56;
-}
-
-static struct frame_rule unpack(uint64_t v)
-{
-	uint64_t flags = v >> 56;
-
-	return (struct frame_rule){
-		.kind = (enum frame_rule_kind)(uint8_t)(v >> 48),
-		.cfa_on_fp = !!(flags & PACKED_CFA_ON_FP),
-		.cfa_deref = !!(flags & PACKED_CFA_DEREF),
-		.cfa_offset = (int32_t)(uint32_t)v,
-		.ra_offset = (int8_t)(uint8_t)(v >> 32) * WORD,
-		.fp_saved = !!(flags & PACKED_FP_SAVED),
-		.fp_near_fp = !!(flags & PACKED_FP_NEAR_FP),
-		.fp_offset = (int8_t)(uint8_t)(v >> 40) * WORD,
-	};
-}
 
 static struct rule_slot *slot_of(struct rule_slot *cache, uint64_t key)
 {
@@ -117,11 +64,11 @@ static void cache_rule(uint64_t key, const struct frame_rule *rule)
 						       memory_order_acquire);
 	struct rule_slot *s;
 
-	if (!cache || rule->kind == FRAME_NOT_CODE || !packable(rule))
+	if (!cache || rule->kind == FRAME_NOT_CODE || !rule_packable(rule))
 		return;
 	s = slot_of(cache, key);
 	atomic_store_explicit(&s->key, 0, relaxed);
-	atomic_store_explicit(&s->rule, pack(rule), memory_order_release);
+	atomic_store_explicit(&s->rule, pack_rule(rule), memory_order_release);
 	atomic_store_explicit(&s->key, key, memory_order_release);
 }
 
@@ -176,7 +123,7 @@ static inline struct frame_rule rule_for(uintptr_t pc, int return_address)
 		return (struct frame_rule){ .kind = FRAME_NOT_CODE };
 	packed = cached_rule(key);
 	if (packed)
-		return unpack(packed);
+		return unpack_rule(packed);
 	return look_up_rule(pc, return_address, key);
 }
 

@@ -13,6 +13,7 @@
 
 #include "cfi.h"
 #include "code_map.h"
+#include "packed_rule.h"
 #include "unwind.h"
 
 Suite *test_suite(void);
@@ -153,6 +154,56 @@ START_TEST(rules_from_the_tables)
 END_TEST
 #endif
 
+static void expect_round_trip(struct frame_rule rule)
+{
+	struct frame_rule back;
+
+	ck_assert(rule_packable(&rule));
+	ck_assert_uint_ne(pack_rule(&rule), 0);
+	back = unpack_rule(pack_rule(&rule));
+	ck_assert_int_eq(back.kind, rule.kind);
+	ck_assert_int_eq(back.cfa_on_fp, rule.cfa_on_fp);
+	ck_assert_int_eq(back.cfa_deref, rule.cfa_deref);
+	ck_assert_int_eq(back.cfa_offset, rule.cfa_offset);
+	ck_assert_int_eq(back.ra_offset, rule.ra_offset);
+	ck_assert_int_eq(back.fp_saved, rule.fp_saved);
+	ck_assert_int_eq(back.fp_near_fp, rule.fp_near_fp);
+	ck_assert_int_eq(back.fp_offset, rule.fp_offset);
+}
+
+/* The rules of the cache: x86-64's, with the return address next to the
+ * CFA, and arm64's, whose frame record lies at the bottom of a frame of
+ * several KiB, are cached alike. */
+START_TEST(rules_are_packed_in_one_word)
+{
+	const int32_t w = (int32_t)sizeof(uintptr_t);
+	struct frame_rule rule = { .kind = FRAME_STEP, .cfa_offset = 16,
+				   .ra_offset = -w, .fp_saved = 1,
+				   .fp_offset = -2 * w };
+
+	expect_round_trip(rule);
+	rule = (struct frame_rule){ .kind = FRAME_STEP, .cfa_offset = 8304,
+				    .ra_offset = -8304 + w, .fp_saved = 1,
+				    .fp_offset = -8304 };
+	expect_round_trip(rule);
+	rule.cfa_on_fp = rule.fp_near_fp = 1;
+	rule.cfa_offset = -(1 << 23);
+	rule.ra_offset = 32767 * w;
+	rule.fp_offset = -32768 * w;
+	expect_round_trip(rule);
+	rule = (struct frame_rule){ .kind = FRAME_OUTERMOST, .cfa_deref = 1,
+				    .cfa_offset = (1 << 23) - 1 };
+	expect_round_trip(rule);
+	rule.cfa_offset = 1 << 23;
+	ck_assert(!rule_packable(&rule));
+	rule.cfa_offset = 0;
+	rule.ra_offset = 32768 * w;
+	ck_assert(!rule_packable(&rule));
+	rule.ra_offset = 1;
+	ck_assert(!rule_packable(&rule));
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("unwind");
@@ -161,6 +212,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, unwind_tables_never_allocate);
 #if defined(__x86_64__)
 	tcase_add_test(tc, rules_from_the_tables);
+	tcase_add_test(tc, rules_are_packed_in_one_word);
 #endif
 	suite_add_tcase(s, tc);
 	return s;
