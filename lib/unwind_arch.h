@@ -188,18 +188,23 @@ static inline struct frame_regs signal_regs(const mcontext_t *mc)
 				    (uintptr_t)mc->regs[29] };
 }
 
-/* stp x29, x30, [sp, #imm]! then mov x29, sp; after an optional paciasp
- * or bti c. */
+/* The frame record saved, stp x29, x30, [sp, #imm] (pre-indexed, or at
+ * an offset into a frame allocated before), then x29 pointed at it, add
+ * x29, sp, #imm (mov x29, sp is its #0); the compiler schedules other
+ * instructions before and between, paciasp or bti c first among them. */
 static inline int sets_up_frame_pointer(const uint8_t *code)
 {
-	uint32_t insn[3];
+	enum { N = PROLOGUE_BYTES / 4 };
+	uint32_t insn[N];
 	int i = 0;
 
 	memcpy(insn, code, sizeof(insn));
-	if (insn[0] == 0xd503233f || insn[0] == 0xd503245f)
-		i = 1;
-	return (insn[i] & 0xffc07fff) == 0xa9807bfd &&
-	       insn[i + 1] == 0x910003fd;
+	while (i < N && (insn[i] & 0xff407fff) != 0xa9007bfd)
+		i++;
+	for (i++; i < N; i++)
+		if ((insn[i] & 0xff8003ff) == 0x910003fd)
+			return 1;
+	return 0;
 }
 
 #else
