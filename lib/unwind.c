@@ -84,23 +84,26 @@ static enum code_kind return_address(uintptr_t pc, uintptr_t fp,
 /* How far up this thread's stack a walk may read, learnt without asking
  * the C library: pthread_getattr_np() allocates while it holds the
  * thread's lock, so a sample taken inside it would wait for that lock
- * forever.  The C library (glibc, and musl) puts a thread's descriptor,
- * pthread_self(), at the top of the block that holds its stack, right
- * above the stack and its thread-local storage: all of it readable.  The
- * initial thread's descriptor lies below its stack, which ends at
- * __libc_stack_end (its arguments and environment above).  A stack that
- * is neither (a thread running on a stack of its own making above its
+ * forever.  The initial thread's stack ends at __libc_stack_end (its
+ * arguments and environment above).  The C library (glibc, and musl)
+ * puts any other thread's descriptor, pthread_self(), at the top of the
+ * block that holds its stack, right above the stack and its thread-local
+ * storage: all of it readable.  The initial thread is told apart first:
+ * its descriptor lies wherever the loader mapped it, most often below
+ * its stack but above it where the stack lies below the libraries (as
+ * qemu-user maps it), and the code between is no stack.  A stack that is
+ * neither (a thread running on a stack of its own making above its
  * descriptor) is not walked: its bounds are unknown. */
 static uintptr_t thread_stack_top(void)
 {
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	uintptr_t self = (uintptr_t)pthread_self();
 
+	if (sp < (uintptr_t)__libc_stack_end &&
+	    getpid() == (pid_t)syscall(SYS_gettid))
+		return (uintptr_t)__libc_stack_end;
 	if (sp < self)
 		return self;
-	if (getpid() == (pid_t)syscall(SYS_gettid) &&
-	    sp < (uintptr_t)__libc_stack_end)
-		return (uintptr_t)__libc_stack_end;
 	return 0;
 }
 
