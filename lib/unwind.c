@@ -121,6 +121,7 @@ struct fp_walk {
 	int truncated;
 	int broken;       /* stopped at a stray value or a signal frame */
 	int gap;          /* stopped in code that keeps no frame pointer */
+	int outermost;    /* ended at a frame record whose caller's is 0 */
 	uintptr_t last_fp; /* frame record of frames[depth - 1] */
 };
 
@@ -185,8 +186,11 @@ static struct fp_walk walk_frame_pointers(uint64_t *frames, uint32_t max,
 				break;
 			}
 		}
-		if (next <= fp)
+		if (next <= fp) {
+			/* _start clears the frame pointer for this mark */
+			w.outermost = next == 0;
 			break;
+		}
 		fp = next;
 	}
 	return w;
@@ -233,7 +237,9 @@ static uint32_t walk_tables(uint64_t *frames, uint32_t max, int *truncated,
 	return depth;
 }
 
-/* A walk that ended in the C library's entry code, with at most
+/* A walk that ended in the C library's entry code, or at the outermost
+ * frame record (where the C library keeps frame pointers too, the chain
+ * goes on through it to the program's _start), with at most
  * ANCHOR_OUTER_MAX frames beyond it in the tables' stack and every frame
  * before alike, found this thread's outermost frame record.  (A call into
  * the C library that calls malloc ends a walk in the C library too, but
@@ -245,7 +251,7 @@ static void learn_anchor(const uint64_t *fp_frames, const struct fp_walk *w,
 
 	if (anchor.fp || w->broken || w->truncated || !w->depth ||
 	    depth < w->depth || outer > ANCHOR_OUTER_MAX ||
-	    !in_libc(fp_frames[w->depth - 1]) ||
+	    !(w->outermost || in_libc(fp_frames[w->depth - 1])) ||
 	    memcmp(fp_frames, frames, w->depth * sizeof(*frames)))
 		return;
 	memcpy(anchor.outer_frames, frames + w->depth,
