@@ -56,19 +56,26 @@ static int readable_code(const struct dl_phdr_info *info, uintptr_t code)
 	return 0;
 }
 
-/* Counts, among the functions first..end - 1 of the search table, those
- * whose code can be read and those of them that set up a frame pointer. */
+/* Counts, among the functions first..end - 1 of the search table (of
+ * count), those whose code can be read and those of them that set up a
+ * frame pointer.  The instructions looked for are taken from no further
+ * than where the next function starts; the table does not say where the
+ * last one ends, so it is left out. */
 static void probe_functions(const struct dl_phdr_info *info,
-			    const uint8_t *hdr, uint32_t first, uint32_t end,
-			    uint32_t *looked, uint32_t *with)
+			    const uint8_t *hdr, uint32_t count, uint32_t first,
+			    uint32_t end, uint32_t *looked, uint32_t *with)
 {
-	for (uint32_t i = first; i < end; i++) {
+	for (uint32_t i = first; i < end && i + 1 < count; i++) {
 		uintptr_t code = eh_frame_hdr_entry(hdr, i).function;
+		uintptr_t next = eh_frame_hdr_entry(hdr, i + 1).function;
 
-		if (!readable_code(info, code))
+		if (next <= code || !readable_code(info, code))
 			continue;
 		(*looked)++;
-		*with += sets_up_frame_pointer((const uint8_t *)code);
+		*with += sets_up_frame_pointer(
+			(const uint8_t *)code,
+			next - code < PROLOGUE_BYTES ? next - code
+						     : PROLOGUE_BYTES);
 	}
 }
 
@@ -80,7 +87,7 @@ int object_keeps_frame_pointers(const struct dl_phdr_info *info)
 	if (!hdr || count == 0)
 		return 0;
 	if (count <= SAMPLED_RUNS * FUNCTIONS_PER_RUN) {
-		probe_functions(info, hdr, 0, count, &looked, &with);
+		probe_functions(info, hdr, count, 0, count, &looked, &with);
 	} else {
 		uint32_t part = count / SAMPLED_RUNS;
 
@@ -88,7 +95,7 @@ int object_keeps_frame_pointers(const struct dl_phdr_info *info)
 			uint32_t first = run * part +
 					 (part - FUNCTIONS_PER_RUN) / 2;
 
-			probe_functions(info, hdr, first,
+			probe_functions(info, hdr, count, first,
 					first + FUNCTIONS_PER_RUN, &looked,
 					&with);
 		}

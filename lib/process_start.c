@@ -15,11 +15,20 @@ uint64_t process_start_ticks(long pid)
 	char path[64], text[1024];
 	const char *p;
 	uint64_t ticks = 0;
-	int fd, field;
+	int proc, fd, field;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Opened by a name relative to a descriptor of /proc: a user-mode
+	 * emulator (qemu-user) answers for "/proc/self/..." and
+	 * "/proc/<its pid>/..." itself, with a start time of its own
+	 * reckoning, which another process reading the kernel's would take
+	 * for that of a process that reused the pid. */
+	proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (proc < 0)
+		return 0;
+	snprintf(path, sizeof(path), "%ld/stat", pid);
+	fd = openat(proc, path, O_RDONLY | O_CLOEXEC);
+	close(proc);
 	if (fd < 0)
 		return 0;
 	n = read(fd, text, sizeof(text) - 1);

@@ -84,23 +84,26 @@ static enum code_kind return_address(uintptr_t pc, uintptr_t fp,
 /* How far up this thread's stack a walk may read, learnt without asking
  * the C library: pthread_getattr_np() allocates while it holds the
  * thread's lock, so a sample taken inside it would wait for that lock
- * forever.  The C library (glibc, and musl) puts a thread's descriptor,
- * pthread_self(), at the top of the block that holds its stack, right
- * above the stack and its thread-local storage: all of it readable.  The
- * initial thread's descriptor lies below its stack, which ends at
- * __libc_stack_end (its arguments and environment above).  A stack that
- * is neither (a thread running on a stack of its own making above its
+ * forever.  The initial thread's stack ends at __libc_stack_end (its
+ * arguments and environment above).  The C library (glibc, and musl)
+ * puts any other thread's descriptor, pthread_self(), at the top of the
+ * block that holds its stack, right above the stack and its thread-local
+ * storage: all of it readable.  The initial thread is told apart first:
+ * its descriptor lies wherever the loader mapped it, most often below
+ * its stack but above it where the stack lies below the libraries (as
+ * qemu-user maps it), and the code between is no stack.  A stack that is
+ * neither (a thread running on a stack of its own making above its
  * descriptor) is not walked: its bounds are unknown. */
 static uintptr_t thread_stack_top(void)
 {
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	uintptr_t self = (uintptr_t)pthread_self();
 
+	if (sp < (uintptr_t)__libc_stack_end &&
+	    getpid() == (pid_t)syscall(SYS_gettid))
+		return (uintptr_t)__libc_stack_end;
 	if (sp < self)
 		return self;
-	if (getpid() == (pid_t)syscall(SYS_gettid) &&
-	    sp < (uintptr_t)__libc_stack_end)
-		return (uintptr_t)__libc_stack_end;
 	return 0;
 }
 
@@ -118,6 +121,7 @@ struct fp_walk {
 	int truncated;
 	int broken;       /* stopped at a stray value or a signal frame */
 	int gap;          /* stopped in code that keeps no frame pointer */
+	int outermost;    /* ended at a frame record whose caller's is 0 */
 	uintptr_t last_fp; /* frame record of frames[depth - 1] */
 };
 
@@ -182,8 +186,11 @@ static struct fp_walk walk_frame_pointers(uint64_t *frames, uint32_t max,
 				break;
 			}
 		}
-		if (next <= fp)
+		if (next <= fp) {
+			/* _start clears the frame pointer for this mark */
+			w.outermost = next == 0;
 			break;
+		}
 		fp = next;
 	}
 	return w;
@@ -230,7 +237,9 @@ static uint32_t walk_tables(uint64_t *frames, uint32_t max, int *truncated,
 	return depth;
 }
 
-/* A walk that ended in the C library's entry code, with at most
+/* A walk that ended in the C library's entry code, or at the outermost
+ * frame record (where the C library keeps frame pointers too, the chain
+ * goes on through it to the program's _start), with at most
  * ANCHOR_OUTER_MAX frames beyond it in the tables' stack and every frame
  * before alike, found this thread's outermost frame record.  (A call into
  * the C library that calls malloc ends a walk in the C library too, but
@@ -242,7 +251,7 @@ static void learn_anchor(const uint64_t *fp_frames, const struct fp_walk *w,
 
 	if (anchor.fp || w->broken || w->truncated || !w->depth ||
 	    depth < w->depth || outer > ANCHOR_OUTER_MAX ||
-	    !in_libc(fp_frames[w->depth - 1]) ||
+	    !(w->outermost || in_libc(fp_frames[w->depth - 1])) ||
 	    memcmp(fp_frames, frames, w->depth * sizeof(*frames)))
 		return;
 	memcpy(anchor.outer_frames, frames + w->depth,

@@ -14,8 +14,9 @@
  *    registers (an mcontext_t, read by signal_regs());
  *  - RETURN_ADDRESS_MASK: the bits of a return address that are not a
  *    pointer signature;
- *  - sets_up_frame_pointer(): whether a function's first bytes (at least
- *    PROLOGUE_BYTES readable) set up a frame pointer.
+ *  - sets_up_frame_pointer(): whether a function's first bytes, length of
+ *    them (at most PROLOGUE_BYTES, less where the next function starts
+ *    sooner), set up a frame pointer.
  * Every block assumes the frame record layout { caller's frame pointer,
  * return address } at the frame pointer.  On any other architecture
  * STACK_CAPTURE_SUPPORTED is 0, the last block stands in for the rest
@@ -75,17 +76,18 @@ static inline struct frame_regs x86_signal_regs(const mcontext_t *mc, int pc,
 /* x86: push %bp, then mov %sp,%bp (mov_sp_bp), which the compiler may
  * schedule a few instructions later; after an optional endbr. */
 static inline int x86_sets_up_frame_pointer(const uint8_t *code,
+					    size_t length,
 					    const uint8_t endbr[4],
 					    const uint8_t *mov_sp_bp,
 					    size_t mov_len)
 {
-	const uint8_t *end = code + PROLOGUE_BYTES - mov_len;
+	const uint8_t *end = code + length;
 
-	if (!memcmp(code, endbr, 4))
+	if (length >= 4 && !memcmp(code, endbr, 4))
 		code += 4;
-	if (*code++ != 0x55)
+	if (code == end || *code++ != 0x55)
 		return 0;
-	for (; code <= end; code++)
+	for (; code + mov_len <= end; code++)
 		if (!memcmp(code, mov_sp_bp, mov_len))
 			return 1;
 	return 0;
@@ -112,12 +114,12 @@ static const struct sigreturn_trampoline sigreturn_trampolines[] = {
 
 #define signal_regs(mc) x86_signal_regs(mc, REG_RIP, REG_RSP, REG_RBP)
 
-static inline int sets_up_frame_pointer(const uint8_t *code)
+static inline int sets_up_frame_pointer(const uint8_t *code, size_t length)
 {
 	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
 	static const uint8_t mov_rsp_rbp[] = { 0x48, 0x89, 0xe5 };
 
-	return x86_sets_up_frame_pointer(code, endbr64, mov_rsp_rbp,
+	return x86_sets_up_frame_pointer(code, length, endbr64, mov_rsp_rbp,
 					 sizeof(mov_rsp_rbp));
 }
 
@@ -147,12 +149,12 @@ static const struct sigreturn_trampoline sigreturn_trampolines[] = {
 
 #define signal_regs(mc) x86_signal_regs(mc, REG_EIP, REG_ESP, REG_EBP)
 
-static inline int sets_up_frame_pointer(const uint8_t *code)
+static inline int sets_up_frame_pointer(const uint8_t *code, size_t length)
 {
 	static const uint8_t endbr32[] = { 0xf3, 0x0f, 0x1e, 0xfb };
 	static const uint8_t mov_esp_ebp[] = { 0x89, 0xe5 };
 
-	return x86_sets_up_frame_pointer(code, endbr32, mov_esp_ebp,
+	return x86_sets_up_frame_pointer(code, length, endbr32, mov_esp_ebp,
 					 sizeof(mov_esp_ebp));
 }
 
@@ -188,18 +190,22 @@ static inline struct frame_regs signal_regs(const mcontext_t *mc)
 				    (uintptr_t)mc->regs[29] };
 }
 
-/* stp x29, x30, [sp, #imm]! then mov x29, sp; after an optional paciasp
- * or bti c. */
-static inline int sets_up_frame_pointer(const uint8_t *code)
+/* The frame record saved, stp x29, x30, [sp, #imm] (pre-indexed, or at
+ * an offset into a frame allocated before), then x29 pointed at it, add
+ * x29, sp, #imm (mov x29, sp is its #0); the compiler schedules other
+ * instructions before and between, paciasp or bti c first among them. */
+static inline int sets_up_frame_pointer(const uint8_t *code, size_t length)
 {
-	uint32_t insn[3];
-	int i = 0;
+	uint32_t insn[PROLOGUE_BYTES / 4];
+	size_t n = length / 4, i = 0;
 
-	memcpy(insn, code, sizeof(insn));
-	if (insn[0] == 0xd503233f || insn[0] == 0xd503245f)
-		i = 1;
-	return (insn[i] & 0xffc07fff) == 0xa9807bfd &&
-	       insn[i + 1] == 0x910003fd;
+	memcpy(insn, code, n * 4);
+	while (i < n && (insn[i] & 0xff407fff) != 0xa9007bfd)
+		i++;
+	for (i++; i < n; i++)
+		if ((insn[i] & 0xff8003ff) == 0x910003fd)
+			return 1;
+	return 0;
 }
 
 #else
@@ -227,9 +233,10 @@ static inline struct frame_regs signal_regs(const mcontext_t *mc)
 	return (struct frame_regs){ 0 };
 }
 
-static inline int sets_up_frame_pointer(const uint8_t *code)
+static inline int sets_up_frame_pointer(const uint8_t *code, size_t length)
 {
 	(void)code;
+	(void)length;
 	return 0;
 }
 #endif

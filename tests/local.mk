@@ -25,6 +25,9 @@ endif
 
 # Generous limits: the suite often shares a loaded two-core machine.
 AM_TESTS_ENVIRONMENT += CK_TIMEOUT_MULTIPLIER=10; export CK_TIMEOUT_MULTIPLIER;
+# What test scripts of every kind source to know when they run under an
+# emulator.
+EXTRA_DIST += tests/emulation.sh
 
 UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 UNIT_LDADD = lib/libspprof-core.la $(CHECK_LIBS)

@@ -5,6 +5,7 @@
 # kept for inspection when it fails.
 
 : "${abs_top_builddir:?abs_top_builddir must name the build directory}"
+. "$(dirname "$0")/../emulation.sh"
 
 integ_bin=$abs_top_builddir/tests/integration
 runtime_so=$abs_top_builddir/lib/.libs/libspprof-alloc.so.0
@@ -26,9 +27,10 @@ fail() {
 
 # run_preloaded SECONDS PROGRAM ARGS... - runs PROGRAM (not timeout
 # itself) under the runtime, with the SPPROF_* settings the caller
-# exported; fails on a non-zero exit or a timeout.
+# exported; fails on a non-zero exit or a timeout (SECONDS on the real
+# processor, longer under an emulator).
 run_preloaded() {
-	limit=$1
+	limit=$(($1 * slowdown))
 	shift
 	timeout "$limit" env LD_PRELOAD="$runtime_so" "$@" ||
 		fail "'$*' under LD_PRELOAD exited with status $?"

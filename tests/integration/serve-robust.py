@@ -5,7 +5,7 @@ failure can be replayed), overlong headers, 200 connections at once, clients
 that trickle a byte a second; through all of it, another client is answered
 and the server's resident memory stays bounded.
 
-Usage: serve-robust.py PORT SERVER_PID PROFILED_PID
+Usage: serve-robust.py PORT SERVER_PID PROFILED_PID SLOWDOWN
 """
 import random
 import socket
@@ -13,7 +13,11 @@ import sys
 import threading
 import time
 
-PORT, SERVER, PROFILED = (int(a) for a in sys.argv[1:4])
+# SLOWDOWN: how many times longer than on the real processor an answer
+# may take (tests/emulation.sh).
+PORT, SERVER, PROFILED, SLOWDOWN = (int(a) for a in sys.argv[1:5])
+TIMEOUT = 10 * SLOWDOWN
+PROMPT = 5 * SLOWDOWN
 ROUTES = ["/", "/debug/pprof/", "/debug/pprof/heap", "/debug/pprof/allocs",
           "/metrics", "/debug/pprof/profile", "/../etc/passwd", "//", "/%00"]
 KEYS = ["pid", "seconds", "debug", "gc", "x", "", "pid[]", "%70id"]
@@ -38,12 +42,12 @@ def resident_kib():
     fail("the server is gone")
 
 
-def connect(source="127.0.0.2", timeout=10):
+def connect(source="127.0.0.2", timeout=TIMEOUT):
     return socket.create_connection(("127.0.0.1", PORT), timeout=timeout,
                                     source_address=(source, 0))
 
 
-def exchange(request, source="127.0.0.2", timeout=10):
+def exchange(request, source="127.0.0.2", timeout=TIMEOUT):
     """The status of the answer to request (bytes), or None when the
     server closed the connection without one."""
     with connect(source, timeout) as s:
@@ -65,7 +69,7 @@ def exchange(request, source="127.0.0.2", timeout=10):
     return int(answer[9:12])
 
 
-def get(path, source="127.0.0.2", timeout=10):
+def get(path, source="127.0.0.2", timeout=TIMEOUT):
     return exchange(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
                     source, timeout)
 
@@ -73,8 +77,8 @@ def get(path, source="127.0.0.2", timeout=10):
 def answered(what):
     """Another client is answered, promptly."""
     start = time.monotonic()
-    status = get("/", source="127.0.0.9", timeout=5)
-    if status != 200 or time.monotonic() - start > 5:
+    status = get("/", source="127.0.0.9", timeout=PROMPT)
+    if status != 200 or time.monotonic() - start > PROMPT:
         fail(f"the index was not answered {what} (status {status})")
 
 

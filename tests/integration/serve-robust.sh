@@ -51,7 +51,7 @@ refused "/debug/pprof/goroutine" 404 "no such path"
 refused "/debug/pprof/heap?pid=999999999" 404 "999999999"
 
 /usr/bin/python3 "$robust_py" \
-	"${url##*:}" $server $rec || fail "serve-robust.py"
+	"${url##*:}" $server $rec $slowdown || fail "serve-robust.py"
 
 # A stream that memprof-report cannot read: a 500 saying why, and the
 # same line on the server's standard error.

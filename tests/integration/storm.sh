@@ -64,7 +64,7 @@ check_profile --streamed --min-allocs=1000 "$limited/storm.mlyze.part"
 # profile, readable up to its last whole event.
 killed=$scratch/killed.mlyze
 SPPROF_OUTPUT=$killed
-timeout -s KILL 2 env LD_PRELOAD="$runtime_so" "$integ_bin/storm" 8 1000000000
+timeout -s KILL $((2 * slowdown)) env LD_PRELOAD="$runtime_so" "$integ_bin/storm" 8 1000000000
 status=$?
 test $status = 137 || fail "the endless storm ended with status $status"
 test ! -e "$killed" || fail "a killed process finalised its profile"

@@ -7,6 +7,7 @@
 
 top_builddir=$(pwd)
 top_srcdir=$(cd "${srcdir:-.}" && pwd) || exit 99
+. "$top_srcdir/tests/emulation.sh"
 wrap=$top_builddir/src/memprof-wrap
 helpers=$top_builddir/tests/wrap
 fake_runtime=$helpers/.libs/libwrap-fake-runtime.so
