@@ -190,8 +190,8 @@ void profiler_load(void)
 
 	real_alloc_init();
 	meta_note_command_line();
-	sampler_init_entropy();
 	profiler_read_settings_once();
+	sampler_init_entropy(prof.settings.seed);
 	unwind_init(prof.settings.unwind);
 	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 	control_register();

@@ -16,6 +16,13 @@ INITIAL_EXEC_TLS struct sampler_thread sampler_tls;
 
 static _Atomic uint64_t sampling_rate = MEMPROF_DEFAULT_SAMPLING_RATE;
 static uint64_t global_entropy;
+/* With SPPROF_SEED, a thread's stream depends only on the seed and on the
+ * order in which the process's threads first allocated, so that a run
+ * repeats its samples: the numbers below stand for the thread's address,
+ * the time and the process id, which differ from run to run. */
+static int repeatable;
+static _Atomic uint64_t threads_seeded;
+static pid_t seeded_process;
 
 void sampler_set_rate(uint64_t bytes)
 {
@@ -35,29 +42,46 @@ uint64_t sampler_rate(void)
 	return atomic_load_explicit(&sampling_rate, memory_order_relaxed);
 }
 
-void sampler_init_entropy(void)
+static void seed_thread(struct sampler_thread *t)
 {
-	uint64_t seed = 0;
+	uint64_t thread_id, pid = (uint64_t)getpid();
 
+	if (repeatable) {
+		thread_id = atomic_fetch_add(&threads_seeded, 1) + 1;
+		if (pid == (uint64_t)seeded_process)
+			pid = 0;
+	} else {
+		thread_id = (uint64_t)(uintptr_t)t ^ monotonic_ns();
+	}
+	t->tid = (uint32_t)syscall(SYS_gettid);
+	prng_seed(&t->prng, thread_id, pid, global_entropy);
+	t->seeded = 1;
+}
+
+void sampler_init_entropy(uint64_t seed)
+{
+	if (seed) {
+		global_entropy = seed;
+		repeatable = 1;
+		seeded_process = getpid();
+		/* Allocations made before the settings were read seeded
+		 * this thread at random. */
+		if (sampler_tls.seeded)
+			seed_thread(&sampler_tls);
+		return;
+	}
 	/* getrandom() needs no file descriptor and never allocates. */
 	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
 		seed = clock_ns(CLOCK_REALTIME) * 0x5851F42D4C957F2Dull;
 	global_entropy = seed;
 }
 
-static void seed_thread(struct sampler_thread *t)
-{
-	uint64_t thread_id = (uint64_t)(uintptr_t)t ^ monotonic_ns();
-
-	t->tid = (uint32_t)syscall(SYS_gettid);
-	prng_seed(&t->prng, thread_id, (uint64_t)getpid(), global_entropy);
-	t->seeded = 1;
-}
-
 void sampler_reseed_thread(void)
 {
 	struct sampler_thread *t = &sampler_tls;
 
+	/* The child's only thread; its stream is its pid's. */
+	atomic_store(&threads_seeded, 0);
 	seed_thread(t);
 	t->stack_top = 0;
 	t->bytes_until_sample = prng_exponential(&t->prng, sampler_rate());

@@ -37,8 +37,10 @@ extern INITIAL_EXEC_TLS struct sampler_thread sampler_tls;
 void sampler_set_rate(uint64_t bytes);
 uint64_t sampler_rate(void);
 
-/* Global entropy for seeding (read once) and re-seeding after fork. */
-void sampler_init_entropy(void);
+/* Global entropy for seeding (read once) and re-seeding after fork.  A
+ * non-zero seed (SPPROF_SEED) makes the samples repeat from run to run
+ * of a program that allocates alike; 0 draws the entropy at random. */
+void sampler_init_entropy(uint64_t seed);
 void sampler_reseed_thread(void);
 
 /* The hot path: 1 when no sample falls inside the next `size` bytes of

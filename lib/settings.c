@@ -132,6 +132,7 @@ void settings_read(struct runtime_config *c)
 	c->dormant = 0;
 	c->root_pid = 0;
 	c->unwind = UNWIND_AUTO;
+	c->seed = 0;
 	/* First, so that the messages below find their way. */
 	copy_setting("SPPROF_MANIFEST", c->manifest, sizeof(c->manifest));
 	if (channel_is_wrap(c->manifest))
@@ -164,6 +165,8 @@ void settings_read(struct runtime_config *c)
 		c->root_pid = (long)n;
 	if ((v = secure_getenv("SPPROF_UNWIND")))
 		c->unwind = parse_unwind(v);
+	if ((v = secure_getenv("SPPROF_SEED")))
+		(void)parse_count("SPPROF_SEED", v, UINT64_MAX, &c->seed);
 	copy_setting("SPPROF_OUTPUT", c->output, sizeof(c->output));
 	copy_setting("SPPROF_PYTHON_WALKER", c->python_walker,
 		     sizeof(c->python_walker));

@@ -40,6 +40,7 @@ struct runtime_config {
 	char python_walker[PATH_MAX]; /* SPPROF_PYTHON_WALKER; "" = none */
 	long root_pid;            /* SPPROF_ROOT_PID; 0 = this is the root */
 	enum unwind_method unwind; /* SPPROF_UNWIND: auto, fp or dwarf */
+	uint64_t seed;            /* SPPROF_SEED; 0 = random */
 };
 
 void settings_read(struct runtime_config *settings);

@@ -86,7 +86,7 @@ tests_report_rotating_program_SOURCES = tests/report/rotating-program.c
 tests_report_rotating_program_CFLAGS = $(AM_CFLAGS) \
 	-fno-optimize-sibling-calls
 tests_report_rotating_program_LDADD = -lpthread
-# Heaps whose changes are known, for compare.sh and leaks.sh.
+# Heaps whose changes are known, for compare.sh, leaks.sh and seed.sh.
 check_PROGRAMS += tests/report/trend-program
 tests_report_trend_program_SOURCES = tests/report/trend-program.c
 tests_report_trend_program_LDADD = -ldl
@@ -101,6 +101,7 @@ REPORT_SHELL_TESTS = \
 	tests/report/mutations.sh \
 	tests/report/peak.sh \
 	tests/report/runtime.sh \
+	tests/report/seed.sh \
 	tests/report/cross-arch.sh
 TESTS += $(REPORT_SHELL_TESTS)
 EXTRA_DIST += $(REPORT_SHELL_TESTS) \

@@ -4,10 +4,16 @@ program=$PWD/tests/report/trend-program
 runtime=$PWD/lib/.libs/libspprof-alloc.so.0
 [ -f "$runtime" ] || { echo "no $runtime: skipped"; exit 77; }
 
-# profile MODE NAME [RATE]: $scratch/NAME.mlyze of one run in MODE.
+# profile MODE NAME [RATE]: $scratch/NAME.mlyze of one run in MODE.  Each
+# run has a seed of its own, the next of a fixed sequence, so that the
+# runs of a test sample independently and every run of the test samples
+# alike: the figures it prints repeat, and its verdicts never flip by
+# chance.
+seed=0
 profile() {
 	rm -f "$scratch/$2.mlyze"
-	LD_PRELOAD=$runtime SPPROF_OUTPUT=$scratch/$2.mlyze \
+	seed=$((seed + 1))
+	LD_PRELOAD=$runtime SPPROF_OUTPUT=$scratch/$2.mlyze SPPROF_SEED=$seed \
 		SPPROF_SAMPLING_RATE=${3:-32768} "$program" "$1" || exit 99
 }
 
