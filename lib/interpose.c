@@ -26,6 +26,7 @@
 #include "real_alloc.h"
 #include "sample_pool.h"
 #include "sampler.h"
+#include "usable_size.h"
 
 #define MIN_ALIGNMENT 16
 
@@ -108,25 +109,6 @@ static size_t usable_bytes(const struct heap_record *r)
 	return r->size + r->slack;
 }
 
-/* What malloc_usable_size() says of the block the C library gives for
- * size bytes at `alignment`: asked of the C library itself, with a block
- * taken and given back at once, so that a sampled block offers the
- * program the bytes it would have had without the runtime, whatever the
- * allocator.  Programs size themselves by it (Redis counts its memory
- * so), and may write up to it. */
-static size_t bare_usable_size(size_t size, size_t alignment)
-{
-	int saved_errno = errno;
-	void *probe = alignment > MIN_ALIGNMENT
-			      ? real.memalign(alignment, size)
-			      : real.malloc(size);
-	size_t usable = probe ? real.malloc_usable_size(probe) : size;
-
-	real.free(probe);
-	errno = saved_errno;
-	return usable > size ? usable : size;
-}
-
 /* A sampled block from the pool, with room for `usable` bytes. */
 static void *pooled_alloc(size_t size, size_t usable, int zero)
 {
@@ -162,7 +144,7 @@ static void *sampled_alloc(size_t size, size_t alignment, int zero)
 					      0, 1);
 		return block;
 	}
-	usable = bare_usable_size(size, alignment);
+	usable = usable_size_of(size, alignment);
 	if (usable <= POOL_BLOCK_MAX && (block = pooled_alloc(size, usable, zero)))
 		return block;
 	if (__builtin_add_overflow(usable, SAMPLED_ALIGNMENT, &padded)) {
@@ -324,7 +306,7 @@ static void *realloc_pooled(char *block, size_t size, struct heap_record *old,
 
 	profiler_release(block, old);
 	if (size && resize_pooled(block, run, size,
-				  bare_usable_size(size, 0), sample))
+				  usable_size_of(size, 0), sample))
 		return block;
 	if (size) {
 		moved = sample > 0 ? sampled_alloc(size, 0, 0) : real.malloc(size);
@@ -390,7 +372,7 @@ static char *resized_base(char *base, size_t usable, size_t *from,
 static void *resize_carved(char *base, size_t usable, size_t from,
 			   size_t keep, size_t size, int sample)
 {
-	size_t room = bare_usable_size(size, 0), padded;
+	size_t room = usable_size_of(size, 0), padded;
 	char *moved, *carved;
 
 	if (__builtin_add_overflow(room, SAMPLED_ALIGNMENT, &padded)) {

@@ -43,6 +43,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/names.c lib/names.h \
 	lib/symbols.c lib/symbols.h \
 	lib/unwind.c lib/unwind.h \
+	lib/usable_size.c lib/usable_size.h \
 	lib/event_stream.c lib/event_stream.h \
 	lib/profile_assembly.c lib/profile_assembly.h \
 	lib/profile_files.c lib/profile_files.h \

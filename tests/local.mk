@@ -18,6 +18,7 @@ RUNTIME_UNIT_TESTS = \
 	tests/unit/test-script-stack \
 	tests/unit/test-stack-table \
 	tests/unit/test-unwind \
+	tests/unit/test-usable-size \
 	tests/unit/test-writer
 check_PROGRAMS += $(RUNTIME_UNIT_TESTS)
 TESTS += $(RUNTIME_UNIT_TESTS)
@@ -96,6 +97,11 @@ tests_unit_test_lifecycle_LDADD = $(UNIT_LDADD) -lm
 tests_unit_test_prng_SOURCES = tests/unit/test-prng.c tests/unit/suite-main.c
 tests_unit_test_prng_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_prng_LDADD = $(UNIT_LDADD)
+tests_unit_test_usable_size_SOURCES = tests/unit/test-usable-size.c \
+	tests/unit/suite-main.c
+tests_unit_test_usable_size_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_usable_size_LDADD = $(UNIT_LDADD)
+
 tests_unit_test_sample_pool_SOURCES = tests/unit/test-sample-pool.c tests/unit/suite-main.c
 tests_unit_test_sample_pool_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sample_pool_LDADD = $(UNIT_LDADD)
