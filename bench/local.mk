@@ -52,3 +52,11 @@ report-vs-heaptrack: bench/workload$(EXEEXT) lib/libspprof-alloc.la \
 		src/memprof-report$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/report-vs-heaptrack.sh $(BENCH_OPS)
 .PHONY: report-vs-heaptrack
+
+# How often memprof-report --base calls a site changed when nothing did,
+# and when one did (memprof-report(1)).
+EXTRA_DIST += bench/compare-rates.sh
+compare-rates: lib/libspprof-alloc.la src/memprof-report$(EXEEXT) \
+		tests/report/trend-program$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/compare-rates.sh $(COMPARE_PAIRS)
+.PHONY: compare-rates
