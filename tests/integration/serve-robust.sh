@@ -55,10 +55,8 @@ refused "/debug/pprof/heap?pid=999999999" 404 "999999999"
 
 # A stream that memprof-report cannot read: a 500 saying why, and the
 # same line on the server's standard error.
-SPPROF_OUTPUT=$scratch/bad.%p.mlyze start_hold bad
+start_unreadable_hold bad
 bad=$pid
-printf 'not a profile' | dd of="$scratch/bad.$bad.mlyze.part" conv=notrunc \
-	2>/dev/null
 refused "/debug/pprof/heap?pid=$bad" 500 "bad.$bad.mlyze.part"
 grep -q "memprof-ctl serve: 500: .*bad.$bad.mlyze.part" serve.err ||
 	fail "the 500 is not on the server's standard error: $(cat serve.err)"
