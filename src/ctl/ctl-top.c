@@ -46,7 +46,8 @@ void ctl_report_program(char *out, size_t size)
 
 /* One report of the streamed file, into out (NUL-terminated, cut at
  * size); its warnings (the file is not finalised: it never is while it
- * runs) are not kept.  -1 when it cannot be run. */
+ * runs) are not kept.  -1, with a message on stderr, when it cannot be run
+ * or fails: its output is then no report. */
 static int run_report(const char *program, const char *part, char *out,
 		      size_t size)
 {
@@ -54,10 +55,10 @@ static int run_report(const char *program, const char *part, char *out,
 	size_t used = 0;
 	ssize_t n;
 	pid_t child;
-	int pipe_fds[2], status;
+	int pipe_fds[2], status = -1;
 
 	if (pipe(pipe_fds) < 0)
-		return -1;
+		goto failed;
 	child = fork();
 	if (child == 0) {
 		dup2(pipe_fds[1], STDOUT_FILENO);
@@ -85,7 +86,12 @@ static int run_report(const char *program, const char *part, char *out,
 	close(pipe_fds[0]);
 	while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
 		;
-	return child > 0 ? 0 : -1;
+	if (child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+failed:
+	fprintf(stderr, "memprof-ctl: %s could not report on %s "
+		"(run it for the reason)\n", program, part);
+	return -1;
 }
 
 /* Waits up to `seconds` for a key: true when it was q.  Without a
@@ -125,6 +131,7 @@ int ctl_top(const struct ctl_process *p, unsigned interval)
 	bool keyboard = terminal && tcgetattr(STDIN_FILENO, &saved) == 0;
 	char program[PATH_MAX], part[PATH_MAX];
 	static char report[1 << 16];
+	bool failed;
 
 	ctl_report_program(program, sizeof(program));
 	if (!still_recording(p, part, sizeof(part))) {
@@ -146,7 +153,8 @@ int ctl_top(const struct ctl_process *p, unsigned interval)
 		tcsetattr(STDIN_FILENO, TCSANOW, &keys);
 	}
 	do {
-		if (run_report(program, part, report, sizeof(report)) < 0)
+		failed = run_report(program, part, report, sizeof(report)) < 0;
+		if (failed)
 			break;
 		/* Drawn at once, so that the screen is never blank. */
 		printf(CLEAR_SCREEN "memprof-ctl top: process %ld, every %u s; "
@@ -156,5 +164,5 @@ int ctl_top(const struct ctl_process *p, unsigned interval)
 		 still_recording(p, part, sizeof(part)));
 	if (keyboard)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
-	return 0;
+	return failed ? 1 : 0;
 }

@@ -29,6 +29,14 @@ start_hold() {
 	wait_for_line "$1.out" "holding"
 }
 
+# start_unreadable_hold NAME - start_hold, then the start of its streamed
+# file overwritten, so that memprof-report cannot read it.
+start_unreadable_hold() {
+	SPPROF_OUTPUT=$scratch/$1.%p.mlyze start_hold "$1"
+	printf 'not a profile' | dd of="$scratch/$1.$pid.mlyze.part" \
+		conv=notrunc 2>/dev/null
+}
+
 # end_hold NAME PID - asks it to end; it must exit 0 with its own output.
 end_hold() {
 	touch "$1.stop"

@@ -122,6 +122,12 @@ else
 fi
 end_hold leak $leak
 
+# top on a stream memprof-report cannot read: no empty report, but an
+# error.
+start_unreadable_hold bad
+expect 1 "could not report on .*bad.$pid.mlyze.part" top $pid
+end_hold bad $pid
+
 expect 0 "rec.$rec.mlyze" stop $rec
 grep -aq '"ended_by":"stop"' "rec.$rec.mlyze" || fail "stop not labelled"
 expect 0 "^$rec *dormant" list

@@ -50,25 +50,30 @@ refused "/metrics?pid=1" 400 "this path takes no parameters"
 refused "/debug/pprof/goroutine" 404 "no such path"
 refused "/debug/pprof/heap?pid=999999999" 404 "999999999"
 
+# qemu-user keeps some 280 KiB of every thread that ended, and the server
+# runs a thread per connection: its resident memory grows by that much a
+# connection whatever the server does.
+bound_memory=1
+skipped_under_emulation "the bounds of the server's resident memory" \
+	"the emulator keeps memory of every thread that ended" &&
+	bound_memory=0
 /usr/bin/python3 "$robust_py" \
-	"${url##*:}" $server $rec $slowdown || fail "serve-robust.py"
+	"${url##*:}" $server $rec $slowdown $bound_memory || fail "serve-robust.py"
 
 # A stream that memprof-report cannot read: a 500 saying why, and the
 # same line on the server's standard error.
-SPPROF_OUTPUT=$scratch/bad.%p.mlyze start_hold bad
+start_unreadable_hold bad
 bad=$pid
-printf 'not a profile' | dd of="$scratch/bad.$bad.mlyze.part" conv=notrunc \
-	2>/dev/null
 refused "/debug/pprof/heap?pid=$bad" 500 "bad.$bad.mlyze.part"
 grep -q "memprof-ctl serve: 500: .*bad.$bad.mlyze.part" serve.err ||
 	fail "the 500 is not on the server's standard error: $(cat serve.err)"
 end_hold bad $bad
 
 # SIGTERM stops the server at once, also while a request waits out its
-# ?seconds=.
+# ?seconds= (sent by then: Python takes seconds to start under an emulator).
 status_of "$url/debug/pprof/allocs?pid=$rec&seconds=60" 2>waiting.status &
 waiting=$!
-sleep 1
+sleep $slowdown
 started=$(date +%s)
 stop_serve
 [ $(($(date +%s) - started)) -le 5 ] || fail "SIGTERM took more than 5 s"
