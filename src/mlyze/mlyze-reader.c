@@ -1012,7 +1012,88 @@ static void report_damage(struct mlyze_reader *r)
 		    n == 1 ? "" : "the first: ", r->first_damage);
 }
 
-MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
+/* ---- ALLOCs and FREEs, the most of a profile, read straight ---- */
+
+/* Whether the event at r->in.next is an ALLOC or a FREE that
+ * read_event_carefully() would decode at once: whole in the buffer
+ * (whatever its varints), before the end of the events, neither the
+ * start of an unwritten tail nor the last event its writer may still be
+ * writing. */
+static inline bool plain_event_ahead(const struct mlyze_reader *r)
+{
+	const uint8_t *p = r->in.next;
+	uint64_t offset = input_offset(&r->in, p);
+
+	if (r->in.status != MLYZE_OK || r->finished || r->skip_left ||
+	    *p > MLYZE_EVENT_FREE ||
+	    (size_t)(r->in.end - p) < LONGEST_FIXED_EVENT)
+		return false;
+	if (r->end_of_events && offset >= r->end_of_events)
+		return false;
+	if (*p == MLYZE_EVENT_ALLOC && r->info.complete == 0 &&
+	    offset >= r->nonzero_at)
+		return false;
+	return !r->in.live || r->end_of_events ||
+	       offset + LONGEST_FIXED_EVENT < r->buffered_nonzero_at;
+}
+
+/* A varint with MLYZE_VARINT_MAX bytes or more buffered from *p; false
+ * for an overlong one. */
+static inline bool plain_varint(const uint8_t **p, uint64_t *value)
+{
+	size_t used;
+
+	if (**p < 0x80) {
+		*value = *(*p)++;
+		return true;
+	}
+	if (mlyze_get_varint(*p, MLYZE_VARINT_MAX, value, &used) !=
+	    MLYZE_VARINT_OK)
+		return false;
+	*p += used;
+	return true;
+}
+
+/* The event plain_event_ahead() found, as decode_event() would decode
+ * it; false, with the reader untouched, when it has something to say
+ * (an overlong varint, an undefined stack): then the careful way reads
+ * it again and says it. */
+static inline bool decode_plain_event(struct mlyze_reader *r,
+				      struct mlyze_event *ev)
+{
+	const uint8_t *p = r->in.next + 1;
+	uint64_t delta, address, stack_id;
+
+	if (!plain_varint(&p, &delta))
+		return false;
+	address = mlyze_get_le(p, 8);
+	p += 8;
+	if (*r->in.next == MLYZE_EVENT_ALLOC) {
+		if (!plain_varint(&p, &ev->alloc.size) ||
+		    !plain_varint(&p, &stack_id))
+			return false;
+		ev->alloc.stack = table_find(&r->tables.stacks, stack_id);
+		if (!ev->alloc.stack)
+			return false;
+		ev->alloc.address = address;
+		ev->alloc.thread = (uint16_t)mlyze_get_le(p, 2);
+		ev->alloc.sampling_rate = r->sampling_rate;
+		p += 2;
+	} else {
+		ev->free.address = address;
+	}
+	ev->type = (enum mlyze_event_kind)*r->in.next;
+	ev->offset = input_offset(&r->in, r->in.next);
+	r->in.next = p;
+	r->time_us += delta;
+	ev->time_us = r->time_us;
+	return true;
+}
+
+/* ---- the next event ---- */
+
+/* Every other event, and the end of the events. */
+static int read_event_carefully(struct mlyze_reader *r, struct mlyze_event *ev)
 {
 	size_t needed = LONGEST_FIXED_EVENT;
 
@@ -1055,3 +1136,27 @@ MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
 	}
 }
 
+static inline int read_event(struct mlyze_reader *r, struct mlyze_event *ev)
+{
+	if (plain_event_ahead(r) && decode_plain_event(r, ev))
+		return 1;
+	return read_event_carefully(r, ev);
+}
+
+MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
+{
+	return read_event(r, ev);
+}
+
+MLYZE_PUBLIC int mlyze_next_events(mlyze_reader *r, struct mlyze_event *events,
+				   int max)
+{
+	int count = 0, rc;
+
+	do {
+		rc = read_event(r, &events[count]);
+		if (rc <= 0)
+			return count ? count : rc;
+	} while (events[count++].type <= MLYZE_EVENT_FREE && count < max);
+	return count;
+}
