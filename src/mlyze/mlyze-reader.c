@@ -1014,27 +1014,31 @@ static void report_damage(struct mlyze_reader *r)
 
 /* ---- ALLOCs and FREEs, the most of a profile, read straight ---- */
 
-/* Whether the event at r->in.next is an ALLOC or a FREE that
- * read_event_carefully() would decode at once: whole in the buffer
- * (whatever its varints), before the end of the events, neither the
- * start of an unwritten tail nor the last event its writer may still be
- * writing. */
-static inline bool plain_event_ahead(const struct mlyze_reader *r)
+/* Where the ALLOCs and FREEs that read_event_carefully() would decode at
+ * once (whatever their varints) end: the file offset before which they
+ * start, LONGEST_FIXED_EVENT or more before the end of the buffer, before
+ * the end of the events, before where the unwritten tail of a streamed
+ * file may start, and before the last event its writer may still be
+ * writing.  0 when the reader has something else to do first. */
+static uint64_t plain_events_end(const struct mlyze_reader *r)
 {
-	const uint8_t *p = r->in.next;
-	uint64_t offset = input_offset(&r->in, p);
+	uint64_t end = input_offset(&r->in, r->in.end);
 
 	if (r->in.status != MLYZE_OK || r->finished || r->skip_left ||
-	    *p > MLYZE_EVENT_FREE ||
-	    (size_t)(r->in.end - p) < LONGEST_FIXED_EVENT)
-		return false;
-	if (r->end_of_events && offset >= r->end_of_events)
-		return false;
-	if (*p == MLYZE_EVENT_ALLOC && r->info.complete == 0 &&
-	    offset >= r->nonzero_at)
-		return false;
-	return !r->in.live || r->end_of_events ||
-	       offset + LONGEST_FIXED_EVENT < r->buffered_nonzero_at;
+	    end < LONGEST_FIXED_EVENT)
+		return 0;
+	end -= LONGEST_FIXED_EVENT - 1;
+	if (r->end_of_events && r->end_of_events < end)
+		end = r->end_of_events;
+	if (r->info.complete == 0 && r->nonzero_at < end)
+		end = r->nonzero_at;
+	if (r->in.live && !r->end_of_events) {
+		if (r->buffered_nonzero_at < LONGEST_FIXED_EVENT)
+			return 0;
+		if (r->buffered_nonzero_at - LONGEST_FIXED_EVENT < end)
+			end = r->buffered_nonzero_at - LONGEST_FIXED_EVENT;
+	}
+	return end;
 }
 
 /* A varint with MLYZE_VARINT_MAX bytes or more buffered from *p; false
@@ -1054,10 +1058,10 @@ static inline bool plain_varint(const uint8_t **p, uint64_t *value)
 	return true;
 }
 
-/* The event plain_event_ahead() found, as decode_event() would decode
- * it; false, with the reader untouched, when it has something to say
- * (an overlong varint, an undefined stack): then the careful way reads
- * it again and says it. */
+/* The ALLOC or FREE at r->in.next, before plain_events_end(), as
+ * decode_event() would decode it; false, with the reader untouched, when
+ * it has something to say (an overlong varint, an undefined stack): then
+ * the careful way reads it again and says it. */
 static inline bool decode_plain_event(struct mlyze_reader *r,
 				      struct mlyze_event *ev)
 {
@@ -1136,16 +1140,24 @@ static int read_event_carefully(struct mlyze_reader *r, struct mlyze_event *ev)
 	}
 }
 
-static inline int read_event(struct mlyze_reader *r, struct mlyze_event *ev)
+/* The ALLOCs and FREEs from r->in.next on that decode at once, up to max
+ * of them: how many. */
+static int read_plain_events(struct mlyze_reader *r, struct mlyze_event *events,
+			     int max)
 {
-	if (plain_event_ahead(r) && decode_plain_event(r, ev))
-		return 1;
-	return read_event_carefully(r, ev);
+	uint64_t end = plain_events_end(r);
+	int count = 0;
+
+	while (count < max && input_offset(&r->in, r->in.next) < end &&
+	       *r->in.next <= MLYZE_EVENT_FREE &&
+	       decode_plain_event(r, &events[count]))
+		count++;
+	return count;
 }
 
 MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
 {
-	return read_event(r, ev);
+	return read_plain_events(r, ev, 1) ? 1 : read_event_carefully(r, ev);
 }
 
 MLYZE_PUBLIC int mlyze_next_events(mlyze_reader *r, struct mlyze_event *events,
@@ -1153,10 +1165,14 @@ MLYZE_PUBLIC int mlyze_next_events(mlyze_reader *r, struct mlyze_event *events,
 {
 	int count = 0, rc;
 
-	do {
-		rc = read_event(r, &events[count]);
+	for (;;) {
+		count += read_plain_events(r, events + count, max - count);
+		if (count == max)
+			return count;
+		rc = read_event_carefully(r, &events[count]);
 		if (rc <= 0)
 			return count ? count : rc;
-	} while (events[count++].type <= MLYZE_EVENT_FREE && count < max);
-	return count;
+		if (events[count++].type > MLYZE_EVENT_FREE || count == max)
+			return count;
+	}
 }
