@@ -800,9 +800,12 @@ static void replay_batch(struct replay_state *st, mlyze_reader *r,
 		replay_event(st, r, ev, first_rate);
 		if (!st->in_checkpoint)
 			follow_time(st, ev->time_us);
-		if (++h->events % TICK_EVENTS == 0 && options && options->tick)
-			options->tick(options->tick_ctx, r);
 	}
+	/* A tick when the batch passes a multiple of TICK_EVENTS. */
+	h->events += (uint64_t)count;
+	if (h->events % TICK_EVENTS < (uint64_t)count && options &&
+	    options->tick)
+		options->tick(options->tick_ctx, r);
 	h->last_time_us = events[count - 1].time_us;
 }
 
