@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "report-blocks.h"
+#include "u64map.h"
 
 #include <stdlib.h>
 
@@ -75,6 +76,12 @@ struct live_block *live_blocks_insert(struct live_blocks *b,
 	b->slots[i].address = address;
 	b->count++;
 	return &b->slots[i];
+}
+
+void live_blocks_prefetch(const struct live_blocks *b, uint64_t address)
+{
+	if (b->slots)
+		__builtin_prefetch(&b->slots[home_slot(b, address)]);
 }
 
 /* Backward-shift deletion, as in u64map_take(). */

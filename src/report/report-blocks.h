@@ -16,7 +16,6 @@
 #include <stdint.h>
 
 #include "report-trend.h"
-#include "u64map.h"
 
 struct live_block {
 	uint64_t address;
@@ -48,15 +47,8 @@ void live_blocks_free(struct live_blocks *b);
  * NULL when out of memory. */
 struct live_block *live_blocks_insert(struct live_blocks *b,
 				      uint64_t address);
-/* Starts loading where the block at address would be (inline: it is
- * called for every ALLOC and FREE). */
-static inline void live_blocks_prefetch(const struct live_blocks *b,
-					uint64_t address)
-{
-	if (b->slots)
-		__builtin_prefetch(
-			&b->slots[u64map_hash(address) >> b->shift]);
-}
+/* Starts loading where the block at address would be. */
+void live_blocks_prefetch(const struct live_blocks *b, uint64_t address);
 /* Remove the block at address, copied to *block; false when none. */
 bool live_blocks_take(struct live_blocks *b, uint64_t address,
 		      struct live_block *block);
