@@ -7,9 +7,17 @@
 
 #define MIN_BITS 4 /* 16 slots */
 
+/* The keys we see (aligned addresses, small consecutive ids) have little
+ * entropy, and some in their low bits only: mix every bit into the top
+ * ones, which pick the slot (the first half of MurmurHash3's finalizer;
+ * a single multiplication clusters keys that are themselves multiples of
+ * a similar constant). */
 static size_t home_slot(const struct u64map *map, uint64_t key)
 {
-	return (size_t)(u64map_hash(key) >> map->shift);
+	key ^= key >> 33;
+	key *= UINT64_C(0xff51afd7ed558ccd);
+	key ^= key >> 33;
+	return (size_t)(key >> map->shift);
 }
 
 static bool in_use(const struct u64map *map, size_t i)
@@ -151,7 +159,8 @@ bool u64map_take(struct u64map *map, uint64_t key, struct u64map_value *value)
 	     i = (i + 1) & map->mask) {
 		size_t home = home_slot(map, map->slots[i].key);
 
-		if (u64map_fills_hole(home, hole, i, map->mask)) {
+		/* Entry i may fill the hole if its home is not in (hole, i]. */
+		if (((i - home) & map->mask) >= ((i - hole) & map->mask)) {
 			map->slots[hole] = map->slots[i];
 			hole = i;
 		}

@@ -31,27 +31,6 @@ struct u64map {
 	unsigned shift; /* 64 - log2(slot count) */
 };
 
-/* The keys we see (aligned addresses, small consecutive ids) have little
- * entropy, and some in their low bits only: every bit is mixed into the
- * top ones, which pick the slot (the first half of MurmurHash3's
- * finalizer; a single multiplication clusters keys that are themselves
- * multiples of a similar constant). */
-static inline uint64_t u64map_hash(uint64_t key)
-{
-	key ^= key >> 33;
-	key *= UINT64_C(0xff51afd7ed558ccd);
-	key ^= key >> 33;
-	return key;
-}
-
-/* Backward-shift deletion: the entry at slot i, whose home slot is home,
- * may move back into the hole unless its home is in (hole, i]. */
-static inline bool u64map_fills_hole(size_t home, size_t hole, size_t i,
-				     size_t mask)
-{
-	return ((i - home) & mask) >= ((i - hole) & mask);
-}
-
 void u64map_init(struct u64map *map);
 void u64map_free(struct u64map *map);
 

@@ -26,10 +26,10 @@
 
 #include "compiler.h"
 #include "estimator.h"
-#include "report-blocks.h"
 #include "report-heap.h"
 #include "report-util.h"
 #include "report-weights.h"
+#include "u64map.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -44,6 +44,29 @@
 #define DEFAULT_STRIDE_US 1000
 
 const char *const moment_names[MOMENTS] = { "peak", "end" };
+
+/* What a live block keeps: the count it stood for when it was weighed
+ * (1/p), from which its FREE rebuilds the very weight its ALLOC added
+ * without weighing it again, and where it was born on the axes of growth;
+ * together, so that a FREE reads one place. */
+struct slot {
+	double count;
+	double half_count; /* in each half it joined */
+	unsigned halves;   /* enum estimator_half bits */
+	double born[AXES];
+	/* Listed by a checkpoint: its ALLOC may still follow (written by a
+	 * thread that waited while the checkpoint was taken). */
+	bool listed;
+};
+
+/* The sampled blocks still live: address -> size (value.a), and the
+ * stack's index and the block's slot (value.b, high and low 32 bits). */
+struct live_blocks {
+	struct u64map by_address;
+	struct slot *slots;
+	uint32_t *vacant; /* slots free for reuse */
+	size_t slot_count, vacant_count, capacity;
+};
 
 /* A stack as the events go by; what an ALLOC changes in one place.  What
  * every ALLOC and FREE touches comes first, in as few cache lines as it
@@ -165,15 +188,49 @@ static __attribute__((noinline)) void grow_stacks(struct replay_state *st,
 	h->stack_count = n;
 }
 
-/* The weight of a live block, from the count it gave. */
-static struct estimator_weight block_weight(const struct live_block *block)
+/* A slot holding the counts of a block in `halves`, born at `position`. */
+static uint32_t keep_count(struct live_blocks *b, double count,
+			   double half_count, unsigned halves,
+			   const double position[AXES])
 {
-	return estimator_weight_of_count(block->size, block->count);
+	uint32_t slot;
+
+	if (b->vacant_count) {
+		slot = b->vacant[--b->vacant_count];
+	} else {
+		if (b->slot_count > UINT32_MAX)
+			fatal("profile has more than %" PRIu32
+			      " sampled blocks live at once", UINT32_MAX);
+		if (b->slot_count == b->capacity) {
+			b->capacity = b->capacity ? 2 * b->capacity : 1024;
+			b->slots = xrealloc(b->slots, b->capacity,
+					    sizeof(*b->slots));
+			b->vacant = xrealloc(b->vacant, b->capacity,
+					     sizeof(*b->vacant));
+		}
+		slot = (uint32_t)b->slot_count++;
+	}
+	b->slots[slot].count = count;
+	b->slots[slot].half_count = half_count;
+	b->slots[slot].halves = halves;
+	for (int a = 0; a < AXES; a++)
+		b->slots[slot].born[a] = position[a];
+	return slot;
 }
 
-static struct estimator_weight half_weight(const struct live_block *block)
+/* The weight of a live block, from the count it gave. */
+static struct estimator_weight block_weight(const struct live_blocks *b,
+					    struct u64map_value block)
 {
-	return estimator_weight_of_count(block->size, block->half_count);
+	return estimator_weight_of_count(block.a,
+					 b->slots[block.b & UINT32_MAX].count);
+}
+
+static struct estimator_weight half_weight(const struct live_blocks *b,
+					   struct u64map_value block)
+{
+	return estimator_weight_of_count(
+		block.a, b->slots[block.b & UINT32_MAX].half_count);
 }
 
 /* The stack's estimates moved: each half's peak must copy them when it
@@ -242,35 +299,39 @@ static void record_half_peaks(struct replay_state *st, uint64_t time_us)
 }
 
 /* The life of a block, from its birth to now, joins its stack's trend. */
-static void add_life(struct replay_state *st, const struct live_block *block,
+static void add_life(struct replay_state *st, struct u64map_value block,
 		     const struct estimator_weight *w)
 {
-	struct stack_now *now = &st->now[block->stack];
+	uint32_t slot = (uint32_t)(block.b & UINT32_MAX);
+	struct stack_now *now = &st->now[block.b >> 32];
 
 	if (!st->growth)
 		return;
 	for (int a = 0; a < AXES; a++)
 		trend_add_block(&now->growth[a], w->bytes, w->bytes_variance,
-				block->born[a], st->position[a]);
+				st->blocks.slots[slot].born[a],
+				st->position[a]);
 }
 
 /* A live block is freed (or replaced). */
-static void release_block(struct replay_state *st,
-			  const struct live_block *block)
+static void release_block(struct replay_state *st, struct u64map_value block)
 {
-	size_t stack = block->stack;
-	struct estimator_weight w = block_weight(block);
-	struct estimator_weight half = half_weight(block);
+	size_t stack = block.b >> 32;
+	struct estimator_weight w = block_weight(&st->blocks, block);
+	struct estimator_weight half = half_weight(&st->blocks, block);
 
 	add_life(st, block, &w);
 	remove_weight(&st->now[stack].live, &w);
-	move_halves(st, stack, block->halves, &half, -1);
+	move_halves(st, stack, st->blocks.slots[block.b & UINT32_MAX].halves,
+		    &half, -1);
 	if (--st->live_samples) {
 		st->live_bytes -= w.bytes;
 		st->live_variance -= w.bytes_variance;
 	} else {
 		st->live_bytes = st->live_variance = 0;
 	}
+	st->blocks.vacant[st->blocks.vacant_count++] =
+		(uint32_t)(block.b & UINT32_MAX);
 }
 
 /* The index of a stack, with room for it.  (An index beyond 32 bits is
@@ -295,26 +356,24 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 	unsigned halves = estimator_halves_of_probability(
 		weights->half_probability,
 		estimator_block_key(address, ev->time_us));
-	struct live_block *block = live_blocks_insert(&st->blocks, address);
+	bool replaced;
+	struct u64map_value *block =
+		u64map_insert(&st->blocks.by_address, address, &replaced);
+	uint32_t slot;
 
 	if (!block)
 		out_of_memory();
-	if (block->halves) { /* replaced */
-		if (!block->listed && !st->h->replaced++)
+	if (replaced) {
+		if (!st->blocks.slots[block->b & UINT32_MAX].listed &&
+		    !st->h->replaced++)
 			st->h->first_replaced_offset = ev->offset;
-		release_block(st, block);
+		release_block(st, *block);
 	}
-	*block = (struct live_block){
-		.address = address,
-		.size = size,
-		.count = w->count,
-		.half_count = weights->half.count,
-		.stack = (uint32_t)stack,
-		.halves = (uint8_t)halves,
-		.listed = ev->type == MLYZE_EVENT_LIVE,
-	};
-	for (int a = 0; a < AXES; a++)
-		block->born[a] = born[a];
+	slot = keep_count(&st->blocks, w->count, weights->half.count, halves,
+			  born);
+	st->blocks.slots[slot].listed = ev->type == MLYZE_EVENT_LIVE;
+	*block = (struct u64map_value){ .a = size,
+					.b = (uint64_t)stack << 32 | slot };
 	add_weight(&st->now[stack].live, w);
 	st->live_bytes += w->bytes;
 	st->live_variance += w->bytes_variance;
@@ -632,7 +691,7 @@ static void on_heap_point(struct replay_state *st,
 static void replay_event(struct replay_state *st, const mlyze_reader *r,
 			 const struct mlyze_event *ev, uint64_t first_rate)
 {
-	struct live_block freed;
+	struct u64map_value freed;
 
 	if (ev->type <= MLYZE_EVENT_MARKER)
 		st->in_checkpoint = false;
@@ -641,8 +700,9 @@ static void replay_event(struct replay_state *st, const mlyze_reader *r,
 		on_alloc(st, ev);
 		break;
 	case MLYZE_EVENT_FREE:
-		if (live_blocks_take(&st->blocks, ev->free.address, &freed))
-			release_block(st, &freed);
+		if (u64map_take(&st->blocks.by_address, ev->free.address,
+				&freed))
+			release_block(st, freed);
 		break;
 	case MLYZE_EVENT_RATE:
 		st->h->rate_changed |= ev->rate.sampling_rate != first_rate;
@@ -678,14 +738,14 @@ static void replay_event(struct replay_state *st, const mlyze_reader *r,
 static void finish(struct replay_state *st)
 {
 	struct heap_replay *h = st->h;
-	const struct live_block *block;
+	const struct u64map_slot *slot;
 	struct estimator_weight w;
 	size_t cursor = 0;
 
-	while ((block = live_blocks_next(&st->blocks, &cursor))) {
-		w = block_weight(block);
-		add_weight(&h->by_stack[block->stack].live[AT_END], &w);
-		add_life(st, block, &w);
+	while ((slot = u64map_next(&st->blocks.by_address, &cursor))) {
+		w = block_weight(&st->blocks, slot->value);
+		add_weight(&h->by_stack[slot->value.b >> 32].live[AT_END], &w);
+		add_life(st, slot->value, &w);
 	}
 	for (size_t i = 0; i < h->stack_count; i++) {
 		h->by_stack[i].allocated = st->now[i].allocated;
@@ -705,8 +765,10 @@ static void finish(struct replay_state *st)
 
 static void free_state(struct replay_state *st)
 {
-	live_blocks_free(&st->blocks);
+	u64map_free(&st->blocks.by_address);
 	weight_memo_free(&st->weights);
+	free(st->blocks.slots);
+	free(st->blocks.vacant);
 	free(st->now);
 	for (int half = 0; half < ESTIMATOR_HALVES; half++)
 		free(st->halves[half].changed);
@@ -718,10 +780,10 @@ static double seconds_since(uint64_t origin_us, uint64_t time_us)
 }
 
 /* Events are read in batches (mlyze_next_events()).  The block an ALLOC
- * or FREE looks up is seldom in cache: its slot, which holds all a FREE
- * needs, starts loading a few events ahead of its replay, and halfway
- * there, an ALLOC's stack's estimates start loading too.  Only ALLOCs
- * and FREEs: they alone are followed by others in a batch. */
+ * or FREE looks up is seldom in cache: it starts loading a few events
+ * ahead of its replay, and halfway there, what the block leads to (a
+ * freed block's slot, the stack's estimates) starts loading too.  Only
+ * ALLOCs and FREEs: they alone are followed by others in a batch. */
 #define BATCH_EVENTS 64
 #define READ_AHEAD 8
 #define LOAD_AHEAD (READ_AHEAD / 2)
@@ -735,19 +797,19 @@ static void prefetch_block(const struct replay_state *st,
 			   const struct mlyze_event *ev)
 {
 	if (ev->type == MLYZE_EVENT_ALLOC) {
-		live_blocks_prefetch(&st->blocks, ev->alloc.address);
+		u64map_prefetch(&st->blocks.by_address, ev->alloc.address);
 		__builtin_prefetch(ev->alloc.stack); /* for its index */
 		weights_prefetch(&st->weights, ev->alloc.size,
 				 ev->alloc.sampling_rate);
 	} else {
-		live_blocks_prefetch(&st->blocks, ev->free.address);
+		u64map_prefetch(&st->blocks.by_address, ev->free.address);
 	}
 }
 
 #define CACHE_LINE 64
 
-/* Every cache line of [start, start + bytes): the part of a stack_now
- * that an event touches may straddle two lines or more. */
+/* Every cache line of [start, start + bytes): a slot or the part of a
+ * stack_now that an event touches may straddle two lines or more. */
 static void prefetch_range(const void *start, size_t bytes)
 {
 	const char *line = start, *end = line + bytes;
@@ -757,12 +819,24 @@ static void prefetch_range(const void *start, size_t bytes)
 	__builtin_prefetch(end - 1);
 }
 
-/* The part of its stack's estimates that an ALLOC touches. */
-static void prefetch_stack(const struct replay_state *st,
-			   const struct mlyze_event *ev)
+/* The slot and the stack's estimates that ev will touch (of a
+ * stack_now, the part that every ALLOC and FREE does). */
+static void prefetch_touched(const struct replay_state *st,
+			     const struct mlyze_event *ev)
 {
-	size_t stack = ev->alloc.stack->index;
+	const struct u64map_value *block;
+	size_t stack;
 
+	if (ev->type == MLYZE_EVENT_ALLOC) {
+		stack = ev->alloc.stack->index;
+	} else {
+		block = u64map_get(&st->blocks.by_address, ev->free.address);
+		if (!block)
+			return;
+		prefetch_range(&st->blocks.slots[block->b & UINT32_MAX],
+			       sizeof(*st->blocks.slots));
+		stack = block->b >> 32;
+	}
 	if (stack < st->h->stack_count)
 		prefetch_range(&st->now[stack],
 			       offsetof(struct stack_now, at_half_peak));
@@ -775,9 +849,8 @@ static void prefetch_ahead(const struct replay_state *st,
 {
 	if (i + READ_AHEAD < count && looks_up_block(&events[i + READ_AHEAD]))
 		prefetch_block(st, &events[i + READ_AHEAD]);
-	if (i + LOAD_AHEAD < count &&
-	    events[i + LOAD_AHEAD].type == MLYZE_EVENT_ALLOC)
-		prefetch_stack(st, &events[i + LOAD_AHEAD]);
+	if (i + LOAD_AHEAD < count && looks_up_block(&events[i + LOAD_AHEAD]))
+		prefetch_touched(st, &events[i + LOAD_AHEAD]);
 }
 
 static void replay_batch(struct replay_state *st, mlyze_reader *r,
@@ -818,7 +891,7 @@ int heap_replay(mlyze_reader *r, struct heap_replay *h,
 	int rc;
 
 	memset(h, 0, sizeof(*h));
-	live_blocks_init(&st.blocks);
+	u64map_init(&st.blocks.by_address);
 	weight_memo_init(&st.weights);
 	h->last_time_us = h->peak_time_us = mlyze_info(r)->start_time_us;
 	st.origin_us = mlyze_info(r)->start_time_us;

@@ -3,7 +3,6 @@
 # The replay of a profile into estimates, which memprof-ctl and the unit
 # tests use too.
 REPORT_REPLAY_SOURCES = \
-	src/report/report-blocks.c src/report/report-blocks.h \
 	src/report/report-heap.c src/report/report-heap.h \
 	src/report/report-memory.c src/report/report-memory.h \
 	src/report/report-trend.c src/report/report-trend.h \
@@ -27,7 +26,6 @@ bin_PROGRAMS += src/memprof-report
 src_memprof_report_SOURCES = \
 	src/report/memprof-report.c \
 	src/report/report-folded.c \
-	src/report/report-blocks.c src/report/report-blocks.h \
 	src/report/report-compare-json.c src/report/report-compare-text.c \
 	src/report/report-heap.c src/report/report-heap.h \
 	src/report/report-html.c \

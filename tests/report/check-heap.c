@@ -21,11 +21,9 @@
 
 #include "estimator.h"
 #include "mlyze-script.h"
-#include "report-blocks.h"
 #include "report-heap.h"
 #include "report-weights.h"
 #include "spprof/mlyze.h"
-#include "u64map.h"
 
 Suite *test_suite(void); /* run by tests/unit/suite-main.c */
 
@@ -836,55 +834,6 @@ START_TEST(remembered_weights_are_exact)
 }
 END_TEST
 
-/* The table of live blocks holds what a u64map would, in the same order
- * (the estimates at the end are sums in that order): addresses from a
- * small range, so that they collide and come back, 0 among them. */
-START_TEST(live_blocks_are_listed_as_a_u64map_lists_them)
-{
-	struct live_blocks blocks;
-	struct live_block taken;
-	struct u64map map;
-	struct u64map_value value;
-	const struct live_block *block;
-	const struct u64map_slot *slot;
-	uint64_t state = 12345, address;
-	size_t cursor = 0, map_cursor = 0, listed = 0;
-	bool found;
-
-	live_blocks_init(&blocks);
-	u64map_init(&map);
-	for (int i = 0; i < 200000; i++) {
-		state = state * 6364136223846793005u + 1442695040888963407u;
-		address = (state >> 33) % 5000 * 16;
-		if (state >> 63) {
-			struct live_block *b = live_blocks_insert(&blocks, address);
-
-			*b = (struct live_block){ .address = address,
-						  .size = (uint64_t)i,
-						  .halves = 1 };
-			u64map_put(&map, address,
-				   (struct u64map_value){ .a = (uint64_t)i });
-			continue;
-		}
-		found = live_blocks_take(&blocks, address, &taken);
-		ck_assert_int_eq(found, u64map_take(&map, address, &value));
-		if (found)
-			ck_assert_uint_eq(taken.size, value.a);
-	}
-	while ((block = live_blocks_next(&blocks, &cursor))) {
-		slot = u64map_next(&map, &map_cursor);
-		ck_assert_ptr_nonnull(slot);
-		ck_assert_uint_eq(block->address, slot->key);
-		ck_assert_uint_eq(block->size, slot->value.a);
-		listed++;
-	}
-	ck_assert_ptr_null(u64map_next(&map, &map_cursor));
-	ck_assert_uint_eq(listed, map.count);
-	live_blocks_free(&blocks);
-	u64map_free(&map);
-}
-END_TEST
-
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("heap replay");
@@ -898,7 +847,6 @@ Suite *test_suite(void)
 	tcase_add_test(t, growth_per_marker);
 	tcase_add_test(t, failed_replay_holds_nothing);
 	tcase_add_test(t, remembered_weights_are_exact);
-	tcase_add_test(t, live_blocks_are_listed_as_a_u64map_lists_them);
 	suite_add_tcase(s, t);
 	t = tcase_create("peak coverage");
 	tcase_set_timeout(t, 120);
