@@ -799,8 +799,6 @@ static void prefetch_block(const struct replay_state *st,
 	if (ev->type == MLYZE_EVENT_ALLOC) {
 		u64map_prefetch(&st->blocks.by_address, ev->alloc.address);
 		__builtin_prefetch(ev->alloc.stack); /* for its index */
-		weights_prefetch(&st->weights, ev->alloc.size,
-				 ev->alloc.sampling_rate);
 	} else {
 		u64map_prefetch(&st->blocks.by_address, ev->free.address);
 	}

@@ -13,9 +13,7 @@
 
 #include <stdlib.h>
 
-/* 16384 entries, about 1.4 MiB: a profile of sizes spread evenly on a
- * log scale from 8 bytes to 1 MiB finds half of its blocks there. */
-#define MEMO_BITS 14
+#define MEMO_BITS 10 /* 1024 entries, about 90 KiB */
 
 static void weigh(struct block_weights *e, uint64_t size,
 		  uint64_t sampling_rate)
@@ -50,12 +48,6 @@ static size_t entry_of(uint64_t size, uint64_t sampling_rate)
 		       UINT64_C(0xff51afd7ed558ccd);
 
 	return (size_t)(key >> (64 - MEMO_BITS));
-}
-
-void weights_prefetch(const struct weight_memo *memo, uint64_t size,
-		      uint64_t sampling_rate)
-{
-	__builtin_prefetch(&memo->entries[entry_of(size, sampling_rate)]);
 }
 
 const struct block_weights *weights_of(struct weight_memo *memo,

@@ -4,7 +4,7 @@
  * Contract: for a block of `size` bytes sampled at `sampling_rate`, the
  * very values estimator.h computes (its weight among all the samples, the
  * chance that a half of the samples holds it and its weight there), each
- * pair computed once while it stays in a table: a profile's sizes
+ * pair computed once while it stays in a small table: a profile's sizes
  * repeat, and its rate seldom changes, so most blocks are weighed without
  * an exponential or a division.  The table has a fixed size (a pair that
  * collides with another replaces it), so memory does not grow with the
@@ -31,10 +31,6 @@ struct weight_memo {
 void weight_memo_init(struct weight_memo *memo);
 void weight_memo_free(struct weight_memo *memo);
 
-/* Starts loading where those weights are kept, for a call a little
- * later. */
-void weights_prefetch(const struct weight_memo *memo, uint64_t size,
-		      uint64_t sampling_rate);
 /* The weights of a block of `size` bytes at `sampling_rate`: valid until
  * the next call. */
 const struct block_weights *weights_of(struct weight_memo *memo,
