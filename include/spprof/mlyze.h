@@ -290,6 +290,15 @@ MLYZE_PUBLIC void mlyze_close(mlyze_reader *reader);
 
 /* Decode the next event: 1 an event, 0 end of the profile, -1 error. */
 MLYZE_PUBLIC int mlyze_next(mlyze_reader *reader, struct mlyze_event *event);
+/* The next events, up to max (at least 1) of them, into events[]: how
+ * many (1 or more), 0 at the end of the profile, -1 on error.  The same
+ * events as mlyze_next() one by one, without a call for each of the
+ * ALLOCs and FREEs that make most of a profile: only they follow one
+ * another in a batch, and an event of another type ends it, so that what
+ * that one points to stays valid until the next call.  An error or the
+ * end after some events ends the batch; the next call returns it. */
+MLYZE_PUBLIC int mlyze_next_events(mlyze_reader *reader,
+				   struct mlyze_event *events, int max);
 
 MLYZE_PUBLIC enum mlyze_status mlyze_status(const mlyze_reader *reader);
 /* "FILE: offset N: problem", or NULL while there is no error. */

@@ -87,7 +87,18 @@ void tables_free(struct mlyze_tables *t);
 void *arena_alloc(struct arena *a, size_t size);
 char *arena_strndup(struct arena *a, const char *text, size_t length);
 
-const void *table_find(const struct id_table *table, uint64_t id);
+/* An id that no dense array holds. */
+const void *table_find_sparse(const struct id_table *table, uint64_t id);
+
+/* The entry of id, or NULL; inline for the ids below dense_length, as
+ * the stack of every ALLOC is. */
+static inline const void *table_find(const struct id_table *table,
+				     uint64_t id)
+{
+	if (id < table->dense_length)
+		return table->dense[id];
+	return table_find_sparse(table, id);
+}
 const char *table_name(enum mlyze_table table); /* "file", "function" */
 
 /* Each define_* checks the entry against an earlier definition of the same

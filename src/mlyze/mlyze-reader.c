@@ -1012,7 +1012,92 @@ static void report_damage(struct mlyze_reader *r)
 		    n == 1 ? "" : "the first: ", r->first_damage);
 }
 
-MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
+/* ---- ALLOCs and FREEs, the most of a profile, read straight ---- */
+
+/* Where the ALLOCs and FREEs that read_event_carefully() would decode at
+ * once (whatever their varints) end: the file offset before which they
+ * start, LONGEST_FIXED_EVENT or more before the end of the buffer, before
+ * the end of the events, before where the unwritten tail of a streamed
+ * file may start, and before the last event its writer may still be
+ * writing.  0 when the reader has something else to do first. */
+static uint64_t plain_events_end(const struct mlyze_reader *r)
+{
+	uint64_t end = input_offset(&r->in, r->in.end);
+
+	if (r->in.status != MLYZE_OK || r->finished || r->skip_left ||
+	    end < LONGEST_FIXED_EVENT)
+		return 0;
+	end -= LONGEST_FIXED_EVENT - 1;
+	if (r->end_of_events && r->end_of_events < end)
+		end = r->end_of_events;
+	if (r->info.complete == 0 && r->nonzero_at < end)
+		end = r->nonzero_at;
+	if (r->in.live && !r->end_of_events) {
+		if (r->buffered_nonzero_at < LONGEST_FIXED_EVENT)
+			return 0;
+		if (r->buffered_nonzero_at - LONGEST_FIXED_EVENT < end)
+			end = r->buffered_nonzero_at - LONGEST_FIXED_EVENT;
+	}
+	return end;
+}
+
+/* A varint with MLYZE_VARINT_MAX bytes or more buffered from *p; false
+ * for an overlong one. */
+static inline bool plain_varint(const uint8_t **p, uint64_t *value)
+{
+	size_t used;
+
+	if (**p < 0x80) {
+		*value = *(*p)++;
+		return true;
+	}
+	if (mlyze_get_varint(*p, MLYZE_VARINT_MAX, value, &used) !=
+	    MLYZE_VARINT_OK)
+		return false;
+	*p += used;
+	return true;
+}
+
+/* The ALLOC or FREE at r->in.next, before plain_events_end(), as
+ * decode_event() would decode it; false, with the reader untouched, when
+ * it has something to say (an overlong varint, an undefined stack): then
+ * the careful way reads it again and says it. */
+static inline bool decode_plain_event(struct mlyze_reader *r,
+				      struct mlyze_event *ev)
+{
+	const uint8_t *p = r->in.next + 1;
+	uint64_t delta, address, stack_id;
+
+	if (!plain_varint(&p, &delta))
+		return false;
+	address = mlyze_get_le(p, 8);
+	p += 8;
+	if (*r->in.next == MLYZE_EVENT_ALLOC) {
+		if (!plain_varint(&p, &ev->alloc.size) ||
+		    !plain_varint(&p, &stack_id))
+			return false;
+		ev->alloc.stack = table_find(&r->tables.stacks, stack_id);
+		if (!ev->alloc.stack)
+			return false;
+		ev->alloc.address = address;
+		ev->alloc.thread = (uint16_t)mlyze_get_le(p, 2);
+		ev->alloc.sampling_rate = r->sampling_rate;
+		p += 2;
+	} else {
+		ev->free.address = address;
+	}
+	ev->type = (enum mlyze_event_kind)*r->in.next;
+	ev->offset = input_offset(&r->in, r->in.next);
+	r->in.next = p;
+	r->time_us += delta;
+	ev->time_us = r->time_us;
+	return true;
+}
+
+/* ---- the next event ---- */
+
+/* Every other event, and the end of the events. */
+static int read_event_carefully(struct mlyze_reader *r, struct mlyze_event *ev)
 {
 	size_t needed = LONGEST_FIXED_EVENT;
 
@@ -1055,3 +1140,39 @@ MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
 	}
 }
 
+/* The ALLOCs and FREEs from r->in.next on that decode at once, up to max
+ * of them: how many. */
+static int read_plain_events(struct mlyze_reader *r, struct mlyze_event *events,
+			     int max)
+{
+	uint64_t end = plain_events_end(r);
+	int count = 0;
+
+	while (count < max && input_offset(&r->in, r->in.next) < end &&
+	       *r->in.next <= MLYZE_EVENT_FREE &&
+	       decode_plain_event(r, &events[count]))
+		count++;
+	return count;
+}
+
+MLYZE_PUBLIC int mlyze_next(mlyze_reader *r, struct mlyze_event *ev)
+{
+	return read_plain_events(r, ev, 1) ? 1 : read_event_carefully(r, ev);
+}
+
+MLYZE_PUBLIC int mlyze_next_events(mlyze_reader *r, struct mlyze_event *events,
+				   int max)
+{
+	int count = 0, rc;
+
+	for (;;) {
+		count += read_plain_events(r, events + count, max - count);
+		if (count == max)
+			return count;
+		rc = read_event_carefully(r, &events[count]);
+		if (rc <= 0)
+			return count ? count : rc;
+		if (events[count++].type > MLYZE_EVENT_FREE || count == max)
+			return count;
+	}
+}

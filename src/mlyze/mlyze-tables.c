@@ -129,13 +129,10 @@ void tables_free(struct mlyze_tables *t)
 	tables_init(t);
 }
 
-const void *table_find(const struct id_table *table, uint64_t id)
+const void *table_find_sparse(const struct id_table *table, uint64_t id)
 {
-	const struct u64map_value *v;
+	const struct u64map_value *v = u64map_get(&table->by_id, id);
 
-	if (id < table->dense_length)
-		return table->dense[id];
-	v = u64map_get(&table->by_id, id);
 	return v ? (const void *)(uintptr_t)v->a : NULL;
 }
 

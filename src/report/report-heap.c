@@ -779,20 +779,14 @@ static double seconds_since(uint64_t origin_us, uint64_t time_us)
 	return time_us > origin_us ? (double)(time_us - origin_us) / 1e6 : 0.0;
 }
 
-/* The block an ALLOC or FREE looks up is seldom in cache: the events are
- * read a few ahead of their replay, so that their blocks load meanwhile,
- * and halfway to their replay, what the blocks lead to (a freed block's
- * slot, the stack's estimates) starts loading too.  Only ALLOC and FREE:
- * an event of another type ends the read-ahead until it is replayed,
- * since what it points to lasts only until the next event is read. */
+/* Events are read in batches (mlyze_next_events()).  The block an ALLOC
+ * or FREE looks up is seldom in cache: it starts loading a few events
+ * ahead of its replay, and halfway there, what the block leads to (a
+ * freed block's slot, the stack's estimates) starts loading too.  Only
+ * ALLOCs and FREEs: they alone are followed by others in a batch. */
+#define BATCH_EVENTS 64
 #define READ_AHEAD 8
 #define LOAD_AHEAD (READ_AHEAD / 2)
-
-struct read_ahead {
-	struct mlyze_event events[READ_AHEAD]; /* a ring */
-	size_t first, count;
-	int rc; /* of the last read */
-};
 
 static bool looks_up_block(const struct mlyze_event *ev)
 {
@@ -846,35 +840,51 @@ static void prefetch_touched(const struct replay_state *st,
 			       offsetof(struct stack_now, at_half_peak));
 }
 
-/* Fills the ring; 1 when it holds an event to replay (the first), else
- * what the reader returned: 0 at the end, -1 on error. */
-static int read_ahead(mlyze_reader *r, struct read_ahead *a,
-		      const struct replay_state *st)
+/* Starts loading what the events READ_AHEAD and LOAD_AHEAD after the
+ * i-th will look up. */
+static void prefetch_ahead(const struct replay_state *st,
+			   const struct mlyze_event *events, int count, int i)
 {
-	while (a->count < READ_AHEAD &&
-	       (a->count == 0 ||
-		looks_up_block(&a->events[(a->first + a->count - 1) %
-					  READ_AHEAD]))) {
-		struct mlyze_event *ev =
-			&a->events[(a->first + a->count) % READ_AHEAD];
+	if (i + READ_AHEAD < count && looks_up_block(&events[i + READ_AHEAD]))
+		prefetch_block(st, &events[i + READ_AHEAD]);
+	if (i + LOAD_AHEAD < count && looks_up_block(&events[i + LOAD_AHEAD]))
+		prefetch_touched(st, &events[i + LOAD_AHEAD]);
+}
 
-		a->rc = mlyze_next(r, ev);
-		if (a->rc <= 0)
-			break;
-		if (looks_up_block(ev))
-			prefetch_block(st, ev);
-		a->count++;
+static void replay_batch(struct replay_state *st, mlyze_reader *r,
+			 const struct mlyze_event *events, int count,
+			 const struct replay_options *options,
+			 uint64_t first_rate)
+{
+	struct heap_replay *h = st->h;
+
+	for (int i = 0; i < count && i < READ_AHEAD; i++)
+		if (looks_up_block(&events[i]))
+			prefetch_block(st, &events[i]);
+	for (int i = 0; i < count; i++) {
+		const struct mlyze_event *ev = &events[i];
+
+		prefetch_ahead(st, events, count, i);
+		if (st->growth)
+			st->position[PER_SECOND] =
+				seconds_since(st->origin_us, ev->time_us);
+		replay_event(st, r, ev, first_rate);
+		if (!st->in_checkpoint)
+			follow_time(st, ev->time_us);
 	}
-	if (a->count)
-		return 1;
-	return a->rc;
+	/* A tick when the batch passes a multiple of TICK_EVENTS. */
+	h->events += (uint64_t)count;
+	if (h->events % TICK_EVENTS < (uint64_t)count && options &&
+	    options->tick)
+		options->tick(options->tick_ctx, r);
+	h->last_time_us = events[count - 1].time_us;
 }
 
 int heap_replay(mlyze_reader *r, struct heap_replay *h,
 		const struct replay_options *options)
 {
 	struct replay_state st = { .h = h };
-	struct read_ahead ahead = { .count = 0 };
+	struct mlyze_event events[BATCH_EVENTS];
 	uint64_t first_rate = mlyze_info(r)->sampling_rate;
 	int rc;
 
@@ -884,25 +894,8 @@ int heap_replay(mlyze_reader *r, struct heap_replay *h,
 	h->last_time_us = h->peak_time_us = mlyze_info(r)->start_time_us;
 	st.origin_us = mlyze_info(r)->start_time_us;
 	start_time_series(&st, r, options);
-	while ((rc = read_ahead(r, &ahead, &st)) > 0) {
-		const struct mlyze_event *ev = &ahead.events[ahead.first];
-		const struct mlyze_event *later =
-			&ahead.events[(ahead.first + LOAD_AHEAD) % READ_AHEAD];
-
-		if (ahead.count > LOAD_AHEAD && looks_up_block(later))
-			prefetch_touched(&st, later);
-		h->last_time_us = ev->time_us;
-		if (st.growth)
-			st.position[PER_SECOND] =
-				seconds_since(st.origin_us, ev->time_us);
-		replay_event(&st, r, ev, first_rate);
-		if (!st.in_checkpoint)
-			follow_time(&st, ev->time_us);
-		if (++h->events % TICK_EVENTS == 0 && options && options->tick)
-			options->tick(options->tick_ctx, r);
-		ahead.first = (ahead.first + 1) % READ_AHEAD;
-		ahead.count--;
-	}
+	while ((rc = mlyze_next_events(r, events, BATCH_EVENTS)) > 0)
+		replay_batch(&st, r, events, rc, options, first_rate);
 	if (rc == 0)
 		finish(&st);
 	free_state(&st);

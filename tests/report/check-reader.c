@@ -448,6 +448,37 @@ static char *long_script(void)
 	return s;
 }
 
+/* a and b are the same event, read by two readers. */
+static void expect_same_event(const struct mlyze_event *a,
+			      const struct mlyze_event *b)
+{
+	ck_assert_int_eq(a->type, b->type);
+	ck_assert_uint_eq(a->offset, b->offset);
+	ck_assert_uint_eq(a->time_us, b->time_us);
+	if (a->type == MLYZE_EVENT_ALLOC) {
+		ck_assert_uint_eq(a->alloc.address, b->alloc.address);
+		ck_assert_uint_eq(a->alloc.size, b->alloc.size);
+		ck_assert_uint_eq(a->alloc.stack->id, b->alloc.stack->id);
+	} else if (a->type == MLYZE_EVENT_FREE) {
+		ck_assert_uint_eq(a->free.address, b->free.address);
+	}
+}
+
+/* Both readers of long_script() read its 900 events, and no more. */
+static void expect_both_read_all(mlyze_reader *first, int first_fd,
+				 mlyze_reader *second, int events)
+{
+	struct mlyze_event ev;
+
+	ck_assert_int_eq(events, 900);
+	ck_assert_int_eq(mlyze_next(first, &ev), 0);
+	ck_assert_int_eq(mlyze_next(second, &ev), 0);
+	ck_assert_int_eq(mlyze_status(second), MLYZE_OK);
+	mlyze_close(first);
+	close(first_fd);
+	close_reader(second);
+}
+
 START_TEST(small_buffer_reads_the_same_events)
 {
 	char *script = long_script();
@@ -455,26 +486,41 @@ START_TEST(small_buffer_reads_the_same_events)
 	int big_fd = profile_fd;
 	mlyze_reader *small = open_script_buffered(script, 256);
 	struct mlyze_event a, b;
-	int rc, events = 0;
+	int events = 0;
 
-	while ((rc = mlyze_next(big, &a)) > 0) {
+	while (mlyze_next(big, &a) > 0) {
 		ck_assert_int_eq(mlyze_next(small, &b), 1);
-		ck_assert_int_eq(a.type, b.type);
-		ck_assert_uint_eq(a.offset, b.offset);
-		ck_assert_uint_eq(a.time_us, b.time_us);
-		if (a.type == MLYZE_EVENT_ALLOC) {
-			ck_assert_uint_eq(a.alloc.size, b.alloc.size);
-			ck_assert_uint_eq(a.alloc.stack->id, b.alloc.stack->id);
-		}
+		expect_same_event(&a, &b);
 		events++;
 	}
-	ck_assert_int_eq(rc, 0);
-	ck_assert_int_eq(events, 900);
-	ck_assert_int_eq(mlyze_next(small, &b), 0);
-	ck_assert_int_eq(mlyze_status(small), MLYZE_OK);
-	mlyze_close(big);
-	close(big_fd);
-	close_reader(small);
+	expect_both_read_all(big, big_fd, small, events);
+	free(script);
+}
+END_TEST
+
+/* Batches hold the events mlyze_next() reads one by one, through the
+ * smallest buffer too; only ALLOCs and FREEs come before another event
+ * in a batch. */
+START_TEST(batches_read_the_same_events)
+{
+	char *script = long_script();
+	mlyze_reader *one = open_script_buffered(script, 0);
+	int one_fd = profile_fd;
+	mlyze_reader *batched = open_script_buffered(script, 256);
+	struct mlyze_event a, batch[5];
+	int n, events = 0;
+
+	while ((n = mlyze_next_events(batched, batch, 5)) > 0) {
+		for (int i = 0; i < n; i++) {
+			ck_assert_int_eq(mlyze_next(one, &a), 1);
+			expect_same_event(&a, &batch[i]);
+			if (a.type > MLYZE_EVENT_FREE)
+				ck_assert_int_eq(i, n - 1);
+		}
+		events += n;
+	}
+	ck_assert_int_eq(n, 0);
+	expect_both_read_all(one, one_fd, batched, events);
 	free(script);
 }
 END_TEST
@@ -1024,6 +1070,7 @@ int main(void)
 	tcase_add_test(t, unknown_keys_are_ignored);
 	tcase_add_test(t, payload_bytes_past_the_known_fields_are_ignored);
 	tcase_add_test(t, small_buffer_reads_the_same_events);
+	tcase_add_test(t, batches_read_the_same_events);
 	tcase_add_test(t, a_cut_file_is_read_to_its_last_whole_event);
 	tcase_add_test(t, a_cut_unknown_payload_is_a_cut_file);
 	tcase_add_test(t, errors_name_the_offset_and_the_problem);
