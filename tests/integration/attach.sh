@@ -17,6 +17,9 @@ export SPPROF_SAMPLING_RATE=65536
 mkdir -p "$XDG_RUNTIME_DIR"
 cd "$scratch" || fail "no scratch directory"
 
+skipped_under_emulation "memprof-ctl attach" \
+	"gdb's ptrace reaches the emulator's process, not the program it runs" &&
+	exit 77
 command -v gdb >/dev/null || {
 	echo "SKIP: gdb is not installed (apt-get install gdb)"
 	exit 77

@@ -83,6 +83,13 @@ for kill in $(seq 1 50); do
 		"$integ_bin/bounded" 10 200000 0 20000 >/dev/null &
 	pid=$!
 	if [ $((kill % 2)) = 0 ]; then
+		# From the start of the profile: a run killed before it has
+		# none, which an emulator's slow start would make likely.
+		tries=0
+		while [ ! -e "$part.part" ] && [ $tries -lt 1000 ]; do
+			sleep 0.01
+			tries=$((tries + 1))
+		done
 		sleep "$(awk "BEGIN { srand($kill); printf \"%.3f\", \
 			0.05 + rand() * 0.5 }")"
 	else
