@@ -28,9 +28,7 @@ seed=100000 # apart from the seeds of the tests
 same_program() {
 	profile base base && profile base new
 	"$report" -f json --all "$@" --base "$scratch/base.mlyze" \
-		"$scratch/new.mlyze" | rows p_value verdict |
-		awk '{ n++ } $2 < 0.05 { raw++ } $3 != "none" { any = 1 }
-		     END { print any + 0, n + 0, raw + 0 }'
+		"$scratch/new.mlyze" | rows p_value verdict | false_positives
 }
 
 # grown: "named covered others" of a report on base against grown.
@@ -38,11 +36,7 @@ grown() {
 	profile base base && profile grown new
 	"$report" -f json --all --base "$scratch/base.mlyze" \
 		"$scratch/new.mlyze" | rows change change_ci95 verdict |
-		awk -v truth=2097152 '
-		$1 == "grow_me" { named = $4 == "grown"
-			d = $2 - truth; covered = (d < 0 ? -d : d) <= $3 }
-		$1 != "grow_me" && $4 != "none" { others = 1 }
-		END { print named + 0, covered + 0, others + 0 }'
+		grown_verdicts
 }
 
 # repeat N COMMAND...: the sums of the three columns of N runs.

@@ -23,7 +23,6 @@ set -u
 . "${srcdir:-.}/tests/report/trend-common.sh"
 PAIRS=20
 SELF_PAIRS=50
-TRUTH=2097152
 
 # compare_runs BASE_MODE NEW_MODE KEY...: $scratch/rows of the sites of
 # memprof-report --base --at end on a run in each mode (see rows).
@@ -39,11 +38,7 @@ covered=0 named=0 others=0
 i=0
 while [ $i -lt $PAIRS ]; do
 	compare_runs base grown change change_ci95 verdict
-	set -- $(awk -v truth=$TRUTH '
-		$1 == "grow_me" { named = $4 == "grown"
-			d = $2 - truth; covered = (d < 0 ? -d : d) <= $3 }
-		$1 != "grow_me" && $4 != "none" { others = 1 }
-		END { print named + 0, covered + 0, others + 0 }' "$scratch/rows")
+	set -- $(grown_verdicts <"$scratch/rows")
 	named=$((named + $1)) covered=$((covered + $2)) others=$((others + $3))
 	i=$((i + 1))
 done
@@ -110,8 +105,7 @@ reports=0 sites=0 uncorrected=0
 i=0
 while [ $i -lt $SELF_PAIRS ]; do
 	compare_runs base base p_value verdict
-	set -- $(awk '{ n++ } $2 < 0.05 { raw++ } $3 != "none" { any = 1 }
-		END { print any + 0, n + 0, raw + 0 }' "$scratch/rows")
+	set -- $(false_positives <"$scratch/rows")
 	reports=$((reports + $1)) sites=$((sites + $2))
 	uncorrected=$((uncorrected + $3))
 	i=$((i + 1))

@@ -31,3 +31,23 @@ rows() {
 			for (i = 1; i <= n; i++) line = line " " v[k[i]]
 			print line; inside = 0 }'
 }
+
+# grown_verdicts: of the rows "site change change_ci95 verdict" of grown
+# against base on standard input, "NAMED COVERED OTHERS" (1 or 0 each):
+# grow_me is called grown, its interval holds its 2 MiB, another site is
+# called changed.
+grown_verdicts() {
+	awk -v truth=2097152 '
+		$1 == "grow_me" { named = $4 == "grown"
+			d = $2 - truth; covered = (d < 0 ? -d : d) <= $3 }
+		$1 != "grow_me" && $4 != "none" { others = 1 }
+		END { print named + 0, covered + 0, others + 0 }'
+}
+
+# false_positives: of the rows "site p_value verdict" of a program against
+# itself on standard input, "ANY SITES RAW": 1 when a site is called
+# changed, the sites compared, those whose own test says so (p < 0.05).
+false_positives() {
+	awk '{ n++ } $2 < 0.05 { raw++ } $3 != "none" { any = 1 }
+	     END { print any + 0, n + 0, raw + 0 }'
+}
