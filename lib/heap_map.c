@@ -745,6 +745,7 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 	struct heap_slot *s = slot_at(map, (size_t)slot);
 	uintptr_t expected = address | HEAP_SLOT_RESERVED_BIT;
 	uint64_t words[FULL_WORDS];
+	unsigned word_count = words_of(map);
 	int published = 1;
 
 	pack(map, r, words);
@@ -753,7 +754,7 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 	 * never accepts a record being rewritten under it.  The slot stays
 	 * ours until the CAS below, even if the block dies meanwhile. */
 	atomic_thread_fence(memory_order_release);
-	for (unsigned i = 0; i < words_of(map); i++)
+	for (unsigned i = 0; i < word_count; i++)
 		atomic_store_explicit(&s->word[i], words[i], relaxed);
 	if (!atomic_compare_exchange_strong_explicit(&s->key, &expected,
 						     live_key(map, address, r),
@@ -773,7 +774,9 @@ int heap_map_finalize(struct heap_map *map, long slot, uintptr_t address,
 static void read_words(const struct heap_map *map, struct heap_slot *s,
 		       uint64_t *words)
 {
-	for (unsigned i = 0; i < words_of(map); i++)
+	unsigned word_count = words_of(map);
+
+	for (unsigned i = 0; i < word_count; i++)
 		words[i] = atomic_load_explicit(&s->word[i], relaxed);
 }
 
