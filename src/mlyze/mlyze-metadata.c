@@ -57,11 +57,30 @@ static size_t pull(void *out, size_t size, void *data)
 /* Problems in a well-formed JSON value are reported at the metadata start. */
 #define META_OFFSET MLYZE_HEADER_SIZE
 
+/* Where a frame is: named in messages only, which are rare, while a
+ * profile may hold millions of frames. */
+struct frame_place {
+	uint64_t stack_id;
+	size_t index;
+};
+
+#define FRAME_NAME_MAX 64
+
+/* "stack 7 frame 2 " */
+static const char *frame_name(const struct frame_place *place,
+			      char name[FRAME_NAME_MAX])
+{
+	snprintf(name, FRAME_NAME_MAX, "stack %" PRIu64 " frame %zu ",
+		 place->stack_id, place->index);
+	return name;
+}
+
 /* A value of the metadata, named for messages: "\"pid\"",
  * "module 3 \"start\"", "stack 7 frame 2 \"line\"". */
 struct field {
 	struct mlyze_reader *r;
-	const char *owner; /* "" or "module 3 " ... */
+	const char *owner;		 /* "" or "module 3 " ... */
+	const struct frame_place *frame; /* or the frame that owns it */
 	const char *key;
 	json_t *value; /* NULL when absent */
 };
@@ -69,15 +88,27 @@ struct field {
 static struct field field_of(struct mlyze_reader *r, const char *owner,
 			     json_t *object, const char *key)
 {
-	struct field f = { r, owner, key, json_object_get(object, key) };
+	struct field f = { r, owner, NULL, key, json_object_get(object, key) };
+
+	return f;
+}
+
+static struct field frame_field_of(struct mlyze_reader *r,
+				   const struct frame_place *frame,
+				   json_t *object, const char *key)
+{
+	struct field f = { r, "", frame, key, json_object_get(object, key) };
 
 	return f;
 }
 
 static int wrong_type(const struct field *f, const char *expected)
 {
+	char name[FRAME_NAME_MAX];
+
 	return input_fail(&f->r->in, META_OFFSET, "metadata: %s\"%s\" is %s",
-			   f->owner, f->key, expected);
+			   f->frame ? frame_name(f->frame, name) : f->owner,
+			   f->key, expected);
 }
 
 /* Non-negative integer; absent leaves *out unchanged unless required. */
@@ -234,53 +265,71 @@ static int read_module(struct mlyze_reader *r, uint64_t id, json_t *value,
 	return rc;
 }
 
+/* A frame at an offset into a module, whose "module_id" is `module`. */
+static int read_module_frame(struct mlyze_reader *r,
+			     const struct frame_place *place, json_t *value,
+			     struct field *module, struct mlyze_frame *frame)
+{
+	struct field offset = frame_field_of(r, place, value, "offset");
+	uint64_t id = 0;
+
+	if (get_uint(module, true, &id) < 0 ||
+	    get_uint(&offset, true, &frame->offset) < 0)
+		return -1;
+	frame->form = MLYZE_FORM_MODULE;
+	frame->module = table_find(&r->tables.modules, id);
+	if (!frame->module)
+		return input_fail(&r->in, META_OFFSET,
+				   "stack %" PRIu64
+				   " references undefined module %" PRIu64,
+				   place->stack_id, id);
+	return 0;
+}
+
+/* A Python frame, whose "file_id" is `file`. */
+static int read_script_frame(struct mlyze_reader *r,
+			     const struct frame_place *place, json_t *value,
+			     struct field *file, struct mlyze_frame *frame)
+{
+	struct field function = frame_field_of(r, place, value, "func_id");
+	struct field line_field = frame_field_of(r, place, value, "line");
+	uint64_t file_id = 0, function_id = 0, line = 0;
+
+	if (get_uint(file, true, &file_id) < 0 ||
+	    get_uint(&function, true, &function_id) < 0 ||
+	    get_uint(&line_field, true, &line) < 0)
+		return -1;
+	return python_frame(r, META_OFFSET, place->stack_id, file_id,
+			    function_id, line, frame);
+}
+
+/* The keys of a frame are looked up in the order of its forms, only as
+ * far as its form: most frames are in a module. */
 static int read_frame(struct mlyze_reader *r, uint64_t stack_id, size_t index,
 		      json_t *value, struct mlyze_frame *frame)
 {
-	char owner[64];
-	uint64_t a = 0, b = 0, line = 0;
+	const struct frame_place place = { stack_id, index };
+	char name[FRAME_NAME_MAX];
+	struct field f;
 
-	snprintf(owner, sizeof(owner), "stack %" PRIu64 " frame %zu ", stack_id,
-		 index);
 	memset(frame, 0, sizeof(*frame));
 	if (!json_is_object(value))
 		return input_fail(&r->in, META_OFFSET, "metadata: %sis not an object",
-				   owner);
-	struct field module = field_of(r, owner, value, "module_id");
-	struct field offset = field_of(r, owner, value, "offset");
-	struct field address = field_of(r, owner, value, "address");
-	struct field file = field_of(r, owner, value, "file_id");
-	struct field function = field_of(r, owner, value, "func_id");
-	struct field line_field = field_of(r, owner, value, "line");
-
-	if (module.value) {
-		if (get_uint(&module, true, &a) < 0 ||
-		    get_uint(&offset, true, &b) < 0)
-			return -1;
-		frame->form = MLYZE_FORM_MODULE;
-		frame->module = table_find(&r->tables.modules, a);
-		frame->offset = b;
-		if (!frame->module)
-			return input_fail(&r->in, META_OFFSET,
-					   "stack %" PRIu64
-					   " references undefined module %" PRIu64,
-					   stack_id, a);
-		return 0;
-	}
-	if (address.value) {
+				   frame_name(&place, name));
+	f = frame_field_of(r, &place, value, "module_id");
+	if (f.value)
+		return read_module_frame(r, &place, value, &f, frame);
+	f = frame_field_of(r, &place, value, "address");
+	if (f.value) {
 		frame->form = MLYZE_FORM_ADDRESS;
-		return get_uint(&address, true, &frame->offset);
+		return get_uint(&f, true, &frame->offset);
 	}
-	if (file.value) {
-		if (get_uint(&file, true, &a) < 0 ||
-		    get_uint(&function, true, &b) < 0 ||
-		    get_uint(&line_field, true, &line) < 0)
-			return -1;
-		return python_frame(r, META_OFFSET, stack_id, a, b, line, frame);
-	}
+	f = frame_field_of(r, &place, value, "file_id");
+	if (f.value)
+		return read_script_frame(r, &place, value, &f, frame);
 	return input_fail(&r->in, META_OFFSET,
 			   "metadata: %shas no module_id, address or file_id",
-			   owner);
+			   frame_name(&place, name));
 }
 
 static int read_frames(struct mlyze_reader *r, uint64_t id, json_t *frames,
