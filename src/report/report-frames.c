@@ -179,11 +179,13 @@ bool frame_is_named(const struct report_frame *frame)
 static char *address_name(const struct report_frame *frame,
 			  const struct report_module *modules)
 {
+	struct strbuf name = { 0 };
+
 	if (frame->kind == FRAME_NATIVE)
-		return xasprintf("%s+0x%" PRIx64,
-				 base_name(modules[frame->module].path),
-				 frame->address);
-	return xasprintf("0x%" PRIx64, frame->address);
+		sb_add(&name, base_name(modules[frame->module].path));
+	sb_add(&name, frame->kind == FRAME_NATIVE ? "+0x" : "0x");
+	sb_add_uint(&name, frame->address, 16);
+	return sb_take(&name);
 }
 
 /* "function (file:line)" */

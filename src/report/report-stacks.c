@@ -99,15 +99,24 @@ static size_t module_index(struct stack_table *table,
  * file, function and line. */
 static char *frame_key(const struct mlyze_frame *f, size_t module)
 {
+	struct strbuf key = { 0 };
+
 	switch (f->form) {
 	case MLYZE_FORM_MODULE:
-		return xasprintf("N%zu:%" PRIx64, module, f->offset);
+		sb_add(&key, "N");
+		sb_add_uint(&key, module, 10);
+		sb_add(&key, ":");
+		sb_add_uint(&key, f->offset, 16);
+		break;
 	case MLYZE_FORM_PYTHON:
-		return xasprintf("P%s\n%s\n%" PRIu64, f->file->text,
-				 f->function->text, f->line);
+		sb_printf(&key, "P%s\n%s\n%" PRIu64, f->file->text,
+			  f->function->text, f->line);
+		break;
 	default:
-		return xasprintf("A%" PRIx64, f->offset);
+		sb_add(&key, "A");
+		sb_add_uint(&key, f->offset, 16);
 	}
+	return sb_take(&key);
 }
 
 /* A native frame as one number, when its module index and address fit. */
@@ -245,8 +254,9 @@ static size_t stack_index(struct stack_table *table, struct frame_namer *namer,
 			       sizeof(*frames));
 		for (size_t r = 0; r < run.count; r++) {
 			frames[depth] = run.first + r;
-			sb_printf(&key, "%s%zu", depth ? "," : "",
-				  frames[depth]);
+			if (depth)
+				sb_add(&key, ",");
+			sb_add_uint(&key, frames[depth], 10);
 			depth++;
 		}
 	}

@@ -126,6 +126,21 @@ void sb_printf(struct strbuf *sb, const char *format, ...)
 	sb->length += (size_t)n;
 }
 
+void sb_add_uint(struct strbuf *sb, uint64_t value, unsigned base)
+{
+	char digits[64];
+	size_t n = 0;
+
+	do {
+		digits[n++] = "0123456789abcdef"[value % base];
+		value /= base;
+	} while (value);
+	sb_reserve(sb, n);
+	while (n)
+		sb->text[sb->length++] = digits[--n];
+	sb->text[sb->length] = '\0';
+}
+
 char *sb_take(struct strbuf *sb)
 {
 	char *text = sb->text ? sb->text : xstrdup("");

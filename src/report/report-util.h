@@ -36,6 +36,10 @@ struct strbuf {
 void sb_add(struct strbuf *sb, const char *text);
 void sb_printf(struct strbuf *sb, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The digits of value in base 10 or 16 (lower case), as "%" PRIu64 or
+ * "%" PRIx64 write them, without printf's cost: for keys built once per
+ * frame of a profile. */
+void sb_add_uint(struct strbuf *sb, uint64_t value, unsigned base);
 /* The text, handed over to the caller ("" when empty); sb is emptied. */
 char *sb_take(struct strbuf *sb);
 
