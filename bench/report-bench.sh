@@ -9,7 +9,9 @@
 # often than others) with the test generator, reads it once to warm the
 # page cache, then times RUNS runs (default 5) and prints the best, by
 # the clock and, when GNU time is there, by the CPU time of the process
-# (steadier on a busy machine).  The target is 20 million events per
+# (steadier on a busy machine), and the largest resident set of the runs
+# (the reader's memory, bounded by the live blocks and the stacks, not by
+# the length of the profile).  The target is 20 million events per
 # second on one core.
 # Then writes a profile of FORMAT_EVENTS events (default 1 million) from
 # FORMAT_STACKS stacks (default 100,000) and prints the best time of each
@@ -43,11 +45,11 @@ i=0
 while [ "$i" -lt "$runs" ]; do
 	start=$(date +%s%N)
 	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f '%U %S' -o "$scratch/cpu" \
+		/usr/bin/time -f '%U %S %M' -o "$scratch/cpu" \
 			"$report" --top 20 "$profile" >/dev/null 2>&1
 	else
 		"$report" --top 20 "$profile" >/dev/null 2>&1
-		echo "- -" >"$scratch/cpu"
+		echo "- - -" >"$scratch/cpu"
 	fi
 	end=$(date +%s%N)
 	echo "$((end - start)) $(cat "$scratch/cpu")" >>"$scratch/times"
@@ -61,6 +63,7 @@ awk -v events="$events" -v bytes="$size" -v target="$target" -v runs="$runs" '
 	if ($2 != "-") {
 		cpu = $2 + $3
 		if (best_cpu == "" || cpu < best_cpu) best_cpu = cpu
+		if ($4 > peak_kib) peak_kib = $4
 	}
 }
 function line(what, seconds,   rate) {
@@ -74,6 +77,9 @@ END {
 	       events, bytes / 1048576, runs
 	line("wall clock", best_wall)
 	if (best_cpu != "" && best_cpu > 0) line("CPU time", best_cpu)
+	if (peak_kib > 0)
+		printf "%-10s %.1f MiB, the largest resident set of the runs\n",
+		       "memory", peak_kib / 1024
 }' "$scratch/times"
 
 # Time to write each format, best of the runs, CPU time when GNU time is
