@@ -62,6 +62,7 @@ attach_run() {
 	shift 4
 	"$@" >"$name.out" 2>"$name.err" &
 	pid=$!
+	programs="$programs $pid"
 	wait_for_line "$name.out" "$ready"
 	expect 0 "process $pid: recording to" attach $pid -o "$name.%p.mlyze"
 	touch "$name.go"
@@ -75,6 +76,7 @@ attach_run() {
 "$integ_bin/attach-program" "$scratch/mt.go" "$scratch/mt.stop" \
 	>mt.out 2>mt.err &
 mt=$!
+programs="$programs $mt"
 wait_for_line mt.out ready
 expect 1 "process $mt is not in the registry" status $mt
 expect 0 "process $mt: recording to $scratch/mt1.%p.mlyze" \
@@ -114,6 +116,7 @@ SPPROF_RUNTIME=$runtime_so "$abs_top_builddir/src/memprof-wrap" -q --dormant \
 	-o "$scratch/dpy.%p.mlyze" -- /usr/bin/python3 script.py \
 	"$scratch/dpy.stop" >dpy.out 2>dpy.err &
 wrapper=$!
+programs="$programs $wrapper"
 wait_for_line dpy.out ready
 dpy=$(sed -n 's/^\([0-9][0-9]*\) *dormant .*script.py.*/\1/p' \
 	"$( "$ctl" list >list.out; echo list.out)")
@@ -141,6 +144,7 @@ attach_run dl ready "ready\nloaded\ndone\n" plugin_hold_blocks \
 	"$integ_bin/.libs/libattach-deepbind-plugin.so" "$scratch/deep.stop" \
 	>deep.out 2>deep.err &
 deep=$!
+programs="$programs $deep"
 wait_for_line deep.out ready
 expect 1 "process $deep loaded the runtime, which records nothing: the program allocates with .*libc.so.6 and with .*libattach-deepbind-plugin.so" \
 	attach $deep
@@ -159,6 +163,7 @@ attach_run hold holding "holding 4194304 bytes\ndone\n" churn \
 # ---- errors ----
 "$integ_bin/hold-program" 64 "$scratch/err.stop" >err.out 2>err.err &
 victim=$!
+programs="$programs $victim"
 wait_for_line err.out holding
 PATH=/nonexistent "$ctl" attach $victim >ctl.out 2>&1 &&
 	fail "attach without gdb succeeded"
@@ -202,6 +207,7 @@ PY
 			--clear-groups /usr/bin/python3 wait.py \
 			"$as_nobody/$kind.stop" $kind) >$kind.out 2>&1 &
 		target=$!
+		programs="$programs $target"
 		wait_for_line $kind.out ready
 		refused_as_nobody $target "process $target runs a set-user-ID or set-group-ID program, or made itself undumpable: the kernel lets only a process with CAP_SYS_PTRACE attach; run memprof-ctl as root"
 		touch "$as_nobody/$kind.stop"
@@ -238,6 +244,7 @@ if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
 	redis-server --port 0 --unixsocket "$sockets/redis.sock" --save "" \
 		--appendonly no --dir "$scratch" >redis.out 2>redis.err &
 	redis=$!
+	programs="$programs $redis"
 	for i in $(seq 300); do
 		redis_cli ping 2>/dev/null | grep -q PONG && break
 		sleep 0.1

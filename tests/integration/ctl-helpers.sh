@@ -11,11 +11,17 @@ wait_for_line() {
 }
 
 # What a test that ends, failed or not, leaves running: the server, and
-# the stop files of the hold-programs it started.
+# the stop files of the hold-programs it started.  A test that failed
+# also kills the programs it listed in $programs, which may be waiting
+# for a file it never made: left running, they would hold on to what the
+# next tests need (an emulated system's lock, a port).
 server=
 hold_stops=
-trap '[ -z "$server" ] || kill -KILL $server 2>/dev/null
-	for stop in $hold_stops; do touch "$stop"; done' EXIT
+programs=
+trap 'status=$?
+	[ -z "$server" ] || kill -KILL $server 2>/dev/null
+	for stop in $hold_stops; do touch "$stop"; done
+	[ $status -eq 0 ] || [ -z "$programs" ] || kill -KILL $programs 2>/dev/null' EXIT
 
 # start_hold NAME [idle|leak] - $hold ($held_kib KiB) in the background under the
 # runtime with the SPPROF_* settings exported; its pid in $pid.  It ends
