@@ -6,6 +6,8 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,6 +305,41 @@ static int run_gdb(struct gdb_command *c, char *output, size_t size)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* Whether gdb can call a function in a process on this machine.  gdb 13
+ * writes back a register area sized from the features it knows, and on a
+ * processor with AMX the kernel refuses that write: the call fails after
+ * gdb has interrupted the process, whose system call then fails in the
+ * program.  So the call is tried first on a child of ours. */
+static bool gdb_can_call_here(void)
+{
+	static struct gdb_command probe;
+	char output[GDB_OUTPUT_MAX], pid[32];
+	pid_t child = fork();
+
+	if (child < 0)
+		return true; /* the attach itself will say what is wrong */
+	if (child == 0)
+		for (;;)
+			pause();
+	snprintf(pid, sizeof(pid), "%ld", (long)child);
+	probe.argc = 0;
+	if (add(&probe, "gdb", NULL, NULL) < 0 ||
+	    add(&probe, "-p", NULL, NULL) < 0 ||
+	    add(&probe, "%s", pid, NULL) < 0 ||
+	    add(&probe, "-batch", NULL, NULL) < 0 ||
+	    add(&probe, "-nx", NULL, NULL) < 0 ||
+	    add(&probe, "-iex", NULL, NULL) < 0 ||
+	    add(&probe, "set debuginfod enabled off", NULL, NULL) < 0 ||
+	    add(&probe, "-ex", NULL, NULL) < 0 ||
+	    add(&probe, "call (int)getpid()", NULL, NULL) < 0)
+		output[0] = '\0';
+	else
+		run_gdb(&probe, output, sizeof(output));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	return !strstr(output, "Couldn't write extended state");
+}
+
 /* gdb's last lines, for a message. */
 static const char *last_lines(const char *output)
 {
@@ -327,6 +364,12 @@ int ctl_attach(const struct ctl_attach_request *r, char *why, size_t size)
 				"install gdb; Fedora: dnf install gdb)"), -1;
 	if (refused_why(r->pid, why, size) < 0)
 		return -1;
+	if (!gdb_can_call_here())
+		return snprintf(why, size, "this gdb cannot call a function in "
+				"a process on this processor (it does not know "
+				"its AMX registers, and the kernel refuses their "
+				"write); process %ld was left alone: gdb 14 or "
+				"later can attach", r->pid), -1;
 	if (write_script(script, sizeof(script)) < 0)
 		return snprintf(why, size, "%s: %s", script, strerror(errno)), -1;
 	if (build_command(r, script, &command) < 0) {
