@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "outbuf.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <string.h>
@@ -112,20 +113,6 @@ void outbuf_uint(struct outbuf *o, uint64_t v)
 	outbuf_bytes(o, digits + sizeof(digits) - n, n);
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0. */
-static size_t utf8_sequence(const unsigned char *s)
-{
-	size_t n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4
-		   : s[0] >= 0xE0		? 3
-		   : s[0] >= 0xC2 && s[0] <= 0xDF ? 2
-						  : 0;
-
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-	return n;
-}
-
 void outbuf_json_string(struct outbuf *o, const char *str)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -148,7 +135,7 @@ void outbuf_json_string(struct outbuf *o, const char *str)
 			s++;
 		} else if (*s < 0x80) {
 			outbuf_bytes(o, s++, 1);
-		} else if ((seq = utf8_sequence(s))) {
+		} else if ((seq = utf8_char_length(s, strnlen((const char *)s, 4)))) {
 			outbuf_bytes(o, s, seq);
 			s += seq;
 		} else {

@@ -33,7 +33,8 @@ void outbuf_bytes(struct outbuf *o, const void *data, size_t n);
 void outbuf_str(struct outbuf *o, const char *s);
 void outbuf_uint(struct outbuf *o, uint64_t v);
 
-/* A JSON string literal, escaped; invalid UTF-8 bytes become U+FFFD. */
+/* A JSON string literal, escaped; a byte that starts no well-formed
+ * character (utf8.h) becomes U+FFFD. */
 void outbuf_json_string(struct outbuf *o, const char *s);
 /* `"key":` preceded by a comma unless first. */
 void outbuf_json_key(struct outbuf *o, const char *key, int first);

@@ -15,6 +15,7 @@
 #include "mlyze-codec.h"
 #include "modules.h"
 #include "names.h"
+#include "utf8.h"
 
 #define CMDLINE_MAX (64u * 1024)
 
@@ -234,6 +235,14 @@ static void write_modules_json(struct outbuf *o)
 		outbuf_json_key(o, key, id == 0);
 		outbuf_str(o, "{\"path\":");
 		outbuf_json_string(o, m->path);
+		/* JSON text is UTF-8: a path that is not is repaired above for
+		 * display, and its bytes follow for the symbolizer. */
+		if (!utf8_valid(m->path, strlen(m->path))) {
+			outbuf_str(o, ",\"path_bytes\":\"");
+			write_hex(o, (const uint8_t *)m->path,
+				  strlen(m->path));
+			outbuf_str(o, "\"");
+		}
 		json_uint_member(o, "start", m->start);
 		json_uint_member(o, "end", m->end);
 		json_uint_member(o, "load_bias", m->load_bias);

@@ -125,7 +125,8 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/ctl.sh \
 	tests/integration/serve.sh \
 	tests/integration/serve-robust.sh \
-	tests/integration/attach.sh
+	tests/integration/attach.sh \
+	tests/integration/text-paths.sh
 TESTS += $(integ_drivers)
 EXTRA_DIST += $(integ_drivers) tests/integration/common.sh \
 	tests/integration/ctl-helpers.sh \

@@ -19,6 +19,7 @@ RUNTIME_UNIT_TESTS = \
 	tests/unit/test-stack-table \
 	tests/unit/test-unwind \
 	tests/unit/test-usable-size \
+	tests/unit/test-utf8 \
 	tests/unit/test-writer
 check_PROGRAMS += $(RUNTIME_UNIT_TESTS)
 TESTS += $(RUNTIME_UNIT_TESTS)
@@ -118,3 +119,7 @@ tests_unit_test_writer_SOURCES = tests/unit/test-writer.c tests/unit/suite-main.
 	$(SCRATCH_DIR_SOURCES)
 tests_unit_test_writer_CFLAGS = $(UNIT_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_test_writer_LDADD = $(UNIT_LDADD) $(JANSSON_LIBS)
+
+tests_unit_test_utf8_SOURCES = tests/unit/test-utf8.c tests/unit/suite-main.c
+tests_unit_test_utf8_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_utf8_LDADD = $(UNIT_LDADD)

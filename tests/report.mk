@@ -131,7 +131,8 @@ FUZZ_FOUND = tests/report/fuzz-found
 fuzz-reader: tests/report/mlyze-gen
 	sources=; for f in $(MLYZE_READER_C); do sources="$$sources $(srcdir)/$$f"; done; \
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -DMLYZE_BUILDING_LIBRARY -I$(top_builddir) \
-	  -I$(top_srcdir)/include -I$(top_srcdir)/lib -I$(top_srcdir)/src/mlyze \
+	  -I$(top_srcdir)/include -I$(top_srcdir)/common -I$(top_srcdir)/lib \
+	  -I$(top_srcdir)/src/mlyze \
 	  $(JANSSON_CFLAGS) $(srcdir)/tests/report/fuzz-reader.c $$sources \
 	  $(JANSSON_LIBS) -lm -o tests/report/fuzz-reader
 	rm -rf $(FUZZ_SEEDS) && $(MKDIR_P) $(FUZZ_SEEDS) $(FUZZ_FOUND)

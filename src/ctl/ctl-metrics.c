@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "ctl-sites.h"
+#include "utf8.h"
 
 /* Bytes of a label value kept, before escaping: a command line or a
  * service name is identified by far less. */
@@ -26,39 +27,6 @@ struct process_metrics {
 	double profile_bytes; /* the streamed file's size */
 	memprof_stats stats;  /* as the runtime last published them */
 };
-
-/* The length of the UTF-8 character at s (of n bytes), or 0 when s
- * starts with none (a stray byte, an overlong form, a surrogate). */
-static size_t utf8_length(const unsigned char *s, size_t n)
-{
-	unsigned char low = 0x80, high = 0xbf;
-	size_t length;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		length = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		length = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		length = 4;
-	else
-		return 0;
-	if (s[0] == 0xe0)
-		low = 0xa0;
-	else if (s[0] == 0xed)
-		high = 0x9f;
-	else if (s[0] == 0xf0)
-		low = 0x90;
-	else if (s[0] == 0xf4)
-		high = 0x8f;
-	if (length > n || s[1] < low || s[1] > high)
-		return 0;
-	for (size_t i = 2; i < length; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return length;
-}
 
 /* FNV-1a, of the whole value. */
 static uint32_t value_hash(const char *value)
@@ -89,7 +57,7 @@ static void add_label(char *out, size_t size, const char *name,
 	at += (size_t)snprintf(out + at, size - at, "%s%s=\"",
 			       at ? "," : "", name);
 	for (size_t i = 0; i < n && at + 16 < size;) {
-		size_t length = utf8_length(v + i, n - i);
+		size_t length = utf8_char_length(v + i, n - i);
 
 		if (v[i] == '\\' || v[i] == '"' || v[i] == '\n') {
 			out[at++] = '\\';

@@ -209,6 +209,23 @@ static int read_string(struct mlyze_reader *r, uint64_t id, json_t *value,
 		       : -1;
 }
 
+/* The field's text when it is a hex string of whole bytes, else NULL. */
+static const char *hex_text(const struct field *f, size_t *length)
+{
+	const char *text = json_string_value(f->value);
+
+	*length = json_string_length(f->value);
+	if (!text || *length % 2 ||
+	    strspn(text, "0123456789abcdefABCDEF") != *length)
+		return NULL;
+	return text;
+}
+
+static unsigned hex_digit(char c)
+{
+	return c <= '9' ? (unsigned)(c - '0') : (unsigned)(tolower(c) - 'a' + 10);
+}
+
 /* Build-ids are stored as lower-case hex, whatever the writer used. */
 static int get_build_id(const struct field *f, char **hex)
 {
@@ -218,9 +235,7 @@ static int get_build_id(const struct field *f, char **hex)
 	*hex = NULL;
 	if (!f->value)
 		return 0;
-	text = json_string_value(f->value);
-	length = json_string_length(f->value);
-	if (!text || length % 2 || strspn(text, "0123456789abcdefABCDEF") != length)
+	if (!(text = hex_text(f, &length)))
 		return wrong_type(f, "not a hex string");
 	*hex = strdup(text);
 	if (!*hex)
@@ -230,12 +245,36 @@ static int get_build_id(const struct field *f, char **hex)
 	return 0;
 }
 
+/* "path_bytes": the bytes of a path that is not UTF-8, in hex, beside
+ * its repair in "path" (mlyze(5)); *path stays NULL when absent. */
+static int get_path_bytes(const struct field *f, char **path, size_t *length)
+{
+	const char *text;
+	size_t digits;
+
+	*path = NULL;
+	if (!f->value)
+		return 0;
+	if (!(text = hex_text(f, &digits)))
+		return wrong_type(f, "not a hex string");
+	*path = malloc(digits / 2 + 1);
+	if (!*path)
+		return input_fail_system(&f->r->in, NULL);
+	for (size_t i = 0; i < digits / 2; i++)
+		(*path)[i] = (char)(hex_digit(text[2 * i]) << 4 |
+				    hex_digit(text[2 * i + 1]));
+	(*path)[digits / 2] = '\0';
+	*length = digits / 2;
+	return 0;
+}
+
 static int read_module(struct mlyze_reader *r, uint64_t id, json_t *value,
 		       const void *ctx)
 {
 	char owner[48];
 	struct mlyze_module m = { .id = id };
-	char *build_id;
+	char *build_id, *path_bytes;
+	size_t path_length;
 	int rc;
 
 	(void)ctx;
@@ -248,20 +287,25 @@ static int read_module(struct mlyze_reader *r, uint64_t id, json_t *value,
 	struct field end = field_of(r, owner, value, "end");
 	struct field bias = field_of(r, owner, value, "load_bias");
 	struct field build = field_of(r, owner, value, "build_id");
+	struct field bytes = field_of(r, owner, value, "path_bytes");
 
 	if (!json_is_string(path.value))
 		return wrong_type(&path, path.value ? "not a string" : "missing");
+	path_length = json_string_length(path.value);
 	if (get_uint(&start, true, &m.start) < 0 ||
 	    get_uint(&end, true, &m.end) < 0 ||
 	    get_uint(&bias, true, &m.load_bias) < 0 ||
-	    get_build_id(&build, &build_id) < 0)
+	    get_path_bytes(&bytes, &path_bytes, &path_length) < 0)
 		return -1;
-	m.path = json_string_value(path.value);
+	if (get_build_id(&build, &build_id) < 0) {
+		free(path_bytes);
+		return -1;
+	}
+	m.path = path_bytes ? path_bytes : json_string_value(path.value);
 	m.build_id = build_id;
-	rc = define_module(r, META_OFFSET, &m, json_string_length(path.value))
-		     ? 0
-		     : -1;
+	rc = define_module(r, META_OFFSET, &m, path_length) ? 0 : -1;
 	free(build_id);
+	free(path_bytes);
 	return rc;
 }
 

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "mlyze-internal.h"
+#include "utf8.h"
 
 #include <inttypes.h>
 #include <stdalign.h>
@@ -202,51 +203,24 @@ static int table_add(struct mlyze_reader *r, struct id_table *table,
 	return 0;
 }
 
-/* Well-formed UTF-8: no overlong forms, surrogates or values past U+10FFFF. */
-static bool valid_utf8(const unsigned char *s, size_t length)
+/* kind, id and field name the bytes in messages: "module 3 path". */
+static int check_no_nul(struct mlyze_reader *r, uint64_t offset,
+			const char *bytes, size_t length, const char *kind,
+			uint64_t id, const char *field)
 {
-	size_t i = 0;
-
-	while (i < length) {
-		unsigned char c = s[i];
-		size_t extra;
-		uint32_t cp, min;
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if ((c & 0xe0) == 0xc0)
-			extra = 1, cp = c & 0x1f, min = 0x80;
-		else if ((c & 0xf0) == 0xe0)
-			extra = 2, cp = c & 0x0f, min = 0x800;
-		else if ((c & 0xf8) == 0xf0)
-			extra = 3, cp = c & 0x07, min = 0x10000;
-		else
-			return false;
-		if (length - i <= extra)
-			return false;
-		for (size_t k = 1; k <= extra; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return false;
-			cp = cp << 6 | (s[i + k] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += extra + 1;
-	}
-	return true;
+	if (memchr(bytes, '\0', length))
+		return input_fail(&r->in, offset, "%s %" PRIu64
+				   " %s contains a NUL byte", kind, id, field);
+	return 0;
 }
 
-/* kind, id and field name the text in messages: "file 3 name". */
 static int check_text(struct mlyze_reader *r, uint64_t offset,
 		      const char *text, size_t length, const char *kind,
 		      uint64_t id, const char *field)
 {
-	if (memchr(text, '\0', length))
-		return input_fail(&r->in, offset, "%s %" PRIu64
-				   " %s contains a NUL byte", kind, id, field);
-	if (!valid_utf8((const unsigned char *)text, length))
+	if (check_no_nul(r, offset, text, length, kind, id, field) < 0)
+		return -1;
+	if (!utf8_valid(text, length))
 		return input_fail(&r->in, offset, "%s %" PRIu64
 				   " %s is not valid UTF-8", kind, id, field);
 	return 0;
@@ -361,8 +335,10 @@ const struct mlyze_module *define_module(struct mlyze_reader *r,
 						    module->id);
 	struct mlyze_module *entry;
 
-	if (check_text(r, offset, module->path, path_length, "module",
-		       module->id, "path") < 0)
+	/* A path is the bytes the file system knows the file by (mlyze(5)),
+	 * which need not be UTF-8: the symbolizer opens the file by them. */
+	if (check_no_nul(r, offset, module->path, path_length, "module",
+			 module->id, "path") < 0)
 		return NULL;
 	if (module->end < module->start) {
 		input_fail(&r->in, offset, "module %" PRIu64 " ends before it starts",
