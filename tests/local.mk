@@ -25,6 +25,8 @@ check_PROGRAMS += $(RUNTIME_UNIT_TESTS)
 TESTS += $(RUNTIME_UNIT_TESTS)
 endif
 
+# No test asks a debuginfod server but the one it starts itself.
+AM_TESTS_ENVIRONMENT += unset DEBUGINFOD_URLS;
 # Generous limits: the suite often shares a loaded two-core machine.
 AM_TESTS_ENVIRONMENT += CK_TIMEOUT_MULTIPLIER=10; export CK_TIMEOUT_MULTIPLIER;
 # What test scripts of every kind source to know when they run under an

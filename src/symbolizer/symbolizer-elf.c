@@ -175,6 +175,11 @@ static Elf_Scn *section_by_name(Elf *elf, const char *wanted)
 	return NULL;
 }
 
+bool elf_file_has_debug_info(const struct elf_file *f)
+{
+	return section_by_name(f->elf, ".debug_info") != NULL;
+}
+
 /* Section layout: file name, NUL, padding to 4 bytes, CRC-32 in the
  * file's byte order. */
 int elf_file_debuglink(const struct elf_file *f, const char **name,

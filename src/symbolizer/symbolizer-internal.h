@@ -3,6 +3,7 @@
  * Contract: declarations shared by the symbolizer's source files only.
  *   symbolizer-elf.c       opening ELF files safely; build-id and debuglink
  *   symbolizer-debugfile.c finding the separate debug file of a module
+ *   symbolizer-debuginfod.c fetching it from debuginfod servers
  *   symbolizer-symtab.c    sorted function-symbol table, demangling,
  *                          search in sorted address ranges
  *   symbolizer-lines.c     source file and line from DWARF
@@ -12,6 +13,7 @@
 #ifndef SPPROF_SYMBOLIZER_INTERNAL_H
 #define SPPROF_SYMBOLIZER_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +46,9 @@ int elf_file_build_id(const struct elf_file *f, char *buf, size_t size);
 int elf_file_debuglink(const struct elf_file *f, const char **name,
 		       uint32_t *crc);
 
+/* Whether the file carries its own DWARF (.debug_info). */
+bool elf_file_has_debug_info(const struct elf_file *f);
+
 /* CRC-32 of the whole file, as .gnu_debuglink records it.  Returns 0, or
  * -1 when the file's bytes are not available. */
 int elf_file_crc32(const struct elf_file *f, uint32_t *crc);
@@ -68,6 +73,15 @@ int debug_file_by_debuglink(const struct debug_search *search,
 			    const struct elf_file *module,
 			    const char *module_path, struct elf_file *out,
 			    char **rejected);
+
+/* Fetch the debug file of build-id `build_id_hex` from the servers that
+ * DEBUGINFOD_URLS names, through libdebuginfod and its cache, starting
+ * the client in *client on first use.  Returns 0 with *out open, or -1:
+ * no servers named, none has the file, or (*problem set) something went
+ * wrong that is worth a warning.  Without libdebuginfod, always -1. */
+int debug_file_by_debuginfod(void **client, const char *build_id_hex,
+			     struct elf_file *out, const char **problem);
+void debuginfod_client_free(void *client);
 
 /* [start, end): the first member of the elements of every sorted array
  * below, so that one binary search serves them all. */

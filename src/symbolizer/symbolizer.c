@@ -36,6 +36,7 @@ struct symbolizer {
 	char **debug_dirs;
 	void (*warn)(void *ctx, const char *message);
 	void *warn_ctx;
+	void *debuginfod; /* its client, once one was needed */
 	/* Open-addressing hash table of modules; size is a power of two. */
 	struct module **slots;
 	size_t n_slots;
@@ -139,6 +140,7 @@ void symbolizer_free(struct symbolizer *s)
 		free(s->debug_dirs[i]);
 	free(s->debug_dirs);
 	free(s->sysroot);
+	debuginfod_client_free(s->debuginfod);
 	free(s);
 }
 
@@ -226,8 +228,25 @@ static char *path_on_disk(const struct symbolizer *s, const char *path)
 	return joined;
 }
 
+/* Ask the debuginfod servers for the debug file of the code that ran,
+ * unless the module on this machine carries its own. */
+static void fetch_debug_file(struct symbolizer *s, struct module *m,
+			     const char *file_build_id)
+{
+	const char *build_id = m->build_id ? m->build_id : file_build_id;
+	const char *problem;
+
+	if (m->binary.elf != NULL && elf_file_has_debug_info(&m->binary))
+		return;
+	if (build_id != NULL &&
+	    debug_file_by_debuginfod(&s->debuginfod, build_id, &m->debug,
+				     &problem) != 0 &&
+	    problem != NULL)
+		warn(s, "%s: debuginfod: %s", m->path, problem);
+}
+
 /* Try the build-ids (the profile's first: it names the code that ran),
- * then .gnu_debuglink. */
+ * then .gnu_debuglink, on this machine; then the debuginfod servers. */
 static void find_debug_file(struct symbolizer *s, struct module *m,
 			    const char *file_build_id)
 {
@@ -239,14 +258,16 @@ static void find_debug_file(struct symbolizer *s, struct module *m,
 	if (file_build_id != NULL && !same_text(file_build_id, m->build_id) &&
 	    debug_file_by_build_id(&s->search, file_build_id, &m->debug) == 0)
 		return;
-	if (m->binary.elf == NULL ||
+	if (m->binary.elf != NULL &&
 	    debug_file_by_debuglink(&s->search, &m->binary, m->path, &m->debug,
-				    &rejected) == 0 ||
-	    rejected == NULL)
+				    &rejected) == 0)
 		return;
-	warn(s, "%s: debug file %s does not match the module (CRC differs); "
-		"ignored", m->binary.path, rejected);
-	free(rejected);
+	if (rejected != NULL) {
+		warn(s, "%s: debug file %s does not match the module (CRC "
+			"differs); ignored", m->binary.path, rejected);
+		free(rejected);
+	}
+	fetch_debug_file(s, m, file_build_id);
 }
 
 static void open_binary(struct symbolizer *s, struct module *m,

@@ -8,10 +8,11 @@ src_symbolizer_libsymbolizer_la_SOURCES = \
 	src/symbolizer/symbolizer.c \
 	src/symbolizer/symbolizer-elf.c \
 	src/symbolizer/symbolizer-debugfile.c \
+	src/symbolizer/symbolizer-debuginfod.c \
 	src/symbolizer/symbolizer-symtab.c \
 	src/symbolizer/symbolizer-lines.c
 src_symbolizer_libsymbolizer_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
-	$(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(ZLIB_CFLAGS)
+	$(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(DEBUGINFOD_CFLAGS) $(ZLIB_CFLAGS)
 # -lstdc++ for __cxa_demangle (see src/symbolizer/symbolizer-symtab.c).
-src_symbolizer_libsymbolizer_la_LIBADD = $(LIBDW_LIBS) $(LIBELF_LIBS) \
+src_symbolizer_libsymbolizer_la_LIBADD = $(DEBUGINFOD_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS) \
 	$(ZLIB_LIBS) -lstdc++

@@ -1,0 +1,57 @@
+#!/bin/sh
+# debuginfod.sh - a stripped program whose debug file is on no path of
+# this machine: memprof-report names its functions only when a debuginfod
+# server (elfutils', on the loopback) is named in DEBUGINFOD_URLS and has
+# that file, fetched by the build-id the profile recorded.
+. "$(dirname "$0")/common.sh"
+
+report=$abs_top_builddir/src/memprof-report
+ldd "$abs_top_builddir/src/.libs/memprof-report" 2>/dev/null | grep -q libdebuginfod || {
+	echo "SKIP: $test_name: memprof-report is built without libdebuginfod (apt-get install libdebuginfod-dev)"
+	exit 77
+}
+command -v debuginfod >/dev/null || {
+	echo "SKIP: $test_name: no debuginfod server (apt-get install debuginfod)"
+	exit 77
+}
+unset DEBUGINFOD_URLS
+export DEBUGINFOD_CACHE_PATH=$scratch/cache
+
+mkdir -p "$scratch/served"
+cp "$abs_top_builddir/tests/report/alloc-program" "$scratch/prog"
+objcopy --only-keep-debug "$scratch/prog" "$scratch/served/prog.debug"
+strip --strip-all "$scratch/prog"
+readelf -S "$scratch/prog" | grep -q -e '\.symtab' -e '\.debug_info' &&
+	fail "the program is not stripped"
+build_id=$(readelf -n "$scratch/prog" | sed -n 's/.*Build ID: //p')
+[ -n "$build_id" ] || fail "the program has no build-id"
+
+SPPROF_SAMPLING_RATE=1 SPPROF_OUTPUT=$scratch/prog.mlyze \
+	run_preloaded 60 "$scratch/prog"
+
+"$report" --top 5 "$scratch/prog.mlyze" >"$scratch/alone.txt" 2>&1 ||
+	fail "no report: $(cat "$scratch/alone.txt")"
+grep -q make_table "$scratch/alone.txt" &&
+	fail "named without its debug file: $(cat "$scratch/alone.txt")"
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+debuginfod -p "$port" -d "$scratch/index.sqlite" -F "$scratch/served" \
+	>"$scratch/server.log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null' EXIT
+url=http://127.0.0.1:$port
+# The server answers once it has scanned the folder: waited for while it
+# runs, however long a loaded machine makes that.
+until curl -sf -o /dev/null "$url/buildid/$build_id/debuginfo"; do
+	kill -0 $server 2>/dev/null || fail "debuginfod ended: $(cat "$scratch/server.log")"
+	sleep 0.5
+done
+
+DEBUGINFOD_URLS=$url "$report" --top 5 "$scratch/prog.mlyze" \
+	>"$scratch/fetched.txt" 2>&1 || fail "no report: $(cat "$scratch/fetched.txt")"
+grep -q make_table "$scratch/fetched.txt" ||
+	fail "not named with the server: $(cat "$scratch/fetched.txt")"
+ls "$scratch/cache/$build_id/debuginfo" >/dev/null 2>&1 ||
+	fail "nothing in the client's cache: $(ls -R "$scratch/cache")"
+kill $server
+pass
