@@ -25,14 +25,18 @@ allocations of the test's thread and of the threads it starts, and, at a
 rate other than 1, of the threads already running (see idle_rate());
 warm-up runs (--memprof-warmups, or warmups= on a marker) run the test
 first without measuring it, for caches that fill on first use.
+--memprof-limit-memory=SIZE and --memprof-limit-leaks=SIZE (or
+memprof_limit_memory and memprof_limit_leaks in the ini file) give every
+test without a marker of its own that limit.
 """
 
+import argparse
 import gc
 import itertools
 import math
 import tempfile
 from dataclasses import asdict
-from typing import TYPE_CHECKING, List
+from typing import TYPE_CHECKING, Dict, List, NamedTuple
 
 import pytest
 
@@ -50,6 +54,14 @@ _START, _END = "pytest start ", "pytest end "
 # ---- options and markers ---------------------------------------------------
 
 
+def size_option(text: str) -> int:
+    """A size on the command line; a bad one is said as argparse says it."""
+    try:
+        return parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("memprof", "memory profiling (spprof-mem)")
     group.addoption("--memprof", action="store_true",
@@ -59,7 +71,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--memprof-dir", metavar="DIR",
                     help="keep the profiles (.mlyze, one per pytest "
                          "process) in DIR; by default none is kept")
-    group.addoption("--memprof-rate", metavar="BYTES", type=parse_size,
+    group.addoption("--memprof-rate", metavar="BYTES", type=size_option,
                     default=1,
                     help="one sample per BYTES allocated while a test runs "
                          "(default 1: every allocation, exact figures)")
@@ -68,6 +80,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--memprof-warmups", metavar="N", type=int, default=0,
                     help="run each test N times unmeasured first "
                          "(default 0)")
+    for marker, (_, _, bound) in _LIMITS.items():
+        group.addoption(f"--memprof-{marker.replace('_', '-')}",
+                        metavar="SIZE", type=size_option,
+                        help=f"{bound} for every test without a {marker} "
+                             f"marker (also the ini option memprof_{marker})")
+        parser.addini(f"memprof_{marker}",
+                      f"the {marker} of every test without a {marker} "
+                      "marker ('24 MB')")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -108,10 +128,31 @@ def idle_rate(rate: int) -> int:
 # ---- limits ------------------------------------------------------------
 
 _LIMITS = {
-    # marker: (figure it bounds, what the figure is)
-    "limit_memory": ("peak", "the test held {} at its peak"),
-    "limit_leaks": ("leaked", "the test left {} behind"),
+    # marker: (figure it bounds, what the figure is, what the limit is)
+    "limit_memory": ("peak", "the test held {} at its peak",
+                     "the most a test may hold at once"),
+    "limit_leaks": ("leaked", "the test left {} behind",
+                    "what a test may leave allocated"),
 }
+
+
+def default_limits(config: pytest.Config) -> Dict[str, int]:
+    """The limits of the tests without a marker of their own, by marker
+    name: from the command line, else from the ini file."""
+    limits = {}
+    for marker in _LIMITS:
+        limit = config.getoption(f"memprof_{marker}")
+        if limit is None and config.getini(f"memprof_{marker}"):
+            text = config.getini(f"memprof_{marker}")
+            try:
+                limit = parse_size(text)
+            except ValueError as e:
+                raise pytest.UsageError(
+                    f"memprof_{marker} = {text!r} in the ini file: {e}") \
+                    from None
+        if limit is not None:
+            limits[marker] = limit
+    return limits
 
 
 # At a rate S, allocations adding up to -ln(0.05) S = 3 S bytes go
@@ -130,17 +171,23 @@ def decide(figure: "Figure", limit: int, rate: int) -> str:
     return "undecided"
 
 
-def _limit_message(m: "Measurement", marker: str, limit: int,
-                   verdict: str) -> str:
-    name, meaning = _LIMITS[marker]
+def _limit_message(m: "Measurement", limit: "Limit", verdict: str) -> str:
+    name, meaning, _ = _LIMITS[limit.marker]
     figure = getattr(m, name)
     said = {"over": "over", "undecided": "too close to tell against"}[verdict]
-    lines = [f"{marker}: {meaning.format(m.figure(name))}, {said} its "
-             f"limit of {human(limit)}",
+    whose = "its" if limit.marked else "the default"
+    lines = [f"{limit.marker}: {meaning.format(m.figure(name))}, {said} "
+             f"{whose} limit of {human(limit.size)}",
              f"  {m.how()}",
              "  allocated by:" if figure.sites else "  (no allocation)"]
     lines += [f"    {human(b):>10}  {label}" for label, b in figure.sites]
     return "\n".join(lines)
+
+
+class Limit(NamedTuple):
+    marker: str  # "limit_memory", "limit_leaks"
+    size: int
+    marked: bool  # the test's own marker, not the default
 
 
 # ---- the plugin at work ------------------------------------------------
@@ -160,6 +207,7 @@ class _Profiler:
         self.rate = config.getoption("memprof_rate")
         self.idle_rate = idle_rate(self.rate)
         self.warmups = config.getoption("memprof_warmups")
+        self.default_limits = default_limits(config)
         self.reader = None
         self.results: List[dict] = []
         self.undecided: List[str] = []
@@ -216,11 +264,17 @@ class _Profiler:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_pyfunc_call(self, pyfuncitem: pytest.Function):
         test = pyfuncitem.obj
-        limits = [(name, pyfuncitem.get_closest_marker(name))
-                  for name in _LIMITS]
-        limits = [(name, marker) for name, marker in limits if marker]
-        asked = [marker.kwargs["warmups"] for _, marker in limits
-                 if "warmups" in marker.kwargs]
+        limits, asked = [], []
+        for name in _LIMITS:
+            marker = pyfuncitem.get_closest_marker(name)
+            if marker:
+                limits.append(Limit(name, parse_size(
+                    marker.args[0] if marker.args
+                    else marker.kwargs["limit"]), True))
+                if "warmups" in marker.kwargs:
+                    asked.append(marker.kwargs["warmups"])
+            elif name in self.default_limits:
+                limits.append(Limit(name, self.default_limits[name], False))
         warmups = max(asked) if asked else self.warmups
 
         def measured(*args, **kwargs):
@@ -236,18 +290,17 @@ class _Profiler:
         finally:
             pyfuncitem.obj = test
 
-    def _check(self, item, m: "Measurement", limits) -> None:
+    def _check(self, item, m: "Measurement", limits: List[Limit]) -> None:
         failures = []
-        for name, marker in limits:
-            limit = parse_size(marker.args[0] if marker.args
-                               else marker.kwargs["limit"])
-            verdict = decide(getattr(m, _LIMITS[name][0]), limit, m.rate)
+        for limit in limits:
+            verdict = decide(getattr(m, _LIMITS[limit.marker][0]),
+                             limit.size, m.rate)
             if verdict == "over":
-                failures.append(_limit_message(m, name, limit, verdict))
+                failures.append(_limit_message(m, limit, verdict))
             elif verdict == "undecided":
                 item.user_properties.append(
                     ("memprof-undecided",
-                     _limit_message(m, name, limit, verdict)))
+                     _limit_message(m, limit, verdict)))
         if failures:
             pytest.fail("\n".join(failures), pytrace=False)
 

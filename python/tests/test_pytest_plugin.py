@@ -270,6 +270,61 @@ def test_at_a_rate_a_thread_started_before_the_test_is_seen(tmp_path):
     assert f"test_project.py:{line} (allocate_when_asked)" in output, output
 
 
+DEFAULTED = textwrap.dedent('''\
+    import pytest
+
+    KEPT = []
+    MiB = 1 << 20
+
+    def test_small():
+        block = bytearray(MiB)
+
+    def test_large():
+        block = bytearray(8 * MiB)
+
+    @pytest.mark.limit_memory("16 MB")
+    def test_large_with_its_own_limit():
+        block = bytearray(8 * MiB)
+
+    def test_leaves():
+        KEPT.append(bytearray(MiB))
+''')
+
+
+@pytest.mark.parametrize("where", ["command line", "ini file"])
+def test_a_default_limit_holds_for_every_test_without_a_marker(tmp_path,
+                                                               where):
+    if where == "ini file":
+        (tmp_path / "pytest.ini").write_text(
+            "[pytest]\nmemprof_limit_memory = 4 MB\n"
+            "memprof_limit_leaks = 512 KB\n", encoding="utf-8")
+        options = ()
+    else:
+        options = ("--memprof-limit-memory=4 MB",
+                   "--memprof-limit-leaks", "512KiB")
+    proc, _ = run_pytest(tmp_path, *options, project=DEFAULTED)
+    output = proc.stdout + proc.stderr
+    failed, counts = outcomes(output)
+    assert failed == {"test_large", "test_leaves"}, output
+    assert counts == (2, 2), output
+    assert "over the default limit of 4.0 MiB" in output
+    assert "limit_leaks: the test left 1.0 MiB behind, over the default " \
+           "limit of 512.0 KiB" in output
+
+
+def test_a_default_limit_that_is_no_size_is_refused(tmp_path):
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\nmemprof_limit_memory = lots\n", encoding="utf-8")
+    proc, _ = run_pytest(tmp_path, project=DEFAULTED)
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    assert "memprof_limit_memory = 'lots' in the ini file: 'lots' is not " \
+           "a size such as '24 MB'" in proc.stderr
+    proc, _ = run_pytest(tmp_path, "--memprof-limit-leaks=x",
+                         project=DEFAULTED)
+    assert "argument --memprof-limit-leaks: 'x' is not a size" in \
+           proc.stderr, proc.stderr
+
+
 def test_without_the_option_limits_are_ignored(tmp_path):
     (tmp_path / "test_project.py").write_text(PROJECT, encoding="utf-8")
     proc = subprocess.run(
