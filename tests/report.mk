@@ -102,6 +102,7 @@ REPORT_SHELL_TESTS = \
 	tests/report/peak.sh \
 	tests/report/runtime.sh \
 	tests/report/seed.sh \
+	tests/report/suppressions.sh \
 	tests/report/cross-arch.sh
 TESTS += $(REPORT_SHELL_TESTS)
 EXTRA_DIST += $(REPORT_SHELL_TESTS) \

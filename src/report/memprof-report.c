@@ -20,6 +20,7 @@
 #include "report-heap.h"
 #include "report-progress.h"
 #include "report-sites.h"
+#include "report-suppress.h"
 #include "report-util.h"
 #include "report-view.h"
 #include "report-wrappers.h"
@@ -52,6 +53,8 @@ struct options {
 	bool leaks; /* --leaks: rank the sites by their growth */
 	bool growth; /* --growth: each site's growth in its table */
 	bool keep_wrappers; /* allocation wrappers may be sites */
+	/* --suppressions, with --at end or --leaks; NULL without. */
+	struct suppressions *suppressions;
 };
 
 /* Growable list of messages (warnings, notes). */
@@ -106,6 +109,9 @@ static void usage(FILE *out)
 	      "                          grow over the run (per marker, or second)\n"
 	      "      --growth            add that growth, with its interval, to the\n"
 	      "                          table of the top sites\n"
+	      "      --suppressions=FILE with --at end or --leaks, leave out the stacks\n"
+	      "                          that FILE's leak:PATTERN lines match\n"
+	      "                          (LeakSanitizer's format)\n"
 	      "  -h, --help              show this help and exit\n"
 	      "  -V, --version           show the version and exit\n"
 	      "\n"
@@ -160,6 +166,22 @@ static size_t parse_top(const char *value)
 	return (size_t)n;
 }
 
+/* --suppressions FILE, once. */
+static struct suppressions *load_suppressions(struct suppressions *loaded,
+					      const char *file)
+{
+	struct suppressions *s = xmalloc(sizeof(*s));
+	char why[4096 + 256];
+
+	if (loaded)
+		usage_error("%s", "--suppressions is given once");
+	if (suppressions_load(s, file, why, sizeof(why)) < 0) {
+		fprintf(stderr, "memprof-report: %s\n", why);
+		exit(2);
+	}
+	return s;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum {
@@ -170,7 +192,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_BASE_SYSROOT,
 		OPT_LEAKS,
 		OPT_GROWTH,
-		OPT_KEEP_WRAPPERS
+		OPT_KEEP_WRAPPERS,
+		OPT_SUPPRESSIONS
 	};
 	static const struct option long_options[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -189,6 +212,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "leaks", no_argument, NULL, OPT_LEAKS },
 		{ "growth", no_argument, NULL, OPT_GROWTH },
 		{ "keep-wrappers", no_argument, NULL, OPT_KEEP_WRAPPERS },
+		{ "suppressions", required_argument, NULL, OPT_SUPPRESSIONS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -255,6 +279,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_KEEP_WRAPPERS:
 			o->keep_wrappers = true;
 			break;
+		case OPT_SUPPRESSIONS:
+			o->suppressions = load_suppressions(o->suppressions,
+							    optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -287,6 +315,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			    o->view->name);
 	if (o->growth && o->base_count)
 		usage_error("%s", "--growth reads one run; --base compares two");
+	if (o->suppressions && o->at != AT_END && !o->leaks)
+		usage_error("%s", "--suppressions applies to what was never "
+				  "freed: give --at end or --leaks");
 	return optind;
 }
 
@@ -700,6 +731,10 @@ static struct report make_report(struct gathered *g, struct site_table *sites,
 	struct memory_point resident;
 	size_t resident_processes = resident_peaks(g, &resident);
 
+	if (o->suppressions) {
+		suppress_stacks(o->suppressions, &g->stacks);
+		add_message(&g->notes, suppressions_note(o->suppressions));
+	}
 	if (!o->keep_wrappers) {
 		wrappers_mark(&g->stacks);
 		wrappers = wrappers_note(&g->stacks);
@@ -820,5 +855,8 @@ int main(int argc, char **argv)
 	free_gathered(&g);
 	free(o.debug_dirs);
 	free(o.base_files);
+	if (o.suppressions)
+		suppressions_free(o.suppressions);
+	free(o.suppressions);
 	return rc;
 }
