@@ -26,15 +26,37 @@ int channel_is_wrap(const char *target)
 	return target[0] == '@';
 }
 
+/* The manifest file, opened to append: an existing regular file, or a new
+ * one, never one reached through a symbolic link, nor a FIFO that would
+ * block the program.  -1 with errno set. */
+static int open_manifest_file(const char *path)
+{
+	const int append = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC;
+
+	for (int tries = 0; tries < 2; tries++) {
+		int fd = open(path, append | O_NONBLOCK | O_NOCTTY);
+
+		if (fd >= 0 || errno != ENOENT)
+			return fd;
+		/* Created by this process, or by another one meanwhile. */
+		fd = open(path, append | O_CREAT | O_EXCL, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
 static int append_to_file(const char *path, const char *line, size_t n)
 {
 	struct stat st;
 	int fd, err = 0;
 
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	fd = open_manifest_file(path);
 	if (fd < 0)
 		return errno;
-	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size + n <= file_size_limit())
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		err = EINVAL;
+	else if ((uint64_t)st.st_size + n <= file_size_limit())
 		err = write_all(fd, line, n);
 	close(fd);
 	return err;
