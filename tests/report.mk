@@ -93,9 +93,11 @@ tests_report_trend_program_LDADD = -ldl
 
 REPORT_SHELL_TESTS = \
 	tests/report/compare.sh \
+	tests/report/deep-stack.sh \
 	tests/report/exports.sh \
 	tests/report/golden.sh \
 	tests/report/html.sh \
+	tests/report/json-leak.sh \
 	tests/report/leaks.sh \
 	tests/report/malformed.sh \
 	tests/report/mutations.sh \
