@@ -93,11 +93,12 @@ LC_ALL=C grep -q "$(printf '\302\233')" "$work/err" &&
 bound=$((1000 * 4100 + 65536))
 "$wrap" -q -o "$work/flood.%p.mlyze" /usr/bin/python3 -c '
 import os, socket
-address = os.environ["SPPROF_MANIFEST"]
-name, key = address[1:].split("#")
+# As the runtime sends: after the key, when the address has one.
+name, _, key = os.environ["SPPROF_MANIFEST"][1:].partition("#")
+prefix = key.encode() + b" " if key else b""
 sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 for i in range(20000):
-    sender.sendto(key.encode() + b" M " + b"%05d" % i + b"." * 3995 + b"\n",
+    sender.sendto(prefix + b"M " + b"%05d" % i + b"." * 3995 + b"\n",
                   "\0" + name)
 ' 2>"$work/flood.err" &
 wrapped=$!
