@@ -113,4 +113,33 @@ wait "$wrapped" || fail "memprof-wrap failed after the flood: $(tail -3 "$work/f
 expect_in "$work/flood.err" "memprof-wrap: dropped 19000 lines from the command's processes"
 [ "$(grep -c '^[0-9]*\.\.\.' "$work/flood.err")" -eq 1000 ] ||
 	fail "not 1000 messages shown: $(grep -c '^[0-9]*\.\.\.' "$work/flood.err")"
+
+# 4. A process of the command hands over a sparse file of 100 MB as its
+# profile: copied, it takes no more disk than its data; past twice the
+# profile's size limit, it is refused.
+handover='
+import array, os, socket, sys
+name, _, key = os.environ["SPPROF_MANIFEST"][1:].partition("#")
+part = sys.argv[1] + ".part"
+open(part, "w").close()
+big = os.open(sys.argv[1] + ".big", os.O_RDWR | os.O_CREAT, 0o600)
+os.unlink(sys.argv[1] + ".big")
+os.pwrite(big, b"data", 50 << 20)
+os.ftruncate(big, 100 << 20)
+socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendmsg(
+    [(key.encode() + b" " if key else b"") + b"H " + part.encode() + b"\n"],
+    [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [big]))],
+    0, "\0" + name)
+'
+mkdir sparse limited
+run 0 "$wrap" -q -o "$work/sparse/p.mlyze" /usr/bin/python3 -c "$handover" \
+	"$work/sparse/handed.mlyze"
+[ "$(stat -c %s sparse/handed.mlyze)" -eq $((100 << 20)) ] ||
+	fail "the handed-over file was not published whole: $(ls -l sparse)"
+[ "$(du -k sparse/handed.mlyze | cut -f1)" -lt 1024 ] ||
+	fail "the holes of the handed-over file were filled: $(du -k sparse/handed.mlyze)"
+run 0 "$wrap" -q --max-size=1M -o "$work/limited/p.mlyze" /usr/bin/python3 \
+	-c "$handover" "$work/limited/handed.mlyze"
+expect_in "$work/err" "is larger than the profile's size limit; it is not published"
+[ -e limited/handed.mlyze ] && fail "a file past the size limit was published"
 exit 0
