@@ -36,7 +36,9 @@ static int set_absolute_path(struct event_stream *s, const char *path)
 int stream_open_same_file(const char *path, dev_t device, ino_t inode)
 {
 	struct stat st;
-	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	/* Never through a link, nor blocked by a FIFO put in its place. */
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+				    O_NOCTTY);
 
 	if (fd < 0)
 		return -1;

@@ -123,7 +123,7 @@ static int write_named(const struct streamed_events *e,
 	int fd, err;
 
 	snprintf(tmp, sizeof(tmp), "%s.final", files->part);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	fd = open(tmp, PROFILE_FILES_CREATE, 0666);
 	if (fd < 0)
 		return errno;
 	err = write_into(fd, e, meta, buffer);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "outbuf.h"
@@ -155,8 +156,41 @@ static int create_new(const void *file, const char *name)
 {
 	int *fd = (int *)file;
 
-	*fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	*fd = open(name, PROFILE_FILES_CREATE, 0666);
 	return *fd < 0 ? errno : 0;
+}
+
+/* Removes `path` when it is a regular file of this process's user, left
+ * by a process of ours killed before it could: 0, or -1 with errno set
+ * (EEXIST when the file is someone else's, or a link, or not a file).
+ * Opened, not followed, to tell: a symbolic link fails with ELOOP, and
+ * O_NONBLOCK keeps a FIFO from blocking the program. */
+static int remove_own_leftover(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+				    O_CLOEXEC);
+	int ours = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		   st.st_uid == geteuid();
+
+	if (fd >= 0)
+		close(fd);
+	if (!ours) {
+		errno = EEXIST;
+		return -1;
+	}
+	/* Another entry put there meanwhile is removed, never followed:
+	 * the directory is one its putter may remove entries from anyway. */
+	return unlink(path);
+}
+
+int profile_files_create_fresh(const char *path)
+{
+	int fd = open(path, PROFILE_FILES_CREATE, 0666);
+
+	if (fd < 0 && errno == EEXIST && remove_own_leftover(path) == 0)
+		fd = open(path, PROFILE_FILES_CREATE, 0666);
+	return fd;
 }
 
 int profile_files_create_part(struct profile_files *f)

@@ -37,6 +37,7 @@
 #ifndef SPPROF_PROFILE_FILES_H
 #define SPPROF_PROFILE_FILES_H
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
 
@@ -49,6 +50,18 @@ struct profile_files {
 	int descendant;
 	long owner_pid;          /* whose profile (%p): 0 for this process */
 };
+
+/* How the runtime creates every file: a new one (never an existing file,
+ * never through a symbolic link, however the directory's other users
+ * prepared it), read-write, closed on exec. */
+#define PROFILE_FILES_CREATE \
+	(O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
+
+/* Creates path anew, as PROFILE_FILES_CREATE does; a regular file of this
+ * process's user already there (left by a process killed in the middle)
+ * is removed first, anything else makes it fail with EEXIST.  The
+ * descriptor, or -1 with errno set. */
+int profile_files_create_fresh(const char *path);
 
 /* Creates a new, empty "<name>.part" (read-write, close-on-exec) and
  * returns its descriptor, or -1 with errno set. */

@@ -34,13 +34,19 @@ void runtime_message(const char *fmt, ...)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
 	/* Under memprof-wrap the person who runs it reads them, never the
-	 * program's log; should it have ended, nobody does. */
+	 * program's log; should it have ended, nobody does.  Where the line
+	 * cannot go (no descriptor left for the socket: the very trouble
+	 * being told, often), stderr is better than silence. */
 	if (message_channel[0]) {
 		char tagged[sizeof(line) + 2] = "M ";
+		int err;
 
 		memcpy(tagged + 2, line, (size_t)n);
-		channel_send(message_channel, tagged, (size_t)n + 2, -1);
-	} else if (write(STDERR_FILENO, line, (size_t)n) < 0) {
+		err = channel_send(message_channel, tagged, (size_t)n + 2, -1);
+		if (err == 0 || err == ECONNREFUSED)
+			return;
+	}
+	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
 		/* stderr is gone; there is nobody left to tell */
 	}
 }

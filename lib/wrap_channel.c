@@ -26,15 +26,37 @@ int channel_is_wrap(const char *target)
 	return target[0] == '@';
 }
 
+/* The manifest file, opened to append: an existing regular file, or a new
+ * one, never one reached through a symbolic link, nor a FIFO that would
+ * block the program.  -1 with errno set. */
+static int open_manifest_file(const char *path)
+{
+	const int append = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC;
+
+	for (int tries = 0; tries < 2; tries++) {
+		int fd = open(path, append | O_NONBLOCK | O_NOCTTY);
+
+		if (fd >= 0 || errno != ENOENT)
+			return fd;
+		/* Created by this process, or by another one meanwhile. */
+		fd = open(path, append | O_CREAT | O_EXCL, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
 static int append_to_file(const char *path, const char *line, size_t n)
 {
 	struct stat st;
 	int fd, err = 0;
 
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	fd = open_manifest_file(path);
 	if (fd < 0)
 		return errno;
-	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size + n <= file_size_limit())
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		err = EINVAL;
+	else if ((uint64_t)st.st_size + n <= file_size_limit())
 		err = write_all(fd, line, n);
 	close(fd);
 	return err;
@@ -67,22 +89,30 @@ static int send_message(int fd, struct msghdr *msg, int pass_fd)
 	return 0;
 }
 
-static int send_datagram(const char *name, const char *line, size_t n,
+/* Sends line to the socket named by `address`, "NAME#KEY": each datagram
+ * starts with the key and a space, which tells memprof-wrap that it comes
+ * from a process it runs (other users see the name, not the key). */
+static int send_datagram(const char *address, const char *line, size_t n,
 			 int pass_fd)
 {
-	struct sockaddr_un address = { .sun_family = AF_UNIX };
-	size_t name_len = strlen(name);
-	struct iovec iov = { .iov_base = (void *)line, .iov_len = n };
-	struct msghdr msg = { .msg_name = &address,
-			      .msg_iov = &iov,
-			      .msg_iovlen = 1 };
+	struct sockaddr_un to = { .sun_family = AF_UNIX };
+	size_t name_len = strcspn(address, "#");
+	const char *key = address[name_len] ? address + name_len + 1 : "";
+	struct iovec iov[] = {
+		{ .iov_base = (void *)key, .iov_len = strlen(key) },
+		{ .iov_base = (void *)" ", .iov_len = 1 },
+		{ .iov_base = (void *)line, .iov_len = n },
+	};
+	struct msghdr msg = { .msg_name = &to,
+			      .msg_iov = iov,
+			      .msg_iovlen = 3 };
 	struct timeval wait = { .tv_sec = SEND_WAIT_SECONDS };
 	int fd, err;
 
-	if (name_len + 1 > sizeof(address.sun_path))
+	if (name_len + 1 > sizeof(to.sun_path))
 		return ENAMETOOLONG;
 	/* A leading zero byte: the abstract namespace. */
-	memcpy(address.sun_path + 1, name, name_len);
+	memcpy(to.sun_path + 1, address, name_len);
 	msg.msg_namelen =
 		(socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + name_len);
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);

@@ -1,10 +1,12 @@
 /* wrap_channel.h - the lines the runtime sends to memprof-wrap.
  *
  * Contract: SPPROF_MANIFEST names where the runtime reports its profiles
- * (profile_files.h) and its messages.  "@NAME" is the datagram socket
+ * (profile_files.h) and its messages.  "@NAME#KEY" is the datagram socket
  * memprof-wrap listens on, in the abstract namespace: no file and no
  * permission stand in the way, so a process that changed its user, its
- * group or its root still reaches it.  Anything else is a file the lines
+ * group or its root still reaches it.  Every local user sees the name;
+ * each datagram starts with KEY and a space, which only the processes
+ * memprof-wrap runs know (from their environment).  Anything else is a file the lines
  * are appended to (a program run without memprof-wrap).  Each line goes
  * whole, in one datagram or one append; over the socket a descriptor may
  * go with it, and a request may wait for an answer.  The channel's own

@@ -757,7 +757,7 @@ static void checkpoint(void)
 		tell_stream_failure();
 		return;
 	}
-	fd = open(next, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	fd = profile_files_create_fresh(next);
 	if (fd < 0) {
 		w.stream.error = errno;
 		tell_stream_failure();
@@ -1161,9 +1161,17 @@ void writer_before_id_change(uid_t uid, gid_t gid)
 	if (!w.enabled || getpid() != w.pid)
 		return;
 	lock();
-	if (!w.finalised && (w.created || create_file() == 0) &&
-	    chown(w.files.part, uid, gid) < 0) {
-		/* Not privileged: the file stays the caller's, as it is. */
+	if (!w.finalised && (w.created || create_file() == 0)) {
+		/* By the descriptor of the very file, never by its name,
+		 * which others who may write in the directory could make a
+		 * link. */
+		int fd = stream_reopen(&w.stream);
+
+		if (fd >= 0 && fchown(fd, uid, gid) < 0) {
+			/* Not privileged: the file stays the caller's. */
+		}
+		if (fd >= 0)
+			close(fd);
 	}
 	unlock();
 }

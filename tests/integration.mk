@@ -173,3 +173,7 @@ tests_integration_callers_fp_LDADD = $(tests_integration_callers_LDADD)
 tests_integration_callers_cxx_SOURCES = tests/integration/callers-cxx.cc \
 	tests/integration/callers.h
 tests_integration_callers_cxx_CXXFLAGS = -std=gnu++17 $(DISTRIBUTION_CFLAGS)
+
+## The runtime's files against a second local user (needs root).
+TESTS += tests/integration/file-creation.sh
+EXTRA_DIST += tests/integration/file-creation.sh tests/second-user.sh

@@ -93,9 +93,11 @@ tests_report_trend_program_LDADD = -ldl
 
 REPORT_SHELL_TESTS = \
 	tests/report/compare.sh \
+	tests/report/deep-stack.sh \
 	tests/report/exports.sh \
 	tests/report/golden.sh \
 	tests/report/html.sh \
+	tests/report/json-leak.sh \
 	tests/report/leaks.sh \
 	tests/report/malformed.sh \
 	tests/report/mutations.sh \
@@ -112,37 +114,6 @@ EXTRA_DIST += $(REPORT_SHELL_TESTS) \
 	tests/report/trend-common.sh \
 	tests/report/exports \
 	tests/report/runtime \
-	tests/report/fuzz-reader.c \
 	tests/report/golden \
 	tests/report/malformed \
 	tests/report/profiles
-
-## Fuzzing the reader (not part of make check):
-##   make fuzz-reader [FUZZ_SECONDS=60] [FUZZ_CC=clang]
-## builds tests/report/fuzz-reader with libFuzzer and the address and
-## undefined-behaviour sanitizers, seeds it with every test profile, and
-## runs it for FUZZ_SECONDS.  New inputs go to tests/report/fuzz-found/.
-FUZZ_SECONDS = 60
-FUZZ_CC = clang
-FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined
-FUZZ_SEEDS = tests/report/fuzz-seeds
-FUZZ_FOUND = tests/report/fuzz-found
-
-fuzz-reader: tests/report/mlyze-gen
-	sources=; for f in $(MLYZE_READER_C); do sources="$$sources $(srcdir)/$$f"; done; \
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -DMLYZE_BUILDING_LIBRARY -I$(top_builddir) \
-	  -I$(top_srcdir)/include -I$(top_srcdir)/common -I$(top_srcdir)/lib \
-	  -I$(top_srcdir)/src/mlyze \
-	  $(JANSSON_CFLAGS) $(srcdir)/tests/report/fuzz-reader.c $$sources \
-	  $(JANSSON_LIBS) -lm -o tests/report/fuzz-reader
-	rm -rf $(FUZZ_SEEDS) && $(MKDIR_P) $(FUZZ_SEEDS) $(FUZZ_FOUND)
-	for f in $(srcdir)/tests/report/profiles/*.txt \
-		 $(srcdir)/tests/report/malformed/*.txt; do \
-	  tests/report/mlyze-gen compile $$f \
-	    $(FUZZ_SEEDS)/`basename $$f .txt`.mlyze || exit 1; \
-	done
-	tests/report/fuzz-reader -max_total_time=$(FUZZ_SECONDS) \
-	  -print_final_stats=1 $(FUZZ_FOUND) $(FUZZ_SEEDS)
-.PHONY: fuzz-reader
-CLEANFILES += tests/report/fuzz-reader

@@ -26,11 +26,12 @@ AM_TESTS_ENVIRONMENT += WRAP_TEST_CC='$(CC)'; export WRAP_TEST_CC;
 TESTS += tests/wrap/options.sh tests/wrap/arguments.sh \
 	tests/wrap/environment.sh tests/wrap/exit-status.sh \
 	tests/wrap/errors.sh tests/wrap/static.sh tests/wrap/summary.sh \
-	tests/wrap/profiles.sh tests/wrap/privileges.sh
+	tests/wrap/profiles.sh tests/wrap/privileges.sh tests/wrap/socket.sh
 EXTRA_DIST += tests/wrap/common.sh tests/wrap/options.sh \
 	tests/wrap/arguments.sh tests/wrap/environment.sh \
 	tests/wrap/exit-status.sh tests/wrap/errors.sh tests/wrap/static.sh \
-	tests/wrap/summary.sh tests/wrap/profiles.sh tests/wrap/privileges.sh
+	tests/wrap/summary.sh tests/wrap/profiles.sh tests/wrap/privileges.sh \
+	tests/wrap/socket.sh
 
 if HAVE_CHECK
 check_PROGRAMS += tests/wrap/test-wrap-options

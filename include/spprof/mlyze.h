@@ -33,7 +33,9 @@
  * module, a frame of the wrong form...) is defined without frames and
  * marked `damaged`, so that the samples taken with it still count; the
  * reader counts such stacks and reports them in one warning when the
- * stream ends.
+ * stream ends.  So is a stack of more than MLYZE_STACK_DEPTH_MAX frames:
+ * the runtime records 64 at most (MEMPROF_MAX_STACK_DEPTH), and a deeper
+ * one would only make every reader of the profile slow.
  */
 #ifndef SPPROF_MLYZE_H
 #define SPPROF_MLYZE_H
@@ -44,6 +46,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The most frames a stack of a profile may have (see mlyze(5)). */
+#define MLYZE_STACK_DEPTH_MAX 1024
 
 #if defined(__GNUC__) && defined(MLYZE_BUILDING_LIBRARY)
 #define MLYZE_PUBLIC __attribute__((visibility("default")))

@@ -113,6 +113,10 @@ const struct mlyze_module *define_module(struct mlyze_reader *r,
 					 uint64_t offset,
 					 const struct mlyze_module *module,
 					 size_t path_length);
+/* Whether a stack of `depth` frames may be defined: not deeper than
+ * MLYZE_STACK_DEPTH_MAX; else the reader's error says so, naming it. */
+bool stack_depth_allowed(struct mlyze_reader *r, uint64_t offset,
+			 uint64_t id, uint64_t depth);
 const struct mlyze_stack *define_stack(struct mlyze_reader *r, uint64_t offset,
 				       uint64_t id,
 				       const struct mlyze_frame *frames,

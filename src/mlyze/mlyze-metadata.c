@@ -396,11 +396,13 @@ static int read_stack(struct mlyze_reader *r, uint64_t id, json_t *frames,
 		      const void *ctx)
 {
 	size_t depth = json_array_size(frames);
-	struct mlyze_frame *resolved = calloc(depth ? depth : 1,
-					      sizeof(*resolved));
+	struct mlyze_frame *resolved;
 	const struct mlyze_stack *stack;
 
 	(void)ctx;
+	if (!stack_depth_allowed(r, META_OFFSET, id, depth))
+		return define_damaged_stack(r, META_OFFSET, id) ? 0 : -1;
+	resolved = calloc(depth ? depth : 1, sizeof(*resolved));
 	if (!resolved)
 		return input_fail_system(&r->in, NULL);
 	if (read_frames(r, id, frames, resolved) == 0)

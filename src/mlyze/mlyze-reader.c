@@ -338,7 +338,8 @@ static bool decode_frames(struct mlyze_reader *r, struct cursor *c,
 			  uint64_t id, uint64_t *depth)
 {
 	/* Every frame takes at least two bytes: its kind and one varint. */
-	if (!take_count(r, c, "frame count", 2, depth))
+	if (!take_count(r, c, "frame count", 2, depth) ||
+	    !stack_depth_allowed(r, input_offset(&r->in, c->event), id, *depth))
 		return false;
 	if (*depth > r->scratch_capacity) {
 		struct mlyze_frame *grown = realloc(

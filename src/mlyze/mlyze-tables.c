@@ -438,6 +438,17 @@ static const struct mlyze_stack *add_stack(struct mlyze_reader *r,
 	return entry;
 }
 
+bool stack_depth_allowed(struct mlyze_reader *r, uint64_t offset,
+			 uint64_t id, uint64_t depth)
+{
+	if (depth <= MLYZE_STACK_DEPTH_MAX)
+		return true;
+	input_fail(&r->in, offset,
+		   "stack %" PRIu64 " has %" PRIu64 " frames, more than the %d "
+		   "a profile may hold", id, depth, MLYZE_STACK_DEPTH_MAX);
+	return false;
+}
+
 const struct mlyze_stack *define_stack(struct mlyze_reader *r, uint64_t offset,
 				       uint64_t id,
 				       const struct mlyze_frame *frames,

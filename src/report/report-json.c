@@ -119,10 +119,11 @@ static json_t *memory_point_json(const struct report *r,
 static json_t *resident_json(const struct report *r,
 			     const struct memory_series *series)
 {
-	json_t *o, *readings = json_array();
+	json_t *o, *readings;
 
 	if (!series->readings)
 		return json_null();
+	readings = json_array();
 	o = memory_point_json(r, &series->peak);
 	for (size_t i = 0; i < series->count; i++)
 		append(readings, memory_point_json(r, &series->points[i]));

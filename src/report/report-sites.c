@@ -152,27 +152,22 @@ static void attribute(struct site *s, const struct stack_table *stacks,
 }
 
 /* Every function from the site out holds what the stack holds, once
- * however often it recurs. */
+ * however often it recurs: a site this stack was attributed to already
+ * has it last in its list, which makes a deep stack cost its depth, not
+ * its depth squared. */
 static void add_cumulative(struct site_table *table,
 			   const struct stack_table *stacks,
 			   const struct report_stack *stack, size_t site)
 {
-	size_t *seen = xcalloc(stack->depth, sizeof(*seen));
-	size_t seen_count = 0;
+	size_t stack_index = (size_t)(stack - stacks->stacks);
 
 	for (size_t i = site; i < stack->depth; i++) {
-		size_t index = (size_t)(one_frame_site(table, stacks, stack, i) -
-					table->sites);
-		bool again = false;
+		struct site *s = one_frame_site(table, stacks, stack, i);
 
-		for (size_t k = 0; k < seen_count; k++)
-			again |= seen[k] == index;
-		if (!again) {
-			seen[seen_count++] = index;
-			attribute(&table->sites[index], stacks, stack);
-		}
+		if (s->stack_count == 0 ||
+		    s->stacks[s->stack_count - 1] != stack_index)
+			attribute(s, stacks, stack);
 	}
-	free(seen);
 }
 
 /* Counts the samples of `stack`, and adds them to its module's when its

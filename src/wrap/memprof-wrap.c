@@ -23,6 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "settings.h"
+
 #ifndef SPPROF_RUNTIME_PATH
 #error "SPPROF_RUNTIME_PATH must name the installed runtime library"
 #endif
@@ -170,6 +172,17 @@ static void configure_runtime(const char *runtime, const char *pattern,
 	unsetenv("SPPROF_ROOT_PID");
 }
 
+/* The largest final profile a process may hand over: twice the size
+ * limit of its stream (the runtime lets a stream whose live blocks alone
+ * fill more than half the limit grow to twice their size), 0 for none. */
+static uint64_t handed_size_max(const struct wrap_options *options)
+{
+	uint64_t limit = options->max_size_given ? options->max_size
+						 : PROFILE_MAX_SIZE_DEFAULT;
+
+	return limit > UINT64_MAX / 2 ? 0 : 2 * limit;
+}
+
 int main(int argc, char **argv)
 {
 	struct wrap_options options;
@@ -190,7 +203,8 @@ int main(int argc, char **argv)
 					     options.command[0],
 					     options.quiet, &pattern);
 	if (status == 0)
-		status = wrap_manifest_create(&manifest, pattern);
+		status = wrap_manifest_create(&manifest, pattern,
+					      handed_size_max(&options));
 	if (status == 0) {
 		configure_runtime(runtime, pattern, &options, manifest.address);
 		status = wrap_run(path, options.command, &manifest,

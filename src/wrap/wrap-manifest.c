@@ -3,7 +3,9 @@
 #include "config.h"
 
 #include "wrap-manifest.h"
+#include "wrap-message.h"
 #include "wrap-publish.h"
+#include "wrap-sender.h"
 #include "wrap-util.h"
 
 #include <errno.h>
@@ -21,6 +23,24 @@
 /* The command printed for each profile. */
 #define REPORT_COMMAND "memprof-report --top 20"
 
+/* What the command's processes may make memprof-wrap keep and show at
+ * most: more is dropped and counted.  Far above what a run sends (a few
+ * hundred bytes per process), far below what fills memory or a terminal. */
+#define TAKEN_BYTES_MAX (16u << 20)
+#define PROFILES_MAX 10000
+#define MESSAGES_SHOWN_MAX 1000
+#define UNSAMPLED_LISTED_MAX 1000
+/* Datagrams taken at one call: the command's end is noticed between two
+ * calls, however fast datagrams come. */
+#define RECEIVE_BATCH 256
+/* Datagrams taken after the command ended: what its processes queued
+ * (the kernel queues a few hundred), not what someone keeps sending. */
+#define FINAL_DATAGRAMS_MAX 4096
+
+/* Random bytes in the names of the socket and in the key. */
+#define NAME_RANDOM_BYTES 12
+#define KEY_RANDOM_BYTES 16
+
 /* One profile: the file it streams to, and its final name once written. */
 struct profile {
 	char *part;
@@ -32,29 +52,26 @@ struct profile {
 	bool exec_failed;   /* ... but that exec failed */
 };
 
-/* Shows a line a process sent, without the control characters it could
- * slip in. */
-static void show_message(const char *text)
-{
-	for (const char *c = text; *c != '\0'; c++)
-		fputc((unsigned char)*c < ' ' && *c != '\t' ? '?' : *c, stderr);
-	fputc('\n', stderr);
-}
-
 struct profile_list {
 	struct profile *items;
 	size_t count;
 	/* Processes that ended without a sample: "pid<TAB>name" each. */
 	char **unsampled;
 	size_t unsampled_count;
+	size_t unsampled_unlisted; /* past UNSAMPLED_LISTED_MAX */
 };
 
 static void add_unsampled(struct profile_list *list, const char *pid,
 			  const char *name)
 {
-	char **grown = realloc(list->unsampled, (list->unsampled_count + 1) *
-							sizeof *grown);
+	char **grown;
 
+	if (list->unsampled_count == UNSAMPLED_LISTED_MAX) {
+		list->unsampled_unlisted++;
+		return;
+	}
+	grown = realloc(list->unsampled, (list->unsampled_count + 1) *
+						 sizeof *grown);
 	if (grown == NULL) {
 		wrap_error("out of memory");
 		exit(1);
@@ -67,18 +84,20 @@ static void add_unsampled(struct profile_list *list, const char *pid,
  * profile, and are named here. */
 static void list_unsampled(const struct profile_list *list)
 {
-	size_t count = list->unsampled_count;
+	size_t count = list->unsampled_count + list->unsampled_unlisted;
 
 	if (count == 0)
 		return;
 	wrap_error("%zu process%s ended without taking a sample, so without "
 		   "a profile:", count, count == 1 ? "" : "es");
-	for (size_t i = 0; i < count; i++) {
-		fputs("  ", stderr);
-		show_message(list->unsampled[i]);
-	}
+	for (size_t i = 0; i < list->unsampled_count; i++)
+		wrap_show("  ", list->unsampled[i]);
+	if (list->unsampled_unlisted > 0)
+		wrap_error("  and %zu more, not listed", list->unsampled_unlisted);
 }
 
+/* The profile streamed to PART, a new one if need be; NULL when there
+ * are PROFILES_MAX already. */
 static struct profile *find_or_add(struct profile_list *list, const char *part)
 {
 	struct profile *grown;
@@ -86,6 +105,8 @@ static struct profile *find_or_add(struct profile_list *list, const char *part)
 	for (size_t i = 0; i < list->count; i++)
 		if (strcmp(list->items[i].part, part) == 0)
 			return &list->items[i];
+	if (list->count == PROFILES_MAX)
+		return NULL;
 	grown = realloc(list->items, (list->count + 1) * sizeof *grown);
 	if (grown == NULL) {
 		wrap_error("out of memory");
@@ -96,37 +117,55 @@ static struct profile *find_or_add(struct profile_list *list, const char *part)
 	return &grown[list->count++];
 }
 
-/* The socket's name: the process id and random bytes, so that no other
- * program has it.  (Other users can see it in /proc/net/unix: what their
- * lines may make memprof-wrap do is checked, wrap-publish.h.) */
-static char *socket_name(void)
+/* COUNT random bytes in hexadecimal (newly allocated), or NULL. */
+static char *random_hex(size_t count)
 {
-	unsigned char random[12];
-	char hex[2 * sizeof random + 1];
+	unsigned char random[32];
+	char *hex;
 	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	ssize_t got = fd >= 0 ? read(fd, random, sizeof random) : -1;
+	ssize_t got = fd >= 0 && count <= sizeof random
+			      ? read(fd, random, count) : -1;
 
 	if (fd >= 0)
 		close(fd);
-	if (got != (ssize_t)sizeof random)
+	if (got != (ssize_t)count)
 		return NULL;
-	for (size_t i = 0; i < sizeof random; i++)
+	hex = wrap_alloc(2 * count + 1);
+	for (size_t i = 0; i < count; i++)
 		snprintf(hex + 2 * i, 3, "%02x", random[i]);
-	return wrap_format("memprof-wrap.%ld.%s", (long)getpid(), hex);
+	return hex;
 }
 
-int wrap_manifest_create(struct wrap_manifest *manifest, const char *pattern)
+/* The socket's name: the process id and random bytes, so that no other
+ * program has it.  (Other users can see it in /proc/net/unix: the key,
+ * which they cannot see, tells the command's lines, wrap-sender.h.) */
+static char *socket_name(void)
+{
+	char *random = random_hex(NAME_RANDOM_BYTES);
+	char *name = random != NULL ? wrap_format("memprof-wrap.%ld.%s",
+						   (long)getpid(), random)
+				    : NULL;
+
+	free(random);
+	return name;
+}
+
+int wrap_manifest_create(struct wrap_manifest *manifest, const char *pattern,
+			 uint64_t handed_size_max)
 {
 	struct sockaddr_un address = { .sun_family = AF_UNIX };
 	char *name = socket_name();
+	char *key = random_hex(KEY_RANDOM_BYTES);
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	int on = 1;
 
 	*manifest = (struct wrap_manifest){ .socket = -1 };
-	if (name == NULL || fd < 0 || strlen(name) + 1 > sizeof address.sun_path) {
+	if (name == NULL || key == NULL || fd < 0 ||
+	    strlen(name) + 1 > sizeof address.sun_path) {
 		wrap_error("cannot make a socket for the runtime: %s",
-			   strerror(name == NULL ? EIO : errno));
+			   strerror(name == NULL || key == NULL ? EIO : errno));
 		free(name);
+		free(key);
 		if (fd >= 0)
 			close(fd);
 		return 1;
@@ -141,15 +180,19 @@ int wrap_manifest_create(struct wrap_manifest *manifest, const char *pattern)
 		wrap_error("cannot make a socket for the runtime: %s",
 			   strerror(errno));
 		free(name);
+		free(key);
 		close(fd);
 		return 1;
 	}
 	manifest->socket = fd;
-	manifest->address = wrap_format("@%s", name);
+	manifest->address = wrap_format("@%s#%s", name, key);
+	manifest->key = strchr(manifest->address, '#') + 1;
 	manifest->pattern = pattern;
+	manifest->handed_size_max = handed_size_max;
 	manifest->profiles = wrap_alloc(sizeof *manifest->profiles);
-	*manifest->profiles = (struct profile_list){ NULL, 0, NULL, 0 };
+	*manifest->profiles = (struct profile_list){ .items = NULL };
 	free(name);
+	free(key);
 	return 0;
 }
 
@@ -169,12 +212,13 @@ static void set_detail(struct profile *profile, char kind, const char *detail)
 }
 
 /* What a process handed over: its final profile, open on fd. */
-static void publish_handed(struct profile *profile, int fd,
-			   const struct ucred *sender, const char *pattern)
+static void publish_handed(const struct wrap_manifest *manifest,
+			   struct profile *profile, int fd,
+			   const struct ucred *sender)
 {
-	char *final = fd >= 0 ? wrap_publish(profile->part, fd, sender->uid,
-					     pattern)
-			      : NULL;
+	char *final = wrap_publish(profile->part, fd, sender->uid,
+				   manifest->pattern,
+				   manifest->handed_size_max);
 
 	if (final != NULL) {
 		free(profile->final);
@@ -182,38 +226,47 @@ static void publish_handed(struct profile *profile, int fd,
 	}
 }
 
-/* Records what one line "KIND part[<TAB>detail]" says; fd: the
- * descriptor that came with it, or -1; sender: who sent it. */
-static void take_line(struct wrap_manifest *manifest, char *line, int fd,
+/* Shows a message of the runtime, unless there were too many. */
+static bool show_message(struct wrap_intake *intake, const char *text)
+{
+	if (intake->messages_shown == MESSAGES_SHOWN_MAX)
+		return false;
+	intake->messages_shown++;
+	wrap_show("", text);
+	return true;
+}
+
+/* Records what one line says; fd: the descriptor that came with it, or
+ * -1; sender: who sent it.  False when it was dropped. */
+static bool take_line(struct wrap_manifest *manifest,
+		      const struct wrap_message *line, int fd,
 		      const struct ucred *sender)
 {
 	struct profile_list *list = manifest->profiles;
-	char *tab;
+	struct profile *profile;
 
-	if (line[0] == 'M') {
-		show_message(line + 2);
-	} else if (line[0] == 'P') {
-		tab = strchr(line, '\t');
-		if (tab != NULL)
-			*tab = '\0';
-		find_or_add(list, line + 2)->pid = tab ? atol(tab + 1) : 0;
-	} else if (line[0] == 'N') {
-		find_or_add(list, line + 2)->exec_failed = true;
-	} else if (line[0] == 'H') {
-		publish_handed(find_or_add(list, line + 2), fd, sender,
-			       manifest->pattern);
-	} else if (line[0] == 'C') {
-		if (fd >= 0)
-			wrap_create_part(fd, manifest->pattern, line[2] == '1');
-	} else if ((tab = strchr(line, '\t')) == NULL) {
-		return;
-	} else if (line[0] == 'S') {
-		*tab = '\0';
-		add_unsampled(list, line + 2, tab + 1);
-	} else {
-		*tab = '\0';
-		set_detail(find_or_add(list, line + 2), line[0], tab + 1);
+	switch (line->kind) {
+	case 'M':
+		return show_message(&manifest->intake, line->subject);
+	case 'C':
+		wrap_create_part(fd, manifest->pattern, line->subject[0] == '1');
+		return true;
+	case 'S':
+		add_unsampled(list, line->subject, line->detail);
+		return true;
 	}
+	profile = find_or_add(list, line->subject);
+	if (profile == NULL)
+		return false;
+	if (line->kind == 'P')
+		profile->pid = line->detail ? atol(line->detail) : 0;
+	else if (line->kind == 'N')
+		profile->exec_failed = true;
+	else if (line->kind == 'H')
+		publish_handed(manifest, profile, fd, sender);
+	else
+		set_detail(profile, line->kind, line->detail);
+	return true;
 }
 
 /* The descriptor a datagram carried (-1: none; any more are closed) and
@@ -247,23 +300,49 @@ static int datagram_extras(struct msghdr *msg, struct ucred *sender)
 	return fd;
 }
 
-/* Each datagram is one whole line, sent by one process. */
-void wrap_manifest_receive(struct wrap_manifest *manifest)
+/* Takes one datagram of LENGTH bytes (FLAGS: recvmsg()'s), which came
+ * with the descriptor fd (or -1) from SENDER, or counts why not. */
+static void take_datagram(struct wrap_manifest *manifest, char *data,
+			  size_t length, int flags, int fd,
+			  const struct ucred *sender)
 {
-	static char line[4 * PATH_MAX + 2];
+	struct wrap_intake *intake = &manifest->intake;
+	struct wrap_message line;
+	enum wrap_message_verdict verdict =
+		wrap_message_read(data, length, manifest->key, fd >= 0, &line);
+
+	if (verdict == WRAP_MESSAGE_FOREIGN || !wrap_sender_heard(sender)) {
+		if (intake->refused++ == 0)
+			intake->first_refused = *sender;
+		return;
+	}
+	if (verdict != WRAP_MESSAGE_OK || (flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    intake->taken_bytes + length > TAKEN_BYTES_MAX ||
+	    !take_line(manifest, &line, fd, sender)) {
+		intake->dropped++;
+		return;
+	}
+	intake->taken_bytes += length;
+}
+
+/* Takes at most MOST datagrams, each one whole line sent by one process;
+ * every descriptor that came is closed here, read or not. */
+static void receive(struct wrap_manifest *manifest, size_t most)
+{
+	static char data[4 * PATH_MAX + 2];
 	union {
 		struct cmsghdr header;
 		char bytes[CMSG_SPACE(4 * sizeof(int)) +
 			   CMSG_SPACE(sizeof(struct ucred))];
 	} control;
-	ssize_t length;
 
-	for (;;) {
-		struct iovec iov = { line, sizeof line - 1 };
+	for (size_t count = 0; count < most; count++) {
+		struct iovec iov = { data, sizeof data - 1 };
 		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
 				      .msg_control = control.bytes,
 				      .msg_controllen = sizeof control.bytes };
 		struct ucred sender;
+		ssize_t length;
 		int fd;
 
 		length = recvmsg(manifest->socket, &msg, MSG_CMSG_CLOEXEC);
@@ -272,14 +351,34 @@ void wrap_manifest_receive(struct wrap_manifest *manifest)
 		if (length < 0)
 			return;
 		fd = datagram_extras(&msg, &sender);
-		if (length >= 3 && line[length - 1] == '\n' && line[1] == ' ' &&
-		    !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-			line[length - 1] = '\0';
-			take_line(manifest, line, fd, &sender);
-		}
+		take_datagram(manifest, data, (size_t)length, msg.msg_flags,
+			      fd, &sender);
 		if (fd >= 0)
 			close(fd);
 	}
+}
+
+void wrap_manifest_receive(struct wrap_manifest *manifest)
+{
+	receive(manifest, RECEIVE_BATCH);
+}
+
+/* One line each for what was refused and what was dropped. */
+static void report_intake(const struct wrap_intake *intake)
+{
+	if (intake->refused > 0)
+		wrap_error("refused %zu datagram%s from processes outside the "
+			   "command (the first from process %ld of user %ld)",
+			   intake->refused, intake->refused == 1 ? "" : "s",
+			   (long)intake->first_refused.pid,
+			   (long)intake->first_refused.uid);
+	if (intake->dropped > 0)
+		wrap_error("dropped %zu line%s from the command's processes: "
+			   "malformed, or past %u MiB of lines, %u profiles or "
+			   "%u messages", intake->dropped,
+			   intake->dropped == 1 ? "" : "s",
+			   TAKEN_BYTES_MAX >> 20, PROFILES_MAX,
+			   MESSAGES_SHOWN_MAX);
 }
 
 char *wrap_shell_quote(const char *text)
@@ -386,7 +485,10 @@ static void print_profile(const struct profile *profile, const char *cwd,
 					   profile->pid, part)
 			     : profile_note(profile, descendants_running);
 
-	fprintf(stderr, "  %s %s%s\n", REPORT_COMMAND, shown, note);
+	char *line = wrap_format("%s %s%s", REPORT_COMMAND, shown, note);
+
+	wrap_show("  ", line);
+	free(line);
 	free(note);
 	free(part);
 	free(shown);
@@ -406,7 +508,7 @@ void wrap_manifest_report(struct wrap_manifest *manifest, bool quiet,
 	char *cwd = getcwd(NULL, 0);
 	size_t listed = 0;
 
-	wrap_manifest_receive(manifest);
+	receive(manifest, FINAL_DATAGRAMS_MAX);
 	for (size_t i = 0; i < list->count; i++)
 		listed += is_listed(&list->items[i]);
 	if (listed == 0)
@@ -433,6 +535,7 @@ void wrap_manifest_report(struct wrap_manifest *manifest, bool quiet,
 	if (!quiet && descendants_running)
 		wrap_error("some processes started by the command still run; "
 			   "profiles they write later are not listed");
+	report_intake(&manifest->intake);
 	free(cwd);
 }
 

@@ -14,30 +14,51 @@
  * the process may not create its streamed file (it is created here for
  * it, wrap-publish.h), "S <pid>\t<name>" when a process ended
  * without taking a sample, so without a profile, and "M <text>", a
- * message of the runtime, shown on stderr at once.  wrap_manifest_receive() takes the
- * lines waiting, without blocking; wrap_manifest_report() takes the last
- * ones, then lists on stderr every profile with the memprof-report
+ * message of the runtime, shown on stderr at once.  Only the command's
+ * processes are heard (wrap-sender.h); what they may make memprof-wrap
+ * keep or show is bounded (memory, messages, profiles, the size of a file
+ * handed over): what is past a bound is dropped, and counted.
+ * wrap_manifest_receive() takes some of the lines waiting, without
+ * blocking; wrap_manifest_report() takes those queued when the command
+ * ended, then lists on stderr every profile with the memprof-report
  * command that reads it, marking those never finalised, then the
- * processes that took no sample;
- * wrap_manifest_remove() closes the socket.
+ * processes that took no sample, and says how many datagrams were
+ * refused or dropped; wrap_manifest_remove() closes the socket.
  */
 #ifndef SPPROF_WRAP_MANIFEST_H
 #define SPPROF_WRAP_MANIFEST_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
 
 struct profile_list;
 
+/* What came that was not taken. */
+struct wrap_intake {
+	size_t taken_bytes;     /* of the lines taken so far */
+	size_t messages_shown;
+	size_t refused;         /* datagrams not from the command */
+	struct ucred first_refused;
+	size_t dropped;         /* from the command, malformed or too many */
+};
+
 struct wrap_manifest {
 	int socket;                   /* where the lines arrive */
-	char *address;                /* SPPROF_MANIFEST */
+	char *address;                /* SPPROF_MANIFEST: "@name#key" */
+	const char *key;              /* within address */
 	const char *pattern;          /* SPPROF_OUTPUT, for "C" requests */
+	uint64_t handed_size_max;     /* of a file handed over; 0: none */
 	struct profile_list *profiles; /* what they said so far */
+	struct wrap_intake intake;
 };
 
 /* 0 on success; otherwise print the problem and return 1.  PATTERN, the
- * profiles' SPPROF_OUTPUT, must outlive the manifest. */
-int wrap_manifest_create(struct wrap_manifest *manifest, const char *pattern);
+ * profiles' SPPROF_OUTPUT, must outlive the manifest; HANDED_SIZE_MAX is
+ * the largest final profile a process may hand over (0: no limit). */
+int wrap_manifest_create(struct wrap_manifest *manifest, const char *pattern,
+			 uint64_t handed_size_max);
 
 void wrap_manifest_receive(struct wrap_manifest *manifest);
 

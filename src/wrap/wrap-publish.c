@@ -4,6 +4,7 @@
 
 #include "wrap-output.h"
 #include "wrap-publish.h"
+#include "wrap-sender.h"
 #include "wrap-util.h"
 
 #include <errno.h>
@@ -20,51 +21,67 @@
 #include "profile_files.h"
 #include "wrap_channel.h"
 
-/* Copies all of file `from` into `to`: 0 or an errno value. */
-static int copy_file(int from, int to)
+/* Copies bytes [start, end) of file `from` to the same place in `to`:
+ * 0 or an errno value. */
+static int copy_range(int from, int to, off_t start, off_t end)
 {
 	char buffer[1 << 16];
-	off_t offset = 0;
 	ssize_t n;
 	int err = 0;
 
-	while (err == 0 &&
-	       (n = pread(from, buffer, sizeof buffer, offset)) != 0) {
-		if (n < 0)
-			return errno;
-		err = write_all(to, buffer, (size_t)n);
-		offset += n;
+	for (off_t offset = start; err == 0 && offset < end; offset += n) {
+		size_t most = (size_t)(end - offset) < sizeof buffer
+				      ? (size_t)(end - offset) : sizeof buffer;
+
+		n = pread(from, buffer, most, offset);
+		if (n <= 0)
+			return n < 0 ? errno : 0; /* cut short meanwhile */
+		err = pwrite_all(to, buffer, (size_t)n, (uint64_t)offset);
 	}
 	return err;
 }
 
-/* Whether process pid descends from this one (it is of the command's
- * tree, orphans adopted here included). */
-static bool in_tree(pid_t pid)
+/* Copies the first SIZE bytes of file `from` into `to`, its holes left
+ * holes, so that a sparse file costs no more disk than it holds data:
+ * 0 or an errno value. */
+static int copy_file(int from, int to, off_t size)
 {
-	for (int depth = 0; pid > 1 && depth < 4096; depth++) {
-		char path[64], stat[512];
-		const char *close_paren;
-		ssize_t n;
-		int fd;
+	off_t offset = 0;
+	int err = 0;
 
-		if (pid == getpid())
-			return true;
-		snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		n = fd >= 0 ? read(fd, stat, sizeof stat - 1) : -1;
-		if (fd >= 0)
-			close(fd);
-		if (n <= 0)
-			return false;
-		stat[n] = '\0';
-		/* "pid (name) state ppid ...": the name may hold anything. */
-		close_paren = strrchr(stat, ')');
-		if (close_paren == NULL ||
-		    sscanf(close_paren + 1, " %*c %d", &pid) != 1)
-			return false;
+	while (err == 0 && offset < size) {
+		off_t data = lseek(from, offset, SEEK_DATA), hole;
+
+		if (data < 0 && errno == ENXIO)
+			break; /* a hole to the end */
+		if (data < 0) /* no SEEK_DATA here: all of it is data */
+			data = offset, hole = size;
+		else if ((hole = lseek(from, data, SEEK_HOLE)) < 0 || hole > size)
+			hole = size;
+		err = copy_range(from, to, data, hole);
+		offset = hole;
 	}
-	return false;
+	if (err == 0 && ftruncate(to, size) != 0)
+		err = errno;
+	return err;
+}
+
+/* Why the file open on fd cannot be a profile that user UID hands over,
+ * or NULL: it must be a regular file of that user's (root may hand over
+ * any), within the profile's size limit SIZE_MAX (0: none). */
+static const char *handed_file_problem(int fd, uid_t uid, uint64_t size_max,
+				       off_t *size)
+{
+	struct stat status;
+
+	if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode))
+		return "not a regular file";
+	if (status.st_uid != uid && uid != 0)
+		return "a file of another user";
+	if (size_max != 0 && (uint64_t)status.st_size > size_max)
+		return "larger than the profile's size limit";
+	*size = status.st_size;
+	return NULL;
 }
 
 /* Whether part lies in the profiles' directory, the one of pattern, and
@@ -97,7 +114,7 @@ void wrap_create_part(int requester, const char *pattern, bool descendant)
 
 	/* Only for the command's processes, which wait for the answer. */
 	if (getsockopt(requester, SOL_SOCKET, SO_PEERCRED, &who, &size) != 0 ||
-	    !in_tree(who.pid) || strlen(pattern) >= sizeof files.pattern)
+	    !wrap_sender_in_tree(who.pid) || strlen(pattern) >= sizeof files.pattern)
 		return;
 	strcpy(files.pattern, pattern);
 	files.owner_pid = who.pid;
@@ -118,12 +135,14 @@ void wrap_create_part(int requester, const char *pattern, bool descendant)
 }
 
 char *wrap_publish(const char *part, int fd, uid_t sender,
-		   const char *pattern)
+		   const char *pattern, uint64_t size_max)
 {
 	static const char suffix[] = ".part";
 	struct profile_files files = { .attempt = 0 };
 	size_t length = strlen(part);
 	char final[PATH_MAX];
+	const char *problem;
+	off_t size = 0;
 	int unnamed, err;
 
 	if (length <= sizeof suffix - 1 || length >= sizeof files.part ||
@@ -133,10 +152,16 @@ char *wrap_publish(const char *part, int fd, uid_t sender,
 			   "write: %s", part);
 		return NULL;
 	}
+	problem = handed_file_problem(fd, sender, size_max, &size);
+	if (problem != NULL) {
+		wrap_error("the profile handed over for %s is %s; it is not "
+			   "published", part, problem);
+		return NULL;
+	}
 	memcpy(files.part, part, length + 1);
 	memcpy(files.base, part, length - (sizeof suffix - 1));
 	unnamed = profile_files_open_unnamed(&files);
-	err = unnamed < 0 ? errno : copy_file(fd, unnamed);
+	err = unnamed < 0 ? errno : copy_file(fd, unnamed, size);
 	if (err == 0)
 		err = profile_files_publish_unnamed(&files, unnamed, final,
 						    sizeof final);

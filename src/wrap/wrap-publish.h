@@ -18,16 +18,20 @@
  * for that streamed file, by the runtime's own naming rules (never over an
  * existing file, never a half-written file under the final name), removes
  * the streamed file and returns the final name; or NULL after saying why.
+ * The file handed over must be a regular file of the SENDER's (unless root
+ * sent it) no larger than SIZE_MAX (0: no limit), and its holes stay
+ * holes: handing a file over fills the disk no more than writing it did.
  */
 #ifndef SPPROF_WRAP_PUBLISH_H
 #define SPPROF_WRAP_PUBLISH_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 void wrap_create_part(int requester, const char *pattern, bool descendant);
 
 char *wrap_publish(const char *part, int fd, uid_t sender,
-		   const char *pattern);
+		   const char *pattern, uint64_t size_max);
 
 #endif

@@ -7,9 +7,11 @@ noinst_LTLIBRARIES += src/wrap/libmemprof-wrap.la
 src_wrap_libmemprof_wrap_la_SOURCES = \
 	src/wrap/wrap-child.c src/wrap/wrap-child.h \
 	src/wrap/wrap-manifest.c src/wrap/wrap-manifest.h \
+	src/wrap/wrap-message.c src/wrap/wrap-message.h \
 	src/wrap/wrap-options.c src/wrap/wrap-options.h \
 	src/wrap/wrap-output.c src/wrap/wrap-output.h \
 	src/wrap/wrap-publish.c src/wrap/wrap-publish.h \
+	src/wrap/wrap-sender.c src/wrap/wrap-sender.h \
 	src/wrap/wrap-target.c src/wrap/wrap-target.h \
 	src/wrap/wrap-util.c src/wrap/wrap-util.h \
 	lib/outbuf.c lib/profile_files.c lib/wrap_channel.c

@@ -29,8 +29,9 @@ expect_in loaded "$(cat pids)"
 # afterwards: nothing of it is open in the command.
 run 0 "$wrap" -q "$helpers/print-env" SPPROF_MANIFEST
 manifest=$(sed -n 's/^SPPROF_MANIFEST=//p' "$work/out")
-case $manifest in @memprof-wrap.[0-9]*.*) ;; *) fail "manifest '$manifest'" ;; esac
-grep -q "@${manifest#@}\$" /proc/net/unix && fail "socket $manifest left open"
+case $manifest in @memprof-wrap.[0-9]*.*#*) ;; *) fail "manifest '$manifest'" ;; esac
+socket_name=${manifest%%#*}
+grep -q "$socket_name\$" /proc/net/unix && fail "socket $socket_name left open"
 ls /proc/self/fd >bare-fds
 run 0 "$wrap" -q ls /proc/self/fd
 cmp -s bare-fds "$work/out" || fail "descriptors in the command: $(cat "$work/out")"

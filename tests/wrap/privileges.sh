@@ -79,7 +79,9 @@ for _ in $(seq 50); do [ -s address ] && break; sleep 0.1; done
 setpriv --reuid="$nobody" --regid="$nogroup" --clear-groups \
 	/usr/bin/python3 - "$(cat address)" "$profiles/outside" "$work" <<'PYTHON' ||
 import array, os, socket, sys
-address, directory, elsewhere = "\0" + sys.argv[1][1:], sys.argv[2], sys.argv[3]
+# What other users see of the address: the name, not the key after '#'.
+address = "\0" + sys.argv[1][1:].split("#")[0]
+directory, elsewhere = sys.argv[2], sys.argv[3]
 content = os.memfd_create("evil")
 os.write(content, b"not a profile")
 rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [content]))]

@@ -1,7 +1,7 @@
 /* fuzz-reader - libFuzzer target for libmlyze: any input must be read to
  * its end or to an error, without a crash, a leak or undefined behaviour.
- * Built and run by `make fuzz-reader` (see tests/report.mk), never by
- * `make check`. */
+ * Run on its corpus by `make check`, and fuzzed by `make fuzz` (see
+ * tests/fuzz/fuzz.mk). */
 #include "config.h"
 
 #include <stddef.h>
