@@ -11,6 +11,9 @@
 #    complete stacks get, so the report has nothing to say about them;
 #    stripped, its main (known by address) is still the site, and a
 #    note says how to get its symbols;
+#  - helper-program, stripped: its static helper, known by address, is
+#    the site rather than the exported function that calls it, and the
+#    note says that symbols are missing;
 #  - unwindless-program, whose stacks break in its own code: the report
 #    says so and names it;
 #  - inline-program (C++, -O2 -g), which allocates in a constructor the
@@ -76,22 +79,40 @@ for unwind in fp dwarf; do
 	profile flat-program $unwind
 	check "flat-program, $unwind" flat-program flat-program-$unwind.mlyze
 done
+# stripped PROGRAM: the report on PROGRAM stripped of its symbols, in
+# $scratch/PROGRAM-stripped.out, and its first site in $site.
+stripped() {
+	cp "$programs/$1" "$scratch/$1-stripped" &&
+		strip "$scratch/$1-stripped" || exit 99
+	(cd "$scratch" && LD_PRELOAD=$runtime SPPROF_SAMPLING_RATE=1 \
+		SPPROF_OUTPUT=$scratch/$1-stripped.mlyze "./$1-stripped") ||
+		exit 99
+	(cd "$scratch" && NO_COLOR=1 "$report" --top 1 "$1-stripped.mlyze" \
+		>"$1-stripped.out")
+	site=$(sed -n '/ SITE$/{n;p}' "$scratch/$1-stripped.out" |
+		awk '{ print $NF }')
+}
 # Stripped of its symbols, flat-program's main is known by its address
 # only; the C library's frame that calls it has a name, but is no site:
 # the site is the program's own code, as an address.
-cp "$programs/flat-program" "$scratch/flat-program-stripped" &&
-	strip "$scratch/flat-program-stripped" || exit 99
-(cd "$scratch" && LD_PRELOAD=$runtime SPPROF_SAMPLING_RATE=1 \
-	SPPROF_OUTPUT=$scratch/stripped.mlyze ./flat-program-stripped) ||
-	exit 99
-(cd "$scratch" && NO_COLOR=1 "$report" --top 1 stripped.mlyze >stripped.out)
-site=$(sed -n '/ SITE$/{n;p}' "$scratch/stripped.out" | awk '{ print $NF }')
+stripped flat-program
 expr "$site" : 'flat-program-stripped+0x[0-9a-f]*$' >/dev/null
 verdict "flat-program, stripped: its own code is the site" $? "(site $site)"
 grep -q 'in flat-program-stripped (100 %): no symbols were found' \
-	"$scratch/stripped.out"
+	"$scratch/flat-program-stripped.out"
 verdict "flat-program, stripped: a note says how to get its symbols" $? \
-	"$(cat "$scratch/stripped.out")"
+	"$(cat "$scratch/flat-program-stripped.out")"
+# Stripped, helper-program's helper is known by its address only, and the
+# exported function that calls it by its name: the helper is the site,
+# not its caller, and the note says that symbols are missing.
+stripped helper-program
+expr "$site" : 'helper-program-stripped+0x[0-9a-f]*$' >/dev/null
+verdict "helper-program, stripped: the unnamed helper is the site" $? \
+	"(site $site)"
+grep -q 'in helper-program-stripped (100 %): no symbols were found' \
+	"$scratch/helper-program-stripped.out"
+verdict "helper-program, stripped: a note says symbols are missing" $? \
+	"$(cat "$scratch/helper-program-stripped.out")"
 profile unwindless-program dwarf
 check "unwindless-program" unwindless-program \
 	unwindless-program-dwarf.mlyze
