@@ -169,6 +169,10 @@ struct mlyze_event {
 			 * by a file: all the process holds, malloc's
 			 * heap or not. */
 			uint64_t resident, anonymous;
+			/* The most bytes in RAM so far, as the kernel
+			 * kept them (its high-water mark); 0 when the
+			 * reading does not say. */
+			uint64_t resident_peak;
 		} memory;
 		struct {
 			uint64_t number;        /* 1 for the first checkpoint */
