@@ -86,6 +86,10 @@ tests_report_wrapper_program_SOURCES = tests/report/wrapper-program.c \
 check_PROGRAMS += tests/report/unseen-program
 tests_report_unseen_program_SOURCES = tests/report/unseen-program.c \
 	tests/report/site.h
+# Heaps whose resident memory the readings alone misjudge.
+check_PROGRAMS += tests/report/resident-program
+tests_report_resident_program_SOURCES = tests/report/resident-program.c \
+	tests/report/site.h
 # A heap that holds one level while its blocks are replaced, for peak.sh.
 check_PROGRAMS += tests/report/rotating-program
 tests_report_rotating_program_SOURCES = tests/report/rotating-program.c

@@ -463,7 +463,8 @@ static void note_caveats(struct gathered *g)
 	char *broken_stacks = stacks_health_note(&g->stacks);
 	struct memory_point peaks;
 	size_t processes = resident_peaks(g, &peaks);
-	char *memory = memory_explained_note(&peaks, processes);
+	char *memory = memory_explained_note(
+		&peaks, processes, g->stacks.heap.live[AT_PEAK].bytes);
 
 	if (memory)
 		add_message(&g->notes, memory);

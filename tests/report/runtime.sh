@@ -27,7 +27,10 @@
 #    stack, in JSON and in pprof; --keep-wrappers shows the wrappers;
 #  - unseen-program, which holds most of its memory in a mapping of its
 #    own: the report says, in text and JSON, how little of its resident
-#    memory malloc explains, with the malloc heap at that moment exact.
+#    memory malloc explains, with the malloc heap at that moment exact;
+#  - resident-program, whose peak falls between two readings (the share
+#    is the heap's peak against the kernel's high-water mark), and whose
+#    heap is never touched (no share above 100 %, and why).
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
 runtime=$PWD/lib/.libs/libspprof-alloc.so.0
@@ -190,9 +193,9 @@ fi
 profile unseen-program auto
 (cd "$scratch" && NO_COLOR=1 "$report" unseen-program-auto.mlyze) \
 	>"$scratch/unseen.out"
-grep -q '^Resident     [0-9.]* MiB at its peak at [0-9.]* s, [0-9.]* MiB of it anonymous$' \
+grep -q '^Resident     [0-9.]* MiB at its peak.* [0-9.]* MiB of it anonymous$' \
 	"$scratch/unseen.out" &&
-	grep -q '^  malloc accounts for [0-9] % of resident memory at the peak ([0-9.]* MiB); the rest is not allocated through malloc' \
+	grep -q '^  malloc accounts for [0-9] % of resident memory at the peak: the malloc heap.s peak, 1.0 MiB, of the most the process held in RAM, [0-9.]* MiB; the rest is not allocated through malloc' \
 		"$scratch/unseen.out"
 verdict "unseen-program: malloc explains a small part of resident memory" \
 	$? "$(cat "$scratch/unseen.out")"
@@ -206,4 +209,39 @@ resident=$(resident_json resident) malloc=$(resident_json malloc)
 [ "${resident:-0}" -ge $((64 << 20)) ] && [ "$malloc" = $((16 * 65536)) ]
 verdict "unseen-program, JSON: resident memory and the malloc heap then" \
 	$? "(resident $resident, malloc $malloc)"
+# resident_report MODE [OPTION...]: the report on resident-program MODE.
+resident_report() {
+	mode=$1
+	shift
+	(cd "$scratch" && NO_COLOR=1 "$report" "$@" \
+		"resident-program-$mode.mlyze")
+}
+for mode in between untouched; do
+	(cd "$scratch" && LD_PRELOAD=$runtime SPPROF_SAMPLING_RATE=1 \
+		SPPROF_OUTPUT=$scratch/resident-program-$mode.mlyze \
+		"$programs/resident-program" $mode) || exit 99
+done
+# 64 MiB written and freed between two readings: the heap's peak is
+# compared with the kernel's high-water mark, not with the readings.
+resident_report between >"$scratch/between.out"
+share=$(sed -n 's/^  malloc accounts for \([0-9]*\) % of resident memory at the peak: the malloc heap.s peak, 64.0 MiB, of the most the process held in RAM, [0-9.]* MiB; nearly all of it is the malloc heap\.$/\1/p' \
+	"$scratch/between.out")
+[ "${share:-0}" -ge 80 ] && [ "$share" -le 100 ] &&
+	grep -q '^Resident     6[0-9.]* MiB at its peak, as the kernel counts it; at most [0-9.]* [KM]iB when read' \
+		"$scratch/between.out"
+verdict "resident-program between: the heap's peak against the resident one" \
+	$? "$(cat "$scratch/between.out")"
+# 256 MiB never written: no share above 100 %, and what that means.
+resident_report untouched >"$scratch/untouched.out"
+! grep -q 'accounts for' "$scratch/untouched.out" &&
+	grep -q "^  The malloc heap's peak, 256.0 MiB, is more than the most the process held in RAM, [0-9.]* MiB: memory allocated but never touched is not resident" \
+		"$scratch/untouched.out"
+verdict "resident-program untouched: no share, and why" $? \
+	"$(cat "$scratch/untouched.out")"
+resident_report untouched --json | sed -n '/^  "resident": {/,/^  }/p' \
+	>"$scratch/untouched.json"
+grep -q '"malloc_peak_share": null' "$scratch/untouched.json" &&
+	! grep '"malloc_share": [1-9]' "$scratch/untouched.json"
+verdict "resident-program untouched, JSON: no share above 1" $? \
+	"$(cat "$scratch/untouched.json")"
 [ "$failures" -eq 0 ]
