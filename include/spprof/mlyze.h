@@ -262,6 +262,12 @@ struct mlyze_info {
 	 * in the order of the file. */
 	const struct mlyze_stat *stat_list;
 	size_t stat_count;
+	/* The file that defines the malloc the program's calls reached when
+	 * it was not the runtime's (the executable's own, or a library's
+	 * preloaded before the runtime): the program's allocations went
+	 * there, unseen, and the profile holds none of them.  NULL when the
+	 * runtime's malloc came first, as it should. */
+	const char *malloc_defined_by;
 };
 
 struct mlyze_options {
