@@ -197,6 +197,8 @@ static json_t *profile_json(const struct report *r,
 	set(o, "truncated", json_boolean(p->truncated));
 	set(o, "exec_program",
 	    p->exec_program ? text(p->exec_program) : json_null());
+	set(o, "malloc_defined_by",
+	    p->malloc_defined_by ? text(p->malloc_defined_by) : json_null());
 	set(o, "damaged_stacks", json_integer((json_int_t)p->damaged_stacks));
 	set(o, "fp_stacks", p->has_stack_methods
 				    ? json_integer((json_int_t)p->fp_stacks)

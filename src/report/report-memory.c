@@ -72,8 +72,39 @@ double memory_heap_share(const struct memory_point *peaks, double heap_peak)
 	return resident > 0 ? heap_peak / resident : 0;
 }
 
+/* The profile holds none of the allocations of a program whose malloc
+ * was not the runtime's: no share can be given, only what was missed. */
+static char *unseen_malloc_note(const struct memory_point *peaks,
+				size_t processes,
+				const struct unseen_malloc *unseen)
+{
+	char resident[32];
+	char *whose = unseen->of > 1
+			      ? xasprintf("%zu of the %zu processes allocate",
+					  unseen->profiles, unseen->of)
+			      : xasprintf("The program allocates");
+	char *held = NULL, *note;
+
+	format_size(resident, (double)peaks->resident_peak);
+	if (processes)
+		held = xasprintf(" (%s at the peak%s)", resident,
+				 processes > 1 ? ", the sum of the processes'"
+					       : "");
+	note = xasprintf(
+		"%s through a malloc of %s own, defined by %s, which comes "
+		"before the profiler's: the profiler saw none of those "
+		"allocations, so the profile cannot say how much of the "
+		"resident memory%s is the malloc heap.",
+		whose, unseen->of > 1 ? "their" : "its", unseen->defined_by,
+		held ? held : "");
+	free(whose);
+	free(held);
+	return note;
+}
+
 char *memory_explained_note(const struct memory_point *peaks,
-			    size_t processes, double heap_peak)
+			    size_t processes, double heap_peak,
+			    const struct unseen_malloc *unseen)
 {
 	double share = memory_heap_share(peaks, heap_peak);
 	const char *held = processes > 1
@@ -82,6 +113,8 @@ char *memory_explained_note(const struct memory_point *peaks,
 				   : "the process held in RAM";
 	char resident[32], heap[32];
 
+	if (unseen && unseen->profiles)
+		return unseen_malloc_note(peaks, processes, unseen);
 	if (!processes || peaks->resident_peak == 0)
 		return NULL;
 	format_size(resident, (double)peaks->resident_peak);

@@ -60,12 +60,23 @@ bool memory_peak_add(struct memory_point *peaks,
  * no share can be given. */
 double memory_heap_share(const struct memory_point *peaks, double heap_peak);
 
+/* The profiles whose program allocated through a malloc that was not the
+ * runtime's (mlyze_info.malloc_defined_by), unseen. */
+struct unseen_malloc {
+	const char *defined_by; /* the first one's; NULL when none */
+	size_t profiles;
+	size_t of;              /* profiles in all */
+};
+
 /* "malloc accounts for 8 % of resident memory at the peak: ...", of the
  * sums of the peaks of `processes` series (see memory_peak_add()) and of
  * the peaks of their heaps (`heap_peak` bytes); or, when the heap's peak
- * is more than the resident one, what that means; NULL when none had a
- * reading.  Belongs to the caller. */
+ * is more than the resident one, what that means; or, when a program
+ * allocated through a malloc of its own (`unseen`), that the profile
+ * cannot say; NULL when there is nothing to say (no reading).  Belongs
+ * to the caller. */
 char *memory_explained_note(const struct memory_point *peaks,
-			    size_t processes, double heap_peak);
+			    size_t processes, double heap_peak,
+			    const struct unseen_malloc *unseen);
 
 #endif /* SPPROF_REPORT_MEMORY_H */

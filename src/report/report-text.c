@@ -499,7 +499,11 @@ static void nothing_sampled(FILE *out, const struct report *r)
 		if (r->profiles[i].sampling_rate > highest)
 			highest = r->profiles[i].sampling_rate;
 	fputs("No allocation was sampled", out);
-	if (highest) {
+	if (r->unseen_malloc.profiles == r->profile_count) {
+		/* No rate would help: see the note. */
+		fprintf(out, ": the program allocates through a malloc of its "
+			     "own, which the profiler does not see.\n");
+	} else if (highest) {
 		format_size(rate, (double)highest);
 		fprintf(out, ": with one sample per %s allocated on average, "
 			     "the program allocated too little to be seen.\n"
