@@ -79,9 +79,11 @@ static char *unseen_malloc_note(const struct memory_point *peaks,
 				const struct unseen_malloc *unseen)
 {
 	char resident[32];
+	bool one = unseen->profiles == 1;
 	char *whose = unseen->of > 1
-			      ? xasprintf("%zu of the %zu processes allocate",
-					  unseen->profiles, unseen->of)
+			      ? xasprintf("%zu of the %zu processes allocate%s",
+					  unseen->profiles, unseen->of,
+					  one ? "s" : "")
 			      : xasprintf("The program allocates");
 	char *held = NULL, *note;
 
@@ -95,7 +97,7 @@ static char *unseen_malloc_note(const struct memory_point *peaks,
 		"before the profiler's: the profiler saw none of those "
 		"allocations, so the profile cannot say how much of the "
 		"resident memory%s is the malloc heap.",
-		whose, unseen->of > 1 ? "their" : "its", unseen->defined_by,
+		whose, one ? "its" : "their", unseen->defined_by,
 		held ? held : "");
 	free(whose);
 	free(held);
