@@ -154,13 +154,6 @@ int late_binding_needed(void)
 
 #ifdef SLOT_RELOCATION
 
-/* The dynamic section's addresses: absolute once the loader has adjusted
- * them (glibc does so on these architectures), else relative to base. */
-static uintptr_t dynamic_address(ElfW(Addr) value, uintptr_t base)
-{
-	return value < base ? value + base : value;
-}
-
 #if __ELF_NATIVE_CLASS == 64
 #define RELOCATION_SYMBOL ELF64_R_SYM
 #define RELOCATION_TYPE ELF64_R_TYPE
@@ -290,27 +283,18 @@ static void find_segments(const struct dl_phdr_info *info, struct object *o)
 	}
 }
 
-static const ElfW(Dyn) *dynamic_section(const struct dl_phdr_info *info)
-{
-	for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-			return (const ElfW(Dyn) *)(info->dlpi_addr +
-						    info->dlpi_phdr[i].p_vaddr);
-	return NULL;
-}
-
 /* The object's tables: 0, or -1 when it has none to rewrite (or is the
  * runtime itself). */
 static int read_object(const struct dl_phdr_info *info, struct object *o)
 {
-	const ElfW(Dyn) *d = dynamic_section(info);
+	const ElfW(Dyn) *d = object_dynamic_section(info);
 
 	memset(o, 0, sizeof(*o));
 	o->base = info->dlpi_addr;
 	if (!d || !strcmp(info->dlpi_name, self.file))
 		return -1;
 	for (; d->d_tag != DT_NULL; d++) {
-		uintptr_t at = dynamic_address(d->d_un.d_ptr, o->base);
+		uintptr_t at = object_dynamic_address(d->d_un.d_ptr, o->base);
 
 		switch (d->d_tag) {
 		case DT_SYMTAB: o->symbols = (const ElfW(Sym) *)at; break;

@@ -75,3 +75,17 @@ int object_next_segment(const struct dl_phdr_info *object, uint32_t type,
 	}
 	return 0;
 }
+
+const ElfW(Dyn) *object_dynamic_section(const struct dl_phdr_info *object)
+{
+	for (ElfW(Half) i = 0; i < object->dlpi_phnum; i++)
+		if (object->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			return (const ElfW(Dyn) *)(object->dlpi_addr +
+						    object->dlpi_phdr[i].p_vaddr);
+	return NULL;
+}
+
+uintptr_t object_dynamic_address(ElfW(Addr) value, uintptr_t base)
+{
+	return value < base ? value + base : value;
+}

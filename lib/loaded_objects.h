@@ -39,4 +39,12 @@ struct object_segment {
 int object_next_segment(const struct dl_phdr_info *object, uint32_t type,
 			int *next, struct object_segment *segment);
 
+/* The object's dynamic section, or NULL when it has none. */
+const ElfW(Dyn) *object_dynamic_section(const struct dl_phdr_info *object);
+
+/* The address an entry of the dynamic section gives (DT_SYMTAB...):
+ * absolute once the loader has adjusted it (glibc does so on most
+ * architectures), else relative to the object's base. */
+uintptr_t object_dynamic_address(ElfW(Addr) value, uintptr_t base);
+
 #endif /* SPPROF_LOADED_OBJECTS_H */

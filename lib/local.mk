@@ -19,6 +19,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/frames.h \
 	lib/keeps_frame_pointers.c lib/keeps_frame_pointers.h \
 	lib/loaded_objects.c lib/loaded_objects.h \
+	lib/malloc_owner.c lib/malloc_owner.h \
 	lib/free_filter.c lib/free_filter.h \
 	lib/heap_map.c lib/heap_map.h \
 	lib/mlyze-codec.h \

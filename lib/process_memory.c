@@ -8,6 +8,16 @@
  * "shared", counts the resident pages backed by files and shared memory;
  * the rest of the resident pages are anonymous.
  *
+ * Why /proc/self/status as well: readings a few times a second miss the
+ * moments between them, and the peak of a short program may fall between
+ * two of them (or before the first); the kernel keeps the high-water mark
+ * of the resident memory of the process's address space, which only
+ * status shows (VmHWM).  getrusage()'s ru_maxrss is not the same thing:
+ * it keeps the peak of the program the process ran before an exec (and of
+ * the parent it was forked from), where VmHWM starts anew.  status is
+ * longer than statm (a line of groups may be long), so it is scanned as
+ * it is read, in small pieces, for the one line.
+ *
  * Why no descriptor is kept open: a program can see one in /proc/self/fd,
  * and daemons that close every descriptor would close it under us.  The
  * one opened here lives for one read, close-on-exec, and is closed before
@@ -67,11 +77,16 @@ static uint64_t parse_number(const char **p, const char *end)
 	return n;
 }
 
+/* Opens a file of /proc/self for reading: a descriptor, or -1. */
+static long open_proc_file(const char *path)
+{
+	return syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+}
+
 /* Reads statm into text; returns its length, or -1. */
 static long read_statm(char *text, size_t size)
 {
-	long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/statm",
-			  O_RDONLY | O_CLOEXEC);
+	long fd = open_proc_file("/proc/self/statm");
 	long length;
 
 	if (fd < 0)
@@ -79,6 +94,35 @@ static long read_statm(char *text, size_t size)
 	length = syscall(SYS_read, fd, text, size);
 	syscall(SYS_close, fd);
 	return length;
+}
+
+/* The number of kibibytes on status's line "VmHWM:\t   1234 kB", in
+ * bytes; 0 when there is none. */
+static uint64_t read_resident_peak(void)
+{
+	static const char key[] = "\nVmHWM:";
+	char piece[256];
+	size_t matched = 1; /* the file starts a line */
+	uint64_t kib = 0;
+	long fd = open_proc_file("/proc/self/status"), n;
+
+	if (fd < 0)
+		return 0;
+	while ((n = syscall(SYS_read, fd, piece, sizeof(piece))) > 0)
+		for (long i = 0; i < n; i++) {
+			char c = piece[i];
+
+			if (matched < sizeof(key) - 1)
+				matched = c == key[matched] ? matched + 1
+							    : (size_t)(c == '\n');
+			else if (c >= '0' && c <= '9')
+				kib = kib * 10 + (uint64_t)(c - '0');
+			else if (c == '\n')
+				goto found;
+		}
+found:
+	syscall(SYS_close, fd);
+	return kib * 1024;
 }
 
 int process_memory_read(struct process_memory *out)
@@ -89,11 +133,13 @@ int process_memory_read(struct process_memory *out)
 	const char *p = text, *end = text + (length > 0 ? length : 0);
 	uint64_t page = getauxval(AT_PAGESZ), resident, shared;
 
-	errno = saved_errno;
 	if (length <= 0) {
+		errno = saved_errno;
 		atomic_store(&next_reading_ns, UINT64_MAX);
 		return -1;
 	}
+	out->resident_peak = read_resident_peak();
+	errno = saved_errno;
 	parse_number(&p, end); /* the size of the address space */
 	resident = parse_number(&p, end);
 	shared = parse_number(&p, end);

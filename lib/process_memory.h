@@ -21,6 +21,9 @@
 struct process_memory {
 	uint64_t resident;  /* bytes in RAM */
 	uint64_t anonymous; /* of those, not backed by a file (heaps, stacks) */
+	/* The most bytes the process has held in RAM so far (the kernel's
+	 * high-water mark, VmHWM); 0 when the kernel does not say. */
+	uint64_t resident_peak;
 };
 
 /* 0, or -1 when the kernel does not say (no /proc: readings stop). */

@@ -12,6 +12,7 @@
 
 #include "clock.h"
 #include "frames.h"
+#include "malloc_owner.h"
 #include "mlyze-codec.h"
 #include "modules.h"
 #include "names.h"
@@ -149,6 +150,8 @@ static void write_identity(struct outbuf *o, const struct profile_meta *m,
 	json_uint_member(o, "max_stack_depth", MEMPROF_MAX_STACK_DEPTH);
 	if (m->started_by)
 		json_string_member(o, "started_by", m->started_by);
+	if (malloc_owner_other())
+		json_string_member(o, "malloc_defined_by", malloc_owner_other());
 }
 
 static void write_frame_json(struct outbuf *o, uint64_t pc)

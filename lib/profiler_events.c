@@ -20,6 +20,7 @@
 #include "code_map.h"
 #include "environ_edit.h"
 #include "late_binding.h"
+#include "malloc_owner.h"
 #include "modules.h"
 #include "control.h"
 #include "names.h"
@@ -184,6 +185,23 @@ static void attach_python_walker(void)
 				plugin);
 }
 
+/* A program whose malloc is not the runtime's is told at once: a profile
+ * without samples would otherwise read as a program that does not
+ * allocate. */
+static void check_malloc_owner(void)
+{
+	const char *other;
+
+	malloc_owner_check();
+	other = malloc_owner_other();
+	if (other && prof.settings.output[0])
+		runtime_message("%s defines malloc and comes before the "
+				"profiler in symbol lookup: the program "
+				"allocates through it, unseen, and its "
+				"profile will hold none of those allocations",
+				other);
+}
+
 void profiler_load(void)
 {
 	int saved_errno = enter_runtime(), late;
@@ -198,6 +216,8 @@ void profiler_load(void)
 	late = late_binding_needed();
 	if (late) /* no SPPROF_ROOT_PID: its children run without us */
 		prof.settings.root_pid = getpid();
+	else
+		check_malloc_owner();
 	/* Before recording starts: until every slot is rewritten, a block
 	 * could reach the C library from one of our functions. */
 	if (late && late_binding_apply() < 0) {

@@ -455,8 +455,8 @@ static void put_rate_event(void)
 }
 
 /* A reading of the process's memory (process_memory.h): resident and
- * anonymous bytes, so that the report can say how much of it the malloc
- * heap explains. */
+ * anonymous bytes, and the most resident so far, so that the report can
+ * say how much of it the malloc heap explains. */
 static void put_memory_event(const struct process_memory *m, uint64_t now_ns)
 {
 	uint8_t *p = put_event_at(MLYZE_EVENT_MEMORY, now_ns);
@@ -464,9 +464,11 @@ static void put_memory_event(const struct process_memory *m, uint64_t now_ns)
 	if (!p)
 		return;
 	p = encode_varint(p, mlyze_varint_len(m->resident) +
-				     mlyze_varint_len(m->anonymous));
+				     mlyze_varint_len(m->anonymous) +
+				     mlyze_varint_len(m->resident_peak));
 	p = encode_varint(p, m->resident);
-	piece_end(encode_varint(p, m->anonymous));
+	p = encode_varint(p, m->anonymous);
+	piece_end(encode_varint(p, m->resident_peak));
 }
 
 /* The last reading, when the profile ends. */

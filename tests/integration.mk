@@ -33,6 +33,15 @@ check_PROGRAMS += tests/integration/forker tests/integration/forker-static
 tests_integration_forker_static_SOURCES = tests/integration/forker.c
 tests_integration_forker_static_LDFLAGS = -all-static
 
+# A malloc family of its own: in a program, and in a library to preload.
+check_PROGRAMS += tests/integration/own-malloc
+check_LTLIBRARIES += tests/integration/libown-malloc.la
+tests_integration_libown_malloc_la_SOURCES = tests/integration/own-malloc.c
+tests_integration_libown_malloc_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DOWN_MALLOC_LIBRARY
+tests_integration_libown_malloc_la_LDFLAGS = -module \
+	-avoid-version -shared -rpath $(abs_builddir)/tests/integration
+
 check_PROGRAMS += tests/integration/edge-cases
 tests_integration_edge_cases_SOURCES = tests/integration/edge-cases.c \
 	$(integ_api_sources)
@@ -119,6 +128,7 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/fork-exec.sh \
 	tests/integration/edge-cases.sh \
 	tests/integration/static.sh \
+	tests/integration/own-malloc.sh \
 	tests/integration/stray-frames.sh \
 	tests/integration/native-stacks.sh \
 	tests/integration/titles.sh \

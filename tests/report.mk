@@ -64,6 +64,12 @@ tests_report_flat_program_SOURCES = tests/report/flat-program.c
 check_PROGRAMS += tests/report/inline-program
 tests_report_inline_program_SOURCES = tests/report/inline-program.cc
 tests_report_inline_program_CXXFLAGS = -O2 -g -fomit-frame-pointer
+# One whose blocks come from a static helper of an exported function,
+# which keeps its name when the program is stripped.
+check_PROGRAMS += tests/report/helper-program
+tests_report_helper_program_SOURCES = tests/report/helper-program.c \
+	tests/report/site.h
+tests_report_helper_program_LDFLAGS = -rdynamic
 # One whose stacks break in its own code: no unwind tables, no frame
 # pointers.
 check_PROGRAMS += tests/report/unwindless-program
@@ -79,6 +85,10 @@ tests_report_wrapper_program_SOURCES = tests/report/wrapper-program.c \
 # One that holds most of its memory outside malloc.
 check_PROGRAMS += tests/report/unseen-program
 tests_report_unseen_program_SOURCES = tests/report/unseen-program.c \
+	tests/report/site.h
+# Heaps whose resident memory the readings alone misjudge.
+check_PROGRAMS += tests/report/resident-program
+tests_report_resident_program_SOURCES = tests/report/resident-program.c \
 	tests/report/site.h
 # A heap that holds one level while its blocks are replaced, for peak.sh.
 check_PROGRAMS += tests/report/rotating-program

@@ -174,6 +174,10 @@ struct mlyze_event {
 			 * by a file: all the process holds, malloc's
 			 * heap or not. */
 			uint64_t resident, anonymous;
+			/* The most bytes in RAM so far, as the kernel
+			 * kept them (its high-water mark); 0 when the
+			 * reading does not say. */
+			uint64_t resident_peak;
 		} memory;
 		struct {
 			uint64_t number;        /* 1 for the first checkpoint */
@@ -263,6 +267,12 @@ struct mlyze_info {
 	 * in the order of the file. */
 	const struct mlyze_stat *stat_list;
 	size_t stat_count;
+	/* The file that defines the malloc the program's calls reached when
+	 * it was not the runtime's (the executable's own, or a library's
+	 * preloaded before the runtime): the program's allocations went
+	 * there, unseen, and the profile holds none of them.  NULL when the
+	 * runtime's malloc came first, as it should. */
+	const char *malloc_defined_by;
 };
 
 struct mlyze_options {

@@ -521,11 +521,13 @@ static int read_scalars(struct mlyze_reader *r, json_t *root)
 		field_of(r, "", root, "exec_program"),
 		field_of(r, "", root, "title"),
 		field_of(r, "", root, "started_by"),
+		field_of(r, "", root, "malloc_defined_by"),
 	};
 	const char **string_targets[] = { &info->producer, &info->hostname,
 					  &info->executable, &info->ended_by,
 					  &info->exec_program, &info->title,
-					  &info->started_by };
+					  &info->started_by,
+					  &info->malloc_defined_by };
 	struct field numbers[] = {
 		field_of(r, "", root, "pid"),
 		field_of(r, "", root, "ppid"),

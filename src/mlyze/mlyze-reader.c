@@ -482,6 +482,11 @@ static bool decode_memory(struct mlyze_reader *r, struct cursor *c,
 	if (!take_varint(r, c, "resident bytes", &ev->memory.resident) ||
 	    !take_varint(r, c, "anonymous bytes", &ev->memory.anonymous))
 		return false;
+	/* Older runtimes end the reading here. */
+	ev->memory.resident_peak = 0;
+	if (c->p < c->end &&
+	    !take_varint(r, c, "resident peak", &ev->memory.resident_peak))
+		return false;
 	if (ev->memory.anonymous > ev->memory.resident) {
 		input_fail(&r->in, input_offset(&r->in, c->event),
 			   "MEMORY has more anonymous bytes than resident ones");

@@ -431,6 +431,9 @@ static void summarise(struct gathered *g, const char *file,
 	p->complete = info->complete;
 	p->truncated = mlyze_truncated(r);
 	p->exec_program = replaced_by(info);
+	p->malloc_defined_by = info->malloc_defined_by
+				       ? xstrdup(info->malloc_defined_by)
+				       : NULL;
 	p->damaged_stacks = info->damaged_stacks;
 	p->has_stack_methods = info->has_stack_methods;
 	p->fp_stacks = info->fp_stacks;
@@ -485,6 +488,23 @@ static size_t resident_peaks(const struct gathered *g,
 	return processes;
 }
 
+/* The profiles whose program's malloc was not the runtime's. */
+static struct unseen_malloc unseen_malloc_of(const struct gathered *g)
+{
+	struct unseen_malloc unseen = { .of = g->profile_count };
+
+	for (size_t i = 0; i < g->profile_count; i++) {
+		const char *defined_by = g->profiles[i].malloc_defined_by;
+
+		if (!defined_by)
+			continue;
+		if (!unseen.defined_by)
+			unseen.defined_by = defined_by;
+		unseen.profiles++;
+	}
+	return unseen;
+}
+
 /* Caveats of all the profiles together, in plain words. */
 static void note_caveats(struct gathered *g)
 {
@@ -494,7 +514,9 @@ static void note_caveats(struct gathered *g)
 	char *broken_stacks = stacks_health_note(&g->stacks);
 	struct memory_point peaks;
 	size_t processes = resident_peaks(g, &peaks);
-	char *memory = memory_explained_note(&peaks, processes);
+	struct unseen_malloc unseen = unseen_malloc_of(g);
+	char *memory = memory_explained_note(
+		&peaks, processes, g->stacks.heap.live[AT_PEAK].bytes, &unseen);
 
 	if (memory)
 		add_message(&g->notes, memory);
@@ -643,6 +665,7 @@ static void free_gathered(struct gathered *g)
 		free(p->title);
 		free(p->window);
 		free(p->exec_program);
+		free(p->malloc_defined_by);
 		free(p->file);
 		free_series(p);
 	}
@@ -760,6 +783,7 @@ static struct report make_report(struct gathered *g, struct site_table *sites,
 		.all = o->all,
 		.resident = resident,
 		.resident_processes = resident_processes,
+		.unseen_malloc = unseen_malloc_of(g),
 		.notes = g->notes.items,
 		.note_count = g->notes.count,
 		.warnings = g->warnings.items,

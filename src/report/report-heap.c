@@ -626,6 +626,7 @@ static void keep_memory(struct replay_state *st, const struct mlyze_event *ev)
 		.time_us = ev->time_us,
 		.resident = ev->memory.resident,
 		.anonymous = ev->memory.anonymous,
+		.resident_peak = ev->memory.resident_peak,
 		.malloc_bytes = st->live_bytes,
 	};
 

@@ -108,23 +108,46 @@ static json_t *memory_point_json(const struct report *r,
 	set(o, "time_s", json_real(report_seconds(r, m->time_us)));
 	set(o, "resident_bytes", json_integer((json_int_t)m->resident));
 	set(o, "anonymous_bytes", json_integer((json_int_t)m->anonymous));
+	set(o, "resident_peak_bytes",
+	    m->resident_peak ? json_integer((json_int_t)m->resident_peak)
+			     : json_null());
 	set(o, "malloc_bytes", whole(m->malloc_bytes));
-	set(o, "malloc_share", json_real(m->resident ? m->malloc_bytes /
-							 (double)m->resident
-						     : 0.0));
+	/* null when the heap is more than resident memory: blocks never
+	 * touched take no RAM, and no share can be given. */
+	set(o, "malloc_share",
+	    m->malloc_bytes <= (double)m->resident && m->resident
+		    ? json_real(m->malloc_bytes / (double)m->resident)
+		    : json_null());
+	return o;
+}
+
+/* A reading of most resident memory with `peaks` (memory_peak_add()):
+ * the most resident memory, and the share of it the heap's peak
+ * (`heap_peak` bytes) makes, null when none can be given. */
+static json_t *resident_peak_json(const struct report *r,
+				  const struct memory_point *peaks,
+				  double heap_peak)
+{
+	json_t *o = memory_point_json(r, peaks);
+	double share = memory_heap_share(peaks, heap_peak);
+
+	set(o, "malloc_peak_bytes", whole(heap_peak));
+	set(o, "malloc_peak_share", share < 0 ? json_null() : json_real(share));
 	return o;
 }
 
 /* The peak of resident memory and the readings, or null without any. */
 static json_t *resident_json(const struct report *r,
-			     const struct memory_series *series)
+			     const struct profile_summary *p)
 {
+	const struct memory_series *series = &p->memory;
+	struct memory_point peaks = { 0 };
 	json_t *o, *readings;
 
-	if (!series->readings)
+	if (!memory_peak_add(&peaks, series))
 		return json_null();
 	readings = json_array();
-	o = memory_point_json(r, &series->peak);
+	o = resident_peak_json(r, &peaks, p->peak.bytes);
 	for (size_t i = 0; i < series->count; i++)
 		append(readings, memory_point_json(r, &series->points[i]));
 	set(o, "readings", readings);
@@ -138,7 +161,8 @@ static json_t *resident_total_json(const struct report *r)
 
 	if (!r->resident_processes)
 		return json_null();
-	o = memory_point_json(r, &r->resident);
+	o = resident_peak_json(r, &r->resident,
+			       r->stacks->heap.live[AT_PEAK].bytes);
 	set(o, "processes", json_integer((json_int_t)r->resident_processes));
 	return o;
 }
@@ -174,6 +198,8 @@ static json_t *profile_json(const struct report *r,
 	set(o, "truncated", json_boolean(p->truncated));
 	set(o, "exec_program",
 	    p->exec_program ? text(p->exec_program) : json_null());
+	set(o, "malloc_defined_by",
+	    p->malloc_defined_by ? text(p->malloc_defined_by) : json_null());
 	set(o, "damaged_stacks", json_integer((json_int_t)p->damaged_stacks));
 	set(o, "fp_stacks", p->has_stack_methods
 				    ? json_integer((json_int_t)p->fp_stacks)
@@ -195,7 +221,7 @@ static json_t *profile_json(const struct report *r,
 	set(o, moment_names[AT_PEAK], peak);
 	set(o, moment_names[AT_END], moment_json(&p->end));
 	set(o, "marks", marks_json(r, p));
-	set(o, "resident", resident_json(r, &p->memory));
+	set(o, "resident", resident_json(r, p));
 	return o;
 }
 

@@ -38,31 +38,22 @@ static struct site *find_site(struct site_table *table, const char *key,
 	return s;
 }
 
-/* Whether the site may pass over the unnamed native frame `unnamed` for
- * the named frame f that calls it: when f is a Python frame, or code of
- * the same module (a stripped library's own helpers, called from the
- * function it exports).  Not when f is another module's: the entry code
- * of the C library calling a stripped program would otherwise be the site
- * of everything that program allocates. */
-static bool names_unnamed(const struct report_frame *f,
-			  const struct report_frame *unnamed)
-{
-	return !unnamed || f->kind == FRAME_PYTHON ||
-	       (f->kind == FRAME_NATIVE && f->module == unnamed->module);
-}
-
-/* The innermost named frame that is neither an allocator nor code inlined
- * from the C++ standard library's headers, unless unnamed native frames
- * of another module lie before it (see names_unnamed(); then the first of
- * them); by stack, the innermost that is not an allocator, so that the
- * stack shows every frame.  Else the innermost that is not an allocator;
+/* The innermost frame that is neither an allocator nor code inlined from
+ * the C++ standard library's headers, named or known by its address only
+ * in a module (stripped code is a site of its own, "liblua.so+0x1230d":
+ * charging it to the named function that calls it, which may be far out,
+ * would name the wrong code), unless a Python frame calls the unnamed
+ * frames (a C extension, charged to the line of the script that called
+ * it); by stack,
+ * the innermost that is not an allocator, so that the stack shows every
+ * frame.  Else (no named frame) the innermost that is not an allocator;
  * else (nothing but allocators) the outermost, the best there is. */
 static size_t site_frame(const struct site_table *table,
 			 const struct stack_table *stacks,
 			 const struct report_stack *stack)
 {
 	size_t first = stack_first_past_wrappers(stacks, stack);
-	const struct report_frame *unnamed = NULL;
+	bool unnamed = false;
 	size_t unnamed_at = 0;
 
 	for (size_t i = first; i < stack->depth; i++) {
@@ -75,9 +66,10 @@ static size_t site_frame(const struct site_table *table,
 		if (f->library_inline)
 			continue;
 		if (frame_is_named(f))
-			return names_unnamed(f, unnamed) ? i : unnamed_at;
+			return !unnamed || f->kind == FRAME_PYTHON ? i
+								   : unnamed_at;
 		if (!unnamed && f->kind == FRAME_NATIVE) {
-			unnamed = f;
+			unnamed = true;
 			unnamed_at = i;
 		}
 	}
@@ -170,20 +162,28 @@ static void add_cumulative(struct site_table *table,
 	}
 }
 
-/* Counts the samples of `stack`, and adds them to its module's when its
- * site (frame `site`) is known by its address only, though the module's
- * file was read (see sites_unnamed_note()). */
+/* Counts the samples of `stack`, and adds them to a module's when a frame
+ * of it known by its address only, though the module's file was read,
+ * carries them: the site (frame `site`), or a frame between the allocator
+ * and the site, which the site was chosen past (see
+ * sites_unnamed_note()). */
 static void count_unnamed(struct site_table *table,
 			  const struct stack_table *stacks,
 			  const struct report_stack *stack, size_t site)
 {
-	const struct report_frame *f = &stacks->frames[stack->frames[site]];
 	uint64_t samples = stack->heap.allocated.samples;
 
 	table->samples_with_site += samples;
-	if (f->kind == FRAME_NATIVE && !frame_is_named(f) &&
-	    !f->module_unreadable)
-		table->unnamed[f->module] += samples;
+	for (size_t i = stack_first_shown(stacks, stack); i <= site; i++) {
+		const struct report_frame *f =
+			&stacks->frames[stack->frames[i]];
+
+		if (f->kind == FRAME_NATIVE && !frame_is_named(f) &&
+		    !f->module_unreadable && !f->allocator) {
+			table->unnamed[f->module] += samples;
+			return;
+		}
+	}
 }
 
 static void add_stack(struct site_table *table,
@@ -254,8 +254,8 @@ char *sites_unnamed_note(const struct site_table *table,
 	if (unnamed == 0 || (double)unnamed <= UNNAMED_SITES_LIMIT *
 						       (double)table->samples_with_site)
 		return NULL;
-	sb_printf(&note, "%.0f %% of the sampled allocations have their site "
-		  "in code known by its address only, in",
+	sb_printf(&note, "%.0f %% of the sampled allocations are charged to "
+		  "code known by its address only, or pass through it, in",
 		  100.0 * (double)unnamed / (double)table->samples_with_site);
 	sb_add_module_shares(&note, stacks, table->unnamed,
 			     table->samples_with_site);

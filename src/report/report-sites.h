@@ -2,10 +2,10 @@
  *
  * Contract: attributes the estimates of every stack of the report to its
  * site, named for the grouping, and merges sites by name.  The site of a
- * stack is its innermost frame that has a name and is not an allocator (a
- * frame known only by its address, in stripped code, is the site unless a
- * Python frame or a named frame of its own module calls it); by stack,
- * every frame past the allocators is shown.  Cumulatively, every function of a
+ * stack is its innermost frame that is not an allocator, named or known
+ * by its address only in a module (stripped code: "libfoo.so+0x1234"),
+ * unless a Python frame calls that stripped code; by stack, every frame
+ * past the allocators is shown.  Cumulatively, every function of a
  * stack is a site, and holds what everything it calls holds.  Also keeps
  * the totals of all stacks, and which stacks make each site.
  */
@@ -20,8 +20,8 @@
 /* An estimate whose 95 % interval is wider than this fraction of it, on
  * either side, is rough. */
 #define ROUGH_INTERVAL 0.5
-/* Sites known by address only in more than this share of the samples
- * are worth a note. */
+/* Code known by address only that carries more than this share of the
+ * samples is worth a note. */
 #define UNNAMED_SITES_LIMIT 0.05
 
 enum sort_key {
@@ -54,9 +54,10 @@ struct site_table {
 	struct site *sites;
 	size_t count, capacity;
 	struct heap_estimates heap; /* all stacks */
-	/* By module: the samples whose site is a frame of it known by its
-	 * address only, though its file was read; and the samples of every
-	 * stack with a site. */
+	/* By module: the samples carried by a frame of it known by its
+	 * address only, though its file was read (the site, or a frame the
+	 * site was chosen past); and the samples of every stack with a
+	 * site. */
 	uint64_t *unnamed;
 	uint64_t samples_with_site;
 };
@@ -66,7 +67,8 @@ void sites_build(struct site_table *table, const struct stack_table *stacks,
 		 enum grouping grouping, bool cumulative);
 void sites_free(struct site_table *table);
 /* A note naming the modules whose code, known by its address only, is the
- * site of more than UNNAMED_SITES_LIMIT of the samples, and what to do
+ * site of more than UNNAMED_SITES_LIMIT of the samples, or lies between
+ * the allocator and their site, and what to do
  * about it; else NULL.  Belongs to the caller. */
 char *sites_unnamed_note(const struct site_table *table,
 			 const struct stack_table *stacks);

@@ -281,20 +281,34 @@ static char *estimate_text(const struct estimate *e)
 	return xasprintf("%s ± %s", bytes, interval);
 }
 
-/* The processes' resident memory at its peak, when they read it. */
+/* The processes' resident memory at its peak, when they read it: the
+ * reading of most resident memory, after the kernel's count of the peak
+ * when that is more (the peak fell between two readings). */
 static void resident_line(FILE *out, const struct style *st,
 			  const struct report *r)
 {
-	char resident[32], anonymous[32], *text;
+	const struct memory_point *m = &r->resident;
+	bool one = r->profile_count == 1;
+	char resident[32], anonymous[32], peak[32], *text;
 
 	if (!r->resident_processes)
 		return;
-	format_size(resident, (double)r->resident.resident);
-	format_size(anonymous, (double)r->resident.anonymous);
-	if (r->profile_count == 1)
+	format_size(resident, (double)m->resident);
+	format_size(anonymous, (double)m->anonymous);
+	format_size(peak, (double)m->resident_peak);
+	if (m->resident_peak > m->resident && one)
+		text = xasprintf("%s at its peak, as the kernel counts it; at "
+				 "most %s when read, at %.1f s, %s of it "
+				 "anonymous", peak, resident,
+				 report_seconds(r, m->time_us), anonymous);
+	else if (m->resident_peak > m->resident)
+		text = xasprintf("%s, the sum of the peaks of the profiles as "
+				 "the kernel counts them; at most %s when "
+				 "read, %s of it anonymous", peak, resident,
+				 anonymous);
+	else if (one)
 		text = xasprintf("%s at its peak at %.1f s, %s of it anonymous",
-				 resident,
-				 report_seconds(r, r->resident.time_us),
+				 resident, report_seconds(r, m->time_us),
 				 anonymous);
 	else
 		text = xasprintf("%s, the sum of the peaks of the profiles, %s "
@@ -485,7 +499,11 @@ static void nothing_sampled(FILE *out, const struct report *r)
 		if (r->profiles[i].sampling_rate > highest)
 			highest = r->profiles[i].sampling_rate;
 	fputs("No allocation was sampled", out);
-	if (highest) {
+	if (r->unseen_malloc.profiles == r->profile_count) {
+		/* No rate would help: see the note. */
+		fprintf(out, ": the program allocates through a malloc of its "
+			     "own, which the profiler does not see.\n");
+	} else if (highest) {
 		format_size(rate, (double)highest);
 		fprintf(out, ": with one sample per %s allocated on average, "
 			     "the program allocated too little to be seen.\n"

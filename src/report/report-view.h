@@ -34,6 +34,10 @@ struct profile_summary {
 	int complete;          /* as in struct mlyze_info */
 	bool truncated;
 	char *exec_program; /* the process was replaced by exec; else NULL */
+	/* The file defining the malloc the program's calls reached, when it
+	 * was not the runtime's (none of its allocations were seen); else
+	 * NULL. */
+	char *malloc_defined_by;
 	uint64_t damaged_stacks;
 	bool has_stack_methods; /* the two below are known */
 	uint64_t fp_stacks, dwarf_stacks; /* by the method that took them */
@@ -87,6 +91,8 @@ struct report {
 	 * read it (report-memory.h), and how many did. */
 	struct memory_point resident;
 	size_t resident_processes;
+	/* The profiles whose program's malloc was not the runtime's. */
+	struct unseen_malloc unseen_malloc;
 	char **notes; /* caveats in plain words, for people and programs */
 	size_t note_count;
 	char **warnings; /* the warnings printed on stderr */

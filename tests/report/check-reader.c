@@ -221,7 +221,10 @@ START_TEST(every_event_type)
 				      "marker 0 0\n"
 				      "rate 4 2048\n"
 				      "alloc 1 0xffffffffffffffff 50 7 65535\n"
-				      "memory 2 300000000 200000000\n");
+				      "memory 2 300000000 200000000\n"
+				      /* 1000 resident, 500 anonymous, a peak
+				       * of 2000 */
+				      "event 8 1 e807f403d00f\n");
 	uint64_t events_start = 256 + mlyze_info(r)->metadata_length;
 	struct mlyze_event ev;
 
@@ -255,6 +258,11 @@ START_TEST(every_event_type)
 	ck_assert_uint_eq(ev.time_us, 1015);
 	ck_assert_uint_eq(ev.memory.resident, 300000000);
 	ck_assert_uint_eq(ev.memory.anonymous, 200000000);
+	ck_assert_uint_eq(ev.memory.resident_peak, 0); /* an older runtime's */
+	next_ok(r, &ev, MLYZE_EVENT_MEMORY);
+	ck_assert_uint_eq(ev.memory.resident, 1000);
+	ck_assert_uint_eq(ev.memory.anonymous, 500);
+	ck_assert_uint_eq(ev.memory.resident_peak, 2000);
 	expect_end(r);
 	ck_assert_int_eq(mlyze_truncated(r), 0);
 	close_reader(r);

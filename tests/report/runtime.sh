@@ -11,6 +11,9 @@
 #    complete stacks get, so the report has nothing to say about them;
 #    stripped, its main (known by address) is still the site, and a
 #    note says how to get its symbols;
+#  - helper-program, stripped: its static helper, known by address, is
+#    the site rather than the exported function that calls it, and the
+#    note says that symbols are missing;
 #  - unwindless-program, whose stacks break in its own code: the report
 #    says so and names it;
 #  - inline-program (C++, -O2 -g), which allocates in a constructor the
@@ -24,7 +27,10 @@
 #    stack, in JSON and in pprof; --keep-wrappers shows the wrappers;
 #  - unseen-program, which holds most of its memory in a mapping of its
 #    own: the report says, in text and JSON, how little of its resident
-#    memory malloc explains, with the malloc heap at that moment exact.
+#    memory malloc explains, with the malloc heap at that moment exact;
+#  - resident-program, whose peak falls between two readings (the share
+#    is the heap's peak against the kernel's high-water mark), and whose
+#    heap is never touched (no share above 100 %, and why).
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
 runtime=$PWD/lib/.libs/libspprof-alloc.so.0
@@ -76,22 +82,40 @@ for unwind in fp dwarf; do
 	profile flat-program $unwind
 	check "flat-program, $unwind" flat-program flat-program-$unwind.mlyze
 done
+# stripped PROGRAM: the report on PROGRAM stripped of its symbols, in
+# $scratch/PROGRAM-stripped.out, and its first site in $site.
+stripped() {
+	cp "$programs/$1" "$scratch/$1-stripped" &&
+		strip "$scratch/$1-stripped" || exit 99
+	(cd "$scratch" && LD_PRELOAD=$runtime SPPROF_SAMPLING_RATE=1 \
+		SPPROF_OUTPUT=$scratch/$1-stripped.mlyze "./$1-stripped") ||
+		exit 99
+	(cd "$scratch" && NO_COLOR=1 "$report" --top 1 "$1-stripped.mlyze" \
+		>"$1-stripped.out")
+	site=$(sed -n '/ SITE$/{n;p}' "$scratch/$1-stripped.out" |
+		awk '{ print $NF }')
+}
 # Stripped of its symbols, flat-program's main is known by its address
 # only; the C library's frame that calls it has a name, but is no site:
 # the site is the program's own code, as an address.
-cp "$programs/flat-program" "$scratch/flat-program-stripped" &&
-	strip "$scratch/flat-program-stripped" || exit 99
-(cd "$scratch" && LD_PRELOAD=$runtime SPPROF_SAMPLING_RATE=1 \
-	SPPROF_OUTPUT=$scratch/stripped.mlyze ./flat-program-stripped) ||
-	exit 99
-(cd "$scratch" && NO_COLOR=1 "$report" --top 1 stripped.mlyze >stripped.out)
-site=$(sed -n '/ SITE$/{n;p}' "$scratch/stripped.out" | awk '{ print $NF }')
+stripped flat-program
 expr "$site" : 'flat-program-stripped+0x[0-9a-f]*$' >/dev/null
 verdict "flat-program, stripped: its own code is the site" $? "(site $site)"
 grep -q 'in flat-program-stripped (100 %): no symbols were found' \
-	"$scratch/stripped.out"
+	"$scratch/flat-program-stripped.out"
 verdict "flat-program, stripped: a note says how to get its symbols" $? \
-	"$(cat "$scratch/stripped.out")"
+	"$(cat "$scratch/flat-program-stripped.out")"
+# Stripped, helper-program's helper is known by its address only, and the
+# exported function that calls it by its name: the helper is the site,
+# not its caller, and the note says that symbols are missing.
+stripped helper-program
+expr "$site" : 'helper-program-stripped+0x[0-9a-f]*$' >/dev/null
+verdict "helper-program, stripped: the unnamed helper is the site" $? \
+	"(site $site)"
+grep -q 'in helper-program-stripped (100 %): no symbols were found' \
+	"$scratch/helper-program-stripped.out"
+verdict "helper-program, stripped: a note says symbols are missing" $? \
+	"$(cat "$scratch/helper-program-stripped.out")"
 profile unwindless-program dwarf
 check "unwindless-program" unwindless-program \
 	unwindless-program-dwarf.mlyze
@@ -169,9 +193,9 @@ fi
 profile unseen-program auto
 (cd "$scratch" && NO_COLOR=1 "$report" unseen-program-auto.mlyze) \
 	>"$scratch/unseen.out"
-grep -q '^Resident     [0-9.]* MiB at its peak at [0-9.]* s, [0-9.]* MiB of it anonymous$' \
+grep -q '^Resident     [0-9.]* MiB at its peak.* [0-9.]* MiB of it anonymous$' \
 	"$scratch/unseen.out" &&
-	grep -q '^  malloc accounts for [0-9] % of resident memory at the peak ([0-9.]* MiB); the rest is not allocated through malloc' \
+	grep -q '^  malloc accounts for [0-9] % of resident memory at the peak: the malloc heap.s peak, 1.0 MiB, of the most the process held in RAM, [0-9.]* MiB; the rest is not allocated through malloc' \
 		"$scratch/unseen.out"
 verdict "unseen-program: malloc explains a small part of resident memory" \
 	$? "$(cat "$scratch/unseen.out")"
@@ -185,4 +209,39 @@ resident=$(resident_json resident) malloc=$(resident_json malloc)
 [ "${resident:-0}" -ge $((64 << 20)) ] && [ "$malloc" = $((16 * 65536)) ]
 verdict "unseen-program, JSON: resident memory and the malloc heap then" \
 	$? "(resident $resident, malloc $malloc)"
+# resident_report MODE [OPTION...]: the report on resident-program MODE.
+resident_report() {
+	mode=$1
+	shift
+	(cd "$scratch" && NO_COLOR=1 "$report" "$@" \
+		"resident-program-$mode.mlyze")
+}
+for mode in between untouched; do
+	(cd "$scratch" && LD_PRELOAD=$runtime SPPROF_SAMPLING_RATE=1 \
+		SPPROF_OUTPUT=$scratch/resident-program-$mode.mlyze \
+		"$programs/resident-program" $mode) || exit 99
+done
+# 64 MiB written and freed between two readings: the heap's peak is
+# compared with the kernel's high-water mark, not with the readings.
+resident_report between >"$scratch/between.out"
+share=$(sed -n 's/^  malloc accounts for \([0-9]*\) % of resident memory at the peak: the malloc heap.s peak, 64.0 MiB, of the most the process held in RAM, [0-9.]* MiB; nearly all of it is the malloc heap\.$/\1/p' \
+	"$scratch/between.out")
+[ "${share:-0}" -ge 80 ] && [ "$share" -le 100 ] &&
+	grep -q '^Resident     6[0-9.]* MiB at its peak, as the kernel counts it; at most [0-9.]* [KM]iB when read' \
+		"$scratch/between.out"
+verdict "resident-program between: the heap's peak against the resident one" \
+	$? "$(cat "$scratch/between.out")"
+# 256 MiB never written: no share above 100 %, and what that means.
+resident_report untouched >"$scratch/untouched.out"
+! grep -q 'accounts for' "$scratch/untouched.out" &&
+	grep -q "^  The malloc heap's peak, 256.0 MiB, is more than the most the process held in RAM, [0-9.]* MiB: memory allocated but never touched is not resident" \
+		"$scratch/untouched.out"
+verdict "resident-program untouched: no share, and why" $? \
+	"$(cat "$scratch/untouched.out")"
+resident_report untouched --json | sed -n '/^  "resident": {/,/^  }/p' \
+	>"$scratch/untouched.json"
+grep -q '"malloc_peak_share": null' "$scratch/untouched.json" &&
+	! grep '"malloc_share": [1-9]' "$scratch/untouched.json"
+verdict "resident-program untouched, JSON: no share above 1" $? \
+	"$(cat "$scratch/untouched.json")"
 [ "$failures" -eq 0 ]

@@ -26,7 +26,7 @@ static char dir[] = "/tmp/spprof-writer-XXXXXX";
 struct decoded {
 	unsigned allocs, frees, markers, gcs, rates, memories, definitions;
 	uint64_t last_alloc_size, last_alloc_address, last_free_address;
-	uint64_t last_resident, last_anonymous;
+	uint64_t last_resident, last_anonymous, last_resident_peak;
 	uint32_t last_stack;
 };
 
@@ -107,6 +107,9 @@ static void decode(const uint8_t *ev, unsigned type, struct decoded *d)
 		pos += used;
 		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX,
 				 &d->last_anonymous, &used);
+		pos += used;
+		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX,
+				 &d->last_resident_peak, &used);
 		break;
 	default:
 		d->definitions++;
@@ -178,6 +181,8 @@ START_TEST(round_trip)
 	ck_assert_uint_eq(d.memories, 2);
 	ck_assert_uint_gt(d.last_resident, 0);
 	ck_assert_uint_le(d.last_anonymous, d.last_resident);
+	/* The kernel's high-water mark, read after the resident memory. */
+	ck_assert_uint_ge(d.last_resident_peak, d.last_resident);
 	ck_assert_uint_eq(d.last_alloc_address, 0x7000);
 	ck_assert_uint_eq(d.last_alloc_size, 40u << 20); /* never clamped */
 	ck_assert_uint_eq(d.last_free_address, 0x7000);
