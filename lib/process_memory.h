@@ -1,7 +1,9 @@
 /* process_memory.h - the process's resident and anonymous memory, as the
  * kernel counts it: what `top` shows, including the memory the runtime
  * cannot see (a JavaScript, Go or JVM heap, a garbage collector's arenas:
- * whatever comes from mmap and not from malloc).
+ * whatever comes from mmap and not from malloc); and the most resident
+ * memory so far, which the kernel keeps, so that a peak between two
+ * readings is not missed.
  *
  * Contract: process_memory_read() may run inside the allocation hooks:
  * it makes raw system calls only (no allocation, no lock, no stdio, no
