@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl-entry.h"
 #include "process_start.h"
 
 #define POLL_MS 2
@@ -68,8 +69,10 @@ static int ask(const struct ctl_process *p, struct control_page *page,
 	/* A runtime that refused the program when it loaded (an error
 	 * before any answer) never looks for requests. */
 	if (number == 1 && page->error) {
+		ctl_entry_text(page->answer, sizeof(page->answer), answer->text,
+			       sizeof(answer->text));
 		snprintf(why, size, "process %ld cannot be recorded: %s",
-			 p->pid, page->answer);
+			 p->pid, answer->text);
 		return -1;
 	}
 	page->request = request;
@@ -78,11 +81,13 @@ static int ask(const struct ctl_process *p, struct control_page *page,
 	atomic_store_explicit(&page->pending, number, memory_order_release);
 	if (wait_for_answer(p, page, number, why, size) < 0)
 		return -1;
-	snprintf(answer->text, sizeof(answer->text), "%s", page->answer);
+	/* The process writes the page: its text may lack its end. */
+	ctl_entry_text(page->answer, sizeof(page->answer), answer->text,
+		       sizeof(answer->text));
 	answer->stats = page->stats;
 	if (page->error) {
 		snprintf(why, size, "process %ld: %s%s%s", p->pid,
-			 page->answer, page->answer[0] ? ": " : "",
+			 answer->text, answer->text[0] ? ": " : "",
 			 strerror(page->error));
 		return -1;
 	}
@@ -94,18 +99,17 @@ int ctl_request(const struct ctl_process *p, enum control_request request,
 		size_t size)
 {
 	struct control_page *page;
-	int fd = open(p->entry, O_RDWR | O_CLOEXEC), rc;
+	int fd = ctl_registry_open_entry(p, O_RDWR, why, size), rc;
 
-	if (fd < 0) {
-		snprintf(why, size, "%s: %s", p->entry, strerror(errno));
+	if (fd < 0)
 		return -1;
-	}
 	/* One client at a time asks a process. */
 	flock(fd, LOCK_EX);
 	page = mmap(NULL, sizeof(*page), PROT_READ | PROT_WRITE, MAP_SHARED,
 		    fd, 0);
 	if (page == MAP_FAILED) {
-		snprintf(why, size, "%s: %s", p->entry, strerror(errno));
+		snprintf(why, size, "the registry entry of process %ld: %s",
+			 p->pid, strerror(errno));
 		close(fd);
 		return -1;
 	}

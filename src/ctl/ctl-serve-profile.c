@@ -9,27 +9,24 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ctl-stream.h"
 #include "ctl-top.h"
 
-extern char **environ;
-
-/* memprof-report sees the base reading as this descriptor. */
-#define BASE_FD 3
-#define BASE_PATH "/proc/self/fd/3"
+/* memprof-report sees the base reading as this descriptor (the stream
+ * is CTL_STREAM_FD). */
+#define BASE_FD 4
+#define BASE_PATH "/proc/self/fd/4"
 /* The longest a report may take. */
 #define REPORT_SECONDS 120
 
-enum { HTTP_CONFLICT = 409, HTTP_INTERNAL_ERROR = 500,
-       HTTP_UNAVAILABLE = 503 };
+enum { HTTP_INTERNAL_ERROR = 500, HTTP_UNAVAILABLE = 503 };
 
 /* An unnamed file in $TMPDIR (or /tmp), gone when closed; -1 with why
  * set. */
@@ -47,33 +44,48 @@ static int unnamed_file(char *why, size_t size)
 	return fd;
 }
 
-/* A copy of the stream as it is now, the first of two readings. */
-static int copy_stream(const char *part, char *why, size_t size)
+/* Writes the first `length` bytes of the stream to `to`. */
+static void feed(int to, off_t length)
 {
-	struct stat st;
-	off_t offset = 0;
-	ssize_t n = 1;
-	int in = open(part, O_RDONLY | O_CLOEXEC);
-	int copy = in < 0 ? -1 : unnamed_file(why, size);
+	char buffer[65536];
+	off_t at = 0;
+	ssize_t n = 1, written;
 
-	if (in < 0)
-		snprintf(why, size, "%s: %s", part, strerror(errno));
-	if (copy < 0 || fstat(in, &st) < 0) {
-		if (in >= 0)
-			close(in);
-		return -1;
+	while (at < length && n > 0) {
+		size_t want = (size_t)(length - at) < sizeof(buffer)
+				      ? (size_t)(length - at)
+				      : sizeof(buffer);
+
+		n = pread(CTL_STREAM_FD, buffer, want, at);
+		for (ssize_t done = 0; n > 0 && done < n; done += written)
+			if ((written = write(to, buffer + done,
+					     (size_t)(n - done))) <= 0)
+				return;
+		at += n > 0 ? n : 0;
 	}
-	/* Only what was there at the start: the stream goes on growing. */
-	while (offset < st.st_size && n > 0)
-		n = sendfile(copy, in, &offset, (size_t)(st.st_size - offset));
-	close(in);
-	if (n < 0) {
-		snprintf(why, size, "cannot copy %s: %s", part,
-			 strerror(errno));
-		close(copy);
+}
+
+/* In the report's child, as the user: BASE_FD is a pipe that a child of
+ * its own fills with the stream's first `length` bytes.  0, or -1. */
+static int base_pipe(off_t length)
+{
+	int ends[2];
+	pid_t feeder;
+
+	if (pipe(ends) < 0)
 		return -1;
+	feeder = fork();
+	if (feeder == 0) {
+		close(ends[0]);
+		feed(ends[1], length);
+		_exit(0);
 	}
-	return copy;
+	close(ends[1]);
+	if (feeder < 0 || dup2(ends[0], BASE_FD) < 0)
+		return -1;
+	if (ends[0] != BASE_FD)
+		close(ends[0]);
+	return 0;
 }
 
 /* The last line memprof-report wrote on its standard error, in why. */
@@ -115,33 +127,52 @@ static int wait_report(pid_t child, int stop_fd, int *status)
 	return -1;
 }
 
-/* memprof-report --format=pprof [--base=BASE] part, its output in out and
- * its messages in err.  0, or -1 with why set. */
-static int run_report(const char *part, int base, int out, int err,
-		      int stop_fd, char *why, size_t size)
+/* The report's child: its descriptors, the user's ids, the program. */
+static void report_child(const struct ctl_process *p, int stream,
+			 off_t base_length, int out, int err, char **argv)
+{
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (null < 0 || dup2(null, STDIN_FILENO) < 0 ||
+	    dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0 ||
+	    ctl_stream_child(p, stream) < 0 ||
+	    (base_length >= 0 && base_pipe(base_length) < 0)) {
+		dprintf(err, "cannot prepare memprof-report: %s\n",
+			strerror(errno));
+		_exit(127);
+	}
+	/* Nothing else of the server's (its clients' sockets). */
+	close_range(BASE_FD + 1, ~0u, 0);
+	execvp(argv[0], argv);
+	dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0],
+		strerror(errno));
+	_exit(127);
+}
+
+/* memprof-report --format=pprof [--base=BASE] STREAM, its output in out
+ * and its messages in err; the base is the stream's first base_length
+ * bytes (none when negative).  0, or -1 with why set. */
+static int run_report(const struct ctl_process *p, int stream,
+		      off_t base_length, int out, int err, int stop_fd,
+		      char *why, size_t size)
 {
 	char program[PATH_MAX];
 	char *argv[] = { program, "--format=pprof",
-			 base >= 0 ? "--base=" BASE_PATH : NULL, NULL, NULL };
-	posix_spawn_file_actions_t actions;
+			 base_length >= 0 ? "--base=" BASE_PATH : NULL, NULL,
+			 NULL };
 	pid_t child;
-	int status, rc;
+	int status;
 
-	argv[base >= 0 ? 3 : 2] = (char *)part;
+	argv[base_length >= 0 ? 3 : 2] = CTL_STREAM_PATH;
 	ctl_report_program(program, sizeof(program));
-	posix_spawn_file_actions_init(&actions);
-	posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null",
-					 O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&actions, out, STDOUT_FILENO);
-	posix_spawn_file_actions_adddup2(&actions, err, STDERR_FILENO);
-	if (base >= 0)
-		posix_spawn_file_actions_adddup2(&actions, base, BASE_FD);
-	rc = posix_spawnp(&child, program, &actions, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&actions);
-	if (rc != 0) {
-		snprintf(why, size, "cannot run %s: %s", program, strerror(rc));
+	child = fork();
+	if (child < 0) {
+		snprintf(why, size, "cannot run %s: %s", program,
+			 strerror(errno));
 		return -1;
 	}
+	if (child == 0)
+		report_child(p, stream, base_length, out, err, argv);
 	if (wait_report(child, stop_fd, &status) < 0) {
 		snprintf(why, size, "memprof-report took more than %d s, or "
 			 "the server is stopping", REPORT_SECONDS);
@@ -164,23 +195,21 @@ static int wait_unless_stopped(unsigned seconds, int stop_fd)
 	return n == 0 ? 0 : -1;
 }
 
-/* The profile of `part` into out, with the base reading when base >= 0.
- * 0, or an HTTP status with why set. */
-static int render(const char *part, int base, int stop_fd,
-		  struct ctl_served_profile *out, char *why, size_t size)
+/* The profile of the stream into out, with the base reading when
+ * base_length >= 0.  0, or an HTTP status with why set. */
+static int render(const struct ctl_process *p, int stream, off_t base_length,
+		  int stop_fd, struct ctl_served_profile *out, char *why,
+		  size_t size)
 {
 	int err = unnamed_file(why, size);
 	int fd = err < 0 ? -1 : unnamed_file(why, size);
 	int rc = HTTP_INTERNAL_ERROR;
 
-	if (fd >= 0 && run_report(part, base, fd, err, stop_fd, why, size) == 0) {
+	if (fd >= 0 && run_report(p, stream, base_length, fd, err, stop_fd,
+				  why, size) == 0) {
 		out->fd = fd;
 		out->size = lseek(fd, 0, SEEK_END);
 		rc = out->size < 0 ? HTTP_INTERNAL_ERROR : 0;
-	} else if (access(part, R_OK) < 0) {
-		/* The window ended meanwhile: its stream was renamed. */
-		snprintf(why, size, "the process stopped recording");
-		rc = HTTP_CONFLICT;
 	}
 	if (rc != 0 && fd >= 0)
 		close(fd);
@@ -189,21 +218,23 @@ static int render(const char *part, int base, int stop_fd,
 	return rc;
 }
 
-int ctl_serve_profile(const char *part, unsigned seconds, int stop_fd,
+int ctl_serve_profile(const struct ctl_process *p, int stream,
+		      unsigned seconds, int stop_fd,
 		      struct ctl_served_profile *out, char *why, size_t size)
 {
-	int base, rc;
+	struct stat st;
 
 	if (seconds == 0)
-		return render(part, -1, stop_fd, out, why, size);
-	if ((base = copy_stream(part, why, size)) < 0)
+		return render(p, stream, -1, stop_fd, out, why, size);
+	/* The first reading: only what there is now. */
+	if (fstat(stream, &st) < 0) {
+		snprintf(why, size, "the stream of process %ld: %s", p->pid,
+			 strerror(errno));
 		return HTTP_INTERNAL_ERROR;
+	}
 	if (wait_unless_stopped(seconds, stop_fd) < 0) {
-		close(base);
 		snprintf(why, size, "the server is stopping");
 		return HTTP_UNAVAILABLE;
 	}
-	rc = render(part, base, stop_fd, out, why, size);
-	close(base);
-	return rc;
+	return render(p, stream, st.st_size, stop_fd, out, why, size);
 }
