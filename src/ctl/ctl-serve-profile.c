@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ctl-stream.h"
+#include "ctl-text.h"
 #include "ctl-top.h"
 
 /* memprof-report sees the base reading as this descriptor (the stream
@@ -88,12 +89,15 @@ static int base_pipe(off_t length)
 	return 0;
 }
 
-/* The last line memprof-report wrote on its standard error, in why. */
-static void last_error_line(int err, char *why, size_t size)
+/* The last line memprof-report wrote on its standard error, in why,
+ * with the stream's own name (escaped: it goes to the server's log) for
+ * the descriptor it read it by. */
+static void last_error_line(const struct ctl_process *p, int err, char *why,
+			    size_t size)
 {
-	char text[4096];
+	char text[4096], name[CTL_ESCAPED_SIZE(PATH_MAX)];
 	ssize_t n = pread(err, text, sizeof(text) - 1, 0);
-	char *line;
+	char *line, *stream;
 
 	if (n <= 0) {
 		snprintf(why, size, "memprof-report failed");
@@ -104,7 +108,14 @@ static void last_error_line(int err, char *why, size_t size)
 	while (n > 0 && text[n - 1] == '\n')
 		text[--n] = '\0';
 	line = strrchr(text, '\n');
-	snprintf(why, size, "%s", line ? line + 1 : text);
+	line = line ? line + 1 : text;
+	stream = strstr(line, CTL_STREAM_PATH);
+	if (stream)
+		snprintf(why, size, "%.*s%s%s", (int)(stream - line), line,
+			 ctl_escaped(p->page.part, name, sizeof(name)),
+			 stream + strlen(CTL_STREAM_PATH));
+	else
+		snprintf(why, size, "%s", line);
 }
 
 /* The exit status of memprof-report in *status: 0, or -1 when it was
@@ -180,7 +191,7 @@ static int run_report(const struct ctl_process *p, int stream,
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
-	last_error_line(err, why, size);
+	last_error_line(p, err, why, size);
 	return -1;
 }
 
