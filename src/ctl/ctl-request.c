@@ -4,6 +4,8 @@
 #include "ctl-request.h"
 
 #include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,12 +96,24 @@ static int ask(const struct ctl_process *p, struct control_page *page,
 	return 0;
 }
 
+/* The entry is the process's user's file, mapped: that user may cut it
+ * short meanwhile, and a read past its end raises SIGBUS. */
+static sigjmp_buf cut_short;
+
+static void on_cut_short(int signal)
+{
+	(void)signal;
+	siglongjmp(cut_short, 1);
+}
+
 int ctl_request(const struct ctl_process *p, enum control_request request,
 		const char *argument, struct ctl_answer *answer, char *why,
 		size_t size)
 {
+	struct sigaction bus = { .sa_handler = on_cut_short }, saved;
 	struct control_page *page;
-	int fd = ctl_registry_open_entry(p, O_RDWR, why, size), rc;
+	int fd = ctl_registry_open_entry(p, O_RDWR, why, size);
+	volatile int rc = -1;
 
 	if (fd < 0)
 		return -1;
@@ -113,7 +127,13 @@ int ctl_request(const struct ctl_process *p, enum control_request request,
 		close(fd);
 		return -1;
 	}
-	rc = ask(p, page, request, argument, answer, why, size);
+	sigaction(SIGBUS, &bus, &saved);
+	if (sigsetjmp(cut_short, 1) == 0)
+		rc = ask(p, page, request, argument, answer, why, size);
+	else
+		snprintf(why, size, "the registry entry of process %ld was cut "
+			 "short while it was asked", p->pid);
+	sigaction(SIGBUS, &saved, NULL);
 	munmap(page, sizeof(*page));
 	close(fd);
 	return rc;

@@ -147,8 +147,8 @@ int ctl_open_users_file(uid_t uid, gid_t gid, const char *path,
 		return fd;
 	if (fd >= 0)
 		close(fd);
-	snprintf(why, size, "it is not a regular file of uid %u that this "
-		 "user may read", (unsigned)uid);
+	snprintf(why, size, "it is not a regular file that its user (uid %u) "
+		 "owns and may read", (unsigned)uid);
 	return -1;
 }
 

@@ -5,7 +5,9 @@
 # only when that is a regular file of that user's: an entry for pid 1,
 # or one naming root's private profile (directly or through a link),
 # shows nothing of that profile in list, status, top or /metrics, and
-# the refusal reads the same whether a root file exists or not.
+# the refusal reads the same whether a root file exists or not.  An entry
+# its user cuts short while it is asked ends the request, not
+# memprof-ctl.
 attacker=spprof-t-ctlforge
 . "$(dirname "$0")/security-helpers.sh"
 
@@ -62,4 +64,12 @@ reason() {
 	fail "/metrics tells root's file from an absent one: '$(reason $exists)' and '$(reason $absent)'"
 code=$(curl -s -o heap.out -w '%{http_code}' "$url/debug/pprof/heap?pid=$linked")
 [ "$code" = 403 ] || fail "/debug/pprof/heap of a link to root's profile: $code"
+
+# An entry cut short while root's memprof-ctl has it mapped: a message,
+# not a crash.
+forged cut "$home/none.part"
+"$ctl" status $pid >ctl.out 2>&1
+status=$?
+[ $status = 1 ] || fail "status on an entry cut short: exit $status: $(cat ctl.out)"
+grep -q "cut short" ctl.out || fail "no reason given: $(cat ctl.out)"
 pass

@@ -6,6 +6,8 @@
  *       its stream, prints "ready", and answers every request with
  *       ANSWER until it is killed (the WORDs only show in its command
  *       line);
+ *   forge-entry cut DIR PART
+ *       the same, but cuts its entry to nothing when a request comes;
  *   forge-entry write DIR PID PART [COUNT]
  *       makes DIR/PID an entry for another process, with that process's
  *       start time when it runs (else none), naming PART; with COUNT,
@@ -36,10 +38,11 @@ static void die(const char *what)
 	exit(1);
 }
 
+static char path[PATH_MAX]; /* of the last entry made */
+
 static struct control_page *make_entry(const char *dir, long pid,
 				       const char *part)
 {
-	char path[PATH_MAX];
 	struct control_page *page;
 	int fd;
 
@@ -61,6 +64,7 @@ static struct control_page *make_entry(const char *dir, long pid,
 	return page;
 }
 
+/* answer: NULL to cut the entry short instead. */
 static void serve(struct control_page *page, const char *answer)
 {
 	const struct timespec pause = { 0, 5000000 };
@@ -70,7 +74,9 @@ static void serve(struct control_page *page, const char *answer)
 	for (;;) {
 		uint64_t number = atomic_exchange(&page->pending, 0);
 
-		if (number) {
+		if (number && !answer && truncate(path, 0) < 0)
+			die(path);
+		if (number && answer) {
 			page->error = 0;
 			snprintf(page->answer, sizeof(page->answer), "%s",
 				 answer);
@@ -90,6 +96,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 5 && !strcmp(argv[1], "serve"))
 		serve(make_entry(argv[2], (long)getpid(), argv[3]), argv[4]);
+	else if (argc == 4 && !strcmp(argv[1], "cut"))
+		serve(make_entry(argv[2], (long)getpid(), argv[3]), NULL);
 	else if ((argc == 5 || argc == 6) && !strcmp(argv[1], "write"))
 		for (long i = 0; i < (argc == 6 ? atol(argv[5]) : 1); i++)
 			munmap(make_entry(argv[2], atol(argv[3]) + i, argv[4]),
@@ -101,7 +109,8 @@ int main(int argc, char **argv)
 		exchange(argv[2], argv[3]);
 	else {
 		fprintf(stderr, "usage: forge-entry serve DIR PART ANSWER | "
-			"write DIR PID PART [COUNT] | swap A B | exchange A B\n");
+			"cut DIR PART | write DIR PID PART [COUNT] | "
+			"swap A B | exchange A B\n");
 		return 2;
 	}
 	return 0;

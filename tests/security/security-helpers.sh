@@ -92,14 +92,20 @@ as_user() {
 
 # forged_process PART ANSWER [WORD...] - a process of the attacker's with
 # an entry of its own naming PART as its stream and answering every
-# request with ANSWER; its pid in $pid.
+# request with ANSWER; its pid in $pid.  forged MODE ARGS... runs another
+# mode of forge-entry so (cut).
 forged=0
-forged_process() {
+forged() {
 	forged=$((forged + 1))
-	$as_user "$forge" serve "$registry" "$@" >"forged.$forged.out" 2>&1 &
+	mode=$1
+	shift
+	$as_user "$forge" $mode "$registry" "$@" >"forged.$forged.out" 2>&1 &
 	pid=$!
 	started="$started $pid"
 	wait_for_line "forged.$forged.out" ready
+}
+forged_process() {
+	forged serve "$@"
 }
 
 # a_profile FILE - a small finished profile, written by root.
