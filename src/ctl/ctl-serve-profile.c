@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "ctl-stream.h"
-#include "ctl-text.h"
 #include "ctl-top.h"
 
 /* memprof-report sees the base reading as this descriptor (the stream
@@ -90,14 +89,13 @@ static int base_pipe(off_t length)
 }
 
 /* The last line memprof-report wrote on its standard error, in why,
- * with the stream's own name (escaped: it goes to the server's log) for
- * the descriptor it read it by. */
+ * with the stream's own name. */
 static void last_error_line(const struct ctl_process *p, int err, char *why,
 			    size_t size)
 {
-	char text[4096], name[CTL_ESCAPED_SIZE(PATH_MAX)];
+	char text[4096];
 	ssize_t n = pread(err, text, sizeof(text) - 1, 0);
-	char *line, *stream;
+	char *line;
 
 	if (n <= 0) {
 		snprintf(why, size, "memprof-report failed");
@@ -108,14 +106,7 @@ static void last_error_line(const struct ctl_process *p, int err, char *why,
 	while (n > 0 && text[n - 1] == '\n')
 		text[--n] = '\0';
 	line = strrchr(text, '\n');
-	line = line ? line + 1 : text;
-	stream = strstr(line, CTL_STREAM_PATH);
-	if (stream)
-		snprintf(why, size, "%.*s%s%s", (int)(stream - line), line,
-			 ctl_escaped(p->page.part, name, sizeof(name)),
-			 stream + strlen(CTL_STREAM_PATH));
-	else
-		snprintf(why, size, "%s", line);
+	ctl_stream_named(p, line ? line + 1 : text, why, size);
 }
 
 /* The exit status of memprof-report in *status: 0, or -1 when it was

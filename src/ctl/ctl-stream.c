@@ -6,8 +6,10 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "ctl-text.h"
 #include "ctl-user.h"
 
 int ctl_stream_open(const struct ctl_process *p, struct stat *st, char *why,
@@ -37,4 +39,19 @@ int ctl_stream_child(const struct ctl_process *p, int stream)
 				    : fcntl(stream, F_SETFD, 0) < 0)
 		return -1;
 	return ctl_become(p->uid, p->gid);
+}
+
+void ctl_stream_named(const struct ctl_process *p, const char *text,
+		      char *out, size_t size)
+{
+	char name[CTL_ESCAPED_SIZE(PATH_MAX)];
+	const char *at = strstr(text, CTL_STREAM_PATH);
+
+	if (!at) {
+		snprintf(out, size, "%s", text);
+		return;
+	}
+	snprintf(out, size, "%.*s%s%s", (int)(at - text), text,
+		 ctl_escaped(p->page.part, name, sizeof(name)),
+		 at + strlen(CTL_STREAM_PATH));
 }

@@ -9,7 +9,9 @@
  * by the name again.  A report on it runs in a child: ctl_stream_child()
  * makes the descriptor CTL_STREAM_FD there and drops the child to the
  * process's user, so that memprof-report reads CTL_STREAM_PATH, and what
- * the stream names (the modules it symbolizes), as that user.
+ * the stream names (the modules it symbolizes), as that user;
+ * ctl_stream_named() gives the stream its name back in what the report
+ * says.
  */
 #ifndef SPPROF_CTL_STREAM_H
 #define SPPROF_CTL_STREAM_H
@@ -28,5 +30,10 @@ int ctl_stream_open(const struct ctl_process *p, struct stat *st, char *why,
 
 /* In a child: 0, or -1 with errno set (it must not go on then). */
 int ctl_stream_child(const struct ctl_process *p, int stream);
+
+/* text, what memprof-report said of CTL_STREAM_PATH, into out with the
+ * stream's own name (escaped) in its place. */
+void ctl_stream_named(const struct ctl_process *p, const char *text,
+		      char *out, size_t size);
 
 #endif /* SPPROF_CTL_STREAM_H */

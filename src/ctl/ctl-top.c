@@ -23,6 +23,8 @@
 #define CLEAR_SCREEN "\033[H\033[2J"
 
 static volatile sig_atomic_t interrupted;
+/* The most of a report shown. */
+#define REPORT_SIZE (1 << 16)
 
 static void on_signal(int signal)
 {
@@ -158,13 +160,15 @@ static int open_stream(const struct ctl_process *p, struct ctl_process *now)
 static int report_now(const char *program, const struct ctl_process *p,
 		      char *out, size_t size)
 {
+	static char said[REPORT_SIZE];
 	struct ctl_process now;
 	int stream = open_stream(p, &now), rc;
 
 	if (stream < 0)
 		return -1;
-	rc = run_report(program, &now, stream, out, size);
+	rc = run_report(program, &now, stream, said, sizeof(said));
 	close(stream);
+	ctl_stream_named(&now, said, out, size);
 	return rc;
 }
 
@@ -175,7 +179,7 @@ int ctl_top(const struct ctl_process *p, unsigned interval)
 	bool terminal = isatty(STDOUT_FILENO);
 	bool keyboard = terminal && tcgetattr(STDIN_FILENO, &saved) == 0;
 	char program[PATH_MAX];
-	static char report[1 << 16];
+	static char report[REPORT_SIZE];
 	bool failed;
 
 	ctl_report_program(program, sizeof(program));

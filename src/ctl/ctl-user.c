@@ -105,6 +105,10 @@ int ctl_as_user(uid_t uid, gid_t gid, int (*fn)(void *ctx), void *ctx)
 	int count = geteuid() == 0 ? getgroups(GROUPS_MAX, groups) : -1;
 	int rc = -1, error = EPERM;
 
+	/* A user acting as themselves keeps their groups (and may not
+	 * take another of a process's). */
+	if (geteuid() != 0 && uid == geteuid())
+		return fn(ctx);
 	if ((geteuid() != 0 || count >= 0) &&
 	    set_thread_ids(uid, gid, groups, geteuid() == 0 ? 0 : -1)) {
 		rc = fn(ctx);
@@ -154,6 +158,8 @@ int ctl_open_users_file(uid_t uid, gid_t gid, const char *path,
 
 int ctl_become(uid_t uid, gid_t gid)
 {
+	if (geteuid() != 0 && uid == geteuid())
+		return 0;
 	if (geteuid() == 0 && setgroups(0, NULL) < 0)
 		return -1;
 	if (setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
