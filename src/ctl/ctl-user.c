@@ -78,44 +78,52 @@ int ctl_identify(long pid, struct ctl_identity *out)
 	return one_user ? 0 : CTL_MIXED_IDS;
 }
 
-/* The supplementary groups a thread of root's keeps while it acts as
- * another user. */
+/* The most supplementary groups root may have to act as another user
+ * (it sheds them meanwhile). */
 #define GROUPS_MAX 64
 
-/* Sets this thread's filesystem ids and supplementary groups (the
- * system call, not the C library's setgroups(), which would change
- * every thread's); false when they are not those asked (no privilege to
- * change them). */
-static bool set_thread_ids(uid_t uid, gid_t gid, const gid_t *groups,
-			   int count)
+/* Sets this thread's filesystem ids; false when they are not those
+ * asked (no privilege to change them). */
+static bool set_fs_ids(uid_t uid, gid_t gid)
 {
-	if (count >= 0 && syscall(SYS_setgroups, (size_t)count, groups) < 0)
-		return false;
 	setfsgid(gid);
 	setfsuid(uid);
 	return (uid_t)setfsuid((uid_t)-1) == uid &&
 	       (gid_t)setfsgid((gid_t)-1) == gid;
 }
 
+/* This thread's supplementary groups, by the system call: the C
+ * library's setgroups() would change every thread's. */
+static int set_thread_groups(const gid_t *groups, int count)
+{
+	return (int)syscall(SYS_setgroups, (size_t)count, groups);
+}
+
 int ctl_as_user(uid_t uid, gid_t gid, int (*fn)(void *ctx), void *ctx)
 {
 	uid_t saved_uid = (uid_t)setfsuid((uid_t)-1);
 	gid_t saved_gid = (gid_t)setfsgid((gid_t)-1), groups[GROUPS_MAX];
-	/* Only root has groups to shed (and may). */
-	int count = geteuid() == 0 ? getgroups(GROUPS_MAX, groups) : -1;
+	/* Root sheds its groups too.  A user acting as themselves (root
+	 * included) stays as they are: they may not take another group of a
+	 * process's, and need not. */
+	bool root = geteuid() == 0;
+	int count = root ? getgroups(GROUPS_MAX, groups) : 0;
 	int rc = -1, error = EPERM;
 
-	/* A user acting as themselves keeps their groups (and may not
-	 * take another of a process's). */
-	if (geteuid() != 0 && uid == geteuid())
+	if (uid == geteuid())
 		return fn(ctx);
-	if ((geteuid() != 0 || count >= 0) &&
-	    set_thread_ids(uid, gid, groups, geteuid() == 0 ? 0 : -1)) {
+	if (count < 0 || (root && set_thread_groups(NULL, 0) < 0)) {
+		errno = EPERM;
+		return -1;
+	}
+	if (set_fs_ids(uid, gid)) {
 		rc = fn(ctx);
 		error = errno;
 	}
-	if (!set_thread_ids(saved_uid, saved_gid, groups, count))
-		abort(); /* going on as another user would be worse */
+	/* Going on as another user would be worse than stopping. */
+	if (!set_fs_ids(saved_uid, saved_gid) ||
+	    (root && set_thread_groups(groups, count) < 0))
+		abort();
 	errno = error;
 	return rc;
 }
@@ -158,7 +166,7 @@ int ctl_open_users_file(uid_t uid, gid_t gid, const char *path,
 
 int ctl_become(uid_t uid, gid_t gid)
 {
-	if (geteuid() != 0 && uid == geteuid())
+	if (uid == geteuid())
 		return 0;
 	if (geteuid() == 0 && setgroups(0, NULL) < 0)
 		return -1;

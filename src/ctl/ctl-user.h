@@ -16,8 +16,8 @@
  * and says nothing of a file it refuses but that it is not one (its
  * existence included).  ctl_become() is for a child about to run a
  * program on a user's files: it drops every id and the supplementary
- * groups to that user's.  A caller that is not root and is that user
- * already stays as it is.
+ * groups to that user's.  A caller that is that user already (root for
+ * root's processes) stays as it is.
  */
 #ifndef SPPROF_CTL_USER_H
 #define SPPROF_CTL_USER_H
