@@ -3,6 +3,7 @@
 
 #include "ctl-text.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,46 +39,51 @@ size_t ctl_utf8_length(const unsigned char *s, size_t n)
 }
 
 /* A C1 control is U+0080-U+009F, in UTF-8 0xc2 0x80-0x9f. */
-static int shown_as_is(const unsigned char *s, size_t length)
+static bool shown_as_is(const unsigned char *s, size_t length)
 {
 	if (length == 1)
 		return s[0] >= 0x20 && s[0] < 0x7f && s[0] != '\\';
-	return length > 1 && !(s[0] == 0xc2 && s[1] <= 0x9f);
+	return !(s[0] == 0xc2 && s[1] <= 0x9f);
+}
+
+/* Appends byte c escaped at *at; false when it does not fit. */
+static bool put_escaped(char *out, size_t size, size_t *at, unsigned char c)
+{
+	if (*at + 4 >= size)
+		return false;
+	if (c == '\\') {
+		memcpy(out + *at, "\\\\", 2);
+		*at += 2;
+	} else {
+		*at += (size_t)snprintf(out + *at, size - *at, "\\x%02x", c);
+	}
+	return true;
 }
 
 const char *ctl_escaped(const char *text, char *out, size_t size)
 {
 	const unsigned char *s = (const unsigned char *)text;
-	size_t n = strlen(text), at = 0;
+	size_t n = strlen(text), at = 0, step;
+	bool room = size > 0;
 
-	for (size_t i = 0; i < n;) {
+	for (size_t i = 0; i < n && room; i += step) {
 		size_t length = ctl_utf8_length(s + i, n - i);
-		size_t step = length ? length : 1;
 
+		step = length ? length : 1;
 		if (length && shown_as_is(s + i, length)) {
-			if (at + length >= size)
-				break;
-			memcpy(out + at, s + i, length);
-			at += length;
-		} else {
-			/* A character of several bytes that is a control
-			 * (C1) shows each of its bytes. */
-			for (size_t k = 0; k < step; k++) {
-				if (at + 4 >= size)
-					goto full;
-				if (s[i + k] == '\\') {
-					memcpy(out + at, "\\\\", 2);
-					at += 2;
-				} else {
-					at += (size_t)snprintf(out + at, size - at,
-							       "\\x%02x", s[i + k]);
-				}
+			room = at + length < size;
+			if (room) {
+				memcpy(out + at, s + i, length);
+				at += length;
 			}
+			continue;
 		}
-		i += step;
+		/* A character of several bytes that is a control (C1)
+		 * shows each of its bytes. */
+		for (size_t k = 0; k < step && room; k++)
+			room = put_escaped(out, size, &at, s[i + k]);
 	}
-full:
 	if (size)
-		out[at < size ? at : size - 1] = '\0';
+		out[at] = '\0';
 	return out;
 }
