@@ -44,30 +44,82 @@ static int unnamed_file(char *why, size_t size)
 	return fd;
 }
 
-/* Writes the first `length` bytes of the stream to `to`. */
-static void feed(int to, off_t length)
-{
-	char buffer[65536];
-	off_t at = 0;
-	ssize_t n = 1, written;
+/* A streamed file is extended ahead of its writer, and the zero bytes
+ * past what was written, its unwritten tail (mlyze(5)), are written into
+ * later: the stream as it was is its bytes up to the last non-zero one,
+ * then zeros.  The tail is looked for this far back (a writer's window
+ * is 1 MiB), and at most this many of its zeros are given to the report,
+ * fewer than its reader buffers, so that it knows them as the tail. */
+#define TAIL_SCAN (2 << 20)
+#define TAIL_ZEROS (64 << 10)
 
-	while (at < length && n > 0) {
-		size_t want = (size_t)(length - at) < sizeof(buffer)
-				      ? (size_t)(length - at)
+/* Where the written part of the stream's first `length` bytes ends. */
+static off_t written_length(int stream, off_t length)
+{
+	unsigned char chunk[4096];
+	off_t end = length, floor = length > TAIL_SCAN ? length - TAIL_SCAN : 0;
+
+	while (end > floor) {
+		size_t want = (size_t)(end - floor) < sizeof(chunk)
+				      ? (size_t)(end - floor)
+				      : sizeof(chunk);
+
+		if (pread(stream, chunk, want, end - (off_t)want) != (ssize_t)want)
+			return end;
+		for (size_t i = want; i > 0; i--)
+			if (chunk[i - 1])
+				return end - (off_t)want + (off_t)i;
+		end -= (off_t)want;
+	}
+	return floor;
+}
+
+/* Writes n bytes of buffer to `to`: 0, or -1. */
+static int write_all(int to, const char *buffer, size_t n)
+{
+	ssize_t written;
+
+	for (size_t done = 0; done < n; done += (size_t)written)
+		if ((written = write(to, buffer + done, n - done)) <= 0)
+			return -1;
+	return 0;
+}
+
+/* Writes the stream as it was to `to`: its first `written` bytes, then
+ * `zeros` zero bytes. */
+static void feed(int to, off_t written, size_t zeros)
+{
+	static char buffer[65536];
+	off_t at = 0;
+	ssize_t n = 1;
+
+	while (at < written && n > 0) {
+		size_t want = (size_t)(written - at) < sizeof(buffer)
+				      ? (size_t)(written - at)
 				      : sizeof(buffer);
 
 		n = pread(CTL_STREAM_FD, buffer, want, at);
-		for (ssize_t done = 0; n > 0 && done < n; done += written)
-			if ((written = write(to, buffer + done,
-					     (size_t)(n - done))) <= 0)
-				return;
+		if (n > 0 && write_all(to, buffer, (size_t)n) < 0)
+			return;
 		at += n > 0 ? n : 0;
 	}
+	memset(buffer, 0, sizeof(buffer));
+	for (size_t k = 0; at == written && k < zeros; k += sizeof(buffer))
+		if (write_all(to, buffer, zeros - k < sizeof(buffer)
+						 ? zeros - k
+						 : sizeof(buffer)) < 0)
+			return;
 }
 
+/* The stream as it was when a request came. */
+struct reading {
+	off_t written; /* its bytes up to here */
+	size_t zeros;  /* then its unwritten tail, as far as it matters */
+};
+
 /* In the report's child, as the user: BASE_FD is a pipe that a child of
- * its own fills with the stream's first `length` bytes.  0, or -1. */
-static int base_pipe(off_t length)
+ * its own fills with the stream as it was.  0, or -1. */
+static int base_pipe(const struct reading *base)
 {
 	int ends[2];
 	pid_t feeder;
@@ -77,7 +129,7 @@ static int base_pipe(off_t length)
 	feeder = fork();
 	if (feeder == 0) {
 		close(ends[0]);
-		feed(ends[1], length);
+		feed(ends[1], base->written, base->zeros);
 		_exit(0);
 	}
 	close(ends[1]);
@@ -131,14 +183,15 @@ static int wait_report(pid_t child, int stop_fd, int *status)
 
 /* The report's child: its descriptors, the user's ids, the program. */
 static void report_child(const struct ctl_process *p, int stream,
-			 off_t base_length, int out, int err, char **argv)
+			 const struct reading *base, int out, int err,
+			 char **argv)
 {
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 	if (null < 0 || dup2(null, STDIN_FILENO) < 0 ||
 	    dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0 ||
 	    ctl_stream_child(p, stream) < 0 ||
-	    (base_length >= 0 && base_pipe(base_length) < 0)) {
+	    (base && base_pipe(base) < 0)) {
 		dprintf(err, "cannot prepare memprof-report: %s\n",
 			strerror(errno));
 		_exit(127);
@@ -152,20 +205,19 @@ static void report_child(const struct ctl_process *p, int stream,
 }
 
 /* memprof-report --format=pprof [--base=BASE] STREAM, its output in out
- * and its messages in err; the base is the stream's first base_length
- * bytes (none when negative).  0, or -1 with why set. */
+ * and its messages in err; the base is the stream as it was (none when
+ * NULL).  0, or -1 with why set. */
 static int run_report(const struct ctl_process *p, int stream,
-		      off_t base_length, int out, int err, int stop_fd,
-		      char *why, size_t size)
+		      const struct reading *base, int out, int err,
+		      int stop_fd, char *why, size_t size)
 {
 	char program[PATH_MAX];
 	char *argv[] = { program, "--format=pprof",
-			 base_length >= 0 ? "--base=" BASE_PATH : NULL, NULL,
-			 NULL };
+			 base ? "--base=" BASE_PATH : NULL, NULL, NULL };
 	pid_t child;
 	int status;
 
-	argv[base_length >= 0 ? 3 : 2] = CTL_STREAM_PATH;
+	argv[base ? 3 : 2] = CTL_STREAM_PATH;
 	ctl_report_program(program, sizeof(program));
 	child = fork();
 	if (child < 0) {
@@ -174,7 +226,7 @@ static int run_report(const struct ctl_process *p, int stream,
 		return -1;
 	}
 	if (child == 0)
-		report_child(p, stream, base_length, out, err, argv);
+		report_child(p, stream, base, out, err, argv);
 	if (wait_report(child, stop_fd, &status) < 0) {
 		snprintf(why, size, "memprof-report took more than %d s, or "
 			 "the server is stopping", REPORT_SECONDS);
@@ -197,18 +249,18 @@ static int wait_unless_stopped(unsigned seconds, int stop_fd)
 	return n == 0 ? 0 : -1;
 }
 
-/* The profile of the stream into out, with the base reading when
- * base_length >= 0.  0, or an HTTP status with why set. */
-static int render(const struct ctl_process *p, int stream, off_t base_length,
-		  int stop_fd, struct ctl_served_profile *out, char *why,
-		  size_t size)
+/* The profile of the stream into out, with the base reading when there
+ * is one.  0, or an HTTP status with why set. */
+static int render(const struct ctl_process *p, int stream,
+		  const struct reading *base, int stop_fd,
+		  struct ctl_served_profile *out, char *why, size_t size)
 {
 	int err = unnamed_file(why, size);
 	int fd = err < 0 ? -1 : unnamed_file(why, size);
 	int rc = HTTP_INTERNAL_ERROR;
 
-	if (fd >= 0 && run_report(p, stream, base_length, fd, err, stop_fd,
-				  why, size) == 0) {
+	if (fd >= 0 && run_report(p, stream, base, fd, err, stop_fd, why,
+				  size) == 0) {
 		out->fd = fd;
 		out->size = lseek(fd, 0, SEEK_END);
 		rc = out->size < 0 ? HTTP_INTERNAL_ERROR : 0;
@@ -224,19 +276,24 @@ int ctl_serve_profile(const struct ctl_process *p, int stream,
 		      unsigned seconds, int stop_fd,
 		      struct ctl_served_profile *out, char *why, size_t size)
 {
+	struct reading base;
 	struct stat st;
 
 	if (seconds == 0)
-		return render(p, stream, -1, stop_fd, out, why, size);
+		return render(p, stream, NULL, stop_fd, out, why, size);
 	/* The first reading: only what there is now. */
 	if (fstat(stream, &st) < 0) {
 		snprintf(why, size, "the stream of process %ld: %s", p->pid,
 			 strerror(errno));
 		return HTTP_INTERNAL_ERROR;
 	}
+	base.written = written_length(stream, st.st_size);
+	base.zeros = (size_t)(st.st_size - base.written) < TAIL_ZEROS
+			     ? (size_t)(st.st_size - base.written)
+			     : TAIL_ZEROS;
 	if (wait_unless_stopped(seconds, stop_fd) < 0) {
 		snprintf(why, size, "the server is stopping");
 		return HTTP_UNAVAILABLE;
 	}
-	return render(p, stream, st.st_size, stop_fd, out, why, size);
+	return render(p, stream, &base, stop_fd, out, why, size);
 }
