@@ -11,11 +11,12 @@
  * is the difference between two readings `seconds` apart (what was
  * allocated meanwhile, and the change of what is live), as a profile
  * with a base (`memprof-report --base`): the first reading is the
- * stream's first bytes, as many as it had when the request came, fed to
- * the report through a pipe when it runs, so that a request holds no
- * copy of the stream, in memory or on disk, however large it is (the
- * runtime only appends to a stream, and one replaced by a checkpoint
- * stays open here as it was).  The wait ends early, with 503, when
+ * stream as it was when the request came, its bytes up to where its
+ * writer had written (remembered by their length) then zeros for its
+ * unwritten tail, fed to the report through a pipe when it runs, so that
+ * a request holds no copy of the stream, in memory or on disk, however
+ * large it is (what the runtime wrote stays as it is, and a stream
+ * replaced by a checkpoint stays open here as it was).  The wait ends early, with 503, when
  * stop_fd becomes readable; a report is killed then, or after 120 s.
  * The stream is only read; the process is not asked anything.
  */
