@@ -51,6 +51,26 @@ static inline size_t utf8_char_length(const unsigned char *s, size_t n)
 	return length;
 }
 
+/* The length of the character at s when a terminal shows it as it is:
+ * printable ASCII, or a well-formed character that is neither a C1
+ * control (U+0080-U+009F, which a terminal obeys) nor one of the
+ * bidirectional controls that reorder what follows (U+202A-U+202E,
+ * U+2066-U+2069); else 0. */
+static inline size_t utf8_shown_length(const unsigned char *s, size_t n)
+{
+	size_t length = utf8_char_length(s, n);
+
+	if (length == 1)
+		return s[0] >= 0x20 && s[0] < 0x7f;
+	if (length == 2 && s[0] == 0xc2 && s[1] <= 0x9f)
+		return 0;
+	if (length == 3 && s[0] == 0xe2 &&
+	    ((s[1] == 0x80 && s[2] >= 0xaa && s[2] <= 0xae) ||
+	     (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)))
+		return 0;
+	return length;
+}
+
 static inline bool utf8_valid(const char *text, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)text;

@@ -88,23 +88,6 @@ static int gdb_found(void)
 	return 0;
 }
 
-/* The first numbers of the /proc/PID/status line `key` ("Uid:"): 0. */
-static int status_ids(const char *status_file, const char *key,
-		      unsigned long ids[2])
-{
-	FILE *f = fopen(status_file, "r");
-	char line[256];
-	int found = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)) &&
-		    sscanf(line + strlen(key), "%lu %lu", &ids[0], &ids[1]) == 2)
-			found = 0;
-	if (f)
-		fclose(f);
-	return found;
-}
-
 static int can_trace_anyone(void)
 {
 	FILE *f = fopen("/proc/self/status", "r");
@@ -133,20 +116,18 @@ static int yama_scope(void)
 
 /* What would make the kernel refuse ptrace, with its fix; 0 when nothing
  * is known to. */
-static int refused_why(long pid, char *why, size_t size)
+static int refused_why(const struct ctl_attach_request *r, char *why,
+		       size_t size)
 {
 	char status_file[64];
-	unsigned long uid[2], gid[2];
 	int scope = yama_scope(), privileged = can_trace_anyone();
 	struct stat st;
 
-	snprintf(status_file, sizeof(status_file), "/proc/%ld/status", pid);
+	snprintf(status_file, sizeof(status_file), "/proc/%ld/status", r->pid);
 	/* The files of an undumpable process belong to root, but not its
 	 * directory. */
-	if (stat(status_file, &st) < 0 ||
-	    status_ids(status_file, "Uid:", uid) < 0 ||
-	    status_ids(status_file, "Gid:", gid) < 0)
-		return snprintf(why, size, "no process %ld", pid), -1;
+	if (r->identified == CTL_GONE || stat(status_file, &st) < 0)
+		return snprintf(why, size, "no process %ld", r->pid), -1;
 	if (scope == 3)
 		return snprintf(why, size, "ptrace is disabled on this host "
 				"(kernel.yama.ptrace_scope is 3, until the next "
@@ -158,16 +139,16 @@ static int refused_why(long pid, char *why, size_t size)
 		return snprintf(why, size, "only a process with CAP_SYS_PTRACE "
 				"may attach (kernel.yama.ptrace_scope is 2): run "
 				"memprof-ctl as root"), -1;
-	if (uid[0] != uid[1] || gid[0] != gid[1] || st.st_uid != uid[1])
+	if (r->identified == CTL_MIXED_IDS || st.st_uid != r->process.uid)
 		return snprintf(why, size, "process %ld runs a set-user-ID or "
 				"set-group-ID program, or made itself "
 				"undumpable: the kernel lets only a process with "
 				"CAP_SYS_PTRACE attach; run memprof-ctl as root",
-				pid), -1;
-	if (uid[1] != (unsigned long)geteuid())
-		return snprintf(why, size, "process %ld belongs to user %lu: "
-				"run memprof-ctl as that user or as root", pid,
-				uid[1]), -1;
+				r->pid), -1;
+	if (r->process.uid != geteuid())
+		return snprintf(why, size, "process %ld belongs to user %u: "
+				"run memprof-ctl as that user or as root", r->pid,
+				(unsigned)r->process.uid), -1;
 	if (scope == 1)
 		return snprintf(why, size, "kernel.yama.ptrace_scope is 1: only "
 				"a process's ancestors may attach to it; run "
@@ -352,6 +333,17 @@ static const char *last_lines(const char *output)
 	return output + n + (output[n] == '\n');
 }
 
+/* The pid names the process of the request still: the same start time
+ * and the same user. */
+static bool still_the_process(const struct ctl_attach_request *r)
+{
+	struct ctl_identity now;
+
+	return ctl_identify(r->pid, &now) == r->identified &&
+	       now.start_ticks == r->process.start_ticks &&
+	       now.uid == r->process.uid && now.gid == r->process.gid;
+}
+
 int ctl_attach(const struct ctl_attach_request *r, char *why, size_t size)
 {
 	static struct gdb_command command;
@@ -362,7 +354,7 @@ int ctl_attach(const struct ctl_attach_request *r, char *why, size_t size)
 		return snprintf(why, size, "attach needs gdb, which is not on "
 				"PATH: install it (Debian, Ubuntu: apt-get "
 				"install gdb; Fedora: dnf install gdb)"), -1;
-	if (refused_why(r->pid, why, size) < 0)
+	if (refused_why(r, why, size) < 0)
 		return -1;
 	if (!gdb_can_call_here())
 		return snprintf(why, size, "this gdb cannot call a function in "
@@ -377,6 +369,12 @@ int ctl_attach(const struct ctl_attach_request *r, char *why, size_t size)
 		return snprintf(why, size, "a setting, the profile name or the "
 				"runtime's path is too long or has a '\"' or "
 				"'\\' in it"), -1;
+	}
+	if (!still_the_process(r)) {
+		unlink(script);
+		return snprintf(why, size, "process %ld ended, or changed its "
+				"user, while memprof-ctl looked at it: nothing "
+				"was attached", r->pid), -1;
 	}
 	status = run_gdb(&command, output, sizeof(output));
 	unlink(script);

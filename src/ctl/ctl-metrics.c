@@ -10,8 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ctl-sites.h"
+#include "ctl-stream.h"
+#include "ctl-text.h"
+#include "ctl-user.h"
 #include "utf8.h"
 
 /* Bytes of a label value kept, before escaping: a command line or a
@@ -102,8 +106,27 @@ static void service_of(long pid, const char *variable, char *out,
 	fclose(environ_file);
 }
 
+/* ctl_sites_read() of a stream, for ctl_as_user(). */
+struct sites_reading {
+	int stream;
+	const char *name;
+	size_t top;
+	struct frame_namer *namer;
+	struct ctl_sites *out;
+	char *why;
+	size_t size;
+};
+
+static int read_sites(void *ctx)
+{
+	struct sites_reading *r = ctx;
+
+	return ctl_sites_read(r->stream, r->name, r->top, r->namer, r->out,
+			      r->why, r->size);
+}
+
 /* Reads what process p shows into m; -1 with why set when its profile
- * cannot be read. */
+ * cannot be read.  The modules its stream names are read as its user. */
 static int gather(const struct ctl_process *p,
 		  const struct ctl_metrics_options *opt,
 		  struct frame_namer *namer, struct process_metrics *m,
@@ -111,16 +134,23 @@ static int gather(const struct ctl_process *p,
 {
 	char pid[32], service[4 * LABEL_VALUE_MAX];
 	struct stat st;
+	struct sites_reading reading = { .name = p->page.part,
+					 .top = opt->top_sites, .namer = namer,
+					 .out = &m->sites, .why = why,
+					 .size = size };
+	int rc;
 
 	if (p->page.state != CONTROL_RECORDING || !p->page.part[0]) {
 		snprintf(why, size, "not recording");
 		return -1;
 	}
-	if (ctl_sites_read(p->page.part, opt->top_sites, namer, &m->sites, why,
-			   size) < 0)
+	if ((reading.stream = ctl_stream_open(p, &st, why, size)) < 0)
 		return -1;
-	m->profile_bytes = stat(p->page.part, &st) == 0 ? (double)st.st_size
-							: 0.0;
+	rc = ctl_as_user(p->uid, p->gid, read_sites, &reading);
+	close(reading.stream);
+	if (rc < 0)
+		return -1;
+	m->profile_bytes = (double)st.st_size;
 	m->stats = p->page.stats;
 	snprintf(pid, sizeof(pid), "%ld", p->pid);
 	service_of(p->pid, opt->service_variable ? opt->service_variable : "",
@@ -303,13 +333,13 @@ static void write_runtime_stat(FILE *out, const struct runtime_stat *stat,
 }
 
 /* A comment line saying why a process is left out: a line, whatever
- * the reason holds (a file name may hold newlines). */
-static void skip(FILE *out, long pid, char *problem)
+ * the reason holds (a file name may hold newlines or escapes). */
+static void skip(FILE *out, long pid, const char *problem)
 {
-	for (char *c = problem; *c; c++)
-		if (*c == '\n' || *c == '\r')
-			*c = ' ';
-	fprintf(out, "# pid %ld skipped: %s\n", pid, problem);
+	char shown[CTL_ESCAPED_SIZE(512)];
+
+	fprintf(out, "# pid %ld skipped: %s\n", pid,
+		ctl_escaped(problem, shown, sizeof(shown)));
 }
 
 int ctl_metrics_render(FILE *out, const struct ctl_process *procs,
@@ -319,15 +349,22 @@ int ctl_metrics_render(FILE *out, const struct ctl_process *procs,
 	struct process_metrics *metrics = calloc(count ? count : 1,
 						 sizeof(*metrics));
 	size_t shown = 0;
-	char problem[256];
-	struct frame_namer *namer;
+	char problem[512];
+	struct frame_namer *namer = NULL;
+	uid_t namer_uid = 0;
 
 	if (!metrics) {
 		snprintf(why, size, "out of memory");
 		return -1;
 	}
-	namer = ctl_sites_namer();
 	for (size_t i = 0; i < count; i++) {
+		/* The modules one user could read are named for that user's
+		 * processes only. */
+		if (i == 0 || procs[i].uid != namer_uid) {
+			frame_namer_free(namer);
+			namer = ctl_sites_namer();
+			namer_uid = procs[i].uid;
+		}
 		if (gather(&procs[i], opt, namer, &metrics[shown], problem,
 			   sizeof(problem)) == 0)
 			shown++;

@@ -12,7 +12,10 @@
  * its registry entry holds, which the runtime refreshes about once a
  * second while it samples.  A process that is not recording is left out.
  * It only reads files (the profiles, the registry entries as given,
- * /proc/PID/environ); the processes are not asked anything.
+ * /proc/PID/environ); the processes are not asked anything.  A stream
+ * is reached only through ctl-stream.h, and replayed and symbolized as
+ * its process's user; the modules one user's streams name are never
+ * read again for another's.
  */
 #ifndef SPPROF_CTL_METRICS_H
 #define SPPROF_CTL_METRICS_H

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ctl-entry.h"
+#include "ctl-user.h"
 #include "process_start.h"
 
 static char own_registry[PATH_MAX];
@@ -56,37 +58,111 @@ static void read_command(long pid, char *out, size_t size)
 			out[i] = ' ';
 }
 
+/* A registry directory, open; its owner speaks for their processes. */
+struct registry {
+	const char *path;
+	int fd;
+	uid_t owner;
+};
+
+/* 0, or -1 with errno set (a symbolic link is refused: ELOOP). */
+static int open_registry(const char *path, struct registry *r)
+{
+	struct stat st;
+
+	r->path = path;
+	r->fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (r->fd < 0)
+		return -1;
+	if (fstat(r->fd, &st) < 0) {
+		close(r->fd);
+		return -1;
+	}
+	r->owner = st.st_uid;
+	return 0;
+}
+
 enum entry_check {
 	ENTRY_LIVE,
-	ENTRY_UNREADABLE, /* not ours to read, or not an entry */
+	ENTRY_UNREADABLE, /* not an entry, not ours, or not its user's */
 	ENTRY_GONE,       /* its process has ended */
 	ENTRY_REUSED,     /* its pid belongs to another process now */
 };
 
-/* Reads the entry at path for pid and checks it against /proc. */
-static enum entry_check read_entry(const char *path, long pid,
-				   struct ctl_process *p)
+/* The file `name` of r, when it is a regular file of r's owner, read
+ * into bytes; *file says which file it was.  The number of bytes, or
+ * -1. */
+static ssize_t read_entry_file(const struct registry *r, const char *name,
+			       void *bytes, size_t size, struct stat *file)
 {
-	uint64_t ticks;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO planted here must not hold the reader. */
+	int fd = openat(r->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+					     O_NOCTTY | O_CLOEXEC);
+	ssize_t n = -1;
 
 	if (fd < 0)
-		return ENTRY_UNREADABLE;
-	n = pread(fd, &p->page, sizeof(p->page), 0);
+		return -1;
+	if (fstat(fd, file) == 0 && S_ISREG(file->st_mode) &&
+	    file->st_uid == r->owner)
+		n = pread(fd, bytes, size, 0);
 	close(fd);
-	if (n != (ssize_t)sizeof(p->page) || p->page.magic != CONTROL_MAGIC ||
-	    p->page.version != CONTROL_VERSION || p->page.pid != pid)
+	return n;
+}
+
+/* Reads the entry `name` of r for pid and checks it against its file,
+ * its directory and /proc. */
+static enum entry_check read_entry(const struct registry *r, const char *name,
+				   long pid, struct ctl_process *p,
+				   struct stat *file)
+{
+	static _Thread_local unsigned char bytes[sizeof(struct control_page)];
+	struct ctl_identity id;
+	char problem[128];
+	ssize_t n = read_entry_file(r, name, bytes, sizeof(bytes), file);
+	int who;
+
+	if (n < 0 || ctl_entry_parse(bytes, (size_t)n, pid, &p->page, problem,
+				     sizeof(problem)) < 0)
+		return ENTRY_UNREADABLE;
+	who = ctl_identify(pid, &id);
+	if (who == CTL_GONE)
+		return ENTRY_GONE;
+	if (id.start_ticks != p->page.start_ticks)
+		return ENTRY_REUSED;
+	if (who == CTL_MIXED_IDS || id.uid != r->owner)
 		return ENTRY_UNREADABLE;
 	p->pid = pid;
-	snprintf(p->entry, sizeof(p->entry), "%s", path);
-	ticks = process_start_ticks(pid);
-	if (!ticks)
-		return ENTRY_GONE;
-	if (ticks != p->page.start_ticks)
-		return ENTRY_REUSED;
+	p->uid = id.uid;
+	p->gid = id.gid;
+	snprintf(p->registry, sizeof(p->registry), "%s", r->path);
+	p->entry_device = file->st_dev;
+	p->entry_inode = file->st_ino;
 	read_command(pid, p->command, sizeof(p->command));
 	return ENTRY_LIVE;
+}
+
+/* Removes a stale entry: through the directory's descriptor, and only
+ * while its name still holds the file that was checked. */
+static void remove_stale(const struct registry *r, const char *name,
+			 const struct stat *file)
+{
+	struct stat now;
+
+	if (fstatat(r->fd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    now.st_dev == file->st_dev && now.st_ino == file->st_ino)
+		unlinkat(r->fd, name, 0);
+}
+
+/* read_entry(), and a stale entry removed. */
+static enum entry_check check_entry(const struct registry *r, const char *name,
+				    long pid, struct ctl_process *p)
+{
+	struct stat file;
+	enum entry_check verdict = read_entry(r, name, pid, p, &file);
+
+	if (verdict == ENTRY_GONE || verdict == ENTRY_REUSED)
+		remove_stale(r, name, &file);
+	return verdict;
 }
 
 static bool pid_name(const char *name, long *pid)
@@ -95,61 +171,26 @@ static bool pid_name(const char *name, long *pid)
 
 	errno = 0;
 	*pid = strtol(name, &end, 10);
-	return !errno && *name && !*end && *pid > 0;
+	return !errno && *name >= '1' && *name <= '9' && !*end && *pid > 0;
 }
 
-static int by_pid(const void *a, const void *b)
+/* Something to do in each registry directory. */
+typedef void registry_visit(const struct registry *r, void *ctx);
+
+/* Opens and visits one directory: 0, or -1 with errno set. */
+static int visit(const char *path, registry_visit *fn, void *ctx)
 {
-	long x = ((const struct ctl_process *)a)->pid;
-	long y = ((const struct ctl_process *)b)->pid;
+	struct registry r;
 
-	return (x > y) - (x < y);
-}
-
-/* Adds the live entries of one registry directory; removes stale ones. */
-static int scan(const char *dir, struct ctl_process **out, size_t *count,
-		size_t *capacity)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[PATH_MAX];
-	long pid;
-
-	if (!d)
+	if (open_registry(path, &r) < 0)
 		return -1;
-	while ((e = readdir(d))) {
-		if (!pid_name(e->d_name, &pid))
-			continue;
-		if (*count == *capacity) {
-			size_t more = *capacity ? 2 * *capacity : 16;
-			struct ctl_process *grown =
-				realloc(*out, more * sizeof(**out));
-
-			if (!grown)
-				break;
-			*out = grown;
-			*capacity = more;
-		}
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		switch (read_entry(path, pid, &(*out)[*count])) {
-		case ENTRY_LIVE:
-			++*count;
-			break;
-		case ENTRY_GONE:
-		case ENTRY_REUSED:
-			unlink(path);
-			break;
-		case ENTRY_UNREADABLE:
-			break;
-		}
-	}
-	closedir(d);
+	fn(&r, ctx);
+	close(r.fd);
 	return 0;
 }
 
 /* As root: every user's registry too. */
-static void scan_users(struct ctl_process **out, size_t *count,
-		       size_t *capacity)
+static void visit_users(registry_visit *fn, void *ctx)
 {
 	DIR *d = opendir("/run/user");
 	struct dirent *e;
@@ -163,36 +204,113 @@ static void scan_users(struct ctl_process **out, size_t *count,
 		snprintf(dir, sizeof(dir), "/run/user/%s/%s", e->d_name,
 			 CONTROL_REGISTRY_NAME);
 		if (strcmp(dir, ctl_registry_own()) != 0)
-			scan(dir, out, count, capacity);
+			visit(dir, fn, ctx);
 	}
 	closedir(d);
+}
+
+/* Visits the registries the caller may read: 0, or -1 with errno set
+ * when none could be opened. */
+static int visit_registries(registry_visit *fn, void *ctx)
+{
+	const char *own = ctl_registry_own();
+	char system[PATH_MAX];
+	int error, found = visit(own, fn, ctx) == 0;
+
+	error = errno;
+	if (geteuid() == 0) {
+		snprintf(system, sizeof(system), "/run/%s",
+			 CONTROL_REGISTRY_NAME);
+		if (strcmp(system, own) != 0)
+			found |= visit(system, fn, ctx) == 0;
+		visit_users(fn, ctx);
+	}
+	errno = error;
+	return found ? 0 : -1;
+}
+
+struct listing {
+	struct ctl_process *all;
+	size_t count, capacity;
+};
+
+/* Adds the live entries of one registry directory; removes stale ones. */
+static void scan(const struct registry *r, void *ctx)
+{
+	struct listing *l = ctx;
+	int fd = dup(r->fd);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *e;
+	long pid;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (!pid_name(e->d_name, &pid))
+			continue;
+		if (l->count == l->capacity) {
+			size_t more = l->capacity ? 2 * l->capacity : 16;
+			struct ctl_process *grown =
+				realloc(l->all, more * sizeof(*l->all));
+
+			if (!grown)
+				break;
+			l->all = grown;
+			l->capacity = more;
+		}
+		if (check_entry(r, e->d_name, pid, &l->all[l->count]) ==
+		    ENTRY_LIVE)
+			l->count++;
+	}
+	closedir(d);
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	long x = ((const struct ctl_process *)a)->pid;
+	long y = ((const struct ctl_process *)b)->pid;
+
+	return (x > y) - (x < y);
 }
 
 int ctl_registry_list(struct ctl_process **out, size_t *count, char *why,
 		      size_t size)
 {
-	const char *own = ctl_registry_own();
-	size_t capacity = 0;
-	int found = 0;
+	struct listing l = { NULL, 0, 0 };
 
-	*out = NULL;
-	*count = 0;
-	found |= scan(own, out, count, &capacity) == 0;
-	if (geteuid() == 0) {
-		char system[PATH_MAX];
-
-		snprintf(system, sizeof(system), "/run/%s",
-			 CONTROL_REGISTRY_NAME);
-		if (strcmp(system, own) != 0)
-			found |= scan(system, out, count, &capacity) == 0;
-		scan_users(out, count, &capacity);
-	}
-	if (!found && errno != ENOENT) {
-		snprintf(why, size, "%s: %s", own, strerror(errno));
+	if (visit_registries(scan, &l) < 0 && errno != ENOENT) {
+		snprintf(why, size, "%s: %s", ctl_registry_own(),
+			 strerror(errno));
+		free(l.all);
 		return -1;
 	}
-	qsort(*out, *count, sizeof(**out), by_pid);
+	qsort(l.all, l.count, sizeof(*l.all), by_pid);
+	*out = l.all;
+	*count = l.count;
 	return 0;
+}
+
+struct search {
+	long pid;
+	struct ctl_process *out;
+	enum entry_check verdict; /* the best so far */
+};
+
+static void look_up(const struct registry *r, void *ctx)
+{
+	struct search *s = ctx;
+	char name[32];
+	enum entry_check verdict;
+
+	if (s->verdict == ENTRY_LIVE)
+		return;
+	snprintf(name, sizeof(name), "%ld", s->pid);
+	verdict = check_entry(r, name, s->pid, s->out);
+	if (verdict != ENTRY_UNREADABLE)
+		s->verdict = verdict;
 }
 
 static void explain_missing(long pid, char *why, size_t size)
@@ -214,40 +332,52 @@ static void explain_missing(long pid, char *why, size_t size)
 int ctl_registry_find(long pid, struct ctl_process *out, char *why,
 		      size_t size)
 {
-	struct ctl_process *all;
-	char path[PATH_MAX];
-	size_t count;
+	struct search s = { pid, out, ENTRY_UNREADABLE };
 
 	memset(out, 0, sizeof(*out));
-	snprintf(path, sizeof(path), "%s/%ld", ctl_registry_own(), pid);
-	switch (read_entry(path, pid, out)) {
+	visit_registries(look_up, &s);
+	switch (s.verdict) {
 	case ENTRY_LIVE:
 		return 0;
 	case ENTRY_GONE:
-		unlink(path);
 		snprintf(why, size, "process %ld has exited", pid);
 		return -1;
 	case ENTRY_REUSED:
-		unlink(path);
 		snprintf(why, size, "process %ld has exited, and its pid now "
 			 "names another process, which is not profiled", pid);
 		return -1;
 	case ENTRY_UNREADABLE:
 		break;
 	}
-	/* Root finds other users' processes in their registries. */
-	if (geteuid() == 0 &&
-	    ctl_registry_list(&all, &count, why, size) == 0) {
-		for (size_t i = 0; i < count; i++)
-			if (all[i].pid == pid)
-				*out = all[i];
-		free(all);
-		if (out->pid == pid)
-			return 0;
-	}
 	if (process_start_ticks(pid) == 0)
 		snprintf(why, size, "no process %ld", pid);
 	else
 		explain_missing(pid, why, size);
+	return -1;
+}
+
+int ctl_registry_open_entry(const struct ctl_process *p, int flags, char *why,
+			    size_t size)
+{
+	struct registry r;
+	struct stat st;
+	char name[32];
+	int fd = -1;
+
+	snprintf(name, sizeof(name), "%ld", p->pid);
+	if (open_registry(p->registry, &r) == 0) {
+		fd = ctl_open_as(p->uid, p->gid, r.fd, name,
+				 flags | O_NOFOLLOW | O_NONBLOCK);
+		close(r.fd);
+	}
+	/* A file cut shorter than a page would fault a client mapping it. */
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == p->entry_device &&
+	    st.st_ino == p->entry_inode &&
+	    st.st_size >= (off_t)sizeof(struct control_page))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	snprintf(why, size, "the registry entry of process %ld changed: it "
+		 "may have exited", p->pid);
 	return -1;
 }

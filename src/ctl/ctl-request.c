@@ -4,6 +4,8 @@
 #include "ctl-request.h"
 
 #include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl-entry.h"
 #include "process_start.h"
 
 #define POLL_MS 2
@@ -68,8 +71,10 @@ static int ask(const struct ctl_process *p, struct control_page *page,
 	/* A runtime that refused the program when it loaded (an error
 	 * before any answer) never looks for requests. */
 	if (number == 1 && page->error) {
+		ctl_entry_text(page->answer, sizeof(page->answer), answer->text,
+			       sizeof(answer->text));
 		snprintf(why, size, "process %ld cannot be recorded: %s",
-			 p->pid, page->answer);
+			 p->pid, answer->text);
 		return -1;
 	}
 	page->request = request;
@@ -78,38 +83,57 @@ static int ask(const struct ctl_process *p, struct control_page *page,
 	atomic_store_explicit(&page->pending, number, memory_order_release);
 	if (wait_for_answer(p, page, number, why, size) < 0)
 		return -1;
-	snprintf(answer->text, sizeof(answer->text), "%s", page->answer);
+	/* The process writes the page: its text may lack its end. */
+	ctl_entry_text(page->answer, sizeof(page->answer), answer->text,
+		       sizeof(answer->text));
 	answer->stats = page->stats;
 	if (page->error) {
 		snprintf(why, size, "process %ld: %s%s%s", p->pid,
-			 page->answer, page->answer[0] ? ": " : "",
+			 answer->text, answer->text[0] ? ": " : "",
 			 strerror(page->error));
 		return -1;
 	}
 	return 0;
 }
 
+/* The entry is the process's user's file, mapped: that user may cut it
+ * short meanwhile, and a read past its end raises SIGBUS. */
+static sigjmp_buf cut_short;
+
+static void on_cut_short(int signal)
+{
+	(void)signal;
+	siglongjmp(cut_short, 1);
+}
+
 int ctl_request(const struct ctl_process *p, enum control_request request,
 		const char *argument, struct ctl_answer *answer, char *why,
 		size_t size)
 {
+	struct sigaction bus = { .sa_handler = on_cut_short }, saved;
 	struct control_page *page;
-	int fd = open(p->entry, O_RDWR | O_CLOEXEC), rc;
+	int fd = ctl_registry_open_entry(p, O_RDWR, why, size);
+	volatile int rc = -1;
 
-	if (fd < 0) {
-		snprintf(why, size, "%s: %s", p->entry, strerror(errno));
+	if (fd < 0)
 		return -1;
-	}
 	/* One client at a time asks a process. */
 	flock(fd, LOCK_EX);
 	page = mmap(NULL, sizeof(*page), PROT_READ | PROT_WRITE, MAP_SHARED,
 		    fd, 0);
 	if (page == MAP_FAILED) {
-		snprintf(why, size, "%s: %s", p->entry, strerror(errno));
+		snprintf(why, size, "the registry entry of process %ld: %s",
+			 p->pid, strerror(errno));
 		close(fd);
 		return -1;
 	}
-	rc = ask(p, page, request, argument, answer, why, size);
+	sigaction(SIGBUS, &bus, &saved);
+	if (sigsetjmp(cut_short, 1) == 0)
+		rc = ask(p, page, request, argument, answer, why, size);
+	else
+		snprintf(why, size, "the registry entry of process %ld was cut "
+			 "short while it was asked", p->pid);
+	sigaction(SIGBUS, &saved, NULL);
 	munmap(page, sizeof(*page));
 	close(fd);
 	return rc;

@@ -6,7 +6,9 @@
  * not taken within ANSWER_WAIT_MS is withdrawn (the process is not
  * allocating), one taken is waited for as long as it takes.  Returns 0
  * with the answer, or -1 with why (the request failed in the process,
- * the process is not allocating, or it exited meanwhile).
+ * the process is not allocating, it exited meanwhile, or its entry was
+ * cut short: the page is mapped, and a SIGBUS handler of its own stands
+ * meanwhile, so it is for a program's one thread only).
  */
 #ifndef SPPROF_CTL_REQUEST_H
 #define SPPROF_CTL_REQUEST_H

@@ -24,6 +24,7 @@
 #include "ctl-registry.h"
 #include "ctl-serve-index.h"
 #include "ctl-serve-profile.h"
+#include "ctl-stream.h"
 
 #define WHY_SIZE 1024
 /* Request line and headers past this get 431 from libmicrohttpd. */
@@ -214,9 +215,11 @@ static enum MHD_Result serve_metrics(struct request *r)
 			      "text/plain; version=0.0.4; charset=utf-8");
 }
 
-/* The recording process r asks for, in p; 0, or an HTTP status with
- * r->why set. */
-static unsigned find_recording(struct request *r, struct ctl_process *p)
+/* The recording process r asks for, in p, and its stream opened and
+ * checked (ctl-stream.h) in *stream; 0, or an HTTP status with r->why
+ * set. */
+static unsigned find_recording(struct request *r, struct ctl_process *p,
+			       int *stream)
 {
 	struct stat st;
 
@@ -230,14 +233,8 @@ static unsigned find_recording(struct request *r, struct ctl_process *p)
 			 "(memprof-ctl start %ld)", r->pid, r->pid);
 		return HTTP_CONFLICT;
 	}
-	/* The entry names the stream; as root, read only a file of the
-	 * process's own user, whatever its entry says. */
-	if (stat(p->page.part, &st) < 0 || (long)st.st_uid != user_of(r->pid)) {
-		snprintf(r->why, sizeof(r->why), "the stream of process %ld is "
-			 "not a file of its user", r->pid);
-		return HTTP_FORBIDDEN;
-	}
-	return 0;
+	*stream = ctl_stream_open(p, &st, r->why, sizeof(r->why));
+	return *stream < 0 ? HTTP_FORBIDDEN : 0;
 }
 
 /* /debug/pprof/heap and /allocs: the same profile, whose sample types
@@ -248,17 +245,19 @@ static enum MHD_Result serve_profile(struct request *r)
 	struct ctl_served_profile profile;
 	struct MHD_Response *response;
 	unsigned status;
+	int stream;
 
 	if (!r->pid && r->seconds)
 		return reply_line(r->c, HTTP_BAD_REQUEST,
 				  "seconds= needs pid=");
 	if (!r->pid)
 		return serve_index(r);
-	if ((status = find_recording(r, &p)) != 0)
+	if ((status = find_recording(r, &p, &stream)) != 0)
 		return reply_line(r->c, status, r->why);
-	status = (unsigned)ctl_serve_profile(p.page.part, r->seconds,
+	status = (unsigned)ctl_serve_profile(&p, stream, r->seconds,
 					     r->server->stop[0], &profile,
 					     r->why, sizeof(r->why));
+	close(stream);
 	if (status != 0)
 		return reply_line(r->c, status, r->why);
 	/* The response closes the file when it is sent. */

@@ -36,8 +36,9 @@ struct ctl_sites {
 };
 
 struct frame_namer *ctl_sites_namer(void);
-/* 0, or -1 with why set (*out then holds nothing to free). */
-int ctl_sites_read(const char *profile, size_t top,
+/* The profile open at fd (from its current offset; `name` for
+ * messages): 0, or -1 with why set (*out then holds nothing to free). */
+int ctl_sites_read(int fd, const char *name, size_t top,
 		   struct frame_namer *namer, struct ctl_sites *out, char *why,
 		   size_t size);
 void ctl_sites_free(struct ctl_sites *s);

@@ -24,11 +24,11 @@ void ctl_summary_of(const struct heap_replay *h, struct ctl_summary *out)
 	out->allocated_bytes = h->total.allocated.bytes;
 }
 
-int ctl_summarise(const char *profile, struct ctl_summary *out, char *why,
-		  size_t size)
+int ctl_summarise(int fd, const char *name, struct ctl_summary *out,
+		  char *why, size_t size)
 {
 	struct mlyze_options options = { .warn = ctl_ignore_warning };
-	mlyze_reader *r = mlyze_open(profile, &options);
+	mlyze_reader *r = mlyze_open_fd(fd, name, &options);
 	struct heap_replay h;
 	int rc = -1;
 

@@ -2,7 +2,7 @@
  * streamed file.
  *
  * Contract: ctl_summarise() replays the streamed file of a recording
- * process (or any profile) with the same estimator as memprof-report:
+ * process (or any profile), through its descriptor, with the same estimator as memprof-report:
  * the samples so far and the estimated live heap with its 95 % interval.
  * It only reads the file; the process is not asked anything.
  * ctl_summary_of() says the same of a profile replayed already.
@@ -22,9 +22,10 @@ struct ctl_summary {
 	double allocated_bytes; /* estimated bytes allocated so far */
 };
 
-/* 0, or -1 with why set. */
-int ctl_summarise(const char *profile, struct ctl_summary *out, char *why,
-		  size_t size);
+/* The profile open at fd (from its current offset; `name` for messages):
+ * 0, or -1 with why set. */
+int ctl_summarise(int fd, const char *name, struct ctl_summary *out,
+		  char *why, size_t size);
 
 void ctl_summary_of(const struct heap_replay *h, struct ctl_summary *out);
 

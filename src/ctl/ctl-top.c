@@ -4,20 +4,27 @@
 #include "ctl-top.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
+
+#include "ctl-stream.h"
+#include "ctl-text.h"
 
 #define TOP_SITES "15"
 #define CLEAR_SCREEN "\033[H\033[2J"
 
 static volatile sig_atomic_t interrupted;
+/* The most of a report shown. */
+#define REPORT_SIZE (1 << 16)
 
 static void on_signal(int signal)
 {
@@ -44,32 +51,39 @@ void ctl_report_program(char *out, size_t size)
 	snprintf(out, size, "memprof-report");
 }
 
-/* One report of the streamed file, into out (NUL-terminated, cut at
- * size); its warnings (the file is not finalised: it never is while it
- * runs) are not kept.  -1, with a message on stderr, when it cannot be run
- * or fails: its output is then no report. */
-static int run_report(const char *program, const char *part, char *out,
-		      size_t size)
+/* The report's child: the stream as CTL_STREAM_FD, the user's ids, its
+ * output to the pipe and its messages (warnings: the stream is not
+ * finalised, it never is while it runs) to nowhere. */
+static void report_child(const char *program, const struct ctl_process *p,
+			 int stream, int output)
 {
-	char drain[4096];
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (null < 0 || dup2(output, STDOUT_FILENO) < 0 ||
+	    dup2(null, STDERR_FILENO) < 0 || ctl_stream_child(p, stream) < 0)
+		_exit(127);
+	execlp(program, program, "--at", "end", "--growth", "--top", TOP_SITES,
+	       CTL_STREAM_PATH, (char *)NULL);
+	_exit(127);
+}
+
+/* One report of process p's stream, open at `stream`, into out
+ * (NUL-terminated, cut at size).  -1, with a message on stderr, when it
+ * cannot be run or fails: its output is then no report. */
+static int run_report(const char *program, const struct ctl_process *p,
+		      int stream, char *out, size_t size)
+{
+	char drain[4096], shown[CTL_ESCAPED_SIZE(PATH_MAX)];
 	size_t used = 0;
 	ssize_t n;
 	pid_t child;
 	int pipe_fds[2], status = -1;
 
-	if (pipe(pipe_fds) < 0)
+	if (pipe2(pipe_fds, O_CLOEXEC) < 0)
 		goto failed;
 	child = fork();
-	if (child == 0) {
-		dup2(pipe_fds[1], STDOUT_FILENO);
-		close(pipe_fds[0]);
-		close(pipe_fds[1]);
-		if (!freopen("/dev/null", "w", stderr))
-			_exit(127);
-		execlp(program, program, "--at", "end", "--growth", "--top",
-		       TOP_SITES, part, (char *)NULL);
-		_exit(127);
-	}
+	if (child == 0)
+		report_child(program, p, stream, pipe_fds[1]);
 	close(pipe_fds[1]);
 	while (child > 0) {
 		size_t room = size - 1 - used;
@@ -89,8 +103,9 @@ static int run_report(const char *program, const char *part, char *out,
 	if (child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 failed:
-	fprintf(stderr, "memprof-ctl: %s could not report on %s "
-		"(run it for the reason)\n", program, part);
+	fprintf(stderr, "memprof-ctl: %s could not report on %s, the stream "
+		"of process %ld (run it for the reason)\n", program,
+		ctl_escaped(p->page.part, shown, sizeof(shown)), p->pid);
 	return -1;
 }
 
@@ -110,17 +125,51 @@ static bool quit_typed(unsigned seconds, bool keyboard)
 	return read(STDIN_FILENO, &key, 1) == 1 && (key == 'q' || key == 'Q');
 }
 
-static bool still_recording(const struct ctl_process *p, char *part,
-			    size_t size)
+static bool still_recording(const struct ctl_process *p)
 {
 	struct ctl_process now;
 	char why[256];
 
-	if (ctl_registry_find(p->pid, &now, why, sizeof(why)) < 0 ||
-	    now.page.state != CONTROL_RECORDING || !now.page.part[0])
-		return false;
-	snprintf(part, size, "%s", now.page.part);
-	return true;
+	return ctl_registry_find(p->pid, &now, why, sizeof(why)) == 0 &&
+	       now.page.state == CONTROL_RECORDING && now.page.part[0];
+}
+
+/* The process's entry as it is now, in now, and its stream opened
+ * (ctl-stream.h); -1 with a message on stderr when it stopped recording
+ * or its stream is refused. */
+static int open_stream(const struct ctl_process *p, struct ctl_process *now)
+{
+	char why[512], shown[CTL_ESCAPED_SIZE(512)];
+	struct stat st;
+	int stream;
+
+	if (ctl_registry_find(p->pid, now, why, sizeof(why)) < 0 ||
+	    now->page.state != CONTROL_RECORDING || !now->page.part[0]) {
+		fprintf(stderr, "memprof-ctl: process %ld is not recording "
+			"(memprof-ctl start %ld begins)\n", p->pid, p->pid);
+		return -1;
+	}
+	if ((stream = ctl_stream_open(now, &st, why, sizeof(why))) < 0)
+		fprintf(stderr, "memprof-ctl: %s\n",
+			ctl_escaped(why, shown, sizeof(shown)));
+	return stream;
+}
+
+/* One report of what the process's stream holds now; -1 when there is
+ * none (the message said why). */
+static int report_now(const char *program, const struct ctl_process *p,
+		      char *out, size_t size)
+{
+	static char said[REPORT_SIZE];
+	struct ctl_process now;
+	int stream = open_stream(p, &now), rc;
+
+	if (stream < 0)
+		return -1;
+	rc = run_report(program, &now, stream, said, sizeof(said));
+	close(stream);
+	ctl_stream_named(&now, said, out, size);
+	return rc;
 }
 
 int ctl_top(const struct ctl_process *p, unsigned interval)
@@ -129,18 +178,13 @@ int ctl_top(const struct ctl_process *p, unsigned interval)
 	struct termios saved, keys;
 	bool terminal = isatty(STDOUT_FILENO);
 	bool keyboard = terminal && tcgetattr(STDIN_FILENO, &saved) == 0;
-	char program[PATH_MAX], part[PATH_MAX];
-	static char report[1 << 16];
+	char program[PATH_MAX];
+	static char report[REPORT_SIZE];
 	bool failed;
 
 	ctl_report_program(program, sizeof(program));
-	if (!still_recording(p, part, sizeof(part))) {
-		fprintf(stderr, "memprof-ctl: process %ld is not recording "
-			"(memprof-ctl start %ld begins)\n", p->pid, p->pid);
-		return 1;
-	}
 	if (!terminal) {
-		if (run_report(program, part, report, sizeof(report)) < 0)
+		if (report_now(program, p, report, sizeof(report)) < 0)
 			return 1;
 		fputs(report, stdout);
 		return 0;
@@ -153,7 +197,7 @@ int ctl_top(const struct ctl_process *p, unsigned interval)
 		tcsetattr(STDIN_FILENO, TCSANOW, &keys);
 	}
 	do {
-		failed = run_report(program, part, report, sizeof(report)) < 0;
+		failed = report_now(program, p, report, sizeof(report)) < 0;
 		if (failed)
 			break;
 		/* Drawn at once, so that the screen is never blank. */
@@ -161,7 +205,7 @@ int ctl_top(const struct ctl_process *p, unsigned interval)
 		       "q quits\n\n%s", p->pid, interval, report);
 		fflush(stdout);
 	} while (!interrupted && !quit_typed(interval, keyboard) && !interrupted &&
-		 still_recording(p, part, sizeof(part)));
+		 still_recording(p));
 	if (keyboard)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
 	return failed ? 1 : 0;

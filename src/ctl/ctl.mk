@@ -4,6 +4,10 @@ bin_PROGRAMS += src/memprof-ctl
 src_memprof_ctl_SOURCES = \
 	src/ctl/memprof-ctl.c \
 	src/ctl/ctl-registry.c src/ctl/ctl-registry.h \
+	src/ctl/ctl-entry.c src/ctl/ctl-entry.h \
+	src/ctl/ctl-user.c src/ctl/ctl-user.h \
+	src/ctl/ctl-stream.c src/ctl/ctl-stream.h \
+	src/ctl/ctl-text.c src/ctl/ctl-text.h \
 	src/ctl/ctl-request.c src/ctl/ctl-request.h \
 	src/ctl/ctl-summary.c src/ctl/ctl-summary.h \
 	src/ctl/ctl-metrics.c src/ctl/ctl-metrics.h \

@@ -27,8 +27,11 @@
 #include "ctl-registry.h"
 #include "ctl-request.h"
 #include "ctl-serve.h"
+#include "ctl-stream.h"
 #include "ctl-summary.h"
+#include "ctl-text.h"
 #include "ctl-top.h"
+#include "ctl-user.h"
 #include "report-util.h"
 
 #define PROGRAM "memprof-ctl"
@@ -80,9 +83,16 @@ static void usage(FILE *to)
 		"exit\n");
 }
 
+/* Text of the processes' users, shown escaped (ctl-text.h). */
+#define SHOWN_SIZE CTL_ESCAPED_SIZE(PATH_MAX)
+
+/* Messages quote what processes answered: escaped too. */
 static int fail(const char *message)
 {
-	fprintf(stderr, PROGRAM ": %s\n", message);
+	char shown[CTL_ESCAPED_SIZE(WHY_SIZE)];
+
+	fprintf(stderr, PROGRAM ": %s\n",
+		ctl_escaped(message, shown, sizeof(shown)));
 	return EXIT_FAIL;
 }
 
@@ -103,12 +113,17 @@ static void describe_heap(const struct ctl_process *p, char *samples,
 			  char *heap, size_t size)
 {
 	struct ctl_summary s;
+	struct stat st;
 	char why[WHY_SIZE], bytes[32], error[32];
+	int stream = ctl_stream_open(p, &st, why, sizeof(why)), rc;
 
 	snprintf(samples, 32, "-");
 	snprintf(heap, size, "-");
-	if (!p->page.part[0] || ctl_summarise(p->page.part, &s, why,
-					      sizeof(why)) < 0)
+	if (stream < 0)
+		return;
+	rc = ctl_summarise(stream, p->page.part, &s, why, sizeof(why));
+	close(stream);
+	if (rc < 0)
 		return;
 	format_size(bytes, s.live_bytes);
 	format_size(error, s.live_error);
@@ -127,6 +142,7 @@ static int list(int argc, char **argv)
 {
 	struct ctl_process *all;
 	char why[WHY_SIZE], samples[32], heap[80];
+	char command[SHOWN_SIZE], profile[SHOWN_SIZE];
 	size_t count;
 
 	(void)argv;
@@ -139,8 +155,10 @@ static int list(int argc, char **argv)
 	for (size_t i = 0; i < count; i++) {
 		describe_heap(&all[i], samples, heap, sizeof(heap));
 		printf("%-8ld %-10s %8s  %-22s %s\n%42s %s\n", all[i].pid,
-		       state_name(&all[i]), samples, heap, all[i].command, "",
-		       profile_of(&all[i]));
+		       state_name(&all[i]), samples, heap,
+		       ctl_escaped(all[i].command, command, sizeof(command)), "",
+		       ctl_escaped(profile_of(&all[i]), profile,
+				   sizeof(profile)));
 	}
 	free(all);
 	return EXIT_OK;
@@ -242,6 +260,7 @@ static int status(int argc, char **argv)
 	struct target t;
 	struct ctl_answer answer;
 	char why[WHY_SIZE], samples[32], heap[80];
+	char command[SHOWN_SIZE], profile[SHOWN_SIZE];
 	int rc = parse_target(argc, argv, "", &t);
 
 	if (rc)
@@ -252,8 +271,11 @@ static int status(int argc, char **argv)
 	       "state:         %s\n"
 	       "profile:       %s\n"
 	       "live heap:     %s (95%% interval)\n",
-	       t.process.pid, t.process.command, state_name(&t.process),
-	       profile_of(&t.process), heap);
+	       t.process.pid,
+	       ctl_escaped(t.process.command, command, sizeof(command)),
+	       state_name(&t.process),
+	       ctl_escaped(profile_of(&t.process), profile, sizeof(profile)),
+	       heap);
 	if (ctl_request(&t.process, CONTROL_STATUS, NULL, &answer, why,
 			sizeof(why)) < 0)
 		return fail(why);
@@ -261,36 +283,54 @@ static int status(int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* Moves a file to `to` (on another file system: copies it), never over
- * an existing one. */
-static int move_file(const char *from, const char *to, char *why,
-		     size_t size)
+/* A line of text from a process (its answer), escaped. */
+static void print_line(const char *text)
+{
+	char shown[SHOWN_SIZE];
+
+	puts(ctl_escaped(text, shown, sizeof(shown)));
+}
+
+/* Copies what fd holds to out, and closes out: 0, or -1 with errno. */
+static int copy_to(int fd, int out)
 {
 	char buffer[65536];
-	ssize_t n = 0;
-	int in, out;
+	ssize_t n, written = 0;
 
-	if (link(from, to) == 0)
-		return unlink(from), 0;
-	if (errno != EXDEV) {
-		snprintf(why, size, "%s: %s", to, strerror(errno));
+	while ((n = read(fd, buffer, sizeof(buffer))) > 0 && written >= 0)
+		for (ssize_t done = 0; done < n && written >= 0; done += written)
+			written = write(out, buffer + done, (size_t)(n - done));
+	return (close(out) < 0 || n < 0 || written < 0) ? -1 : 0;
+}
+
+/* Moves the snapshot the process named into out (the invoker's file,
+ * just made): the name is the process's user's word, so the file is
+ * opened as that user and taken only when it is a regular file of
+ * theirs; its content is copied through the descriptor, and the
+ * original removed as that user.  0, or -1 with why set. */
+static int take_snapshot(const struct ctl_process *p, const char *name,
+			 int out, const char *output, char *why, size_t size)
+{
+	char problem[256];
+	struct stat st;
+	int in = ctl_open_users_file(p->uid, p->gid, name, &st, problem,
+				     sizeof(problem));
+
+	if (in < 0) {
+		close(out);
+		snprintf(why, size, "the snapshot process %ld named (%.512s) "
+			 "is refused: %s", p->pid, name, problem);
 		return -1;
 	}
-	in = open(from, O_RDONLY | O_CLOEXEC);
-	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	while (in >= 0 && out >= 0 && (n = read(in, buffer, sizeof(buffer))) > 0)
-		if (write(out, buffer, (size_t)n) != n)
-			n = -1;
-	if (in < 0 || out < 0 || n < 0 || close(out) < 0) {
-		snprintf(why, size, "%s: %s", to, strerror(errno));
-		if (out >= 0)
-			unlink(to);
-		if (in >= 0)
-			close(in);
+	if (copy_to(in, out) < 0) {
+		snprintf(why, size, "%s: %s", output, strerror(errno));
+		close(in);
 		return -1;
 	}
 	close(in);
-	unlink(from);
+	if (ctl_remove_users_file(p->uid, p->gid, name, &st) < 0)
+		fprintf(stderr, PROGRAM ": warning: the snapshot is copied, but "
+			"its first file was not removed: %s\n", strerror(errno));
 	return 0;
 }
 
@@ -299,20 +339,37 @@ static int snapshot(int argc, char **argv)
 	struct target t;
 	struct ctl_answer answer;
 	char why[WHY_SIZE];
-	int rc = parse_target(argc, argv, "o", &t);
+	int out = -1, rc = parse_target(argc, argv, "o", &t);
 
 	if (rc)
 		return rc;
-	if (t.output && access(t.output, F_OK) == 0) {
-		snprintf(why, sizeof(why), "%s exists already", t.output);
+	/* Made first, by the invoker, never through a link or over a file:
+	 * the process's user has no say in it. */
+	if (t.output && (out = open(t.output, O_WRONLY | O_CREAT | O_EXCL |
+						      O_NOFOLLOW | O_CLOEXEC,
+				    0600)) < 0) {
+		if (errno == EEXIST)
+			snprintf(why, sizeof(why), "%s exists already", t.output);
+		else
+			snprintf(why, sizeof(why), "%s: %s", t.output,
+				 strerror(errno));
 		return fail(why);
 	}
 	if (ctl_request(&t.process, CONTROL_SNAPSHOT, NULL, &answer, why,
-			sizeof(why)) < 0)
+			sizeof(why)) < 0) {
+		if (t.output) {
+			close(out);
+			unlink(t.output);
+		}
 		return fail(why);
-	if (t.output && move_file(answer.text, t.output, why, sizeof(why)) < 0)
+	}
+	/* take_snapshot() closes out. */
+	if (t.output && take_snapshot(&t.process, answer.text, out, t.output,
+				      why, sizeof(why)) < 0) {
+		unlink(t.output);
 		return fail(why);
-	printf("%s\n", t.output ? t.output : answer.text);
+	}
+	print_line(t.output ? t.output : answer.text);
 	return EXIT_OK;
 }
 
@@ -344,7 +401,8 @@ static int start_window(struct target *t, const char *pattern)
 				sizeof(why) - strlen(why) - 1);
 		return fail(why);
 	}
-	printf("process %ld: recording to %s\n", t->process.pid, answer.text);
+	printf("process %ld: recording to ", t->process.pid);
+	print_line(answer.text);
 	return EXIT_OK;
 }
 
@@ -373,7 +431,7 @@ static int stop(int argc, char **argv)
 	if (ctl_request(&t.process, CONTROL_STOP, NULL, &answer, why,
 			sizeof(why)) < 0)
 		return fail(why);
-	printf("%s\n", answer.text);
+	print_line(answer.text);
 	return EXIT_OK;
 }
 
@@ -447,6 +505,12 @@ static int attach(int argc, char **argv)
 
 	if (rc)
 		return rc;
+	/* Who the process is now: checked again right before gdb. */
+	r.identified = ctl_identify(t.process.pid, &r.process);
+	if (r.identified == CTL_GONE) {
+		snprintf(why, sizeof(why), "no process %ld", t.process.pid);
+		return fail(why);
+	}
 	if (!t.output)
 		default_name(t.process.pid, name, sizeof(name));
 	if (absolute_pattern(t.output ? t.output : name, pattern,
@@ -468,18 +532,19 @@ static int attach(int argc, char **argv)
 	if (ctl_attach(&r, why, sizeof(why)) < 0)
 		return fail(why);
 	if (ctl_registry_find(r.pid, &t.process, why, sizeof(why)) < 0) {
-		fprintf(stderr, PROGRAM ": process %ld loaded the runtime, but "
-			"its entry is not in %s (it has another "
-			"XDG_RUNTIME_DIR?): %s\n", r.pid, ctl_registry_own(),
-			why);
-		return EXIT_FAIL;
+		char message[2 * WHY_SIZE];
+
+		snprintf(message, sizeof(message), "process %ld loaded the "
+			 "runtime, but its entry is not in %s (it has another "
+			 "XDG_RUNTIME_DIR?): %s", r.pid, ctl_registry_own(), why);
+		return fail(message);
 	}
 	if (t.process.page.state != CONTROL_RECORDING) {
-		fprintf(stderr, PROGRAM ": process %ld loaded the runtime, which "
-			"records nothing: %s\n", r.pid,
-			t.process.page.error ? t.process.page.answer
-					     : "it did not start recording");
-		return EXIT_FAIL;
+		snprintf(why, sizeof(why), "process %ld loaded the runtime, "
+			 "which records nothing: %.512s", r.pid,
+			 t.process.page.error ? t.process.page.answer
+					      : "it did not start recording");
+		return fail(why);
 	}
 	printf("process %ld: recording to %s\n", r.pid, pattern);
 	return EXIT_OK;

@@ -109,7 +109,9 @@ static char *render(const struct ctl_process *procs, size_t count)
 
 static struct ctl_process recording(long pid, const char *command)
 {
-	struct ctl_process p = { .pid = pid };
+	/* The profile is a file of the test's own user. */
+	struct ctl_process p = { .pid = pid, .uid = geteuid(),
+				 .gid = getegid() };
 
 	p.page.state = CONTROL_RECORDING;
 	snprintf(p.page.part, sizeof(p.page.part), "%s", profile);
