@@ -743,6 +743,33 @@ static void plan_next_checkpoint(void)
 	}
 }
 
+/* Names tried for a checkpoint's new file when others hold the first. */
+#define CHECKPOINT_NAMES 8
+
+/* The new file of a checkpoint of the streamed file `path`: "<path>.next",
+ * or "<path>.next1"... when a name is held by a file this process may not
+ * remove (another user's, in a directory others may write in), so that
+ * planting one does not stop the recording.  Its name goes to next; its
+ * descriptor, or -1 with errno set. */
+static int create_checkpoint_file(const char *path, char *next, size_t size)
+{
+	int fd = -1;
+
+	errno = EEXIST;
+	for (unsigned k = 0; k < CHECKPOINT_NAMES && fd < 0 && errno == EEXIST;
+	     k++) {
+		int n = k == 0 ? snprintf(next, size, "%s.next", path)
+			       : snprintf(next, size, "%s.next%u", path, k);
+
+		if (n < 0 || (size_t)n >= size) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		fd = profile_files_create_fresh(next);
+	}
+	return fd;
+}
+
 /* Starts a new streamed file with a checkpoint, and puts it in place of
  * the old one, which holds every event until the rename. */
 static void checkpoint(void)
@@ -753,13 +780,7 @@ static void checkpoint(void)
 	int fd, err = 0;
 
 	memcpy(path, w.stream.path, sizeof(path));
-	if (snprintf(next, sizeof(next), "%s.next", path) >=
-	    (int)sizeof(next)) {
-		w.stream.error = ENAMETOOLONG;
-		tell_stream_failure();
-		return;
-	}
-	fd = profile_files_create_fresh(next);
+	fd = create_checkpoint_file(path, next, sizeof(next));
 	if (fd < 0) {
 		w.stream.error = errno;
 		tell_stream_failure();

@@ -3,8 +3,8 @@
 # link another user put in its way: in a directory another user may
 # write in (group-writable), that user plants the stream's checkpoint
 # file (".part.next") as a link to a file of the profiled program's user,
-# which must stay as it was; a checkpoint file the program's own user
-# left behind is replaced.  And with no descriptor left (ulimit -n), the
+# which must stay as it was, and the checkpoint takes another name; a
+# checkpoint file the program's own user left behind is replaced.  And with no descriptor left (ulimit -n), the
 # runtime says why it cannot write the profile, on stderr.
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/../second-user.sh"
@@ -40,9 +40,11 @@ run_bounded victim
 	fail "the checkpoint was written through the link: $(head -c 64 "$shared/precious" | od -c | head -3)"
 [ -L "$shared/out/victim.mlyze.part.next" ] ||
 	fail "the second user's link was removed or replaced"
-grep -q 'libspprof-alloc: cannot write the profile .*victim.mlyze.part' \
-	"$scratch/victim.err" ||
-	fail "no message on why recording stopped: $(cat "$scratch/victim.err")"
+# Nor does the link stop the recording: the checkpoint takes another name.
+"$report" --format=json "$shared/out/victim.mlyze" >"$scratch/victim.json" ||
+	fail "no profile beside the link: $(cat "$scratch/victim.err")"
+grep -q '"checkpoints": *[1-9]' "$scratch/victim.json" ||
+	fail "no checkpoint beside the link: $(grep -o '"checkpoints":[^,]*' "$scratch/victim.json")"
 
 # A checkpoint file left by a process of the same user (killed in the
 # middle of a checkpoint) is no obstacle.
