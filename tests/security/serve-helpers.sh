@@ -33,6 +33,8 @@ add_user() {
 	useradd --no-create-home --shell /usr/sbin/nologin "$1" ||
 		fail "useradd $1"
 	user_uid=$(id -u "$1")
+	# Left by an earlier user of the same uid: not this user's.
+	rm -rf "/run/user/$user_uid"
 	at_exit="$at_exit
 		rm -rf /run/user/$user_uid
 		userdel $1 2>/dev/null"
@@ -79,14 +81,15 @@ start_user_hold() {
 
 # status_of [USER] URL [CURL OPTIONS...] - the HTTP status of a GET (000
 # when there was no answer), run as USER when one is given ("" for the
-# caller); the body in body.out.
+# caller); the body in body.out.  A request that makes no progress for
+# minutes is given up (000).
 status_of() {
 	as=
 	[ -z "$1" ] || as_user "$1"
 	url_=$2
 	shift 2
 	# The shell writes the body: USER may not write here.
-	$as curl -s -w '%{stderr}%{http_code}' "$@" "$url_" 2>&1 >body.out
+	$as curl -s -m 300 -w '%{stderr}%{http_code}' "$@" "$url_" 2>&1 >body.out
 }
 
 # expect_status STATUS [USER] URL [CURL OPTIONS...] - the GET must answer

@@ -4,7 +4,8 @@
 # made here (openssl), Basic authentication (a wrong password is 401, the
 # right one 200), a Bearer token, an account that `readers` narrows to
 # one local user, a client without credentials asked for them (but on
-# loopback, where the owner of its socket is who it is), and files
+# loopback, where the owner of its socket is who it is), client
+# certificates (RequireAndVerifyClientCert), and files
 # refused at start with their line and problem.
 # Then Prometheus scrapes it over HTTPS with Basic authentication.
 . "$(dirname "$0")/../integration/common.sh"
@@ -74,6 +75,32 @@ grep -q "pid=\"$rec\"" body.out && fail "narrow reads root's process"
 grep -q "pid=\"$own\"" body.out || fail "narrow does not read its user's process"
 expect_status 403 "" "$https/debug/pprof/heap?pid=$rec" $tls -u 'narrow:narrow password'
 expect_status 200 "" "$https/debug/pprof/heap?pid=$own" $tls -u 'narrow:narrow password'
+stop_serve
+
+# RequireAndVerifyClientCert: a client certificate that client_ca_file
+# signed is needed, whoever the client is.
+for name in ca stranger; do
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=$name" \
+		-keyout $name.key -out $name.crt >openssl.out 2>&1 ||
+		fail "openssl: $(cat openssl.out)"
+done
+openssl req -newkey rsa:2048 -nodes -subj /CN=collector -keyout client.key \
+	-out client.csr >openssl.out 2>&1 &&
+openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial \
+	-days 2 -out client.crt >openssl.out 2>&1 || fail "openssl: $(cat openssl.out)"
+cat >mtls.yml <<EOF2
+tls_server_config:
+  cert_file: serve.crt
+  key_file: serve.key
+  client_auth_type: RequireAndVerifyClientCert
+  client_ca_file: ca.crt
+EOF2
+start_serve --web-config-file mtls.yml
+https=https://127.0.0.1:${url##*:}
+expect_status 200 "" "$https/metrics" $tls --cert client.crt --key client.key
+grep -q "pid=\"$rec\"" body.out || fail "no process of root in /metrics"
+expect_status 403 "" "$https/metrics" $tls
+expect_status 403 "" "$https/metrics" $tls --cert stranger.crt --key stranger.key
 stop_serve
 
 # Prometheus scrapes it as its documentation says, over HTTPS with Basic
