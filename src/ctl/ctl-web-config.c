@@ -264,8 +264,10 @@ static int take_reader_users(struct walk *w, yaml_node_t *value,
 {
 	const char *what = "an entry of readers";
 
-	if (value->type == YAML_SCALAR_NODE && strcmp(scalar(value), "all") == 0)
-		return r->all = true, 0;
+	if (value->type == YAML_SCALAR_NODE && strcmp(scalar(value), "all") == 0) {
+		r->all = true;
+		return 0;
+	}
 	if (value->type != YAML_SEQUENCE_NODE)
 		return refuse(w, value, "%s takes all or a list of local "
 			      "users", what);
@@ -441,10 +443,10 @@ void ctl_web_config_free(struct ctl_web_config *c)
 	*c = (struct ctl_web_config){ 0 };
 }
 
-/* The whole of a file the server trusts, NUL-terminated, in *out: it must
- * be a regular file of root or of this user that no one else may write,
- * nor read when it holds secrets.  0, or -1 with why set. */
-static int read_trusted(const char *path, bool secret, char **out, char *why,
+/* The whole of a file the server trusts, NUL-terminated, in *out, and
+ * its mode in *mode: it must be a regular file of root or of this user
+ * that no one else may write.  0, or -1 with why set. */
+static int read_trusted(const char *path, char **out, mode_t *mode, char *why,
 			size_t size)
 {
 	struct stat st;
@@ -461,8 +463,6 @@ static int read_trusted(const char *path, bool secret, char **out, char *why,
 		problem = "neither root's nor this user's";
 	else if (st.st_mode & (S_IWGRP | S_IWOTH))
 		problem = "others may write it (chmod go-w)";
-	else if (secret && (st.st_mode & S_IROTH))
-		problem = "it holds secrets that anyone may read (chmod o-r)";
 	else if (st.st_size > CTL_WEB_CONFIG_MAX_SIZE)
 		problem = "larger than 64 KiB";
 	else if (!(*out = malloc((size_t)st.st_size + 1)))
@@ -471,6 +471,8 @@ static int read_trusted(const char *path, bool secret, char **out, char *why,
 		n = read(fd, *out, (size_t)st.st_size);
 	if (!problem && n != st.st_size)
 		problem = n < 0 ? strerror(errno) : "changed while read";
+	else if (!problem && memchr(*out, '\0', (size_t)n))
+		problem = "holds a NUL byte"; /* what follows would be lost */
 	if (fd >= 0)
 		close(fd);
 	if (problem) {
@@ -480,7 +482,19 @@ static int read_trusted(const char *path, bool secret, char **out, char *why,
 		return -1;
 	}
 	(*out)[n] = '\0';
+	*mode = st.st_mode;
 	return 0;
+}
+
+/* A file holding secrets (keys, hashes that can be guessed offline) must
+ * not be readable by others either. */
+static int check_secret(const char *path, mode_t mode, char *why, size_t size)
+{
+	if (!(mode & S_IROTH))
+		return 0;
+	snprintf(why, size, "%s: it holds secrets that anyone may read "
+		 "(chmod o-r)", path);
+	return -1;
 }
 
 /* A file named in the configuration: relative to its directory. */
@@ -488,6 +502,7 @@ static int read_named(const char *config_path, const char *name, bool secret,
 		      char **out, char *why, size_t size)
 {
 	char copy[PATH_MAX], path[PATH_MAX];
+	mode_t mode;
 
 	if (!name)
 		return 0;
@@ -497,7 +512,9 @@ static int read_named(const char *config_path, const char *name, bool secret,
 	else if ((size_t)snprintf(path, sizeof(path), "%s/%s", dirname(copy),
 				  name) >= sizeof(path))
 		return snprintf(why, size, "%s: too long a path", name), -1;
-	return read_trusted(path, secret, out, why, size);
+	if (read_trusted(path, out, &mode, why, size) < 0)
+		return -1;
+	return secret ? check_secret(path, mode, why, size) : 0;
 }
 
 static int resolve_readers(const char *path, struct ctl_web_config *c,
@@ -527,19 +544,16 @@ int ctl_web_config_load(const char *path, struct ctl_web_config *out,
 			char *why, size_t size)
 {
 	char *text;
+	mode_t mode;
 	int rc;
 
 	*out = (struct ctl_web_config){ 0 };
-	/* Whether it holds accounts is known once read: read it as if it
-	 * did not, then check again. */
-	if (read_trusted(path, false, &text, why, size) < 0)
+	if (read_trusted(path, &text, &mode, why, size) < 0)
 		return -1;
 	rc = ctl_web_config_parse(text, strlen(text), path, out, why, size);
 	free(text);
 	if (rc == 0 && out->account_count)
-		rc = read_trusted(path, true, &text, why, size);
-	if (rc == 0 && out->account_count)
-		free(text);
+		rc = check_secret(path, mode, why, size);
 	if (rc == 0)
 		rc = resolve_readers(path, out, why, size);
 	if (rc == 0)
