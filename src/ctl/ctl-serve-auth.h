@@ -12,8 +12,7 @@
  *  - else it is unknown and may read nothing: a 401 when the
  *    configuration has accounts (it should have given credentials),
  *    otherwise an unknown client whose requests for data are refused.
- * Hashes are compared in constant time, and a name without an account
- * costs as much as one with.
+ * Secrets are checked as ctl-serve-secrets.h says.
  */
 #ifndef SPPROF_CTL_SERVE_AUTH_H
 #define SPPROF_CTL_SERVE_AUTH_H

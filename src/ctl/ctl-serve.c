@@ -137,7 +137,8 @@ static void refusal(const struct ctl_client *client, long pid, char *why,
 	long user = user_of(pid);
 
 	why[0] = '\0';
-	if (!client->all && (user < 0 || !ctl_serve_may_read(client, (uid_t)user)))
+	if (!client->all &&
+	    (user < 0 || !ctl_serve_may_read(client, (uid_t)user)))
 		snprintf(why, size, "process %ld is not one that %s may read",
 			 pid, client->name);
 	else if (geteuid() != 0 && user >= 0 && user != (long)geteuid())
@@ -466,8 +467,9 @@ static enum MHD_Result answer(void *ctx, struct MHD_Connection *c,
 		return reply_line(c, status, r.why);
 	status = ctl_serve_limits_take(&r.server->limits, r.client.name);
 	if (status == CTL_SERVE_BUSY)
-		return reply_line(c, HTTP_UNAVAILABLE, "the server is busy with "
-				  "as many requests as it takes (--max-connections)");
+		return reply_line(c, HTTP_UNAVAILABLE, "the server is busy "
+				  "with as many requests as it takes "
+				  "(--max-connections)");
 	if (status == CTL_SERVE_TOO_MANY)
 		return reply_line(c, HTTP_TOO_MANY_REQUESTS, "you have as many "
 				  "requests under way as one client may "
