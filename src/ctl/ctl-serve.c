@@ -39,6 +39,8 @@
 #define STOP_GRACE_MS 2000
 /* When a client refused by a limit may try again. */
 #define RETRY_AFTER_SECONDS "5"
+/* The silence allowed to a connection past its client's share. */
+#define OVERDRAWN_TIMEOUT 2
 
 enum {
 	HTTP_OK = 200, HTTP_BAD_REQUEST = 400, HTTP_UNAUTHORIZED = 401,
@@ -51,7 +53,8 @@ enum {
 struct server {
 	const struct ctl_serve_options *o;
 	const struct ctl_web_config *config; /* NULL: none */
-	struct ctl_serve_limits limits;
+	struct ctl_serve_limits limits;      /* requests under way */
+	struct ctl_serve_limits connections; /* their connections */
 	int stop[2]; /* readable once the server stops */
 };
 
@@ -291,12 +294,29 @@ static unsigned find_recording(struct request *r, struct ctl_process *p)
 	return 0;
 }
 
-static int connection_fd(const struct request *r)
+static int connection_fd(struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
-		r->c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		c, MHD_CONNECTION_INFO_CONNECTION_FD);
 
 	return info ? info->connect_fd : -1;
+}
+
+/* The addresses of both ends of connection c: 0, or -1 with errno set. */
+static int addresses_of(struct MHD_Connection *c,
+			const struct sockaddr **peer,
+			struct sockaddr_storage *local)
+{
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+		c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	socklen_t length = sizeof(*local);
+
+	if (!info) {
+		errno = ENOTCONN;
+		return -1;
+	}
+	*peer = info->client_addr;
+	return getsockname(connection_fd(c), (struct sockaddr *)local, &length);
 }
 
 /* One descriptor that becomes readable when the server stops or the
@@ -307,7 +327,7 @@ static int watch_for_the_end(struct request *r)
 	struct epoll_event stop = { .events = EPOLLIN };
 	struct epoll_event client = { .events = EPOLLRDHUP };
 	int watch = epoll_create1(EPOLL_CLOEXEC);
-	int fd = connection_fd(r);
+	int fd = connection_fd(r->c);
 
 	if (watch < 0 || fd < 0 ||
 	    epoll_ctl(watch, EPOLL_CTL_ADD, r->server->stop[0], &stop) < 0 ||
@@ -325,7 +345,8 @@ static int watch_for_the_end(struct request *r)
  * answer. */
 static bool client_gone(const struct request *r)
 {
-	struct pollfd client = { .fd = connection_fd(r), .events = POLLRDHUP };
+	struct pollfd client = { .fd = connection_fd(r->c),
+				 .events = POLLRDHUP };
 
 	return poll(&client, 1, 0) > 0 &&
 	       (client.revents & (POLLRDHUP | POLLHUP | POLLERR));
@@ -406,10 +427,8 @@ static bool verified_client(struct request *r)
  * r->why set. */
 static unsigned identify(struct request *r)
 {
-	const union MHD_ConnectionInfo *peer = MHD_get_connection_info(
-		r->c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *peer;
 	struct sockaddr_storage local;
-	socklen_t length = sizeof(local);
 	const char *authorization = MHD_lookup_connection_value(
 		r->c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 
@@ -418,16 +437,52 @@ static unsigned identify(struct request *r)
 			 "by the server's client_ca_file is needed");
 		return HTTP_FORBIDDEN;
 	}
-	if (!peer || getsockname(connection_fd(r), (struct sockaddr *)&local,
-				 &length) < 0) {
+	if (addresses_of(r->c, &peer, &local) < 0) {
 		snprintf(r->why, sizeof(r->why), "cannot tell the addresses of "
 			 "the connection: %s", strerror(errno));
 		return HTTP_INTERNAL_ERROR;
 	}
 	return (unsigned)ctl_serve_identify(
-		r->server->config, authorization, peer->client_addr,
+		r->server->config, authorization, peer,
 		(const struct sockaddr *)&local, &r->client, r->why,
 		sizeof(r->why));
+}
+
+/* A connection counts against its client's share of the connections (by
+ * its socket's owner or its address: its credentials come later); past
+ * that share it is closed after OVERDRAWN_TIMEOUT seconds of silence
+ * rather than --timeout, so that a client holding connections open
+ * without asking anything cannot keep the others out for long, while one
+ * that asks is answered.  The share's key goes in the connection's
+ * context, to be given back when it closes. */
+static void notify_connection(void *ctx, struct MHD_Connection *c,
+			      void **context,
+			      enum MHD_ConnectionNotificationCode code)
+{
+	struct server *s = ctx;
+	const struct sockaddr *peer;
+	struct sockaddr_storage local;
+	struct ctl_client client;
+	char why[WHY_SIZE];
+
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (*context)
+			ctl_serve_limits_give(&s->connections, *context);
+		free(*context);
+		*context = NULL;
+		return;
+	}
+	*context = NULL;
+	if (addresses_of(c, &peer, &local) == 0 &&
+	    ctl_serve_identify(NULL, NULL, peer,
+			       (const struct sockaddr *)&local, &client, why,
+			       sizeof(why)) == 0 &&
+	    ctl_serve_limits_take(&s->connections, client.name) == 0 &&
+	    !(*context = strdup(client.name)))
+		ctl_serve_limits_give(&s->connections, client.name);
+	if (!*context)
+		MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT,
+					  (unsigned)OVERDRAWN_TIMEOUT);
 }
 
 /* The request of a known route, by a client within its limits. */
@@ -560,9 +615,9 @@ static struct MHD_Daemon *start(struct server *s, const struct addrinfo *a)
 	return MHD_start_daemon(
 		flags, 0, NULL, NULL, answer, s,
 		MHD_OPTION_SOCK_ADDR, a->ai_addr,
-		MHD_OPTION_CONNECTION_LIMIT,
-		o->max_connections * CTL_SERVE_CONNECTION_CAP,
+		MHD_OPTION_CONNECTION_LIMIT, s->connections.total,
 		MHD_OPTION_CONNECTION_TIMEOUT, o->timeout,
+		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
 		MHD_OPTION_THREAD_STACK_SIZE, (size_t)THREAD_STACK,
 		MHD_OPTION_ARRAY, tls,
@@ -625,7 +680,10 @@ int ctl_serve(const struct ctl_serve_options *o)
 		return 1;
 	}
 	if (ctl_serve_limits_init(&s.limits, o->max_connections,
-				  o->max_per_client) < 0) {
+				  o->max_per_client) < 0 ||
+	    ctl_serve_limits_init(&s.connections,
+				  o->max_connections * CTL_SERVE_CONNECTION_CAP,
+				  o->max_per_client * CTL_SERVE_CONNECTION_SHARE) < 0) {
 		fprintf(stderr, "memprof-ctl: out of memory\n");
 		return 1;
 	}
@@ -655,6 +713,7 @@ int ctl_serve(const struct ctl_serve_options *o)
 	close(s.stop[0]);
 	close(s.stop[1]);
 	ctl_serve_limits_destroy(&s.limits);
+	ctl_serve_limits_destroy(&s.connections);
 	if (s.config)
 		ctl_web_config_free(&config);
 	return 0;

@@ -20,8 +20,9 @@
  * o->max_per_client of one client (more get 429), both with Retry-After;
  * connections are accepted up to CTL_SERVE_CONNECTION_CAP times
  * o->max_connections, so that the surplus is answered, not reset.  A
- * connection silent for o->timeout seconds is closed, and a request whose
- * client hangs up is abandoned.  With a web configuration that has
+ * connection silent for o->timeout seconds is closed, one past
+ * CTL_SERVE_CONNECTION_SHARE times o->max_per_client of its client after
+ * two seconds; a request whose client hangs up is abandoned.  With a web configuration that has
  * tls_server_config, it speaks HTTPS only.
  * Prints the address it listens on, serves until SIGTERM or SIGINT and
  * returns the exit status: 0 then, 1 when it cannot listen or its web
@@ -35,6 +36,8 @@
 #define CTL_SERVE_DEFAULT_LISTEN "127.0.0.1:6064"
 /* Connections accepted, as a multiple of max_connections. */
 #define CTL_SERVE_CONNECTION_CAP 4
+/* A client's share of them, as a multiple of max_per_client. */
+#define CTL_SERVE_CONNECTION_SHARE 2
 
 struct ctl_serve_options {
 	const char *listen; /* ADDR:PORT, [IPv6]:PORT; port 0: any free one */

@@ -4,7 +4,9 @@
 # waits (?seconds=), all get an HTTP answer (200, or 429 past the limit
 # per client, 503 past the limit in all), none a reset; and a request
 # whose client hangs up during its ?seconds= wait gives its slot back at
-# once: with one request allowed per client, the next one is served.
+# once: with one request allowed per client, the next one is served; and
+# a client holding connections open without a request keeps no one else
+# out.
 . "$(dirname "$0")/../integration/common.sh"
 . "$(dirname "$0")/../integration/ctl-helpers.sh"
 . "$(dirname "$0")/serve-helpers.sh"
@@ -87,6 +89,29 @@ done
 echo "the slot was free after $tries tries"
 expect_status 200 "" "$url/debug/pprof/heap?pid=$rec"
 stop_serve
+
+# A client that holds connections open without asking anything: past its
+# share (twice --max-per-client) they are closed after two seconds of
+# silence, not --timeout, so another user gets in and is answered.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	start_serve --max-connections 4 --max-per-client 2 --timeout 600
+	/usr/bin/python3 - "${url##*:}" >idle.out 2>&1 <<'PY' &
+import socket, sys, time
+held = [socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+        for _ in range(40)]
+print("holding", flush=True)
+time.sleep(600)
+PY
+	idle=$!
+	programs="$programs $idle"
+	wait_for_line idle.out holding
+	expect_status 200 nobody "$url/"
+	kill -KILL $idle
+	wait $idle 2>/dev/null
+	stop_serve
+else
+	echo "not root: another user beside idle connections not tested"
+fi
 
 end_hold rec $rec
 pass
