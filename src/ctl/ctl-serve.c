@@ -1,6 +1,6 @@
 /* ctl-serve.c - the HTTP side of memprof-ctl serve (see ctl-serve.h),
- * with libmicrohttpd: it parses the requests, and enforces the limits on
- * connections, their memory and their silence. */
+ * with libmicrohttpd: it learns who the client is, keeps to the limits on
+ * requests, connections, their memory and their silence, and answers. */
 #include "config.h"
 
 #include "ctl-serve.h"
@@ -15,15 +15,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
 #include "compiler.h"
 #include "ctl-registry.h"
+#include "ctl-serve-auth.h"
 #include "ctl-serve-index.h"
+#include "ctl-serve-limits.h"
 #include "ctl-serve-profile.h"
+#include "ctl-serve-request.h"
 #include "ctl-stream.h"
 
 #define WHY_SIZE 1024
@@ -32,28 +38,47 @@
 #define THREAD_STACK (512 * 1024)
 /* How long the requests under way may take to end at a stop. */
 #define STOP_GRACE_MS 2000
-/* A number macro as a string literal. */
-#define NUMBER_TEXT(n) NUMBER_TEXT_(n)
-#define NUMBER_TEXT_(n) #n
+/* When a client refused by a limit may try again. */
+#define RETRY_AFTER_SECONDS "5"
+/* The silence allowed to a connection past its client's share. */
+#define OVERDRAWN_TIMEOUT 2
 
 enum {
-	HTTP_OK = 200, HTTP_BAD_REQUEST = 400, HTTP_FORBIDDEN = 403,
-	HTTP_NOT_FOUND = 404, HTTP_METHOD_NOT_ALLOWED = 405,
-	HTTP_CONFLICT = 409, HTTP_INTERNAL_ERROR = 500,
+	HTTP_OK = 200, HTTP_BAD_REQUEST = 400, HTTP_UNAUTHORIZED = 401,
+	HTTP_FORBIDDEN = 403, HTTP_NOT_FOUND = 404,
+	HTTP_METHOD_NOT_ALLOWED = 405, HTTP_CONFLICT = 409,
+	HTTP_TOO_MANY_REQUESTS = 429, HTTP_INTERNAL_ERROR = 500,
+	HTTP_UNAVAILABLE = 503,
 };
 
 struct server {
 	const struct ctl_serve_options *o;
+	const struct ctl_web_config *config; /* NULL: none */
+	struct ctl_serve_limits limits;      /* requests under way */
+	struct ctl_serve_limits connections; /* their connections */
 	int stop[2]; /* readable once the server stops */
 };
 
 struct request {
-	const struct server *server;
+	struct server *server;
 	struct MHD_Connection *c;
-	long pid;         /* 0: none asked */
-	unsigned seconds; /* 0: none asked */
-	unsigned status;  /* of a bad query, else 0 */
+	struct ctl_client client;
+	struct ctl_query query;
 	char why[WHY_SIZE];
+};
+
+/* The headers a refusal carries: how to authenticate, when to retry. */
+static const struct refusal_header {
+	unsigned status;
+	const char *name, *value;
+} refusal_headers[] = {
+	{ HTTP_UNAUTHORIZED, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+	  "Basic realm=\"memprof-ctl serve\", charset=\"UTF-8\"" },
+	{ HTTP_UNAUTHORIZED, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+	  "Bearer realm=\"memprof-ctl serve\"" },
+	{ HTTP_TOO_MANY_REQUESTS, MHD_HTTP_HEADER_RETRY_AFTER,
+	  RETRY_AFTER_SECONDS },
+	{ HTTP_UNAVAILABLE, MHD_HTTP_HEADER_RETRY_AFTER, RETRY_AFTER_SECONDS },
 };
 
 /* One line of text, the whole answer to a refusal or a failure. */
@@ -70,10 +95,15 @@ static enum MHD_Result reply_line(struct MHD_Connection *c, unsigned status,
 	if (!response)
 		return MHD_NO;
 	/* The client may show only the status: the operator sees why. */
-	if (status >= HTTP_INTERNAL_ERROR)
+	if (status >= HTTP_INTERNAL_ERROR && status != HTTP_UNAVAILABLE)
 		fprintf(stderr, "memprof-ctl serve: %u: %s\n", status, line);
 	MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE,
 				"text/plain; charset=utf-8");
+	for (size_t i = 0; i < ARRAY_SIZE(refusal_headers); i++)
+		if (refusal_headers[i].status == status)
+			MHD_add_response_header(response,
+						refusal_headers[i].name,
+						refusal_headers[i].value);
 	rc = MHD_queue_response(c, status, response);
 	MHD_destroy_response(response);
 	return rc;
@@ -102,31 +132,41 @@ static long user_of(long pid)
 	return stat(path, &st) == 0 ? (long)st.st_uid : -1;
 }
 
-/* Why the server may not read process pid (it runs as another user, not
- * as root), or "" when it may. */
-static void refusal(long pid, char *why, size_t size)
+/* Why the client may not read process pid, or "" when it may.  A client
+ * that may not read every process is told the same of a process that is
+ * not there: the pids of others are none of its business. */
+static void refusal(const struct ctl_client *client, long pid, char *why,
+		    size_t size)
 {
 	long user = user_of(pid);
 
 	why[0] = '\0';
-	if (geteuid() == 0 || user < 0 || user == (long)geteuid())
-		return;
-	snprintf(why, size, "process %ld belongs to uid %u; this server runs "
-		 "as uid %u and serves its own user's processes only",
-		 pid, (unsigned)user, (unsigned)geteuid());
+	if (!client->all &&
+	    (user < 0 || !ctl_serve_may_read(client, (uid_t)user)))
+		snprintf(why, size, "process %ld is not one that %s may read",
+			 pid, client->name);
+	else if (geteuid() != 0 && user >= 0 && user != (long)geteuid())
+		snprintf(why, size, "process %ld belongs to uid %u; this server "
+			 "runs as uid %u and serves its own user's processes "
+			 "only", pid, (unsigned)user, (unsigned)geteuid());
 }
 
-/* The processes of the registry the server may read, in *procs. */
-static int visible_processes(struct ctl_process **procs, size_t *count,
+/* The processes of the registry the client may read, in *procs. */
+static int visible_processes(const struct ctl_client *client,
+			     struct ctl_process **procs, size_t *count,
 			     char *why, size_t size)
 {
 	char refused[WHY_SIZE];
 	size_t kept = 0;
 
+	*procs = NULL;
+	*count = 0;
+	if (!client->known)
+		return 0;
 	if (ctl_registry_list(procs, count, why, size) < 0)
 		return -1;
 	for (size_t i = 0; i < *count; i++) {
-		refusal((*procs)[i].pid, refused, sizeof(refused));
+		refusal(client, (*procs)[i].pid, refused, sizeof(refused));
 		if (!refused[0])
 			(*procs)[kept++] = (*procs)[i];
 	}
@@ -147,7 +187,8 @@ static enum MHD_Result reply_rendered(struct request *r, render_fn *render,
 	size_t count = 0, length = 0;
 	char *page = NULL;
 	FILE *out;
-	int rc = visible_processes(&procs, &count, r->why, sizeof(r->why));
+	int rc = visible_processes(&r->client, &procs, &count, r->why,
+				   sizeof(r->why));
 
 	if (rc == 0 && (out = open_memstream(&page, &length))) {
 		rc = render(out, r, procs, count, r->why, sizeof(r->why));
@@ -209,8 +250,19 @@ static enum MHD_Result serve_index(struct request *r)
 					    : "text/html; charset=utf-8");
 }
 
+/* Why a client that no one identified gets no data. */
+static enum MHD_Result refuse_unknown(struct request *r)
+{
+	snprintf(r->why, sizeof(r->why), "%s: who you are is not known; "
+		 "connect over loopback, or give the credentials of the "
+		 "server's web configuration", r->client.name);
+	return reply_line(r->c, HTTP_FORBIDDEN, r->why);
+}
+
 static enum MHD_Result serve_metrics(struct request *r)
 {
+	if (!r->client.known)
+		return refuse_unknown(r);
 	return reply_rendered(r, render_metrics,
 			      "text/plain; version=0.0.4; charset=utf-8");
 }
@@ -223,18 +275,78 @@ static unsigned find_recording(struct request *r, struct ctl_process *p,
 {
 	struct stat st;
 
-	refusal(r->pid, r->why, sizeof(r->why));
+	long pid = r->query.pid;
+
+	refusal(&r->client, pid, r->why, sizeof(r->why));
 	if (r->why[0])
 		return HTTP_FORBIDDEN;
-	if (ctl_registry_find(r->pid, p, r->why, sizeof(r->why)) < 0)
+	if (ctl_registry_find(pid, p, r->why, sizeof(r->why)) < 0)
 		return HTTP_NOT_FOUND;
 	if (p->page.state != CONTROL_RECORDING || !p->page.part[0]) {
 		snprintf(r->why, sizeof(r->why), "process %ld is not recording "
-			 "(memprof-ctl start %ld)", r->pid, r->pid);
+			 "(memprof-ctl start %ld)", pid, pid);
 		return HTTP_CONFLICT;
 	}
 	*stream = ctl_stream_open(p, &st, r->why, sizeof(r->why));
 	return *stream < 0 ? HTTP_FORBIDDEN : 0;
+}
+
+static int connection_fd(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+		c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+	return info ? info->connect_fd : -1;
+}
+
+/* The addresses of both ends of connection c: 0, or -1 with errno set. */
+static int addresses_of(struct MHD_Connection *c,
+			const struct sockaddr **peer,
+			struct sockaddr_storage *local)
+{
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+		c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	socklen_t length = sizeof(*local);
+
+	if (!info) {
+		errno = ENOTCONN;
+		return -1;
+	}
+	*peer = info->client_addr;
+	return getsockname(connection_fd(c), (struct sockaddr *)local, &length);
+}
+
+/* One descriptor that becomes readable when the server stops or the
+ * client hangs up (an epoll set of both), for the waits of a profile;
+ * -1 with r->why set. */
+static int watch_for_the_end(struct request *r)
+{
+	struct epoll_event stop = { .events = EPOLLIN };
+	struct epoll_event client = { .events = EPOLLRDHUP };
+	int watch = epoll_create1(EPOLL_CLOEXEC);
+	int fd = connection_fd(r->c);
+
+	if (watch < 0 || fd < 0 ||
+	    epoll_ctl(watch, EPOLL_CTL_ADD, r->server->stop[0], &stop) < 0 ||
+	    epoll_ctl(watch, EPOLL_CTL_ADD, fd, &client) < 0) {
+		snprintf(r->why, sizeof(r->why), "cannot watch the connection: "
+			 "%s", strerror(errno));
+		if (watch >= 0)
+			close(watch);
+		return -1;
+	}
+	return watch;
+}
+
+/* Whether the client hung up (or shut its side): then no one reads an
+ * answer. */
+static bool client_gone(const struct request *r)
+{
+	struct pollfd client = { .fd = connection_fd(r->c),
+				 .events = POLLRDHUP };
+
+	return poll(&client, 1, 0) > 0 &&
+	       (client.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
 /* /debug/pprof/heap and /allocs: the same profile, whose sample types
@@ -245,19 +357,28 @@ static enum MHD_Result serve_profile(struct request *r)
 	struct ctl_served_profile profile;
 	struct MHD_Response *response;
 	unsigned status;
-	int stream;
+	int stream, end;
 
-	if (!r->pid && r->seconds)
+	if (!r->query.pid && r->query.seconds)
 		return reply_line(r->c, HTTP_BAD_REQUEST,
 				  "seconds= needs pid=");
-	if (!r->pid)
+	if (!r->query.pid)
 		return serve_index(r);
+	if (!r->client.known)
+		return refuse_unknown(r);
 	if ((status = find_recording(r, &p, &stream)) != 0)
 		return reply_line(r->c, status, r->why);
-	status = (unsigned)ctl_serve_profile(&p, stream, r->seconds,
-					     r->server->stop[0], &profile,
-					     r->why, sizeof(r->why));
+	if ((end = watch_for_the_end(r)) < 0) {
+		close(stream);
+		return reply_line(r->c, HTTP_INTERNAL_ERROR, r->why);
+	}
+	status = (unsigned)ctl_serve_profile(&p, stream, r->query.seconds, end,
+					     &profile, r->why,
+					     sizeof(r->why));
 	close(stream);
+	close(end);
+	if (status != 0 && client_gone(r))
+		return MHD_NO; /* abandoned: the connection is closed */
 	if (status != 0)
 		return reply_line(r->c, status, r->why);
 	/* The response closes the file when it is sent. */
@@ -271,99 +392,110 @@ static enum MHD_Result serve_profile(struct request *r)
 	return reply(r->c, response, "application/octet-stream");
 }
 
-/* A whole number in [1, max] from a query value, or 0. */
-static unsigned long whole_number(const char *value, unsigned long max)
-{
-	char *end;
-	unsigned long n;
-
-	if (!value || value[0] < '0' || value[0] > '9')
-		return 0;
-	errno = 0;
-	n = strtoul(value, &end, 10);
-	return errno || *end || n > max ? 0 : n;
-}
-
-static void parse_pid(struct request *r, const char *value)
-{
-	r->pid = (long)whole_number(value, INT32_MAX);
-	if (!r->pid)
-		r->status = HTTP_BAD_REQUEST;
-}
-
-static void parse_seconds(struct request *r, const char *value)
-{
-	r->seconds = (unsigned)whole_number(value, CTL_SERVE_MAX_SECONDS);
-	if (!r->seconds)
-		r->status = HTTP_BAD_REQUEST;
-}
-
-/* gc=1 asks Go to collect its garbage first: a C program has none to
- * collect, so it is accepted and changes nothing. */
-static void parse_gc(struct request *r, const char *value)
-{
-	(void)value;
-	(void)r;
-}
-
-/* debug=0 is the binary profile, the only one served. */
-static void parse_debug(struct request *r, const char *value)
-{
-	if (!value || strcmp(value, "0") != 0)
-		r->status = HTTP_BAD_REQUEST;
-}
-
-static const struct parameter {
-	const char *name;
-	void (*parse)(struct request *r, const char *value);
-	const char *expected; /* for the reason of a 400 */
-} parameters[] = {
-	{ "pid", parse_pid, "a process id" },
-	{ "seconds", parse_seconds,
-	  "a whole number of seconds, 1-" NUMBER_TEXT(CTL_SERVE_MAX_SECONDS) },
-	{ "debug", parse_debug, "0 (only the binary profile is served)" },
-	{ "gc", parse_gc, "anything" },
-};
-
 static enum MHD_Result parse_parameter(void *ctx, enum MHD_ValueKind kind,
 				       const char *key, const char *value)
 {
-	struct request *r = ctx;
+	struct ctl_query *q = ctx;
 
 	(void)kind;
-	for (size_t i = 0; i < ARRAY_SIZE(parameters); i++) {
-		if (strcmp(key, parameters[i].name) != 0)
-			continue;
-		parameters[i].parse(r, value);
-		if (r->status)
-			snprintf(r->why, sizeof(r->why), "%s= takes %s",
-				 parameters[i].name, parameters[i].expected);
-		return r->status ? MHD_NO : MHD_YES;
-	}
-	r->status = HTTP_BAD_REQUEST;
-	snprintf(r->why, sizeof(r->why), "unknown parameter (pid, seconds, "
-		 "debug and gc are known)");
-	return MHD_NO;
+	return ctl_serve_parameter(q, key, value) == 0 ? MHD_YES : MHD_NO;
 }
 
-static const struct route {
-	const char *path;
-	enum MHD_Result (*serve)(struct request *r);
-	bool takes_parameters;
-} routes[] = {
-	{ "/", serve_index, false },
-	{ "/debug/pprof/", serve_index, false },
-	{ "/debug/pprof/heap", serve_profile, true },
-	{ "/debug/pprof/allocs", serve_profile, true },
-	{ "/metrics", serve_metrics, false },
+static enum MHD_Result (*const pages[])(struct request *r) = {
+	[CTL_PAGE_INDEX] = serve_index,
+	[CTL_PAGE_PROFILE] = serve_profile,
+	[CTL_PAGE_METRICS] = serve_metrics,
 };
 
-static const struct route *route_of(const char *path)
+/* With client_auth_type RequireAndVerifyClientCert: whether the client
+ * showed a certificate that client_ca_file signed. */
+static bool verified_client(struct request *r)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(routes); i++)
-		if (strcmp(path, routes[i].path) == 0)
-			return &routes[i];
-	return NULL;
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+		r->c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	unsigned status = 1;
+
+	if (!r->server->config || !r->server->config->verify_clients)
+		return true;
+	return info && gnutls_certificate_verify_peers2(info->tls_session,
+							&status) == 0 &&
+	       status == 0 &&
+	       gnutls_certificate_get_peers(info->tls_session, NULL);
+}
+
+/* Who the client is, in r->client: 0, or the status of a refusal with
+ * r->why set. */
+static unsigned identify(struct request *r)
+{
+	const struct sockaddr *peer;
+	struct sockaddr_storage local;
+	const char *authorization = MHD_lookup_connection_value(
+		r->c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+
+	if (!verified_client(r)) {
+		snprintf(r->why, sizeof(r->why), "a client certificate signed "
+			 "by the server's client_ca_file is needed");
+		return HTTP_FORBIDDEN;
+	}
+	if (addresses_of(r->c, &peer, &local) < 0) {
+		snprintf(r->why, sizeof(r->why), "cannot tell the addresses of "
+			 "the connection: %s", strerror(errno));
+		return HTTP_INTERNAL_ERROR;
+	}
+	return (unsigned)ctl_serve_identify(
+		r->server->config, authorization, peer,
+		(const struct sockaddr *)&local, &r->client, r->why,
+		sizeof(r->why));
+}
+
+/* A connection counts against its client's share of the connections (by
+ * its socket's owner or its address: its credentials come later); past
+ * that share it is closed after OVERDRAWN_TIMEOUT seconds of silence
+ * rather than --timeout, so that a client holding connections open
+ * without asking anything cannot keep the others out for long, while one
+ * that asks is answered.  The share's key goes in the connection's
+ * context, to be given back when it closes. */
+static void notify_connection(void *ctx, struct MHD_Connection *c,
+			      void **context,
+			      enum MHD_ConnectionNotificationCode code)
+{
+	struct server *s = ctx;
+	const struct sockaddr *peer;
+	struct sockaddr_storage local;
+	struct ctl_client client;
+	char why[WHY_SIZE];
+
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (*context)
+			ctl_serve_limits_give(&s->connections, *context);
+		free(*context);
+		*context = NULL;
+		return;
+	}
+	*context = NULL;
+	if (addresses_of(c, &peer, &local) == 0 &&
+	    ctl_serve_identify(NULL, NULL, peer,
+			       (const struct sockaddr *)&local, &client, why,
+			       sizeof(why)) == 0 &&
+	    ctl_serve_limits_take(&s->connections, client.name) == 0 &&
+	    !(*context = strdup(client.name)))
+		ctl_serve_limits_give(&s->connections, client.name);
+	if (!*context)
+		MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT,
+					  (unsigned)OVERDRAWN_TIMEOUT);
+}
+
+/* The request of a known route, by a client within its limits. */
+static enum MHD_Result serve(struct request *r, const struct ctl_route *route)
+{
+	MHD_get_connection_values(r->c, MHD_GET_ARGUMENT_KIND, parse_parameter,
+				  &r->query);
+	if (r->query.status)
+		return reply_line(r->c, r->query.status, r->query.why);
+	if (r->query.given && !route->takes_parameters)
+		return reply_line(r->c, HTTP_BAD_REQUEST,
+				  "this path takes no parameters");
+	return pages[route->page](r);
 }
 
 static enum MHD_Result answer(void *ctx, struct MHD_Connection *c,
@@ -372,8 +504,9 @@ static enum MHD_Result answer(void *ctx, struct MHD_Connection *c,
 			      size_t *upload_data_size, void **state)
 {
 	struct request r = { .server = ctx, .c = c };
-	const struct route *route = route_of(url);
-	int given;
+	const struct ctl_route *route = ctl_serve_route(url);
+	enum MHD_Result rc;
+	unsigned status;
 
 	(void)version;
 	(void)upload_data;
@@ -385,14 +518,20 @@ static enum MHD_Result answer(void *ctx, struct MHD_Connection *c,
 	if (!route)
 		return reply_line(c, HTTP_NOT_FOUND, "no such path (the index "
 			"at / lists what is served)");
-	given = MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND,
-					       parse_parameter, &r);
-	if (r.status)
-		return reply_line(c, r.status, r.why);
-	if (given && !route->takes_parameters)
-		return reply_line(c, HTTP_BAD_REQUEST,
-				  "this path takes no parameters");
-	return route->serve(&r);
+	if ((status = identify(&r)) != 0)
+		return reply_line(c, status, r.why);
+	status = ctl_serve_limits_take(&r.server->limits, r.client.name);
+	if (status == CTL_SERVE_BUSY)
+		return reply_line(c, HTTP_UNAVAILABLE, "the server is busy "
+				  "with as many requests as it takes "
+				  "(--max-connections)");
+	if (status == CTL_SERVE_TOO_MANY)
+		return reply_line(c, HTTP_TOO_MANY_REQUESTS, "you have as many "
+				  "requests under way as one client may "
+				  "(--max-per-client)");
+	rc = serve(&r, route);
+	ctl_serve_limits_give(&r.server->limits, r.client.name);
+	return rc;
 }
 
 /* 0-65535, in digits only. */
@@ -434,21 +573,54 @@ static int parse_listen(const char *listen, struct addrinfo **out)
 	return 0;
 }
 
+/* The options of TLS, when the web configuration has them: they end the
+ * list at items[count]. */
+static unsigned tls_options(const struct ctl_web_config *config,
+			    struct MHD_OptionItem *items)
+{
+	unsigned n = 0;
+
+	if (!config || !config->cert)
+		return 0;
+	items[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
+					      config->cert };
+	items[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0,
+					      config->key };
+	items[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0,
+					      (void *)config->tls_priorities };
+	if (config->client_ca)
+		items[n++] = (struct MHD_OptionItem){
+			MHD_OPTION_HTTPS_MEM_TRUST, 0, config->client_ca };
+	return n;
+}
+
 static struct MHD_Daemon *start(struct server *s, const struct addrinfo *a)
 {
 	const struct ctl_serve_options *o = s->o;
+	struct MHD_OptionItem tls[5] = { { MHD_OPTION_END, 0, NULL } };
+	bool https = tls_options(s->config, tls) > 0;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD |
 			 MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ITC |
-			 (a->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+			 (a->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0) |
+			 (https ? MHD_USE_TLS : 0);
 
+	if (https && !MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+		errno = ENOTSUP;
+		fprintf(stderr, "memprof-ctl: this libmicrohttpd has no TLS\n");
+		return NULL;
+	}
+	/* The limits on requests are ours (ctl-serve-limits.h), which answer
+	 * with a status; the connections beyond them are accepted up to a
+	 * cap, so that they can be answered. */
 	return MHD_start_daemon(
 		flags, 0, NULL, NULL, answer, s,
 		MHD_OPTION_SOCK_ADDR, a->ai_addr,
-		MHD_OPTION_CONNECTION_LIMIT, o->max_connections,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->max_per_client,
+		MHD_OPTION_CONNECTION_LIMIT, s->connections.total,
 		MHD_OPTION_CONNECTION_TIMEOUT, o->timeout,
+		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
 		MHD_OPTION_THREAD_STACK_SIZE, (size_t)THREAD_STACK,
+		MHD_OPTION_ARRAY, tls,
 		MHD_OPTION_END);
 }
 
@@ -474,9 +646,28 @@ static void stop(struct MHD_Daemon *daemon, int stop_fd)
 	MHD_stop_daemon(daemon);
 }
 
+/* The web configuration, when there is one, into *config and s->config;
+ * 0, or -1 after saying why. */
+static int configure(struct server *s, struct ctl_web_config *config)
+{
+	char why[WHY_SIZE];
+
+	if (!s->o->web_config_file)
+		return 0;
+	if (ctl_web_config_load(s->o->web_config_file, config, why,
+				sizeof(why)) < 0) {
+		fprintf(stderr, "memprof-ctl: %s\n", why);
+		ctl_web_config_free(config);
+		return -1;
+	}
+	s->config = config;
+	return 0;
+}
+
 int ctl_serve(const struct ctl_serve_options *o)
 {
 	struct server s = { .o = o };
+	struct ctl_web_config config;
 	struct MHD_Daemon *daemon = NULL;
 	struct addrinfo *address;
 	sigset_t stop_signals;
@@ -484,6 +675,18 @@ int ctl_serve(const struct ctl_serve_options *o)
 
 	if (parse_listen(o->listen, &address) < 0)
 		return 2;
+	if (configure(&s, &config) < 0) {
+		freeaddrinfo(address);
+		return 1;
+	}
+	if (ctl_serve_limits_init(&s.limits, o->max_connections,
+				  o->max_per_client) < 0 ||
+	    ctl_serve_limits_init(&s.connections,
+				  o->max_connections * CTL_SERVE_CONNECTION_CAP,
+				  o->max_per_client * CTL_SERVE_CONNECTION_SHARE) < 0) {
+		fprintf(stderr, "memprof-ctl: out of memory\n");
+		return 1;
+	}
 	/* A thread per connection would otherwise give each its own arena
 	 * of freed memory. */
 	mallopt(M_ARENA_MAX, 2);
@@ -509,5 +712,9 @@ int ctl_serve(const struct ctl_serve_options *o)
 	stop(daemon, s.stop[1]);
 	close(s.stop[0]);
 	close(s.stop[1]);
+	ctl_serve_limits_destroy(&s.limits);
+	ctl_serve_limits_destroy(&s.connections);
+	if (s.config)
+		ctl_web_config_free(&config);
 	return 0;
 }

@@ -17,6 +17,12 @@ src_memprof_ctl_SOURCES = \
 	src/ctl/ctl-serve.c src/ctl/ctl-serve.h \
 	src/ctl/ctl-serve-index.c src/ctl/ctl-serve-index.h \
 	src/ctl/ctl-serve-profile.c src/ctl/ctl-serve-profile.h \
+	src/ctl/ctl-serve-request.c src/ctl/ctl-serve-request.h \
+	src/ctl/ctl-serve-auth.c src/ctl/ctl-serve-auth.h \
+	src/ctl/ctl-serve-secrets.c src/ctl/ctl-serve-secrets.h \
+	src/ctl/ctl-serve-limits.c src/ctl/ctl-serve-limits.h \
+	src/ctl/ctl-peer.c src/ctl/ctl-peer.h \
+	src/ctl/ctl-web-config.c src/ctl/ctl-web-config.h \
 	lib/process_start.c lib/process_start.h lib/control_page.h \
 	$(REPORT_REPLAY_SOURCES) $(REPORT_SITES_SOURCES)
 src_memprof_ctl_CPPFLAGS = $(AM_CPPFLAGS) \
@@ -28,8 +34,10 @@ src_memprof_ctl_CPPFLAGS += \
 	-DSPPROF_PYTHON_WALKER_PATH='"$(pyexecdir)/spprof/_memprof$(PYTHON_EXT_SUFFIX)"' \
 	-DSPPROF_PYTHON_WALKER_BUILT='"python/spprof/.libs/_memprof$(PYTHON_EXT_SUFFIX)"'
 endif
-src_memprof_ctl_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(MHD_CFLAGS)
+src_memprof_ctl_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(MHD_CFLAGS) \
+	$(GNUTLS_CFLAGS) $(YAML_CFLAGS) $(CRYPT_CFLAGS)
 src_memprof_ctl_LDADD = src/mlyze/libmlyze.la \
-	src/symbolizer/libsymbolizer.la $(JANSSON_LIBS) $(MHD_LIBS) -lm
+	src/symbolizer/libsymbolizer.la $(JANSSON_LIBS) $(MHD_LIBS) \
+	$(GNUTLS_LIBS) $(YAML_LIBS) $(CRYPT_LIBS) -lm
 
 dist_man_MANS += man/memprof-ctl.1

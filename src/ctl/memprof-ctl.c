@@ -71,9 +71,11 @@ static void usage(FILE *to)
 		"  detach PID            stop recording; finish the profile; "
 		"the runtime\n"
 		"                        stays loaded, dormant\n"
-		"  serve [--listen ADDR:PORT] [OPTIONS]\n"
-		"                        serve the profiles over HTTP "
-		"(default " CTL_SERVE_DEFAULT_LISTEN "):\n"
+		"  serve [--listen ADDR:PORT] [--web-config-file FILE] "
+		"[OPTIONS]\n"
+		"                        serve the profiles over HTTP(S) "
+		"(default " CTL_SERVE_DEFAULT_LISTEN "),\n"
+		"                        to each client those it may read:\n"
 		"                        /debug/pprof/heap?pid=N, "
 		"/debug/pprof/allocs?pid=N,\n"
 		"                        /metrics; see memprof-ctl(1)\n\n"
@@ -591,6 +593,9 @@ static int parse_serve_option(int c, struct ctl_serve_options *o)
 				   &o->max_per_client);
 	case 't':
 		return parse_count("--timeout", optarg, 1, 3600, &o->timeout);
+	case 'w':
+		o->web_config_file = optarg;
+		return EXIT_OK;
 	case 'n':
 		return parse_count("--top-sites", optarg, 0, 1000,
 				   &o->metrics.top_sites);
@@ -609,6 +614,7 @@ static int serve(int argc, char **argv)
 		{ "max-connections", required_argument, NULL, 'c' },
 		{ "max-per-client", required_argument, NULL, 'p' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "web-config-file", required_argument, NULL, 'w' },
 		{ "top-sites", required_argument, NULL, 'n' },
 		{ "service-variable", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },

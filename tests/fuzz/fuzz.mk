@@ -21,13 +21,16 @@
 FUZZ_TARGETS =
 FUZZ_TARGETS += reader:src/mlyze/mlyze-input.c:src/mlyze/mlyze-metadata.c:src/mlyze/mlyze-reader.c:src/mlyze/mlyze-tables.c:src/mlyze/mlyze-weights.c:src/mlyze/u64map.c
 FUZZ_TARGETS += wrap-message:src/wrap/wrap-message.c:src/wrap/wrap-util.c
+FUZZ_TARGETS += registry-entry:src/ctl/ctl-entry.c:src/ctl/ctl-text.c
+FUZZ_TARGETS += serve-request:src/ctl/ctl-serve-request.c
+FUZZ_TARGETS += web-config:src/ctl/ctl-web-config.c
 
 FUZZ_CPPFLAGS = -DMLYZE_BUILDING_LIBRARY -I$(top_builddir) \
 	-I$(top_srcdir)/include -I$(top_srcdir)/common -I$(top_srcdir)/lib \
 	-I$(top_srcdir)/src/mlyze -I$(top_srcdir)/src/wrap \
 	-I$(top_srcdir)/src/ctl -I$(top_srcdir)/src/report \
-	$(JANSSON_CFLAGS) $(MHD_CFLAGS)
-FUZZ_LIBS = $(JANSSON_LIBS) $(MHD_LIBS) -lm
+	$(JANSSON_CFLAGS) $(MHD_CFLAGS) $(YAML_CFLAGS) $(CRYPT_CFLAGS)
+FUZZ_LIBS = $(JANSSON_LIBS) $(MHD_LIBS) $(YAML_LIBS) $(CRYPT_LIBS) -lm
 
 FUZZ_SECONDS = 60
 FUZZ_ONLY =

@@ -14,14 +14,17 @@ wait_for_line() {
 # the stop files of the hold-programs it started.  A test that failed
 # also kills the programs it listed in $programs, which may be waiting
 # for a file it never made: left running, they would hold on to what the
-# next tests need (an emulated system's lock, a port).
+# next tests need (an emulated system's lock, a port).  Then the commands
+# a test added to $at_exit run (removing the users it made).
 server=
 hold_stops=
 programs=
+at_exit=
 trap 'status=$?
 	[ -z "$server" ] || kill -KILL $server 2>/dev/null
 	for stop in $hold_stops; do touch "$stop"; done
-	[ $status -eq 0 ] || [ -z "$programs" ] || kill -KILL $programs 2>/dev/null' EXIT
+	[ $status -eq 0 ] || [ -z "$programs" ] || kill -KILL $programs 2>/dev/null
+	eval "$at_exit"' EXIT
 
 # start_hold NAME [idle|leak] - $hold ($held_kib KiB) in the background under the
 # runtime with the SPPROF_* settings exported; its pid in $pid.  It ends

@@ -54,13 +54,17 @@ def connect(source="127.0.0.2", timeout=TIMEOUT):
                                     source_address=(source, 0))
 
 
-def exchange(request, source="127.0.0.2", timeout=TIMEOUT):
+def exchange(request, source="127.0.0.2", timeout=TIMEOUT, shut=True):
     """The status of the answer to request (bytes), or None when the
-    server closed the connection without one."""
+    server closed the connection without one.  With shut, the client shuts
+    its side once the request is sent, which ends a fuzzed request the
+    server still waits on; the server may then abandon the request, as
+    it does any whose client hung up."""
     with connect(source, timeout) as s:
         try:
             s.sendall(request)
-            s.shutdown(socket.SHUT_WR)
+            if shut:
+                s.shutdown(socket.SHUT_WR)
         except OSError:
             pass  # it may close a connection it refuses at once
         answer = b""
@@ -77,8 +81,9 @@ def exchange(request, source="127.0.0.2", timeout=TIMEOUT):
 
 
 def get(path, source="127.0.0.2", timeout=TIMEOUT):
-    return exchange(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
-                    source, timeout)
+    return exchange(f"GET {path} HTTP/1.1\r\nHost: x\r\n"
+                    "Connection: close\r\n\r\n".encode(),
+                    source, timeout, shut=False)
 
 
 def answered(what):
