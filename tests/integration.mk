@@ -107,11 +107,14 @@ tests_integration_handler_allocs_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_integration_handler_allocs_LDADD = $(RUNTIME_LIBS)
 
 check_PROGRAMS += tests/integration/bounded
+
+check_PROGRAMS += tests/integration/sandboxed
 tests_integration_bounded_SOURCES = tests/integration/bounded.c
 
 integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/bounded.sh \
 	tests/integration/undisturbed.sh \
+	tests/integration/sandboxed.sh \
 	tests/integration/storm.sh \
 	tests/integration/handler-allocs.sh \
 	tests/integration/lock-hazards.sh \

@@ -47,6 +47,10 @@ struct profile_list {
 	/* Processes that ended without a sample: "pid<TAB>name" each. */
 	char **unsampled;
 	size_t unsampled_count;
+	/* Processes that sandboxed themselves, where the runtime stops
+	 * recording: how many, and the first ("pid<TAB>what it did"). */
+	size_t sandboxed_count;
+	char *first_sandboxed;
 };
 
 static void add_unsampled(struct profile_list *list, const char *pid,
@@ -148,7 +152,7 @@ int wrap_manifest_create(struct wrap_manifest *manifest, const char *pattern)
 	manifest->address = wrap_format("@%s", name);
 	manifest->pattern = pattern;
 	manifest->profiles = wrap_alloc(sizeof *manifest->profiles);
-	*manifest->profiles = (struct profile_list){ NULL, 0, NULL, 0 };
+	*manifest->profiles = (struct profile_list){ .items = NULL };
 	free(name);
 	return 0;
 }
@@ -210,6 +214,10 @@ static void take_line(struct wrap_manifest *manifest, char *line, int fd,
 	} else if (line[0] == 'S') {
 		*tab = '\0';
 		add_unsampled(list, line + 2, tab + 1);
+	} else if (line[0] == 'A') {
+		*tab = ' ';
+		if (list->sandboxed_count++ == 0)
+			list->first_sandboxed = wrap_format("%s", line + 2);
 	} else {
 		*tab = '\0';
 		set_detail(find_or_add(list, line + 2), line[0], tab + 1);
@@ -409,7 +417,14 @@ void wrap_manifest_report(struct wrap_manifest *manifest, bool quiet,
 	wrap_manifest_receive(manifest);
 	for (size_t i = 0; i < list->count; i++)
 		listed += is_listed(&list->items[i]);
-	if (listed == 0)
+	if (listed == 0 && list->sandboxed_count > 0)
+		wrap_error("no profile was written: %zu process%s sandboxed "
+			   "%s (pid %s), where the profiler stops recording",
+			   list->sandboxed_count,
+			   list->sandboxed_count == 1 ? "" : "es",
+			   list->sandboxed_count == 1 ? "itself" : "themselves",
+			   list->first_sandboxed);
+	else if (listed == 0)
 		wrap_error("no profile was written (the command ended before "
 			   "any allocation was recorded, or it cleared "
 			   "LD_PRELOAD or ran only statically linked programs)");
@@ -449,6 +464,8 @@ void wrap_manifest_remove(struct wrap_manifest *manifest)
 		free(list->items[i].stopped);
 		free(list->items[i].unwritten);
 	}
+	if (list != NULL)
+		free(list->first_sandboxed);
 	for (size_t i = 0; list != NULL && i < list->unsampled_count; i++)
 		free(list->unsampled[i]);
 	if (list != NULL) {
