@@ -66,7 +66,7 @@ RUNTIME_CFLAGS = -fvisibility=hidden -fno-omit-frame-pointer \
 
 lib_LTLIBRARIES += lib/libspprof-alloc.la
 lib_libspprof_alloc_la_SOURCES = lib/interpose.c lib/interpose_exec.c \
-	lib/interpose_ids.c lib/interpose_sandbox.c
+	lib/interpose_ids.c lib/interpose_sandbox.c lib/interpose_dlopen.c
 lib_libspprof_alloc_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)
 lib_libspprof_alloc_la_LIBADD = lib/libspprof-core.la $(RUNTIME_LIBS)
 # nodelete: hooks may be running on other threads when a dlclose() comes.
