@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <spprof/memprof.h>
@@ -116,6 +117,58 @@ static int sandboxed_at_load(void)
 	    write(STDERR_FILENO, message, sizeof(message) - 1) < 0) {
 		/* nobody to tell */
 	}
+	return 1;
+}
+
+/* The most address space the runtime takes at its start and first
+ * samples: its tables at their first sizes and the names' arena (about
+ * 80 MiB), the pool of pages for sampled blocks (64 MiB, sample_pool.h)
+ * and the stream's window.  A process limited to a few times that
+ * (ulimit -v, RLIMIT_AS; RLIMIT_DATA counts the same private mappings)
+ * would run out of memory under the runtime where it ran bare. */
+#define RUNTIME_ADDRESS_SPACE ((rlim_t)160 << 20)
+#define ADDRESS_SPACE_SHARE 4
+
+/* Why the address space is too small for the runtime to take its share,
+ * in why; 0 when it is not. */
+static int too_little_address_space(char *why, size_t size)
+{
+	static const struct {
+		int resource;
+		const char *name;
+	} limits[] = {
+		{ RLIMIT_AS, "its address space (ulimit -v)" },
+		{ RLIMIT_DATA, "its data (ulimit -d)" },
+	};
+	struct rlimit limit;
+
+	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
+		if (getrlimit(limits[i].resource, &limit) < 0 ||
+		    limit.rlim_cur == RLIM_INFINITY ||
+		    limit.rlim_cur / ADDRESS_SPACE_SHARE >= RUNTIME_ADDRESS_SPACE)
+			continue;
+		snprintf(why, size, "limits %s to %llu MiB, where the profiler "
+			 "would take %llu MiB", limits[i].name,
+			 (unsigned long long)(limit.rlim_cur >> 20),
+			 (unsigned long long)(RUNTIME_ADDRESS_SPACE >> 20));
+		return 1;
+	}
+	return 0;
+}
+
+/* Leaves a process whose limits leave no room for the runtime alone,
+ * before it maps anything: the program runs as it runs bare. */
+static int too_tight_at_load(void)
+{
+	char why[160];
+
+	if (!prof.settings.output[0] ||
+	    !too_little_address_space(why, sizeof(why)))
+		return 0;
+	runtime_message("process %ld %s: nothing is recorded in it",
+			(long)getpid(), why);
+	announce_stepping_aside(why);
+	stand_aside();
 	return 1;
 }
 
@@ -311,6 +364,10 @@ void profiler_load(void)
 		prof.settings.output[0] = '\0';
 	}
 	attach_python_walker();
+	if (too_tight_at_load()) {
+		leave_runtime(saved_errno);
+		return;
+	}
 	if (prof.settings.output[0] && !prof.settings.dormant) {
 		start_recording();
 		if (late)

@@ -108,7 +108,7 @@ tests_integration_handler_allocs_LDADD = $(RUNTIME_LIBS)
 
 check_PROGRAMS += tests/integration/bounded
 
-check_PROGRAMS += tests/integration/sandboxed
+check_PROGRAMS += tests/integration/sandboxed tests/integration/limited
 
 # Blocks freed inside a library opened with RTLD_DEEPBIND, for deepbind.sh.
 check_PROGRAMS += tests/integration/deepbind
@@ -125,6 +125,7 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/undisturbed.sh \
 	tests/integration/sandboxed.sh \
 	tests/integration/deepbind.sh \
+	tests/integration/limited.sh \
 	tests/integration/storm.sh \
 	tests/integration/handler-allocs.sh \
 	tests/integration/lock-hazards.sh \

@@ -47,10 +47,10 @@ struct profile_list {
 	/* Processes that ended without a sample: "pid<TAB>name" each. */
 	char **unsampled;
 	size_t unsampled_count;
-	/* Processes that sandboxed themselves, where the runtime stops
-	 * recording: how many, and the first ("pid<TAB>what it did"). */
-	size_t sandboxed_count;
-	char *first_sandboxed;
+	/* Processes the runtime left alone (a sandbox, a tight limit):
+	 * how many, and the first ("pid why"). */
+	size_t left_alone_count;
+	char *first_left_alone;
 };
 
 static void add_unsampled(struct profile_list *list, const char *pid,
@@ -216,8 +216,8 @@ static void take_line(struct wrap_manifest *manifest, char *line, int fd,
 		add_unsampled(list, line + 2, tab + 1);
 	} else if (line[0] == 'A') {
 		*tab = ' ';
-		if (list->sandboxed_count++ == 0)
-			list->first_sandboxed = wrap_format("%s", line + 2);
+		if (list->left_alone_count++ == 0)
+			list->first_left_alone = wrap_format("%s", line + 2);
 	} else {
 		*tab = '\0';
 		set_detail(find_or_add(list, line + 2), line[0], tab + 1);
@@ -417,13 +417,11 @@ void wrap_manifest_report(struct wrap_manifest *manifest, bool quiet,
 	wrap_manifest_receive(manifest);
 	for (size_t i = 0; i < list->count; i++)
 		listed += is_listed(&list->items[i]);
-	if (listed == 0 && list->sandboxed_count > 0)
-		wrap_error("no profile was written: %zu process%s sandboxed "
-			   "%s (pid %s), where the profiler stops recording",
-			   list->sandboxed_count,
-			   list->sandboxed_count == 1 ? "" : "es",
-			   list->sandboxed_count == 1 ? "itself" : "themselves",
-			   list->first_sandboxed);
+	if (listed == 0 && list->left_alone_count > 0)
+		wrap_error("no profile was written: the profiler left %zu "
+			   "process%s alone (pid %s)", list->left_alone_count,
+			   list->left_alone_count == 1 ? "" : "es",
+			   list->first_left_alone);
 	else if (listed == 0)
 		wrap_error("no profile was written (the command ended before "
 			   "any allocation was recorded, or it cleared "
@@ -465,7 +463,7 @@ void wrap_manifest_remove(struct wrap_manifest *manifest)
 		free(list->items[i].unwritten);
 	}
 	if (list != NULL)
-		free(list->first_sandboxed);
+		free(list->first_left_alone);
 	for (size_t i = 0; list != NULL && i < list->unsampled_count; i++)
 		free(list->unsampled[i]);
 	if (list != NULL) {
