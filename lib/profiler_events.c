@@ -99,21 +99,36 @@ void profiler_before_sandbox(const char *what)
 	errno = saved_errno;
 }
 
-/* Under a seccomp filter from the start, any system call the runtime
- * makes may be the one the filter kills for: none is made, but the
- * write of this message. */
+/* Under more seccomp filters than the first process of the tree, any
+ * system call the runtime makes may be the one a filter kills for: none
+ * is made, but the write of this message on standard error when no
+ * memprof-wrap would show it (its socket is one more system call, and
+ * the program's standard error is not memprof-wrap's to write to).  The
+ * first process hands its count on to the others. */
 static int sandboxed_at_load(void)
 {
 	static const char message[] =
 		"libspprof-alloc: this process runs under a seccomp filter, "
 		"which may kill it for the profiler's system calls: nothing "
 		"is recorded in it\n";
-	int mode = sandbox_seccomp_mode();
+	static char first_count[64];
+	const char *manifest = getenv("SPPROF_MANIFEST");
+	const char *inherited = getenv(SANDBOX_FILTERS_VARIABLE);
+	long filters = sandbox_seccomp_filters();
 
-	if (!mode)
+	if (!inherited) {
+		snprintf(first_count, sizeof(first_count), "%s=%ld",
+			 SANDBOX_FILTERS_VARIABLE, filters);
+		if (getenv("SPPROF_OUTPUT") && environ_put(first_count) < 0) {
+			/* its children count from 0: left alone under any */
+		}
+		return 0;
+	}
+	if (filters <= strtol(inherited, NULL, 10))
 		return 0;
 	stand_aside();
 	if (getenv("SPPROF_OUTPUT") &&
+	    !(manifest && channel_is_wrap(manifest)) &&
 	    write(STDERR_FILENO, message, sizeof(message) - 1) < 0) {
 		/* nobody to tell */
 	}

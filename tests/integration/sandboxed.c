@@ -4,6 +4,9 @@
  * Usage: sandboxed MODE [DIR]
  *   seccomp    installs a seccomp filter that kills the process for any
  *              system call but the few that malloc, printf and exit need
+ *   seccomp-exec  installs such a filter that also lets the process
+ *              execute itself and the dynamic loader load it, then
+ *              executes itself (mode "after-exec"), which starts so
  *   chroot     moves into new user and mount namespaces, then into DIR
  *              (an empty directory) as its root
  *   clone      makes a child by the clone system call itself, which
@@ -58,7 +61,7 @@ static unsigned long churn(unsigned round)
 /* What a strict sandbox allows a computing process: its memory, its
  * standard streams, the clock and its end.  Anything else kills it. */
 #if defined(__x86_64__)
-static void enter_seccomp(void)
+static void enter_seccomp(int exec)
 {
 	struct sock_filter filter[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -74,6 +77,13 @@ static void enter_seccomp(void)
 		ALLOW(SYS_rt_sigprocmask), ALLOW(SYS_rt_sigreturn),
 		ALLOW(SYS_clock_gettime), ALLOW(SYS_exit),
 		ALLOW(SYS_exit_group),
+		/* Past here, only what executing and loading needs. */
+		BPF_STMT(BPF_JMP | BPF_JA, exec ? 1 : 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		ALLOW(SYS_execve), ALLOW(SYS_openat), ALLOW(SYS_close),
+		ALLOW(SYS_pread64), ALLOW(SYS_access), ALLOW(SYS_arch_prctl),
+		ALLOW(SYS_set_tid_address), ALLOW(SYS_set_robust_list),
+		ALLOW(SYS_rseq), ALLOW(SYS_prlimit64), ALLOW(SYS_getrandom),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 	};
 	struct sock_fprog program = {
@@ -88,8 +98,9 @@ static void enter_seccomp(void)
 	}
 }
 #else
-static void enter_seccomp(void)
+static void enter_seccomp(int exec)
 {
+	(void)exec;
 	fprintf(stderr, "the filter is written for x86-64\n");
 	exit(2);
 }
@@ -156,9 +167,19 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	before = churn(1) + churn(2);
+	if (strcmp(argv[1], "after-exec") == 0) {
+		printf("started under a filter %lu\n", churn(5));
+		return 0;
+	}
 	if (strcmp(argv[1], "seccomp") == 0)
-		enter_seccomp();
-	else if (strcmp(argv[1], "chroot") == 0 && argc > 2)
+		enter_seccomp(0);
+	else if (strcmp(argv[1], "seccomp-exec") == 0) {
+		fflush(stdout);
+		enter_seccomp(1);
+		execl("/proc/self/exe", argv[0], "after-exec", (char *)NULL);
+		perror("exec");
+		return 2;
+	} else if (strcmp(argv[1], "chroot") == 0 && argc > 2)
 		enter_chroot(argv[2]);
 	else if (strcmp(argv[1], "clone") == 0)
 		clone_child();
