@@ -99,14 +99,29 @@ static struct heap_map *table_for(const void *block,
 	return &prof.heap;
 }
 
+/* A block the C library gave as it is (offset 0) at an address the
+ * tables still hold: the block there before was freed past the runtime
+ * (by code bound to the C library's free(): a library opened with
+ * dlmopen(), or with RTLD_DEEPBIND where the runtime cannot rebind it).
+ * Its record goes, with its free, so that no address is live twice. */
+static void forget_freed_past_us(void *block)
+{
+	struct heap_record stale;
+
+	profiler_release(block, &stale);
+}
+
 /* Enters a record in a heap map (and the profile when it is a sample);
  * 0 when the table has no room for it. */
 static int publish(void *block, const struct heap_record *r)
 {
 	int outside_pool = r->offset != POOL_OFFSET;
-	struct heap_map *map = table_for(block, r);
+	struct heap_map *map;
 	long slot;
 
+	if (r->offset == 0)
+		forget_freed_past_us(block);
+	map = table_for(block, r);
 	if (outside_pool)
 		carved_count_add(block, 1);
 	slot = heap_map_reserve(map, (uintptr_t)block);
