@@ -216,6 +216,10 @@ static void take_line(struct wrap_manifest *manifest, char *line, int fd,
 		add_unsampled(list, line + 2, tab + 1);
 	} else if (line[0] == 'A') {
 		*tab = ' ';
+		/* Shown later in a line of ours: no control characters. */
+		for (char *c = line + 2; *c != '\0'; c++)
+			if ((unsigned char)*c < ' ')
+				*c = '?';
 		if (list->left_alone_count++ == 0)
 			list->first_left_alone = wrap_format("%s", line + 2);
 	} else {
