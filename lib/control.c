@@ -108,6 +108,11 @@ void control_after_fork(void)
 	register_entry();
 }
 
+void control_forget(void)
+{
+	control_page = NULL;
+}
+
 /* The page stays mapped: other threads may still be reading it. */
 void control_unregister(void)
 {

@@ -24,6 +24,9 @@ extern struct control_page *control_page;
 void control_register(void);
 void control_unregister(void);
 void control_after_fork(void);
+/* Forgets the page without a system call: in a process the runtime
+ * leaves alone, which may share it with its parent. */
+void control_forget(void);
 
 /* What the page says of the process: its state, its streamed file, the
  * last profile it finished. */

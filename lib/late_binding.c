@@ -459,6 +459,31 @@ int late_binding_refresh(void)
 	return rewritten;
 }
 
+/* A slot of the malloc family bound to the C library's function, past
+ * a preloaded runtime: only a library opened with RTLD_DEEPBIND has one. */
+static void rebind_past_us(const struct object *o, const struct slot *s,
+			   void *data)
+{
+	if (!real_alloc_is_allocator_function(s->name) ||
+	    __atomic_load_n(s->address, __ATOMIC_ACQUIRE) !=
+		    real_alloc_function(s->name))
+		return;
+	store_slot(o, s->address, s->function);
+	++*(int *)data;
+}
+
+int late_binding_rebind_deep(void)
+{
+	int rewritten = 0;
+
+	if (open_self() < 0)
+		return -1;
+	looking_up = 1;
+	each_slot(rebind_past_us, &rewritten);
+	looking_up = 0;
+	return rewritten;
+}
+
 int late_binding_apply(void)
 {
 	int rewritten = 0;
@@ -493,6 +518,11 @@ int late_binding_apply(void)
 int late_binding_refresh(void)
 {
 	return 0;
+}
+
+int late_binding_rebind_deep(void)
+{
+	return -1;
 }
 
 #endif

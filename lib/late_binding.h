@@ -49,6 +49,14 @@ int late_binding_applied(void);
  * than the one the runtime passes calls on to; returns how many.
  * Needs no lock of the loader's but dl_iterate_phdr()'s. */
 int late_binding_refresh(void);
+/* For a preloaded runtime, after a library was opened with RTLD_DEEPBIND,
+ * which binds its calls to the C library's malloc family past the
+ * runtime's, so that its free() would get blocks the runtime sampled
+ * (from its pool, or carved out of larger ones) and crash the program:
+ * rewrites every slot of the malloc family that leads to the C library's
+ * function to the runtime's (a library with an allocator of its own
+ * keeps it).  How many, or -1 (an architecture it does not know). */
+int late_binding_rebind_deep(void);
 /* Why late_binding_apply() failed: "the program allocates with A and
  * with B"... */
 const char *late_binding_refusal(void);

@@ -53,11 +53,22 @@ static unsigned directories_of_its_own(const Dl_serinfo *caller)
 	return n;
 }
 
+/* The C library's dlopen(): a preloaded runtime exports one of its own
+ * (interpose_dlopen.c), which would lead back here. */
+static void *c_dlopen(const char *file, int mode)
+{
+	static void *(*next)(const char *, int);
+
+	if (!next)
+		*(void **)&next = dlsym(RTLD_NEXT, "dlopen");
+	return next ? next(file, mode) : NULL;
+}
+
 /* The object as the caller's dlopen() of a bare name finds it: first in
  * the directories of the caller's own search path (its run paths and
  * LD_LIBRARY_PATH, in the loader's order), then as dlopen() finds it
  * (its cache, the system's directories). */
-static void *open_for(const void *caller, const char *file, int mode)
+void *dlopen_for(const void *caller, const char *file, int mode)
 {
 	union search_path room;
 	const Dl_serinfo *paths;
@@ -66,10 +77,10 @@ static void *open_for(const void *caller, const char *file, int mode)
 	unsigned own;
 
 	if (!file || strchr(file, '/'))
-		return dlopen(file, mode);
-	handle = dlopen(file, mode | RTLD_NOLOAD);
+		return c_dlopen(file, mode);
+	handle = c_dlopen(file, mode | RTLD_NOLOAD);
 	if (handle || !(paths = search_path(caller, &room)))
-		return handle ? handle : dlopen(file, mode);
+		return handle ? handle : c_dlopen(file, mode);
 	own = directories_of_its_own(paths);
 	for (unsigned i = 0; i < own; i++) {
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s",
@@ -77,15 +88,15 @@ static void *open_for(const void *caller, const char *file, int mode)
 				     file) >= sizeof(path) ||
 		    access(path, F_OK) != 0)
 			continue;
-		if ((handle = dlopen(path, mode)))
+		if ((handle = c_dlopen(path, mode)))
 			return handle;
 	}
-	return dlopen(file, mode);
+	return c_dlopen(file, mode);
 }
 
 void *late_dlopen(const char *file, int mode)
 {
-	void *handle = open_for(__builtin_return_address(0), file, mode);
+	void *handle = dlopen_for(__builtin_return_address(0), file, mode);
 
 	if (handle)
 		late_binding_refresh();

@@ -33,4 +33,9 @@
 
 void *late_dlopen(const char *file, int mode);
 
+/* dlopen() as called from the code at `caller` (a return address), by
+ * the search described above, without rewriting any slot; for the
+ * dlopen() a preloaded runtime exports (interpose_dlopen.c). */
+void *dlopen_for(const void *caller, const char *file, int mode);
+
 #endif /* SPPROF_LATE_DLOPEN_H */

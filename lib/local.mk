@@ -31,9 +31,11 @@ lib_libspprof_core_la_SOURCES = \
 	lib/profiler_events.c lib/profiler_record.c \
 	lib/profiler_control.c lib/late_binding.c lib/late_binding.h \
 	lib/late_dlopen.c lib/late_dlopen.h \
+	lib/process_owner.c lib/process_owner.h \
 	lib/process_start.c lib/process_start.h \
 	lib/rawmem.c lib/rawmem.h \
 	lib/run_totals.c lib/run_totals.h \
+	lib/sandbox.c lib/sandbox.h \
 	lib/real_alloc.c lib/real_alloc.h \
 	lib/sample_pool.c lib/sample_pool.h \
 	lib/sampler.c lib/sampler.h \
@@ -65,7 +67,7 @@ RUNTIME_CFLAGS = -fvisibility=hidden -fno-omit-frame-pointer \
 
 lib_LTLIBRARIES += lib/libspprof-alloc.la
 lib_libspprof_alloc_la_SOURCES = lib/interpose.c lib/interpose_exec.c \
-	lib/interpose_ids.c
+	lib/interpose_ids.c lib/interpose_sandbox.c lib/interpose_dlopen.c
 lib_libspprof_alloc_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)
 lib_libspprof_alloc_la_LIBADD = lib/libspprof-core.la $(RUNTIME_LIBS)
 # nodelete: hooks may be running on other threads when a dlclose() comes.

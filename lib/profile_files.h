@@ -30,6 +30,9 @@
  *   S <pid>\t<name>           a process ended without taking a sample,
  *                             so without a profile: its title or
  *                             command line
+ *   A <pid>\t<why>            the runtime left the process alone (a
+ *                             sandbox, a tight limit): it records no
+ *                             more (profiler_events.c)
  *
  * The manifest is memprof-wrap's socket or a file (wrap_channel.h).
  * Nothing here allocates; descriptors are open only inside a call.

@@ -55,6 +55,17 @@ void profiler_exit_now(void);
 void profiler_before_exec(const char *program);
 void profiler_exec_failed(void);
 
+/* Called before the process sandboxes itself (what: "installs a seccomp
+ * filter"...): finishes the profile while the process still can, says
+ * so, and leaves the process alone from then on (interpose_sandbox.c). */
+void profiler_before_sandbox(const char *what);
+
+/* 1 while the runtime may do its work in this process: 0 in a child made
+ * by clone() itself, which the atfork handlers never saw (its state is
+ * its parent's, process_owner.h), or once the process sandboxed itself;
+ * the runtime then leaves it alone, and its children too.  One load. */
+int profiler_may_work_here(void);
+
 /* Called before the process changes its effective user or group
  * ((uid_t)-1, (gid_t)-1: unchanged); see writer_before_id_change(). */
 void profiler_before_id_change(uid_t uid, gid_t gid);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <spprof/memprof.h>
@@ -26,9 +27,166 @@
 #include "names.h"
 #include "profile_meta.h"
 #include "profiler_state.h"
+#include "process_owner.h"
 #include "real_alloc.h"
+#include "sandbox.h"
 #include "unwind.h"
+#include "wrap_channel.h"
 #include "writer.h"
+
+/* ---- leaving a process alone (process_owner.h, sandbox.h) ----------------- */
+
+/* Set once the runtime has left this process alone; its children
+ * inherit it. */
+static int stood_aside;
+
+/* Stops the runtime's work in this process for good, without a system
+ * call: no event, no file, no registry entry.  The frees of the blocks it
+ * sampled still find their way back (profiler_release), from memory. */
+static void stand_aside(void)
+{
+	stood_aside = 1;
+	atomic_store(&prof.track_allocs, 0);
+	atomic_store(&prof.track_frees, 0);
+	writer_stand_aside();
+	control_forget();
+}
+
+int profiler_may_work_here(void)
+{
+	if (likely(process_is_owner()) && !stood_aside)
+		return 1;
+	stand_aside(); /* a child made by clone() itself: its parent's state */
+	return 0;
+}
+
+/* For the hooks that run in children sharing our memory (_exit, exec),
+ * maybe on thread-local storage of their own: asks before touching any. */
+static int may_work_here_exactly(void)
+{
+	return !stood_aside && process_is_owner_exactly();
+}
+
+/* Tells memprof-wrap why this process records no more ("A pid<TAB>why"),
+ * so that it does not take the missing profile for an early end. */
+static void announce_stepping_aside(const char *why)
+{
+	char line[256];
+	int n = snprintf(line, sizeof(line), "A %ld\t%s\n", (long)getpid(),
+			 why);
+
+	if (channel_is_wrap(prof.settings.manifest) && n > 0 &&
+	    (size_t)n < sizeof(line))
+		channel_send(prof.settings.manifest, line, (size_t)n, -1);
+}
+
+static void finish_now(const char *exec_program);
+
+void profiler_before_sandbox(const char *what)
+{
+	int saved_errno;
+
+	if (!may_work_here_exactly())
+		return;
+	saved_errno = errno;
+	finish_now(NULL);
+	if (writer_enabled() || prof.settings.output[0]) {
+		runtime_message("process %ld %s: its profile ends here",
+				(long)getpid(), what);
+		announce_stepping_aside(what);
+	}
+	control_unregister();
+	stand_aside();
+	errno = saved_errno;
+}
+
+/* Under more seccomp filters than the first process of the tree, any
+ * system call the runtime makes may be the one a filter kills for: none
+ * is made, but the write of this message on standard error when no
+ * memprof-wrap would show it (its socket is one more system call, and
+ * the program's standard error is not memprof-wrap's to write to).  The
+ * first process hands its count on to the others. */
+static int sandboxed_at_load(void)
+{
+	static const char message[] =
+		"libspprof-alloc: this process runs under a seccomp filter, "
+		"which may kill it for the profiler's system calls: nothing "
+		"is recorded in it\n";
+	static char first_count[64];
+	const char *manifest = getenv("SPPROF_MANIFEST");
+	const char *inherited = getenv(SANDBOX_FILTERS_VARIABLE);
+	long filters = sandbox_seccomp_filters();
+
+	if (!inherited) {
+		snprintf(first_count, sizeof(first_count), "%s=%ld",
+			 SANDBOX_FILTERS_VARIABLE, filters);
+		if (getenv("SPPROF_OUTPUT") && environ_put(first_count) < 0) {
+			/* its children count from 0: left alone under any */
+		}
+		return 0;
+	}
+	if (filters <= strtol(inherited, NULL, 10))
+		return 0;
+	stand_aside();
+	if (getenv("SPPROF_OUTPUT") &&
+	    !(manifest && channel_is_wrap(manifest)) &&
+	    write(STDERR_FILENO, message, sizeof(message) - 1) < 0) {
+		/* nobody to tell */
+	}
+	return 1;
+}
+
+/* The most address space the runtime takes at its start and first
+ * samples: its tables at their first sizes and the names' arena (about
+ * 80 MiB), the pool of pages for sampled blocks (64 MiB, sample_pool.h)
+ * and the stream's window.  A process limited to a few times that
+ * (ulimit -v, RLIMIT_AS; RLIMIT_DATA counts the same private mappings)
+ * would run out of memory under the runtime where it ran bare. */
+#define RUNTIME_ADDRESS_SPACE ((rlim_t)160 << 20)
+#define ADDRESS_SPACE_SHARE 4
+
+/* Why the address space is too small for the runtime to take its share,
+ * in why; 0 when it is not. */
+static int too_little_address_space(char *why, size_t size)
+{
+	static const struct {
+		int resource;
+		const char *name;
+	} limits[] = {
+		{ RLIMIT_AS, "its address space (ulimit -v)" },
+		{ RLIMIT_DATA, "its data (ulimit -d)" },
+	};
+	struct rlimit limit;
+
+	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
+		if (getrlimit(limits[i].resource, &limit) < 0 ||
+		    limit.rlim_cur == RLIM_INFINITY ||
+		    limit.rlim_cur / ADDRESS_SPACE_SHARE >= RUNTIME_ADDRESS_SPACE)
+			continue;
+		snprintf(why, size, "limits %s to %llu MiB, where the profiler "
+			 "would take %llu MiB", limits[i].name,
+			 (unsigned long long)(limit.rlim_cur >> 20),
+			 (unsigned long long)(RUNTIME_ADDRESS_SPACE >> 20));
+		return 1;
+	}
+	return 0;
+}
+
+/* Leaves a process whose limits leave no room for the runtime alone,
+ * before it maps anything: the program runs as it runs bare. */
+static int too_tight_at_load(void)
+{
+	char why[160];
+
+	if (!prof.settings.output[0] ||
+	    !too_little_address_space(why, sizeof(why)))
+		return 0;
+	runtime_message("process %ld %s: nothing is recorded in it",
+			(long)getpid(), why);
+	announce_stepping_aside(why);
+	stand_aside();
+	return 1;
+}
 
 /* Signals wait from before fork() until after it: a handler that
  * allocated in the child before the runtime's state is reset there would
@@ -45,6 +203,7 @@ static void before_fork(void)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &mask_before_fork);
+	profiler_may_work_here(); /* a child of clone() hands it down */
 	if (heap_map_ready(&prof.heap)) {
 		heap_map_prefork(&prof.heap);
 		heap_map_prefork(&prof.in_place);
@@ -81,6 +240,14 @@ static void after_fork_in_child(void)
 {
 	int follow = prof.settings.follow_fork;
 
+	process_owner_after_fork();
+	if (stood_aside) {
+		sampler_reseed_thread();
+		heap_map_after_fork(&prof.heap);
+		heap_map_after_fork(&prof.in_place);
+		pthread_sigmask(SIG_SETMASK, &mask_before_fork, NULL);
+		return;
+	}
 	strings_after_fork();
 	code_map_after_fork();
 	modules_after_fork();
@@ -207,6 +374,11 @@ void profiler_load(void)
 	int saved_errno = enter_runtime(), late;
 
 	real_alloc_init();
+	if (sandboxed_at_load()) {
+		leave_runtime(saved_errno);
+		return;
+	}
+	process_owner_init();
 	meta_note_command_line();
 	profiler_read_settings_once();
 	sampler_init_entropy(prof.settings.seed);
@@ -227,6 +399,10 @@ void profiler_load(void)
 		prof.settings.output[0] = '\0';
 	}
 	attach_python_walker();
+	if (too_tight_at_load()) {
+		leave_runtime(saved_errno);
+		return;
+	}
 	if (prof.settings.output[0] && !prof.settings.dormant) {
 		start_recording();
 		if (late)
@@ -252,12 +428,16 @@ static void finish_now(const char *exec_program)
 
 void profiler_exit_now(void)
 {
+	if (!may_work_here_exactly())
+		return;
 	finish_now(NULL);
 	control_unregister();
 }
 
 void profiler_before_exec(const char *program)
 {
+	if (!may_work_here_exactly())
+		return;
 	finish_now(program);
 	control_unregister();
 }
@@ -266,6 +446,8 @@ void profiler_exec_failed(void)
 {
 	int saved_errno;
 
+	if (!may_work_here_exactly())
+		return;
 	control_after_fork(); /* the same process, back in the registry */
 	control_set_state(writer_recording() ? CONTROL_RECORDING
 					     : CONTROL_DORMANT);
@@ -280,7 +462,7 @@ void profiler_before_id_change(uid_t uid, gid_t gid)
 {
 	int saved_errno;
 
-	if (!writer_enabled() || ((uid == (uid_t)-1 || uid == geteuid()) &&
+	if (!may_work_here_exactly() || !writer_enabled() || ((uid == (uid_t)-1 || uid == geteuid()) &&
 				  (gid == (gid_t)-1 || gid == getegid())))
 		return;
 	saved_errno = enter_runtime();
@@ -290,6 +472,8 @@ void profiler_before_id_change(uid_t uid, gid_t gid)
 
 void profiler_unload(void)
 {
+	if (!may_work_here_exactly())
+		return;
 	if (writer_enabled())
 		memprof_shutdown();
 	control_unregister();

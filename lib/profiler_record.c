@@ -35,7 +35,7 @@ static void count(unsigned counter)
 
 int profiler_wants_sample(void)
 {
-	if (sampler_tls.in_runtime)
+	if (sampler_tls.in_runtime || unlikely(!profiler_may_work_here()))
 		return 0;
 	/* Requests of memprof-ctl are answered here, where a dormant
 	 * runtime passes about once per sampling interval of each thread. */
@@ -99,14 +99,29 @@ static struct heap_map *table_for(const void *block,
 	return &prof.heap;
 }
 
+/* A block the C library gave as it is (offset 0) at an address the
+ * tables still hold: the block there before was freed past the runtime
+ * (by code bound to the C library's free(): a library opened with
+ * dlmopen(), or with RTLD_DEEPBIND where the runtime cannot rebind it).
+ * Its record goes, with its free, so that no address is live twice. */
+static void forget_freed_past_us(void *block)
+{
+	struct heap_record stale;
+
+	profiler_release(block, &stale);
+}
+
 /* Enters a record in a heap map (and the profile when it is a sample);
  * 0 when the table has no room for it. */
 static int publish(void *block, const struct heap_record *r)
 {
 	int outside_pool = r->offset != POOL_OFFSET;
-	struct heap_map *map = table_for(block, r);
+	struct heap_map *map;
 	long slot;
 
+	if (r->offset == 0)
+		forget_freed_past_us(block);
+	map = table_for(block, r);
 	if (outside_pool)
 		carved_count_add(block, 1);
 	slot = heap_map_reserve(map, (uintptr_t)block);
@@ -144,7 +159,7 @@ int profiler_record_alloc(void *block, size_t size, size_t slack,
 		.sampling_rate = rate,
 		.estimate = sample ? estimate_of(size, rate) : 0,
 		.stack_id = sample ? capture_stack() : STACK_ID_NONE,
-		.thread_id = sampler_tls.tid,
+		.thread_id = sampler_thread_id(),
 		.timestamp_ns = monotonic_ns(),
 		.offset = offset,
 		.slack = (uint32_t)slack,
@@ -184,6 +199,13 @@ static int look_up(void *block, struct heap_record *record,
 	return found ? found : lookup(&prof.heap, (uintptr_t)block, record);
 }
 
+/* Whether the free of a sample is to be written out. */
+static int recording_frees(void)
+{
+	return atomic_load_explicit(&prof.track_frees, relaxed) &&
+	       profiler_may_work_here();
+}
+
 int profiler_release(void *block, struct heap_record *record)
 {
 	int saved_errno;
@@ -203,10 +225,9 @@ int profiler_release(void *block, struct heap_record *record)
 	if (sampler_tls.in_runtime) {
 		/* A signal handler's free: its thread may hold the writer's
 		 * lock, so the FREE is written by the next event. */
-		if (atomic_load_explicit(&prof.track_frees, relaxed) &&
-		    writer_free_later((uintptr_t)block) < 0)
+		if (recording_frees() && writer_free_later((uintptr_t)block) < 0)
 			count(COUNT_SKIPPED_REENTRANT);
-	} else if (atomic_load_explicit(&prof.track_frees, relaxed)) {
+	} else if (recording_frees()) {
 		saved_errno = enter_runtime();
 		writer_free((uintptr_t)block);
 		leave_runtime(saved_errno);

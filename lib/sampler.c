@@ -42,20 +42,34 @@ uint64_t sampler_rate(void)
 	return atomic_load_explicit(&sampling_rate, memory_order_relaxed);
 }
 
+/* No system call but in a repeatable run: a thread seeds itself at its
+ * first allocation, which may come after its process entered a seccomp
+ * filter that the runtime left alone (profiler_may_work_here()).  The
+ * time tells processes apart as it tells threads apart. */
 static void seed_thread(struct sampler_thread *t)
 {
-	uint64_t thread_id, pid = (uint64_t)getpid();
+	uint64_t thread_id, pid = 0;
 
 	if (repeatable) {
 		thread_id = atomic_fetch_add(&threads_seeded, 1) + 1;
+		pid = (uint64_t)getpid();
 		if (pid == (uint64_t)seeded_process)
 			pid = 0;
 	} else {
 		thread_id = (uint64_t)(uintptr_t)t ^ monotonic_ns();
 	}
-	t->tid = (uint32_t)syscall(SYS_gettid);
+	t->tid = 0;
 	prng_seed(&t->prng, thread_id, pid, global_entropy);
 	t->seeded = 1;
+}
+
+uint32_t sampler_thread_id(void)
+{
+	struct sampler_thread *t = &sampler_tls;
+
+	if (!t->tid)
+		t->tid = (uint32_t)syscall(SYS_gettid);
+	return t->tid;
 }
 
 void sampler_init_entropy(uint64_t seed)

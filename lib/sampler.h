@@ -42,6 +42,8 @@ uint64_t sampler_rate(void);
  * of a program that allocates alike; 0 draws the entropy at random. */
 void sampler_init_entropy(uint64_t seed);
 void sampler_reseed_thread(void);
+/* The calling thread's id, asked of the kernel at its first sample. */
+uint32_t sampler_thread_id(void);
 
 /* The hot path: 1 when no sample falls inside the next `size` bytes of
  * this thread (the common case), 0 when sampler_slow_path() must decide.

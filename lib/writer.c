@@ -121,6 +121,11 @@ static void unlock(void)
 	}
 }
 
+void writer_stand_aside(void)
+{
+	w.enabled = 0;
+}
+
 int writer_enabled(void)
 {
 	return w.enabled;

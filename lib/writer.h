@@ -56,6 +56,10 @@ int writer_configure(const struct runtime_config *settings,
 		     struct heap_map *in_place, uint64_t sampling_rate,
 		     int descendant);
 int writer_enabled(void);
+/* Writes nothing more, without a system call: in a process the runtime
+ * leaves alone (profiler_may_work_here()), whose stream, if any, is its
+ * parent's and not even mapped. */
+void writer_stand_aside(void);
 
 void writer_alloc(uintptr_t address, const struct heap_record *record);
 void writer_free(uintptr_t address);

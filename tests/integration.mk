@@ -116,11 +116,25 @@ tests_integration_handler_allocs_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_integration_handler_allocs_LDADD = $(RUNTIME_LIBS)
 
 check_PROGRAMS += tests/integration/bounded
+
+check_PROGRAMS += tests/integration/sandboxed tests/integration/limited
+
+# Blocks freed inside a library opened with RTLD_DEEPBIND, for deepbind.sh.
+check_PROGRAMS += tests/integration/deepbind
+tests_integration_deepbind_LDADD = $(RUNTIME_LIBS)
+check_LTLIBRARIES += tests/integration/libdeepbind-plugin.la
+tests_integration_libdeepbind_plugin_la_SOURCES = \
+	tests/integration/deepbind-plugin.c
+tests_integration_libdeepbind_plugin_la_LDFLAGS = -module \
+	-avoid-version -shared -rpath $(abs_builddir)/tests/integration
 tests_integration_bounded_SOURCES = tests/integration/bounded.c
 
 integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/bounded.sh \
 	tests/integration/undisturbed.sh \
+	tests/integration/sandboxed.sh \
+	tests/integration/deepbind.sh \
+	tests/integration/limited.sh \
 	tests/integration/storm.sh \
 	tests/integration/handler-allocs.sh \
 	tests/integration/lock-hazards.sh \

@@ -59,6 +59,10 @@ struct profile_list {
 	char **unsampled;
 	size_t unsampled_count;
 	size_t unsampled_unlisted; /* past UNSAMPLED_LISTED_MAX */
+	/* Processes the runtime left alone (a sandbox, a tight limit):
+	 * how many, and the first ("pid why"). */
+	size_t left_alone_count;
+	char *first_left_alone;
 };
 
 static void add_unsampled(struct profile_list *list, const char *pid,
@@ -253,6 +257,16 @@ static bool take_line(struct wrap_manifest *manifest,
 		return true;
 	case 'S':
 		add_unsampled(list, line->subject, line->detail);
+		return true;
+	case 'A':
+		/* The first is named in a line of ours, escaped. */
+		if (list->left_alone_count++ == 0) {
+			char *text = wrap_format("%s %s", line->subject,
+						 line->detail);
+
+			list->first_left_alone = wrap_escape(text);
+			free(text);
+		}
 		return true;
 	}
 	profile = find_or_add(list, line->subject);
@@ -511,7 +525,12 @@ void wrap_manifest_report(struct wrap_manifest *manifest, bool quiet,
 	receive(manifest, FINAL_DATAGRAMS_MAX);
 	for (size_t i = 0; i < list->count; i++)
 		listed += is_listed(&list->items[i]);
-	if (listed == 0)
+	if (listed == 0 && list->left_alone_count > 0)
+		wrap_error("no profile was written: the profiler left %zu "
+			   "process%s alone (pid %s)", list->left_alone_count,
+			   list->left_alone_count == 1 ? "" : "es",
+			   list->first_left_alone);
+	else if (listed == 0)
 		wrap_error("no profile was written (the command ended before "
 			   "any allocation was recorded, or it cleared "
 			   "LD_PRELOAD or ran only statically linked programs)");
@@ -552,6 +571,8 @@ void wrap_manifest_remove(struct wrap_manifest *manifest)
 		free(list->items[i].stopped);
 		free(list->items[i].unwritten);
 	}
+	if (list != NULL)
+		free(list->first_left_alone);
 	for (size_t i = 0; list != NULL && i < list->unsampled_count; i++)
 		free(list->unsampled[i]);
 	if (list != NULL) {

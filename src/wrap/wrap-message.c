@@ -23,6 +23,7 @@ static const struct kind_rule {
 	{ 'H', NO_DETAIL, true },        /* part, with the final file */
 	{ 'C', NO_DETAIL, true },        /* "0" or "1", with a socket */
 	{ 'S', DETAIL_NEEDED, false },   /* pid, name */
+	{ 'A', DETAIL_NEEDED, false },   /* pid, why it was left alone */
 	{ 'M', FREE_TEXT, false },       /* a message, tabs and all */
 };
 

@@ -14,7 +14,7 @@ scratch=$abs_top_builddir/tests/integration/$test_name.dir
 
 # Nothing from the caller's environment may configure the runtime.
 unset SPPROF_OUTPUT SPPROF_SAMPLING_RATE SPPROF_FOLLOW_FORK SPPROF_MANIFEST \
-	SPPROF_STACK_TABLE_MAX SPPROF_ROOT_PID MALLOC_PERTURB_ GLIBC_TUNABLES
+	SPPROF_STACK_TABLE_MAX SPPROF_ROOT_PID SPPROF_SECCOMP_FILTERS MALLOC_PERTURB_ GLIBC_TUNABLES
 
 rm -rf "$scratch"
 mkdir -p "$scratch"
