@@ -174,7 +174,31 @@ static int visible_processes(const struct ctl_client *client,
 	return 0;
 }
 
-/* Writes a page of the processes; 0, or -1 with why set. */
+static int connection_fd(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+		c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+	return info ? info->connect_fd : -1;
+}
+
+/* Whether the client hung up (or shut its side): then no one reads an
+ * answer. */
+static bool client_gone(const struct request *r)
+{
+	struct pollfd client = { .fd = connection_fd(r->c),
+				 .events = POLLRDHUP };
+
+	return poll(&client, 1, 0) > 0 &&
+	       (client.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+/* What a render_fn returns for a client that hung up before its page
+ * was drawn: no one reads an answer. */
+#define RENDER_ABANDONED (-2)
+
+/* Writes a page of the processes; 0, RENDER_ABANDONED, or -1 with why
+ * set. */
 typedef int render_fn(FILE *out, const struct request *r,
 		      const struct ctl_process *procs, size_t count,
 		      char *why, size_t size);
@@ -198,6 +222,10 @@ static enum MHD_Result reply_rendered(struct request *r, render_fn *render,
 		rc = -1;
 	}
 	free(procs);
+	if (rc == RENDER_ABANDONED) {
+		free(page);
+		return MHD_NO; /* the connection is closed */
+	}
 	if (rc != 0) {
 		free(page);
 		return reply_line(r->c, HTTP_INTERNAL_ERROR, r->why);
@@ -236,6 +264,12 @@ static int render_metrics(FILE *out, const struct request *r,
 	int rc;
 
 	pthread_mutex_lock(&one_at_a_time);
+	/* Scrapes take turns: one whose client left while it waited is not
+	 * drawn for no one. */
+	if (client_gone(r)) {
+		pthread_mutex_unlock(&one_at_a_time);
+		return RENDER_ABANDONED;
+	}
 	rc = ctl_metrics_render(out, procs, count, &r->server->o->metrics,
 				why, size);
 	malloc_trim(0);
@@ -291,14 +325,6 @@ static unsigned find_recording(struct request *r, struct ctl_process *p,
 	return *stream < 0 ? HTTP_FORBIDDEN : 0;
 }
 
-static int connection_fd(struct MHD_Connection *c)
-{
-	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
-		c, MHD_CONNECTION_INFO_CONNECTION_FD);
-
-	return info ? info->connect_fd : -1;
-}
-
 /* The addresses of both ends of connection c: 0, or -1 with errno set. */
 static int addresses_of(struct MHD_Connection *c,
 			const struct sockaddr **peer,
@@ -338,16 +364,6 @@ static int watch_for_the_end(struct request *r)
 	return watch;
 }
 
-/* Whether the client hung up (or shut its side): then no one reads an
- * answer. */
-static bool client_gone(const struct request *r)
-{
-	struct pollfd client = { .fd = connection_fd(r->c),
-				 .events = POLLRDHUP };
-
-	return poll(&client, 1, 0) > 0 &&
-	       (client.revents & (POLLRDHUP | POLLHUP | POLLERR));
-}
 
 /* /debug/pprof/heap and /allocs: the same profile, whose sample types
  * hold both what is live and what was allocated. */
