@@ -26,6 +26,25 @@ trap 'status=$?
 	[ $status -eq 0 ] || [ -z "$programs" ] || kill -KILL $programs 2>/dev/null
 	eval "$at_exit"' EXIT
 
+# open_the_way DIR - lets every user reach DIR until the test ends: a
+# build tree may lie in a private directory (mktemp -d makes them 0700,
+# and a package is built in one), where the second user of a test could
+# reach neither its own scratch directory nor the programs that the
+# server runs as that user.  Each directory above DIR that lacks it gets
+# search permission for others (not the right to list it), and its mode
+# back at the end.
+open_the_way() {
+	above=$1
+	while [ "$above" != / ]; do
+		above=$(dirname "$above")
+		mode=$(stat -c %a "$above") || return 1
+		[ $((0$mode & 1)) -eq 0 ] || continue
+		chmod o+x "$above" || return 1
+		at_exit="chmod $mode '$above'
+		$at_exit"
+	done
+}
+
 # start_hold NAME [idle|leak] - $hold ($held_kib KiB) in the background under the
 # runtime with the SPPROF_* settings exported; its pid in $pid.  It ends
 # when the test does.

@@ -62,11 +62,16 @@ cleanup() {
 	[ -z "$remove_at_end" ] || rm -rf $remove_at_end
 	[ -z "$unmount_at_end" ] || umount "$unmount_at_end"
 	userdel --force "$attacker" 2>/dev/null
+	eval "$at_exit"
 	exit $status
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
+# The test's user reaches its scratch directory and the build tree's
+# programs, which the server runs as that user.
+open_the_way "$abs_top_builddir" ||
+	fail "cannot let other users reach $abs_top_builddir"
 userdel "$attacker" 2>/dev/null
 useradd --no-create-home --shell /usr/sbin/nologin "$attacker" || {
 	echo "SKIP: $test_name: useradd $attacker failed"

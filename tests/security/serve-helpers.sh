@@ -3,9 +3,12 @@
 # tests/integration/common.sh and ctl-helpers.sh.  They attack as a second
 # local user: they need root, to make that user.
 
-# A folder of the security tests' own for the scratch files.
+# A folder of the security tests' own for the scratch files, which the
+# test's user reaches, as it does the programs of the build tree.
 rmdir "$scratch" 2>/dev/null
 scratch=$abs_top_builddir/tests/security/$test_name.dir
+[ "$(id -u)" != 0 ] || open_the_way "$abs_top_builddir" ||
+	fail "cannot let other users reach $abs_top_builddir"
 rm -rf "$scratch"
 mkdir -p "$scratch"
 ctl=$abs_top_builddir/src/memprof-ctl
