@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 from typing import Dict, List, Optional
 
@@ -88,6 +89,29 @@ def environment(directory: Path, preload: bool = True, record: bool = False,
         env["PYTHONMALLOC"] = "malloc"
     env.update(extra or {})
     return env
+
+
+# Until Python 3.11 a list, dict or set comprehension runs in a function
+# of its own, a frame named "f.<locals>.<listcomp>" above its function f;
+# since 3.12 (PEP 709) it is inlined into f, and its allocations are f's
+# own.  The tests expect what this interpreter does, seen from whether it
+# compiles a comprehension into a code object of its own.
+COMPREHENSIONS_HAVE_FRAMES = any(
+    isinstance(constant, types.CodeType)
+    for constant in compile("[x for x in ()]", "<probe>", "eval").co_consts)
+
+
+def comprehension_frames(function: str, kind: str = "listcomp") -> List[str]:
+    """The Python frames of a comprehension of this kind ("listcomp",
+    "dictcomp") written in function, innermost first."""
+    if COMPREHENSIONS_HAVE_FRAMES:
+        return [f"{function}.<locals>.<{kind}>", function]
+    return [function]
+
+
+def comprehension_site(function: str, kind: str = "listcomp") -> str:
+    """The innermost frame of what that comprehension allocates."""
+    return comprehension_frames(function, kind)[0]
 
 
 class Runner:
