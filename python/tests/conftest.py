@@ -45,6 +45,39 @@ def pytest_sessionstart(session):
             "points SPPROF_TEST_RUNTIME and SPPROF_TEST_WALKER at the build")
 
 
+def walker_refusal() -> Optional[str]:
+    """Why the build's frame walker cannot read this interpreter's frames
+    (a CPython it does not know), or None; asked of a process of its own,
+    as the tests load the bindings only in the programs they start."""
+    probe = subprocess.run(
+        [sys.executable, "-c", "from spprof import _memprof; "
+         "print(_memprof.walker_refusal() or '')"],
+        env=environment(Path.cwd(), preload=False), capture_output=True,
+        text=True, timeout=300)
+    if probe.returncode != 0:
+        raise pytest.UsageError(f"the bindings do not load:\n{probe.stderr}")
+    return probe.stdout.strip() or None
+
+
+# The tests that need no Python frames: they run on every interpreter.
+ANY_INTERPRETER = "any_interpreter"
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", f"{ANY_INTERPRETER}: needs no Python frames")
+
+
+def pytest_collection_modifyitems(config, items):
+    refusal = walker_refusal()
+    if refusal is None:
+        return
+    skip = pytest.mark.skip(reason=f"no Python frames here: {refusal}")
+    for item in items:
+        if ANY_INTERPRETER not in item.keywords:
+            item.add_marker(skip)
+
+
 class Program:
     """A Python program written to a file, with its marked lines."""
 
