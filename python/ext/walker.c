@@ -65,8 +65,17 @@ const char *python_walker_refusal(void)
 }
 
 #if WALKER_SUPPORTED
+/* CPython's internal headers are not written for -Wextra (3.14's leave
+ * parameters unused). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
 #include <internal/pycore_frame.h>
 #include <internal/pycore_runtime.h>
+#if PY_VERSION_HEX >= 0x030E0000
+/* 3.14 moved the frame's functions out of pycore_frame.h. */
+#include <internal/pycore_interpframe.h>
+#endif
+#pragma GCC diagnostic pop
 
 /* The functions whose names change from one version to the next are
  * referred to weakly, so that this module still loads into an interpreter
@@ -136,7 +145,13 @@ static _PyInterpreterFrame *newest_frame(PyThreadState *tstate)
 static PyCodeObject *frame_code(_PyInterpreterFrame *frame)
 {
 #if PY_VERSION_HEX >= 0x030D0000
+	/* What a frame runs is a code object or None; since 3.14 it is held
+	 * by a tagged reference. */
+#if PY_VERSION_HEX >= 0x030E0000
+	PyObject *executable = PyStackRef_AsPyObjectBorrow(frame->f_executable);
+#else
 	PyObject *executable = frame->f_executable;
+#endif
 
 	return executable && PyCode_Check(executable)
 		       ? (PyCodeObject *)executable
@@ -147,7 +162,8 @@ static PyCodeObject *frame_code(_PyInterpreterFrame *frame)
 }
 
 /* Frames still being set up (no line yet), and the C-stack shims of 3.12
- * and later, are not part of the Python stack a user sees. */
+ * and later, are not part of the Python stack a user sees (3.14's shims,
+ * owned by the interpreter, are among the frames it calls incomplete). */
 static int frame_is_visible(_PyInterpreterFrame *frame)
 {
 #if PY_VERSION_HEX >= 0x030C0000

@@ -4,9 +4,9 @@
  * Contract: the walker reads CPython's frame records in place, and their
  * layout changes from one minor version to the next, so it reads only
  * those of the very CPython it was built for, and only of the versions
- * whose layout it knows (3.11 to 3.13).  A free-threaded build (3.13t,
- * Py_GIL_DISABLED) lays its objects out differently and has no GIL to
- * keep other threads off the objects the walker reads: it is never
+ * whose layout it knows (3.11 to 3.14).  A free-threaded build (3.13t,
+ * 3.14t: Py_GIL_DISABLED) lays its objects out differently and has no GIL
+ * to keep other threads off the objects the walker reads: it is never
  * read, whether the walker was built for it or for the ordinary build of
  * the same version.  walker_refusal() decides from plain numbers, so that
  * it can be tested without any interpreter.
@@ -18,7 +18,7 @@
 
 /* The minor versions of CPython 3 whose frame records the walker knows. */
 #define WALKER_FIRST_MINOR 11
-#define WALKER_LAST_MINOR 13
+#define WALKER_LAST_MINOR 14
 
 struct python_build {
 	unsigned long version; /* as PY_VERSION_HEX: 0x030D00F0 is 3.13.0 */

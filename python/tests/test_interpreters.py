@@ -71,7 +71,7 @@ def refusal_messages(stderr):
 
 
 def test_an_interpreter_the_build_does_not_know_is_told_so(tmp_path):
-    """A build for a CPython whose frames the walker does not know (3.14,
+    """A build for a CPython whose frames the walker does not know (3.15,
     a free-threaded one): memprof-wrap and memprof.start() say so."""
     refusal = walker_refusal()
     if refusal is None:

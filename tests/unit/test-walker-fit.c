@@ -14,8 +14,9 @@ static const struct python_build cpython312 = { 0x030C01F0, 0 };
 static const struct python_build cpython313 = { 0x030D00F0, 0 };
 static const struct python_build cpython313_later = { 0x030D05F0, 0 };
 static const struct python_build cpython313t = { 0x030D00F0, 1 };
-static const struct python_build cpython314 = { 0x030E00F0, 0 };
+static const struct python_build cpython314 = { 0x030E08F0, 0 };
 static const struct python_build cpython314t = { 0x030E00F0, 1 };
+static const struct python_build cpython315 = { 0x030F00A1, 0 };
 static const struct python_build cpython310 = { 0x030A0DF0, 0 };
 
 static char why[256];
@@ -32,6 +33,7 @@ START_TEST(known_versions_are_read_by_their_own_build)
 	ck_assert_ptr_null(refusal(cpython311, cpython311));
 	ck_assert_ptr_null(refusal(cpython312, cpython312));
 	ck_assert_ptr_null(refusal(cpython313, cpython313));
+	ck_assert_ptr_null(refusal(cpython314, cpython314));
 	/* a bug-fix release keeps the frame layout of its minor version */
 	ck_assert_ptr_null(refusal(cpython313, cpython313_later));
 }
@@ -42,6 +44,7 @@ START_TEST(another_version_is_refused_naming_both)
 	ck_assert_str_eq(refusal(cpython313, cpython314),
 			 "the frame walker was built for CPython 3.13 and "
 			 "cannot read the frames of CPython 3.14");
+	ck_assert_ptr_nonnull(refusal(cpython314, cpython315));
 	ck_assert_ptr_nonnull(refusal(cpython312, cpython311));
 	ck_assert_ptr_nonnull(refusal(cpython311, cpython313));
 }
@@ -65,9 +68,9 @@ END_TEST
 
 START_TEST(unknown_versions_are_refused_even_by_their_own_build)
 {
-	ck_assert_str_eq(refusal(cpython314, cpython314),
-			 "CPython 3.14 is not supported by the frame walker "
-			 "(it knows CPython 3.11 to 3.13)");
+	ck_assert_str_eq(refusal(cpython315, cpython315),
+			 "CPython 3.15 is not supported by the frame walker "
+			 "(it knows CPython 3.11 to 3.14)");
 	ck_assert_ptr_nonnull(refusal(cpython310, cpython310));
 }
 END_TEST
