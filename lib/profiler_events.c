@@ -335,6 +335,8 @@ static void attach_python_walker(void)
 {
 	const char *plugin = prof.settings.python_walker;
 	int (*attach)(void);
+	const char *(*refusal)(void);
+	const char *why;
 	void *handle;
 
 	if (!plugin[0] || !dlsym(RTLD_DEFAULT, "Py_IsInitialized"))
@@ -346,7 +348,16 @@ static void attach_python_walker(void)
 		return;
 	}
 	*(void **)&attach = dlsym(handle, "memprof_python_attach");
-	if (!attach || attach() < 0)
+	*(void **)&refusal = dlsym(handle, "memprof_python_refusal");
+	if (attach && attach() == 0)
+		return;
+	/* The walker says which interpreter it cannot read, once, here. */
+	why = refusal ? refusal() : NULL;
+	if (why)
+		runtime_message("no Python frames: %s; stacks keep native "
+				"frames only",
+				why);
+	else
 		runtime_message("%s: cannot attach the Python frame walker; "
 				"stacks keep native frames only",
 				plugin);

@@ -223,7 +223,7 @@ cp "$tree/debian/tests/smoke" "$work/smoke"
 (cd /tmp && in_clean_env sh "$work/smoke") || fail "smoke test"
 
 step "memprof-ctl-serve.service: installed, not enabled, verified"
-unit=/lib/systemd/system/memprof-ctl-serve.service
+unit=/usr/lib/systemd/system/memprof-ctl-serve.service
 [ -f "$unit" ] || fail "$unit not installed"
 ! ls /etc/systemd/system/*/memprof-ctl-serve.service 2>/dev/null ||
 	fail "memprof-ctl-serve.service enabled by the package"

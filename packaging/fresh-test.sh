@@ -2,10 +2,12 @@
 # packaging/fresh-test.sh - runs the README's test command on a brand-new
 # Debian system, as a person who has just installed one would.
 #
-# Usage: packaging/fresh-test.sh CHECKOUT
+# Usage: packaging/fresh-test.sh CHECKOUT [RELEASE]
 #
-# Makes a new minimal system (debootstrap --variant=minbase, the release
-# in RELEASE, bookworm by default) in a scratch directory, copies into it
+# Makes a new minimal system of the Debian release RELEASE (bookworm,
+# trixie...; else the environment's RELEASE, else bookworm) with
+# debootstrap --variant=minbase from debootstrap's default mirror, in a
+# scratch directory, copies into it
 # a clean clone of the commit CHECKOUT has checked out (what is not
 # committed is left out), mounts /proc, /sys and /dev (with /dev/pts and
 # /dev/shm) for the test suites, and there runs .ci/run as root with CI=true, no standard
@@ -22,19 +24,25 @@
 set -eu
 
 me=packaging/fresh-test.sh
-if [ $# -ne 1 ] || [ ! -d "$1" ]; then
-	echo "usage: $me CHECKOUT" >&2
+if [ $# -lt 1 ] || [ $# -gt 2 ] || [ ! -d "$1" ]; then
+	echo "usage: $me CHECKOUT [RELEASE]" >&2
 	exit 2
 fi
 checkout=$(cd "$1" && pwd)
 commit=$(git -C "$checkout" rev-parse HEAD)
-release=${RELEASE:-bookworm}
+release=${2:-${RELEASE:-bookworm}}
+case $release in
+'' | *[!a-z]*)
+	echo "$me: $release: not the name of a Debian release" >&2
+	exit 2
+	;;
+esac
 
 root=
 [ "$(id -u)" = 0 ] || root=sudo
 
 start=$(date +%s)
-work=$(mktemp -d "${TMPDIR:-/var/tmp}/spprof-fresh.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/var/tmp}/spprof-fresh-$release.XXXXXX")
 system=$work/system
 mounted=
 
@@ -51,7 +59,7 @@ finish() {
 	else
 		$root rm -rf --one-file-system "$work"
 	fi
-	echo "$me: $(if [ "$status" -eq 0 ]; then echo passed; else echo "failed ($status)"; fi)" \
+	echo "$me: $release: $(if [ "$status" -eq 0 ]; then echo passed; else echo "failed ($status)"; fi)" \
 		"in $(($(date +%s) - start)) s"
 }
 trap finish EXIT

@@ -40,3 +40,17 @@ check-arch:
 	@test -n "$(ARCH)" || { echo "usage: make check-arch ARCH=i386" >&2; exit 2; }
 	$(SHELL) $(srcdir)/packaging/arch-test.sh $(ARCH)
 .PHONY: check-arch
+
+## `make check-fresh`: the README's test command in brand-new minimal
+## systems of each release in FRESH_RELEASES, one after the other (see
+## packaging/fresh-test.sh; needs root, debootstrap and apt's network,
+## and takes long).  Every release is tried; the target fails if any did.
+FRESH_RELEASES = bookworm trixie
+check-fresh:
+	@failed=; \
+	for release in $(FRESH_RELEASES); do \
+		$(SHELL) $(srcdir)/packaging/fresh-test.sh $(srcdir) $$release || \
+			failed="$$failed $$release"; \
+	done; \
+	test -z "$$failed" || { echo "check-fresh: failed on$$failed" >&2; exit 1; }
+.PHONY: check-fresh

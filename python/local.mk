@@ -8,6 +8,7 @@ PYTHON_TEST_FILES = \
 	python/tests/conftest.py \
 	python/tests/mlyze.py \
 	python/tests/test_api.py \
+	python/tests/test_interpreters.py \
 	python/tests/test_attribution.py \
 	python/tests/test_lifecycle.py \
 	python/tests/test_notebook.py \
@@ -53,7 +54,8 @@ CLEANFILES += python/dist-info/METADATA
 python_spprof__memprof_la_SOURCES = \
 	python/ext/module.c \
 	python/ext/small_objects.c python/ext/small_objects.h \
-	python/ext/walker.c python/ext/walker.h
+	python/ext/walker.c python/ext/walker.h \
+	python/ext/walker_fit.c python/ext/walker_fit.h
 # Only the public header of the runtime: the bindings use its API as any
 # other program would.
 python_spprof__memprof_la_CPPFLAGS = -I$(top_srcdir)/include $(PYTHON_CPPFLAGS)

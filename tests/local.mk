@@ -20,6 +20,7 @@ RUNTIME_UNIT_TESTS = \
 	tests/unit/test-unwind \
 	tests/unit/test-usable-size \
 	tests/unit/test-utf8 \
+	tests/unit/test-walker-fit \
 	tests/unit/test-writer
 check_PROGRAMS += $(RUNTIME_UNIT_TESTS)
 TESTS += $(RUNTIME_UNIT_TESTS)
@@ -111,6 +112,12 @@ tests_unit_test_sample_pool_LDADD = $(UNIT_LDADD)
 tests_unit_test_script_stack_SOURCES = tests/unit/test-script-stack.c tests/unit/suite-main.c
 tests_unit_test_script_stack_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_script_stack_LDADD = $(UNIT_LDADD)
+# The Python frame walker's choice of interpreters: plain C, no Python.
+tests_unit_test_walker_fit_SOURCES = tests/unit/test-walker-fit.c \
+	tests/unit/suite-main.c python/ext/walker_fit.c python/ext/walker_fit.h
+tests_unit_test_walker_fit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/python/ext
+tests_unit_test_walker_fit_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_walker_fit_LDADD = $(CHECK_LIBS)
 tests_unit_test_stack_table_SOURCES = tests/unit/test-stack-table.c tests/unit/suite-main.c
 tests_unit_test_stack_table_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_stack_table_LDADD = $(UNIT_LDADD)

@@ -418,15 +418,20 @@ static PyObject *py_estimate_interval95(PyObject *self, PyObject *arg)
 	return PyFloat_FromDouble(memprof_estimate_interval95(variance));
 }
 
-PyDoc_STRVAR(walker_supported_doc,
-	     "walker_supported() -> bool\n\n"
-	     "Whether this build can report Python frames for this CPython.");
+PyDoc_STRVAR(walker_refusal_doc,
+	     "walker_refusal() -> str or None\n\n"
+	     "None when this build can report Python frames for this CPython,\n"
+	     "else why it cannot.");
 
-static PyObject *py_walker_supported(PyObject *self, PyObject *unused)
+static PyObject *py_walker_refusal(PyObject *self, PyObject *unused)
 {
+	const char *why = python_walker_refusal();
+
 	(void)self;
 	(void)unused;
-	return PyBool_FromLong(python_walker_supported());
+	if (!why)
+		Py_RETURN_NONE;
+	return PyUnicode_FromString(why);
 }
 
 PyDoc_STRVAR(route_small_objects_doc,
@@ -457,7 +462,7 @@ static PyMethodDef functions[] = {
 	FUNCTION(shutdown, METH_NOARGS),
 	FUNCTION(set_sampling_rate, METH_O),
 	FUNCTION(attach_walker, METH_NOARGS),
-	FUNCTION(walker_supported, METH_NOARGS),
+	FUNCTION(walker_refusal, METH_NOARGS),
 	FUNCTION(route_small_objects, METH_O),
 	FUNCTION(snapshot, METH_NOARGS),
 	FUNCTION(resolve_symbols, METH_NOARGS),

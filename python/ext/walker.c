@@ -5,28 +5,93 @@
 #define Py_BUILD_CORE 1
 #include <Python.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <spprof/memprof.h>
 
 #include "walker.h"
+#include "walker_fit.h"
 
-/* CPython 3.11 to 3.13 run Python functions on a chain of
- * _PyInterpreterFrame records. */
-#define WALKER_SUPPORTED \
-	(PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030E0000)
+/* The versions walker_fit.h names run Python functions on a chain of
+ * _PyInterpreterFrame records, read here; a free-threaded build is
+ * refused before anything is read. */
+#if PY_MAJOR_VERSION == 3 && PY_MINOR_VERSION >= WALKER_FIRST_MINOR && \
+	PY_MINOR_VERSION <= WALKER_LAST_MINOR && !defined(Py_GIL_DISABLED)
+#define WALKER_SUPPORTED 1
+#else
+#define WALKER_SUPPORTED 0
+#endif
+
+#ifdef Py_GIL_DISABLED
+#define BUILT_FREE_THREADED 1
+#else
+#define BUILT_FREE_THREADED 0
+#endif
+
+/* The version of the interpreter this module is loaded into, which the
+ * runtime may load it into whatever its version: Py_GetVersion()
+ * ("3.13.0 (main, ...)") is in every CPython 3, and needs no
+ * initialised interpreter (Py_Version is not in those before 3.11). */
+static unsigned long running_version(void)
+{
+	unsigned major, minor;
+
+	if (sscanf(Py_GetVersion(), "%u.%u", &major, &minor) != 2)
+		return 0;
+	return (unsigned long)major << 24 | (unsigned long)minor << 16;
+}
+
+/* Only free-threaded builds define the function their Py_DECREF calls
+ * when a thread drops the last of its local references to an object
+ * (3.13t on); the interpreter's symbols are global, so it can be looked
+ * up before the interpreter is initialised. */
+static int running_free_threaded(void)
+{
+	return dlsym(RTLD_DEFAULT, "_Py_MergeZeroLocalRefcount") != NULL;
+}
+
+const char *python_walker_refusal(void)
+{
+	/* Written at load or under the GIL, the same text every time. */
+	static char why[256];
+	struct python_build built = { PY_VERSION_HEX, BUILT_FREE_THREADED };
+	struct python_build running = { running_version(),
+					running_free_threaded() };
+
+	return walker_refusal(built, running, why, sizeof(why));
+}
 
 #if WALKER_SUPPORTED
+/* CPython's internal headers are not written for -Wextra (3.14's leave
+ * parameters unused). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
 #include <internal/pycore_frame.h>
 #include <internal/pycore_runtime.h>
+#if PY_VERSION_HEX >= 0x030E0000
+/* 3.14 moved the frame's functions out of pycore_frame.h. */
+#include <internal/pycore_interpframe.h>
+#endif
+#pragma GCC diagnostic pop
 
+/* The functions whose names change from one version to the next are
+ * referred to weakly, so that this module still loads into an interpreter
+ * of another version, which lacks them, to say that it cannot read its
+ * frames; they are only called once python_walker_refusal() has found the
+ * interpreter to be the one this module was built for. */
 #if PY_VERSION_HEX >= 0x030D0000
 #define current_thread_state PyThreadState_GetUnchecked
 #define interpreter_finalizing Py_IsFinalizing
+#pragma weak PyThreadState_GetUnchecked
+#pragma weak Py_IsFinalizing
 #else
 #define current_thread_state _PyThreadState_UncheckedGet
 #define interpreter_finalizing _Py_IsFinalizing
+#pragma weak _PyThreadState_UncheckedGet
+#pragma weak _Py_IsFinalizing
 #endif
 
 /* Names that are not plain ASCII are encoded to UTF-8 here, and must stay
@@ -80,7 +145,13 @@ static _PyInterpreterFrame *newest_frame(PyThreadState *tstate)
 static PyCodeObject *frame_code(_PyInterpreterFrame *frame)
 {
 #if PY_VERSION_HEX >= 0x030D0000
+	/* What a frame runs is a code object or None; since 3.14 it is held
+	 * by a tagged reference. */
+#if PY_VERSION_HEX >= 0x030E0000
+	PyObject *executable = PyStackRef_AsPyObjectBorrow(frame->f_executable);
+#else
 	PyObject *executable = frame->f_executable;
+#endif
 
 	return executable && PyCode_Check(executable)
 		       ? (PyCodeObject *)executable
@@ -91,7 +162,8 @@ static PyCodeObject *frame_code(_PyInterpreterFrame *frame)
 }
 
 /* Frames still being set up (no line yet), and the C-stack shims of 3.12
- * and later, are not part of the Python stack a user sees. */
+ * and later, are not part of the Python stack a user sees (3.14's shims,
+ * owned by the interpreter, are among the frames it calls incomplete). */
 static int frame_is_visible(_PyInterpreterFrame *frame)
 {
 #if PY_VERSION_HEX >= 0x030C0000
@@ -209,8 +281,8 @@ static int walk_python_frames(memprof_script_frame *out, int max)
 int python_attach_walker(void)
 {
 	/* The runtime may load this module into any Python process, but the
-	 * frame layout is only known for the version it was built for. */
-	if (Py_Version >> 16 != PY_VERSION_HEX >> 16) {
+	 * frame layout is only known for the build it was made for. */
+	if (python_walker_refusal()) {
 		errno = ENOTSUP;
 		return -1;
 	}
@@ -220,22 +292,12 @@ int python_attach_walker(void)
 					(const void *)&PyEval_EvalCode);
 }
 
-int python_walker_supported(void)
-{
-	return 1;
-}
-
-#else /* !WALKER_SUPPORTED */
+#else /* !WALKER_SUPPORTED: python_walker_refusal() always says why */
 
 int python_attach_walker(void)
 {
 	errno = ENOTSUP;
 	return -1;
-}
-
-int python_walker_supported(void)
-{
-	return 0;
 }
 
 #endif
@@ -248,4 +310,14 @@ __attribute__((visibility("default"))) int memprof_python_attach(void);
 int memprof_python_attach(void)
 {
 	return python_attach_walker();
+}
+
+/* Called by the runtime when memprof_python_attach() failed, to say why
+ * (or NULL: the walker was not refused, the runtime's errno says more). */
+__attribute__((visibility("default"))) const char *
+memprof_python_refusal(void);
+
+const char *memprof_python_refusal(void)
+{
+	return python_walker_refusal();
 }

@@ -7,22 +7,23 @@
  * takes no lock, runs no Python code and never allocates, so the runtime
  * may call it from inside a malloc hook.  It reports nothing (native
  * frames only) unless the interpreter is initialised and not finalising,
- * this CPython version is one whose frame layout the walker knows, and
+ * the walker can read this interpreter's frames (walker_fit.h), and
  * the thread either holds the GIL of the main interpreter or is the main
  * thread (which may have released the GIL around a large allocation).
  *
  * The module also exports memprof_python_attach(), the entry point the
  * runtime calls when SPPROF_PYTHON_WALKER names this module, so that a
  * program started by memprof-wrap gets Python frames without importing
- * anything.
+ * anything, and memprof_python_refusal(), which says why it did not.
  */
 #ifndef SPPROF_PYTHON_WALKER_H
 #define SPPROF_PYTHON_WALKER_H
 
-/* 0, or -1 with errno (ENOTSUP: this CPython version is not supported). */
+/* 0, or -1 with errno (ENOTSUP: python_walker_refusal() says why). */
 int python_attach_walker(void);
 
-/* Whether this build knows the frame layout of the CPython it targets. */
-int python_walker_supported(void);
+/* NULL when the walker can read the frames of the interpreter it is
+ * loaded into, else why not (one line naming both; see walker_fit.h). */
+const char *python_walker_refusal(void);
 
 #endif /* SPPROF_PYTHON_WALKER_H */

@@ -77,6 +77,7 @@ import site
 import sysconfig
 import threading
 import time
+import warnings
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
@@ -467,9 +468,14 @@ def start(sampling_rate_kb: Optional[int] = None,
 
 def _attach_walker() -> None:
     # Already done by the runtime under memprof-wrap; doing it again is
-    # harmless.  Without it (an unsupported CPython) stacks stay native.
-    if _memprof.walker_supported():
+    # harmless.  An interpreter whose frames the walker cannot read keeps
+    # native stacks, and is told so.
+    refusal = _memprof.walker_refusal()
+    if refusal is None:
         _memprof.attach_walker()
+    else:
+        warnings.warn(f"no Python frames: {refusal}; stacks keep native "
+                      "frames only", RuntimeWarning, stacklevel=3)
 
 
 def stop() -> None:

@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 from typing import Dict, List, Optional
 
@@ -42,6 +43,39 @@ def pytest_sessionstart(session):
         raise pytest.UsageError(
             "run through make check (python/tests/pytest-suite), which "
             "points SPPROF_TEST_RUNTIME and SPPROF_TEST_WALKER at the build")
+
+
+def walker_refusal() -> Optional[str]:
+    """Why the build's frame walker cannot read this interpreter's frames
+    (a CPython it does not know), or None; asked of a process of its own,
+    as the tests load the bindings only in the programs they start."""
+    probe = subprocess.run(
+        [sys.executable, "-c", "from spprof import _memprof; "
+         "print(_memprof.walker_refusal() or '')"],
+        env=environment(Path.cwd(), preload=False), capture_output=True,
+        text=True, timeout=300)
+    if probe.returncode != 0:
+        raise pytest.UsageError(f"the bindings do not load:\n{probe.stderr}")
+    return probe.stdout.strip() or None
+
+
+# The tests that need no Python frames: they run on every interpreter.
+ANY_INTERPRETER = "any_interpreter"
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", f"{ANY_INTERPRETER}: needs no Python frames")
+
+
+def pytest_collection_modifyitems(config, items):
+    refusal = walker_refusal()
+    if refusal is None:
+        return
+    skip = pytest.mark.skip(reason=f"no Python frames here: {refusal}")
+    for item in items:
+        if ANY_INTERPRETER not in item.keywords:
+            item.add_marker(skip)
 
 
 class Program:
@@ -88,6 +122,29 @@ def environment(directory: Path, preload: bool = True, record: bool = False,
         env["PYTHONMALLOC"] = "malloc"
     env.update(extra or {})
     return env
+
+
+# Until Python 3.11 a list, dict or set comprehension runs in a function
+# of its own, a frame named "f.<locals>.<listcomp>" above its function f;
+# since 3.12 (PEP 709) it is inlined into f, and its allocations are f's
+# own.  The tests expect what this interpreter does, seen from whether it
+# compiles a comprehension into a code object of its own.
+COMPREHENSIONS_HAVE_FRAMES = any(
+    isinstance(constant, types.CodeType)
+    for constant in compile("[x for x in ()]", "<probe>", "eval").co_consts)
+
+
+def comprehension_frames(function: str, kind: str = "listcomp") -> List[str]:
+    """The Python frames of a comprehension of this kind ("listcomp",
+    "dictcomp") written in function, innermost first."""
+    if COMPREHENSIONS_HAVE_FRAMES:
+        return [f"{function}.<locals>.<{kind}>", function]
+    return [function]
+
+
+def comprehension_site(function: str, kind: str = "listcomp") -> str:
+    """The innermost frame of what that comprehension allocates."""
+    return comprehension_frames(function, kind)[0]
 
 
 class Runner:

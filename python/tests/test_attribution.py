@@ -1,5 +1,7 @@
 """Python frames in samples: the right lines, from every kind of thread."""
 
+from conftest import comprehension_frames, comprehension_site
+
 
 WORKLOAD = """
     def load_records(n):
@@ -35,8 +37,8 @@ def test_known_lines_are_the_top_sites_of_the_profile(runner):
         if profile.python_frames(stack)[:1] and
         profile.python_frames(stack)[0][2] == prog.line("INDEX")))
     assert frames == [
-        (str(prog.path), "build_index.<locals>.<dictcomp>", prog.line("INDEX")),
-        (str(prog.path), "build_index", prog.line("INDEX")),
+        *((str(prog.path), name, prog.line("INDEX"))
+          for name in comprehension_frames("build_index", "dictcomp")),
         (str(prog.path), "<module>", prog.line("CALL_INDEX")),
     ]
 
@@ -93,7 +95,8 @@ def test_non_ascii_names(runner):
 
 
 def test_python_threads(runner):
-    prog = runner.program("""
+    prog = runner.program(
+        f"WORKER_SITE = {comprehension_site('worker')!r}\n", """
         import threading
         import spprof.memprof as memprof
         memprof.start(sampling_rate_kb=64)
@@ -107,7 +110,7 @@ def test_python_threads(runner):
             t.join()
         snapshot = memprof.get_snapshot()
         worker_samples = [s for s in snapshot.samples
-                          if s.stack and s.stack[0].function == "worker.<locals>.<listcomp>"]
+                          if s.stack and s.stack[0].function == WORKER_SITE]
         report(top=sites(snapshot, 1),
                threads=len({s.thread_id for s in worker_samples}))
     """)

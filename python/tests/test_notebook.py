@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import environment
+from conftest import comprehension_site, environment
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -100,7 +100,7 @@ def test_a_measured_cell_shows_its_summary_and_page(notebook):
     assert errors == [] and len(pages) == 1, nb.cells[1].outputs
     assert "memprof: the cell allocated " in text, text
     assert_peak_within_error_bars(text, BUILD_TABLE_MIB)
-    assert "(build_table.<locals>.<listcomp>)" in text
+    assert f"({comprehension_site('build_table')})" in text
     assert "build_table" in html.unescape(pages[0])
 
 
@@ -176,7 +176,7 @@ def test_a_plain_kernel_loads_the_runtime_and_measures_a_cell(tmp_path):
     text, pages, errors = outputs(cells[1])
     assert errors == [] and len(pages) == 1, cells[1].outputs
     assert_peak_within_error_bars(text, BUILD_TABLE_MIB)
-    assert "(build_table.<locals>.<listcomp>)" in text
+    assert f"({comprehension_site('build_table')})" in text
     assert "not counted" not in text
     text, _, errors = outputs(cells[2])
     assert errors == [] and "build_table" in text
@@ -185,7 +185,7 @@ def test_a_plain_kernel_loads_the_runtime_and_measures_a_cell(tmp_path):
     text, _, errors = outputs(cells[3])
     summary = re.search(r"held ([\d.]+) MiB .* at its peak", text)
     assert errors == [] and summary and 9.0 < float(summary[1]) < 18.0, text
-    assert "(few_strings.<locals>.<listcomp>)" in text
+    assert f"({comprehension_site('few_strings')})" in text
     # freeing them after the cell, through pymalloc again, is fine
     assert outputs(cells[4]) == ("100\n", [], [])
     # the kernel has finished its profile and removed it

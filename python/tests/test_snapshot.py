@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+from conftest import comprehension_frames, comprehension_site
+
 SNAPSHOT = """
     import spprof.memprof as memprof
     memprof.start(sampling_rate_kb=64)
@@ -36,8 +38,7 @@ def test_samples_and_frames(runner):
     assert s["lifetime_ns"] is None
     python = [f for f in r["stack"] if f["is_python"]]
     assert [(f["function"], f["line"]) for f in python] == [
-        ("inner.<locals>.<listcomp>", prog.line("INNER")),
-        ("inner", prog.line("INNER")),
+        *((name, prog.line("INNER")) for name in comprehension_frames("inner")),
         ("outer", prog.line("INNER") - 2),
         ("<module>", prog.line("OUTER")),
     ]
@@ -60,7 +61,7 @@ def test_top_allocators(runner):
     assert set(first) == {"function", "file", "line", "is_python",
                           "estimated_bytes", "estimated_count", "samples",
                           "ci95_bytes", "stack"}
-    assert (first["function"], first["line"]) == ("inner.<locals>.<listcomp>",
+    assert (first["function"], first["line"]) == (comprehension_site("inner"),
                                                   prog.line("INNER"))
     assert 7e6 < first["estimated_bytes"] < 13e6
     # 100 buffers, 100 bytearray objects and the list: the small blocks'
@@ -95,7 +96,7 @@ def test_save_speedscope(runner):
     # root first: the module, then outer, inner, the comprehension
     python = [f for f in named if f.get("file") == str(prog.path)]
     assert [f["name"] for f in python] == [
-        "<module>", "outer", "inner", "inner.<locals>.<listcomp>"]
+        "<module>", "outer", *reversed(comprehension_frames("inner"))]
     assert python[-1]["line"] == prog.line("INNER")
 
 
@@ -113,7 +114,7 @@ def test_save_collapsed(runner):
     assert abs(sum(weights) - total) <= len(weights)
     heaviest = lines[0].rsplit(" ", 1)[0].split(";")
     where = f"({prog.path}:{prog.line('INNER')})"
-    assert heaviest[-1] == f"inner.<locals>.<listcomp> {where}"
+    assert heaviest[-1] == f"{comprehension_site('inner')} {where}"
     assert heaviest.index(f"outer ({prog.path}:{prog.line('INNER') - 2})") \
         < heaviest.index(f"inner {where}")
 

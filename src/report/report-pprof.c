@@ -304,7 +304,19 @@ static void write_location(void *ctx, size_t frame)
 			    : f->kind == FRAME_ADDRESS ? f->address : 0);
 }
 
-/* The locations the samples refer to. */
+/* Whether a sample refers to the placeholder of a stack without frames,
+ * damaged or not. */
+static bool placeholder_used(const struct stack_table *t, bool damaged)
+{
+	for (size_t i = 0; i < t->stack_count; i++)
+		if (stack_placeholder(&t->stacks[i]) &&
+		    t->stacks[i].damaged == damaged)
+			return true;
+	return false;
+}
+
+/* The locations the samples refer to, and no other: newer pprof (Go
+ * 1.24's) lists every location of a file, referred to or not. */
 static void locations(struct encoder *e, const struct side *side)
 {
 	const struct stack_table *t = side->t;
@@ -319,6 +331,8 @@ static void locations(struct encoder *e, const struct side *side)
 	for (int damaged = 0; damaged < 2; damaged++) {
 		struct report_stack none = { .damaged = damaged };
 
+		if (!placeholder_used(t, damaged))
+			continue;
 		location_line(e, stack_placeholder(&none), NULL, 0);
 		end_location(e, placeholder_location(side, &none), 0, 0);
 	}
