@@ -47,7 +47,8 @@ fuzz_build = set -e; \
 	  name=$${entry%%:*}; \
 	  if [ -n "$(FUZZ_ONLY)" ] && [ "$$name" != "$(FUZZ_ONLY)" ]; then \
 	    continue; fi; \
-	  sources=`echo "$${entry\#*:}" | tr : '\n' | sed 's|^|$(srcdir)/|'`; \
+	  sources=`echo "$$entry" | cut -d: -f2- | tr : '\n' | \
+	    sed 's|^|$(srcdir)/|'`; \
 	  echo "  FUZZ     $$name"; \
 	  $$compiler $$flags $(FUZZ_CPPFLAGS) -o $$prefix-$$name $$extra \
 	    $(srcdir)/tests/fuzz/fuzz-$$name.c $$sources $(FUZZ_LIBS); \
