@@ -19,18 +19,14 @@ cd "$scratch" || fail "no scratch directory"
 
 skipped_under_emulation "memprof-ctl attach" \
 	"gdb's ptrace reaches the emulator's process, not the program it runs" &&
-	exit 77
-command -v gdb >/dev/null || {
-	echo "SKIP: gdb is not installed (apt-get install gdb)"
-	exit 77
-}
+	skip "under an emulator"
+command -v gdb >/dev/null || skip "gdb is not installed (apt-get install gdb)"
 sleep 30 &
 sleeper=$!
 gdb -p $sleeper -batch -nx -ex 'call (int)getpid()' >probe.out 2>&1
 kill $sleeper
 if grep -q "ptrace: Operation not permitted" probe.out; then
-	echo "SKIP: ptrace is not permitted here: $(grep ptrace probe.out)"
-	exit 77
+	skip "ptrace is not permitted here: $(grep ptrace probe.out)"
 fi
 # gdb 13 sizes the register area it writes back after a call from the
 # features it knows; on a processor with AMX the kernel wants the whole
@@ -43,9 +39,8 @@ if grep -q "Couldn't write extended state" probe.out; then
 		fail "attach succeeded where gdb cannot call: $(cat left.out)"
 	grep -q "was left alone" left.out || fail "attach: $(cat left.out)"
 	wait $sleeper || fail "the process refused was disturbed: status $?"
-	echo "SKIP: gdb $(gdb --version | sed -n '1s/.* //p') cannot call a function" \
+	skip "gdb $(gdb --version | sed -n '1s/.* //p') cannot call a function" \
 		"in a process on this processor: $(grep -m1 "Couldn't write" probe.out)"
-	exit 77
 fi
 
 # attached_report PROFILE FUNCTION - the report of an attached profile

@@ -6,14 +6,10 @@
 . "$(dirname "$0")/common.sh"
 
 report=$abs_top_builddir/src/memprof-report
-ldd "$abs_top_builddir/src/.libs/memprof-report" 2>/dev/null | grep -q libdebuginfod || {
-	echo "SKIP: $test_name: memprof-report is built without libdebuginfod (apt-get install libdebuginfod-dev)"
-	exit 77
-}
-command -v debuginfod >/dev/null || {
-	echo "SKIP: $test_name: no debuginfod server (apt-get install debuginfod)"
-	exit 77
-}
+ldd "$abs_top_builddir/src/.libs/memprof-report" 2>/dev/null | grep -q libdebuginfod ||
+	skip "memprof-report is built without libdebuginfod (apt-get install libdebuginfod-dev)"
+command -v debuginfod >/dev/null ||
+	skip "no debuginfod server (apt-get install debuginfod)"
 unset DEBUGINFOD_URLS
 export DEBUGINFOD_CACHE_PATH=$scratch/cache
 

@@ -44,10 +44,7 @@ blocks = build_blocks()
 print(len(blocks))
 PY
 python=/usr/bin/python3
-[ -x "$python" ] || {
-	echo "SKIP: $test_name: the script's part needs Debian's python3"
-	exit 77
-}
+[ -x "$python" ] || skip "the script's part needs Debian's python3"
 "$wrap" -r 4096 -o "$scratch/app.mlyze" "$python" "$dir/app.py" \
 	>"$scratch/app.out" 2>&1 || fail "the script under memprof-wrap: $(cat "$scratch/app.out")"
 read_names "$scratch/app.mlyze" build_blocks
