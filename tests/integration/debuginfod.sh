@@ -30,18 +30,28 @@ SPPROF_SAMPLING_RATE=1 SPPROF_OUTPUT=$scratch/prog.mlyze \
 grep -q make_table "$scratch/alone.txt" &&
 	fail "named without its debug file: $(cat "$scratch/alone.txt")"
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-debuginfod -p "$port" -d "$scratch/index.sqlite" -F "$scratch/served" \
-	>"$scratch/server.log" 2>&1 &
-server=$!
+# start_server - debuginfod on a free port, serving the debug file; its
+# pid in $server, its address in $url.  The server answers once it has
+# scanned the folder: waited for while it runs, however long a loaded
+# machine makes that.  It fails when the port was taken meanwhile.
+start_server() {
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	debuginfod -p "$port" -d "$scratch/index.sqlite" -F "$scratch/served" \
+		>"$scratch/server.log" 2>&1 &
+	server=$!
+	url=http://127.0.0.1:$port
+	until curl -sf -o /dev/null "$url/buildid/$build_id/debuginfo"; do
+		kill -0 $server 2>/dev/null || return 1
+		sleep 0.5
+	done
+}
 trap 'kill $server 2>/dev/null' EXIT
-url=http://127.0.0.1:$port
-# The server answers once it has scanned the folder: waited for while it
-# runs, however long a loaded machine makes that.
-until curl -sf -o /dev/null "$url/buildid/$build_id/debuginfo"; do
-	kill -0 $server 2>/dev/null || fail "debuginfod ended: $(cat "$scratch/server.log")"
-	sleep 0.5
+for attempt in 1 2 3 4 5; do
+	start_server && break
+	grep -q "cannot start http server" "$scratch/server.log" ||
+		fail "debuginfod ended: $(cat "$scratch/server.log")"
 done
+kill -0 $server 2>/dev/null || fail "debuginfod never found a free port: $(cat "$scratch/server.log")"
 
 DEBUGINFOD_URLS=$url "$report" --top 5 "$scratch/prog.mlyze" \
 	>"$scratch/fetched.txt" 2>&1 || fail "no report: $(cat "$scratch/fetched.txt")"

@@ -106,8 +106,15 @@ expect_status() {
 }
 
 # bcrypt_hash SECRET - as htpasswd -B makes it, at the lowest cost (the
-# tests check many requests).
+# tests check many requests), by the C library's crypt (libxcrypt):
+# Python's crypt module is gone since Python 3.13.
 bcrypt_hash() {
-	/usr/bin/python3 -W ignore -c 'import crypt, sys
-print(crypt.crypt(sys.argv[1], crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=16)))' "$1"
+	/usr/bin/python3 -c 'import ctypes, sys
+crypt = ctypes.CDLL("libcrypt.so.1")
+crypt.crypt_gensalt.restype = crypt.crypt.restype = ctypes.c_char_p
+crypt.crypt_gensalt.argtypes = [ctypes.c_char_p, ctypes.c_ulong,
+                                ctypes.c_char_p, ctypes.c_int]
+crypt.crypt.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+salt = crypt.crypt_gensalt(b"$2b$", 4, None, 0)
+print(crypt.crypt(sys.argv[1].encode(), salt).decode())' "$1"
 }
