@@ -13,6 +13,8 @@
 
 /* Deeper than any real process tree: a loop in /proc ends here. */
 #define TREE_DEPTH_MAX 4096
+/* Walks of a tree whose processes keep ending as it is read. */
+#define WALKS_MAX 8
 
 /* The parent of process PID, or -1 when it is gone. */
 static pid_t parent_of(pid_t pid)
@@ -38,12 +40,20 @@ static pid_t parent_of(pid_t pid)
 	return parent;
 }
 
-bool wrap_sender_in_tree(pid_t pid)
+bool wrap_sender_in_tree(pid_t sender)
 {
-	for (int depth = 0; pid > 1 && depth < TREE_DEPTH_MAX; depth++) {
-		if (pid == getpid())
-			return true;
-		pid = parent_of(pid);
+	/* A process of the chain that ends while it is read has handed its
+	 * children to memprof-wrap (a subreaper) by then: the walk starts
+	 * again from the sender, whose parent has changed. */
+	for (int walk = 0; walk < WALKS_MAX; walk++) {
+		pid_t pid = sender;
+
+		for (int depth = 0; pid > 1 && pid != getpid() &&
+				    depth < TREE_DEPTH_MAX;
+		     depth++)
+			pid = parent_of(pid);
+		if (pid != -1)
+			return pid == getpid();
 	}
 	return false;
 }
@@ -52,7 +62,8 @@ bool wrap_sender_heard(const struct ucred *sender)
 {
 	if (sender->pid <= 0)
 		return false;
-	if (kill(sender->pid, 0) != 0 && errno == ESRCH)
-		return true; /* ended: the key vouches for it */
-	return wrap_sender_in_tree(sender->pid);
+	if (wrap_sender_in_tree(sender->pid))
+		return true;
+	/* Ended, perhaps while its tree was walked: the key vouches for it. */
+	return kill(sender->pid, 0) != 0 && errno == ESRCH;
 }
