@@ -70,8 +70,11 @@ time.sleep(600)
 PY
 waiting=$!
 programs="$programs $waiting"
-for i in $(seq 300); do
+# As long as the client waits, however slowly a loaded machine lets it
+# send its request.
+for i in $(seq 3000); do
 	[ "$(status_of "" "$url/")" = 429 ] && break
+	kill -0 $waiting 2>/dev/null || fail "the waiting client ended: $(cat gone.out)"
 	sleep 0.1
 done
 [ "$(status_of "" "$url/")" = 429 ] ||
