@@ -31,7 +31,7 @@ struct walk {
 };
 
 /* The keys of one mapping: take reads the value; NULL for a key of the
- * exporter toolkit that is not implemented here. */
+ * exporter toolkit that this server does not support. */
 struct key_rule {
 	const char *key;
 	int (*take)(struct walk *w, yaml_node_t *value);
@@ -78,7 +78,7 @@ static int take_string(struct walk *w, yaml_node_t *value, const char *what,
 }
 
 /* Runs the rule of every key of a mapping; a key given twice, unknown or
- * not implemented is refused. */
+ * one this server does not support is refused. */
 static int walk_mapping(struct walk *w, yaml_node_t *map, const char *what,
 			const struct key_rule *rules, size_t count)
 {
