@@ -108,6 +108,12 @@ tests_integration_libattach_deepbind_plugin_la_SOURCES = \
 tests_integration_libattach_deepbind_plugin_la_LDFLAGS = -module \
 	-avoid-version -shared -rpath $(abs_builddir)/tests/integration
 
+# One that loads the runtime itself while its threads allocate, for
+# late-load.sh.
+check_PROGRAMS += tests/integration/late-load
+tests_integration_late_load_CFLAGS = $(AM_CFLAGS) -pthread
+tests_integration_late_load_LDFLAGS = -pthread
+
 check_PROGRAMS += tests/integration/handler-allocs
 tests_integration_handler_allocs_SOURCES = \
 	tests/integration/handler-allocs.c $(integ_api_sources)
@@ -150,6 +156,7 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/serve.sh \
 	tests/integration/serve-robust.sh \
 	tests/integration/attach.sh \
+	tests/integration/late-load.sh \
 	tests/integration/text-paths.sh \
 	tests/integration/debuginfod.sh
 TESTS += $(integ_drivers)
