@@ -14,6 +14,7 @@
 
 #include <stdatomic.h>
 
+#include "carved_count.h"
 #include "compiler.h"
 #include "free_filter.h"
 #include "profiler.h"
@@ -56,12 +57,15 @@ MEMPROF_PUBLIC void memprof_report_alloc(void *block, size_t size)
 	profiler_record_alloc(key_of(block), size, 0, 0, 1);
 }
 
+/* A key lies outside the pool of pages, where one counter tells whether
+ * the tables may hold it: most frees need ask no more. */
 MEMPROF_PUBLIC void memprof_report_free(void *block)
 {
 	struct heap_record record;
+	void *key = key_of(block);
 
-	if (KEYS_FIT && block)
-		profiler_release(key_of(block), &record);
+	if (KEYS_FIT && block && carved_count_may_hold(key))
+		profiler_release(key, &record);
 }
 
 MEMPROF_PUBLIC void memprof_report_chunk(void *chunk)
