@@ -4,6 +4,7 @@ import json
 import pydoc
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -153,6 +154,8 @@ def test_marker_without_a_profile_does_nothing(runner):
     assert runner.run(prog).data["written"] is False
 
 
+@pytest.mark.skipif(sys.maxsize < 2**32, reason="keys of reported blocks "
+                    "need 64-bit addresses (memprof_pool_alloc(3))")
 def test_a_python_pool_reports_its_blocks_at_its_lines(runner):
     # A pool of slots in one bytearray: malloc sees the bytearray once;
     # the slots are reported, sampled at the line that reports them, and
