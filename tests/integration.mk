@@ -123,6 +123,11 @@ tests_integration_handler_allocs_LDADD = $(RUNTIME_LIBS)
 
 check_PROGRAMS += tests/integration/bounded
 
+# The example pool, built as a user builds it: without the runtime.
+check_PROGRAMS += tests/integration/pool
+tests_integration_pool_SOURCES = examples/pool.c
+tests_integration_pool_LDADD = $(DLSYM_LIBS)
+
 check_PROGRAMS += tests/integration/sandboxed tests/integration/limited
 
 # Blocks freed inside a library opened with RTLD_DEEPBIND, for deepbind.sh.
@@ -137,6 +142,7 @@ tests_integration_bounded_SOURCES = tests/integration/bounded.c
 
 integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/bounded.sh \
+	tests/integration/pool-api.sh \
 	tests/integration/undisturbed.sh \
 	tests/integration/sandboxed.sh \
 	tests/integration/deepbind.sh \

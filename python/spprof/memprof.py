@@ -96,6 +96,8 @@ __all__ = [
     "get_snapshot",
     "get_stats",
     "marker",
+    "report_alloc",
+    "report_free",
     "shutdown",
     "start",
     "stop",
@@ -641,6 +643,16 @@ def marker(name: str) -> bool:
         return _memprof.marker(name)
     except OSError as e:
         raise _runtime_error("marker", e) from None
+
+
+#: A pool of the program's own reports the blocks it hands out and takes
+#: back, which the runtime samples as it samples malloc's, at the Python
+#: line that reports: report_alloc(address, size), report_free(address),
+#: the address being any non-zero int that names the block while it is
+#: live.  They cost a call and do nothing when the runtime does not
+#: sample (memprof_pool_alloc(3)).
+report_alloc = _memprof.report_alloc
+report_free = _memprof.report_free
 
 
 class MemoryProfiler:

@@ -17,7 +17,8 @@ struct frame_namer {
 
 /* The allocators whose frames are never the site of an allocation: the
  * C library's malloc family, C++ operator new, CPython's allocators and
- * pymalloc.  (Frames in the runtime library itself are recognised by
+ * pymalloc, and the Python binding's report of a pool's block
+ * (spprof.memprof.report_alloc), whose site is the Python line.  (Frames in the runtime library itself are recognised by
  * their module, see in_runtime().) */
 static const char *const allocator_functions[] = {
 	"malloc", "calloc", "realloc", "reallocarray", "free",
@@ -27,7 +28,8 @@ static const char *const allocator_functions[] = {
 	"_int_malloc", "_int_realloc", "_int_memalign", "tcache_init",
 	"malloc_hook_ini", "sysmalloc",
 	"PyObject_Malloc", "PyObject_Calloc", "PyObject_Realloc",
-	"allocate_from_new_pool", "new_arena", NULL
+	"allocate_from_new_pool", "new_arena",
+	"py_report_alloc", NULL
 };
 static const char *const allocator_prefixes[] = {
 	"operator new", "_Znw", "_Zna", /* demangled and mangled */
