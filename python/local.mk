@@ -27,11 +27,13 @@ spprofpyexecdir = $(pyexecdir)/spprof
 spprofpyexec_PYTHON = \
 	python/spprof/__init__.py \
 	python/spprof/_cli.py \
+	python/spprof/_control.py \
 	python/spprof/_export.py \
 	python/spprof/_kernel.py \
 	python/spprof/_late.py \
 	python/spprof/_magic.py \
 	python/spprof/_measure.py \
+	python/spprof/_model.py \
 	python/spprof/_session.py \
 	python/spprof/_sizes.py \
 	python/spprof/_stream.py \

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import spprof.memprof as memprof
+from spprof import _control
 from conftest import WRAP
 
 
@@ -235,7 +236,7 @@ def test_stack_health_judges_where_stacks_end():
                for s in stacks]
     stats = {"native_stacks": 5, "shallow_stacks": 3, "native_frames": 9,
              "min_native_depth": 1}
-    health = memprof._frame_pointer_health(stats, samples)
+    health = _control._frame_pointer_health(stats, samples)
     assert health.truncation_rate == pytest.approx(1 / 4)
     assert health.broken_modules == ["/usr/lib/libfoo.so"]
     assert health.confidence == "low"
