@@ -11,6 +11,7 @@ PYTHON_TEST_FILES = \
 	python/tests/test_interpreters.py \
 	python/tests/test_attribution.py \
 	python/tests/test_lifecycle.py \
+	python/tests/test_modules.py \
 	python/tests/test_notebook.py \
 	python/tests/test_pytest_plugin.py \
 	python/tests/test_processes.py \
