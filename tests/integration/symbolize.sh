@@ -1,0 +1,81 @@
+#!/bin/sh
+# symbolize.sh - a profile that carries its own symbols reads the same
+# without its binaries: programs built with the tests (inline-program, C++
+# with inlined calls; hold-program, killed while it runs, so that its
+# profile is a streamed one that was never finalised) are profiled, their
+# profiles written again by `memprof-report --symbolize`, then the
+# programs are removed and every module is looked for under an empty
+# --sysroot, as on a machine with none of the binaries.  Every view of
+# each symbolized profile is then the view of the original read with its
+# binaries, byte for byte, while the original shows addresses; and
+# symbolizing the symbolized profile changes nothing.
+. "$(dirname "$0")/common.sh"
+
+report=$abs_top_builddir/src/memprof-report
+mkdir -p "$scratch/bin" "$scratch/empty"
+cp "$abs_top_builddir/tests/report/inline-program" \
+	"$abs_top_builddir/tests/integration/hold-program" "$scratch/bin/" ||
+	fail "cannot copy the programs"
+
+# profile NAME: the profile of a program in $scratch/NAME/p.mlyze.
+mkdir -p "$scratch/inline" "$scratch/killed"
+SPPROF_SAMPLING_RATE=1 SPPROF_OUTPUT=$scratch/inline/p.mlyze \
+	run_preloaded 60 "$scratch/bin/inline-program"
+SPPROF_SAMPLING_RATE=4096 SPPROF_OUTPUT=$scratch/killed/p.mlyze \
+	LD_PRELOAD="$runtime_so" "$scratch/bin/hold-program" 512 \
+	"$scratch/never" >"$scratch/hold.out" &
+holder=$!
+until grep -q holding "$scratch/hold.out"; do
+	kill -0 $holder 2>/dev/null || fail "hold-program ended early"
+	sleep 0.2
+done
+kill -KILL $holder
+wait $holder
+mv "$scratch/killed/p.mlyze.part" "$scratch/killed/p.mlyze" ||
+	fail "no streamed profile: $(ls "$scratch/killed")"
+
+# view DIR ARGS...: a view of DIR/p.mlyze, read from DIR (the views name
+# the file), its messages after it.
+view() {
+	(cd "$1" && shift && NO_COLOR=1 "$report" "$@" p.mlyze 2>&1)
+}
+
+views='-ftext -fjson -ffolded -fspeedscope -fpprof -fhtml -gline -gstack -c
+	--at=end --leaks'
+for name in inline killed; do
+	mkdir -p "$scratch/$name-symbolized"
+	"$report" --symbolize -o "$scratch/$name-symbolized/p.mlyze" \
+		"$scratch/$name/p.mlyze" 2>"$scratch/$name.err" ||
+		fail "--symbolize $name: $(cat "$scratch/$name.err")"
+	for args in $views; do
+		view "$scratch/$name" "$args" >"$scratch/$name.with$args"
+	done
+done
+
+# The programs leave; nothing is found under the sysroot.
+rm -r "$scratch/bin"
+for name in inline killed; do
+	for args in $views; do
+		view "$scratch/$name-symbolized" --sysroot="$scratch/empty" \
+			"$args" >"$scratch/$name.carried$args"
+		cmp -s "$scratch/$name.with$args" "$scratch/$name.carried$args" ||
+			fail "$name $args reads otherwise: $(diff \
+				"$scratch/$name.with$args" \
+				"$scratch/$name.carried$args" | head -20)"
+	done
+	view "$scratch/$name" --sysroot="$scratch/empty" -ffolded \
+		>"$scratch/$name.without"
+	cmp -s "$scratch/$name.with-ffolded" "$scratch/$name.without" &&
+		fail "$name: the original reads the same without its binaries"
+	"$report" --symbolize -o "$scratch/$name.again" \
+		--sysroot="$scratch/empty" "$scratch/$name-symbolized/p.mlyze" \
+		2>/dev/null &&
+		cmp -s "$scratch/$name.again" "$scratch/$name-symbolized/p.mlyze" ||
+		fail "$name: symbolized again, the profile changed"
+done
+grep -q 'Holder<int>::Holder(unsigned long).*(inlined)' \
+	"$scratch/inline.with-gstack" ||
+	fail "no inlined frame to carry: $(cat "$scratch/inline.with-gstack")"
+grep -q 'churn' "$scratch/killed.with-ffolded" ||
+	fail "hold-program's functions are not named: $(cat "$scratch/killed.with-ffolded")"
+pass
