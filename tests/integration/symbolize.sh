@@ -8,8 +8,10 @@
 # --sysroot, as on a machine with none of the binaries.  Every view of
 # each symbolized profile is then the view of the original read with its
 # binaries, byte for byte, while the original shows addresses; and
-# symbolizing the symbolized profile changes nothing.
+# symbolizing the symbolized profile changes nothing.  memprof-ctl
+# serve's /debug/mlyze?pid=N gives the same of a running process.
 . "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/ctl-helpers.sh"
 
 report=$abs_top_builddir/src/memprof-report
 mkdir -p "$scratch/bin" "$scratch/empty"
@@ -78,4 +80,33 @@ grep -q 'Holder<int>::Holder(unsigned long).*(inlined)' \
 	fail "no inlined frame to carry: $(cat "$scratch/inline.with-gstack")"
 grep -q 'churn' "$scratch/killed.with-ffolded" ||
 	fail "hold-program's functions are not named: $(cat "$scratch/killed.with-ffolded")"
+
+# The server: a recording process's stream with its symbols.
+command -v curl >/dev/null || skip "no curl: the server is not tested"
+ctl=$abs_top_builddir/src/memprof-ctl
+hold=$integ_bin/hold-program
+held_kib=1024
+export XDG_RUNTIME_DIR=$scratch/xdg
+mkdir -p "$XDG_RUNTIME_DIR"
+cd "$scratch" || fail "no scratch directory"
+SPPROF_SAMPLING_RATE=4096 SPPROF_OUTPUT=$scratch/rec.%p.mlyze start_hold rec
+rec=$pid
+start_serve
+mkdir -p served
+curl -s -o served/p.mlyze -w '%{http_code}\n' "$url/debug/mlyze?pid=$rec" \
+	>served.status
+[ "$(cat served.status)" = 200 ] ||
+	fail "/debug/mlyze: $(cat served.status): $(head -c 300 served/p.mlyze)"
+view served --sysroot="$scratch/empty" -ffolded >served.folded
+grep -q 'main' served.folded && grep -q 'churn' served.folded ||
+	fail "the served profile is not symbolized: $(cat served.folded)"
+cp "rec.$rec.mlyze.part" rec.mlyze
+(NO_COLOR=1 "$report" --sysroot="$scratch/empty" -ffolded rec.mlyze \
+	2>/dev/null | grep -q churn) &&
+	fail "the stream is named without its binaries"
+[ "$(curl -s -o /dev/null -w '%{http_code}' \
+	"$url/debug/mlyze?pid=$rec&seconds=1")" = 400 ] ||
+	fail "/debug/mlyze took seconds="
+stop_serve
+end_hold rec $rec
 pass
