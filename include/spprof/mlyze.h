@@ -124,6 +124,11 @@ struct mlyze_frame {
 /* The most functions one SYMBOL event names at an address: those the
  * compiler inlined there and the one that holds them (see mlyze(5)). */
 #define MLYZE_SYMBOL_CHAIN_MAX 32
+/* A SYMBOL names a module whose id is below 2^24 and an address below
+ * 2^40 (a terabyte of code): the frames past them are left to the
+ * binaries. */
+#define MLYZE_SYMBOL_MODULE_ID_BITS 24
+#define MLYZE_SYMBOL_ADDRESS_BITS 40
 
 /* One function at a native frame's address, as a profile carries it.
  * The text is the bytes the binary's symbols and debug information gave,

@@ -44,7 +44,8 @@ struct mlyze_tables {
 	 * over older ones replaces them for the addresses seen afterwards. */
 	const struct mlyze_module **ranges;
 	size_t range_count, range_capacity;
-	/* The symbols of SYMBOL events, by address (mlyze-symbols.c). */
+	/* The symbols of SYMBOL events, by module id and address
+	 * (mlyze-symbols.c). */
 	struct u64map symbols;
 };
 
@@ -139,8 +140,9 @@ struct symbol_text {
 };
 
 /* The symbols of module's `address` (see mlyze-symbols.c): the stored
- * ones, or NULL after input_fail() (text with a NUL byte, a different
- * earlier SYMBOL for the same address, out of memory). */
+ * ones, or NULL after input_fail() (text with a NUL byte, a module id or
+ * address out of bounds, a different earlier SYMBOL for the same
+ * address, out of memory). */
 const struct mlyze_symbol *define_symbols(struct mlyze_reader *r,
 					  uint64_t offset,
 					  const struct mlyze_module *module,

@@ -16,26 +16,35 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* The symbols of one (module, address); those of the same address in
- * other modules follow in `next`. */
+/* The symbols of one (module, address). */
 struct symbol_entry {
-	const struct mlyze_module *module;
-	struct symbol_entry *next;
 	size_t count;
 	struct mlyze_symbol symbols[];
 };
+
+/* The key of (module, address) in the map; false when either is past
+ * what the format allows. */
+static bool symbol_key(const struct mlyze_module *module, uint64_t address,
+		       uint64_t *key)
+{
+	if (module->id >> MLYZE_SYMBOL_MODULE_ID_BITS ||
+	    address >> MLYZE_SYMBOL_ADDRESS_BITS)
+		return false;
+	*key = module->id << MLYZE_SYMBOL_ADDRESS_BITS | address;
+	return true;
+}
 
 static const struct symbol_entry *find_entry(const struct mlyze_tables *t,
 					     const struct mlyze_module *module,
 					     uint64_t address)
 {
-	const struct u64map_value *first = u64map_get(&t->symbols, address);
-	const struct symbol_entry *e =
-		first ? (const struct symbol_entry *)(uintptr_t)first->a : NULL;
+	const struct u64map_value *found;
+	uint64_t key;
 
-	while (e && e->module != module)
-		e = e->next;
-	return e;
+	if (!symbol_key(module, address, &key) ||
+	    !(found = u64map_get(&t->symbols, key)))
+		return NULL;
+	return (const struct symbol_entry *)(uintptr_t)found->a;
 }
 
 /* Text of `length` bytes as the entry keeps it: NULL when empty. */
@@ -79,7 +88,6 @@ static bool keep_text(struct arena *arena, const char *text, size_t length,
 }
 
 static struct symbol_entry *new_entry(struct mlyze_reader *r,
-				      const struct mlyze_module *module,
 				      const struct symbol_text *symbols,
 				      size_t count)
 {
@@ -89,7 +97,6 @@ static struct symbol_entry *new_entry(struct mlyze_reader *r,
 
 	if (!e)
 		return NULL;
-	e->module = module;
 	e->count = count;
 	for (size_t i = 0; i < count; i++) {
 		struct mlyze_symbol *s = &e->symbols[i];
@@ -114,9 +121,8 @@ const struct mlyze_symbol *define_symbols(struct mlyze_reader *r,
 					  size_t count)
 {
 	const struct symbol_entry *old = find_entry(&r->tables, module, address);
-	struct u64map_value *first;
 	struct symbol_entry *e;
-	bool existed;
+	uint64_t key;
 
 	for (size_t i = 0; i < count; i++)
 		if (check_text(r, offset, symbols[i].function,
@@ -124,6 +130,14 @@ const struct mlyze_symbol *define_symbols(struct mlyze_reader *r,
 		    check_text(r, offset, symbols[i].file,
 			       symbols[i].file_length, "file") < 0)
 			return NULL;
+	if (!symbol_key(module, address, &key)) {
+		input_fail(&r->in, offset, "SYMBOL of module %" PRIu64
+			   " address 0x%" PRIx64 " is out of bounds (module "
+			   "ids below 2^%d, addresses below 2^%d)", module->id,
+			   address, MLYZE_SYMBOL_MODULE_ID_BITS,
+			   MLYZE_SYMBOL_ADDRESS_BITS);
+		return NULL;
+	}
 	if (old) {
 		if (same_symbols(old, symbols, count))
 			return old->symbols;
@@ -132,14 +146,12 @@ const struct mlyze_symbol *define_symbols(struct mlyze_reader *r,
 			   "content", module->id, address);
 		return NULL;
 	}
-	e = new_entry(r, module, symbols, count);
-	first = e ? u64map_insert(&r->tables.symbols, address, &existed) : NULL;
-	if (!first) {
+	e = new_entry(r, symbols, count);
+	if (!e || u64map_put(&r->tables.symbols, key,
+			     (struct u64map_value){ .a = (uintptr_t)e }) < 0) {
 		input_fail_system(&r->in, NULL);
 		return NULL;
 	}
-	e->next = existed ? (struct symbol_entry *)(uintptr_t)first->a : NULL;
-	first->a = (uint64_t)(uintptr_t)e;
 	return e->symbols;
 }
 

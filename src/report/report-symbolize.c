@@ -32,7 +32,17 @@ static int by_module_then_offset(const void *pa, const void *pb)
 	return a->offset < b->offset ? -1 : a->offset > b->offset;
 }
 
-/* Every distinct native frame of the profile's stacks, sorted. */
+/* Whether a SYMBOL may name the frame (mlyze(5) bounds its module id and
+ * address; the binaries name the others). */
+static bool symbolizable(const struct mlyze_frame *f)
+{
+	return f->form == MLYZE_FORM_MODULE &&
+	       !(f->module->id >> MLYZE_SYMBOL_MODULE_ID_BITS) &&
+	       !(f->offset >> MLYZE_SYMBOL_ADDRESS_BITS);
+}
+
+/* Every distinct native frame of the profile's stacks that a SYMBOL may
+ * name, sorted. */
 static struct native_frame *native_frames(const mlyze_reader *r,
 					  size_t *count)
 {
@@ -43,7 +53,7 @@ static struct native_frame *native_frames(const mlyze_reader *r,
 		const struct mlyze_stack *s = mlyze_stack_at(r, i);
 
 		for (size_t k = 0; k < s->depth; k++) {
-			if (s->frames[k].form != MLYZE_FORM_MODULE)
+			if (!symbolizable(&s->frames[k]))
 				continue;
 			frames = xgrow(frames, &capacity, n + 1,
 				       sizeof(*frames));
