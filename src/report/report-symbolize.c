@@ -187,16 +187,20 @@ static int copy_bytes(int in, int out, uint64_t length)
 }
 
 /* The output, emptied; not the input itself, which the copy would
- * destroy.  -1 after a message. */
+ * destroy.  A new file gets the input's permissions (a profile holds what
+ * a process kept in its heap: a private one stays private).  -1 after a
+ * message. */
 static int open_output(const char *output, int in)
 {
 	struct stat in_st, out_st;
-	int fd;
+	int fd = -1;
 
 	if (!output)
 		return STDOUT_FILENO;
-	fd = open(output, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-	if (fd >= 0 && fstat(fd, &out_st) == 0 && fstat(in, &in_st) == 0 &&
+	if (fstat(in, &in_st) == 0)
+		fd = open(output, O_WRONLY | O_CREAT | O_CLOEXEC,
+			  in_st.st_mode & 0666);
+	if (fd >= 0 && fstat(fd, &out_st) == 0 &&
 	    out_st.st_dev == in_st.st_dev && out_st.st_ino == in_st.st_ino) {
 		fprintf(stderr, "memprof-report: %s: is the profile being "
 			"symbolized; write to another file\n", output);

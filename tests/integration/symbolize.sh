@@ -8,7 +8,8 @@
 # --sysroot, as on a machine with none of the binaries.  Every view of
 # each symbolized profile is then the view of the original read with its
 # binaries, byte for byte, while the original shows addresses; and
-# symbolizing the symbolized profile changes nothing.  memprof-ctl
+# symbolizing the symbolized profile changes nothing.  The copy of a
+# private profile is private.  memprof-ctl
 # serve's /debug/mlyze?pid=N gives the same of a running process.
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/ctl-helpers.sh"
@@ -46,9 +47,13 @@ views='-ftext -fjson -ffolded -fspeedscope -fpprof -fhtml -gline -gstack -c
 	--at=end --leaks'
 for name in inline killed; do
 	mkdir -p "$scratch/$name-symbolized"
+	# A private profile's copy is private.
+	chmod 600 "$scratch/$name/p.mlyze"
 	"$report" --symbolize -o "$scratch/$name-symbolized/p.mlyze" \
 		"$scratch/$name/p.mlyze" 2>"$scratch/$name.err" ||
 		fail "--symbolize $name: $(cat "$scratch/$name.err")"
+	[ "$(stat -c %a "$scratch/$name-symbolized/p.mlyze")" = 600 ] ||
+		fail "$name: the copy of a private profile is not private"
 	for args in $views; do
 		view "$scratch/$name" "$args" >"$scratch/$name.with$args"
 	done
