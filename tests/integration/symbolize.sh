@@ -2,15 +2,15 @@
 # symbolize.sh - a profile that carries its own symbols reads the same
 # without its binaries: programs built with the tests (inline-program, C++
 # with inlined calls; hold-program, killed while it runs, so that its
-# profile is a streamed one that was never finalised) are profiled, their
-# profiles written again by `memprof-report --symbolize`, then the
-# programs are removed and every module is looked for under an empty
-# --sysroot, as on a machine with none of the binaries.  Every view of
-# each symbolized profile is then the view of the original read with its
-# binaries, byte for byte, while the original shows addresses; and
-# symbolizing the symbolized profile changes nothing.  The copy of a
-# private profile is private.  memprof-ctl
-# serve's /debug/mlyze?pid=N gives the same of a running process.
+# profile is a streamed one that was never finalised) are profiled and
+# their profiles written again by `memprof-report --symbolize`.  Every
+# view of each copy is the view of the original, byte for byte: beside
+# the binaries, then after the programs are removed and every module is
+# looked for under an empty --sysroot, as on a machine with none of the
+# binaries, where the original shows addresses.  Symbolizing a copy again
+# changes nothing, and the copy of a private profile is private.
+# memprof-ctl serve's /debug/mlyze?pid=N gives the same of a running
+# process.
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/ctl-helpers.sh"
 
@@ -56,6 +56,10 @@ for name in inline killed; do
 		fail "$name: the copy of a private profile is not private"
 	for args in $views; do
 		view "$scratch/$name" "$args" >"$scratch/$name.with$args"
+		view "$scratch/$name-symbolized" "$args" \
+			>"$scratch/$name.both$args"
+		cmp -s "$scratch/$name.with$args" "$scratch/$name.both$args" ||
+			fail "$name $args: the copy reads otherwise beside the binaries"
 	done
 done
 
