@@ -164,6 +164,7 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/attach.sh \
 	tests/integration/late-load.sh \
 	tests/integration/text-paths.sh \
+	tests/integration/symbolize.sh \
 	tests/integration/debuginfod.sh
 TESTS += $(integ_drivers)
 EXTRA_DIST += $(integ_drivers) tests/integration/common.sh \
