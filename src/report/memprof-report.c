@@ -18,6 +18,7 @@
 
 #include "report-frames.h"
 #include "report-heap.h"
+#include "report-moment.h"
 #include "report-progress.h"
 #include "report-sites.h"
 #include "report-suppress.h"
@@ -40,6 +41,8 @@ struct options {
 	enum grouping grouping;
 	enum sort_key sort;
 	enum moment at;
+	/* --at TIME or MARKER (then `at` is AT_TIME), --from and --to. */
+	struct moment_spec at_spec, from, to;
 	bool cumulative;
 	bool all;
 	const struct view *view; /* NULL: chosen by the output's name */
@@ -95,7 +98,11 @@ static void usage(FILE *out)
 	      "                          holds\n"
 	      "  -s, --sort=KEY          live (default), allocated or count; also what\n"
 	      "                          the exports weigh stacks by\n"
-	      "  -a, --at=WHEN           peak (default) or end: when to count live bytes\n"
+	      "  -a, --at=WHEN           peak (default), end, a time from the start\n"
+	      "                          (12.5s) or a marker's name: when to count\n"
+	      "                          live bytes\n"
+	      "      --from=WHEN         count only the blocks allocated from WHEN on\n"
+	      "      --to=WHEN           ... and before WHEN (a time or a marker)\n"
 	      "      --all               also list sites with nothing live\n"
 	      "      --keep-wrappers     let allocation wrappers (xmalloc, g_malloc...)\n"
 	      "                          be sites, not their callers\n"
@@ -166,6 +173,26 @@ static size_t parse_top(const char *value)
 	return (size_t)n;
 }
 
+/* A moment of --at, --from or --to, or a usage error. */
+static void parse_moment(struct moment_spec *spec, const char *option,
+			 const char *value)
+{
+	char why[512];
+
+	if (moment_parse(spec, option, value, why, sizeof(why)) < 0)
+		usage_error("%s", why);
+}
+
+/* --at: peak, end, or a moment the profile names (AT_TIME). */
+static enum moment parse_at(const char *value, struct moment_spec *spec)
+{
+	for (int m = 0; m < AT_TIME; m++)
+		if (strcmp(value, moment_names[m]) == 0)
+			return (enum moment)m;
+	parse_moment(spec, "--at", value);
+	return AT_TIME;
+}
+
 /* --suppressions FILE, once. */
 static struct suppressions *load_suppressions(struct suppressions *loaded,
 					      const char *file)
@@ -193,7 +220,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_LEAKS,
 		OPT_GROWTH,
 		OPT_KEEP_WRAPPERS,
-		OPT_SUPPRESSIONS
+		OPT_SUPPRESSIONS,
+		OPT_FROM,
+		OPT_TO
 	};
 	static const struct option long_options[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -213,6 +242,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "growth", no_argument, NULL, OPT_GROWTH },
 		{ "keep-wrappers", no_argument, NULL, OPT_KEEP_WRAPPERS },
 		{ "suppressions", required_argument, NULL, OPT_SUPPRESSIONS },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -249,8 +280,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 							sort_names, 3);
 			break;
 		case 'a':
-			o->at = (enum moment)choose("--at", optarg,
-						    moment_names, MOMENTS);
+			o->at = parse_at(optarg, &o->at_spec);
+			break;
+		case OPT_FROM:
+			parse_moment(&o->from, "--from", optarg);
+			break;
+		case OPT_TO:
+			parse_moment(&o->to, "--to", optarg);
 			break;
 		case OPT_DEBUG_DIR:
 			o->debug_dirs = xrealloc(o->debug_dirs,
@@ -315,6 +351,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 			    o->view->name);
 	if (o->growth && o->base_count)
 		usage_error("%s", "--growth reads one run; --base compares two");
+	if (o->from.kind == MOMENT_SECONDS && o->to.kind == MOMENT_SECONDS &&
+	    o->from.seconds >= o->to.seconds)
+		usage_error("%s", "--from must come before --to: the stretch "
+				  "between them is empty");
 	if (o->suppressions && o->at != AT_END && !o->leaks)
 		usage_error("%s", "--suppressions applies to what was never "
 				  "freed: give --at end or --leaks");
@@ -333,6 +373,9 @@ struct gathered {
 	struct stack_table stacks; /* of all profiles */
 	size_t snapshots;          /* wanted by the view */
 	bool growth;               /* wanted by --leaks or the view */
+	const struct options *options;
+	uint64_t born_outside;     /* sampled blocks left out by a stretch */
+	char *moment;              /* with --at TIME: its label */
 };
 
 static void warn(void *ctx, const char *message)
@@ -449,6 +492,7 @@ static void summarise(struct gathered *g, const char *file,
 	p->peak = h->total.live[AT_PEAK];
 	p->peak_level_share = h->peak_level_share;
 	p->end = h->total.live[AT_END];
+	p->at_time_s = (double)(h->at.passed_us - info->start_time_us) / 1e6;
 }
 
 static void add_stats(struct mlyze_stats *total, const struct mlyze_stats *s)
@@ -505,6 +549,24 @@ static struct unseen_malloc unseen_malloc_of(const struct gathered *g)
 	return unseen;
 }
 
+/* "Only the blocks allocated from 2 s to marker done are counted ..." */
+static char *stretch_note(const struct gathered *g)
+{
+	const struct options *o = g->options;
+	char *from = o->from.kind ? moment_label(&o->from) : xstrdup("the start");
+	char *to = o->to.kind ? moment_label(&o->to) : xstrdup("the end");
+	char *note = xasprintf(
+		"Only the blocks allocated from %s to %s are counted (--from, "
+		"--to), in every estimate and over time; %" PRIu64 " sampled "
+		"block%s allocated outside %s left out.", from, to,
+		g->born_outside, g->born_outside == 1 ? "" : "s",
+		g->born_outside == 1 ? "is" : "are");
+
+	free(from);
+	free(to);
+	return note;
+}
+
 /* Caveats of all the profiles together, in plain words. */
 static void note_caveats(struct gathered *g)
 {
@@ -520,6 +582,8 @@ static void note_caveats(struct gathered *g)
 
 	if (memory)
 		add_message(&g->notes, memory);
+	if (g->options->from.kind || g->options->to.kind)
+		add_message(&g->notes, stretch_note(g));
 	if (broken_stacks)
 		add_message(&g->notes, broken_stacks);
 	if (dropped)
@@ -584,15 +648,63 @@ static void note_checkpoints(struct gathered *g, const char *file,
 		(double)(h->kept_from_us - start) / 1e6));
 }
 
+/* The moments of --at, --from and --to must be moments of the profile
+ * that its events show, and the stretch must not be empty; else a usage
+ * error. */
+static void check_moments(const char *file, const mlyze_reader *r,
+			  const struct heap_replay *h)
+{
+	const struct mlyze_info *info = mlyze_info(r);
+	uint64_t end = info->end_time_us ? info->end_time_us : h->last_time_us;
+	const struct moment_track *tracks[] = { &h->at, &h->from, &h->to };
+	char why[4096 + 512];
+
+	for (size_t i = 0; i < sizeof(tracks) / sizeof(tracks[0]); i++) {
+		struct moment_bounds bounds = {
+			.file = file,
+			.duration_s = (double)(end - info->start_time_us) / 1e6,
+			.kept_from_s = h->checkpoints
+					       ? (double)(h->kept_from_us -
+							  info->start_time_us) /
+							 1e6
+					       : 0,
+			.passed = tracks[i]->passed,
+		};
+
+		if (tracks[i]->spec &&
+		    moment_check(tracks[i]->spec, &bounds, why,
+				 sizeof(why)) < 0) {
+			fprintf(stderr, "memprof-report: %s\n", why);
+			exit(2);
+		}
+	}
+	if (h->from.passed && h->to.passed &&
+	    h->to.passed_us <= h->from.passed_us) {
+		fprintf(stderr, "memprof-report: --from %s, --to %s: in %s, "
+			"the stretch between them is empty (--to comes at "
+			"%.3f s, --from at %.3f s)\n", h->from.spec->text,
+			h->to.spec->text, file,
+			(double)(h->to.passed_us - info->start_time_us) / 1e6,
+			(double)(h->from.passed_us - info->start_time_us) / 1e6);
+		exit(2);
+	}
+}
+
 /* Read one profile into the stacks.  A profile that cannot be read is
  * named on stderr and left out; returns its status. */
 static enum mlyze_status read_profile(struct gathered *g, const char *file)
 {
 	struct mlyze_options ro = { .warn = warn, .warn_ctx = g };
-	struct replay_options options = { .tick = progress_tick,
-					  .tick_ctx = &g->progress,
-					  .snapshots = g->snapshots,
-					  .growth = g->growth };
+	const struct options *o = g->options;
+	struct replay_options options = {
+		.tick = progress_tick,
+		.tick_ctx = &g->progress,
+		.snapshots = g->snapshots,
+		.growth = g->growth,
+		.at = o->at == AT_TIME ? &o->at_spec : NULL,
+		.from = o->from.kind ? &o->from : NULL,
+		.to = o->to.kind ? &o->to : NULL,
+	};
 	mlyze_reader *r = mlyze_open(file, &ro);
 	enum mlyze_status status;
 	struct heap_replay replay;
@@ -612,6 +724,8 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 		mlyze_close(r);
 		return status;
 	}
+	check_moments(file, r, &replay);
+	g->born_outside += replay.born_outside;
 	summarise(g, file, r, &replay);
 	add_stats(&g->stats, &mlyze_info(r)->stats);
 	warn_replaced(g, file, &replay);
@@ -675,6 +789,7 @@ static void free_gathered(struct gathered *g)
 	free_messages(&g->warnings);
 	free_messages(&g->notes);
 	free_messages(&g->unread);
+	free(g->moment);
 }
 
 /* The sites a table shows: without --all, a table of live bytes leaves
@@ -734,6 +849,7 @@ static int gather(struct gathered *g, const struct options *o,
 	int rc;
 
 	g->namer = frame_namer_new(&so);
+	g->options = o;
 	g->snapshots = o->view->snapshots;
 	/* A comparison shows no growth: its base needs none either. */
 	g->growth = o->leaks || o->growth ||
@@ -764,6 +880,8 @@ static struct report make_report(struct gathered *g, struct site_table *sites,
 		if (wrappers)
 			add_message(&g->notes, wrappers);
 	}
+	if (o->at == AT_TIME && !g->moment)
+		g->moment = moment_label(&o->at_spec);
 	sites_build(sites, &g->stacks, o->grouping, o->cumulative);
 	sites_sort(sites, o->sort, o->at);
 	unnamed = sites_unnamed_note(sites, &g->stacks);
@@ -779,6 +897,8 @@ static struct report make_report(struct gathered *g, struct site_table *sites,
 		.grouping = o->grouping,
 		.sort = o->sort,
 		.at = o->at,
+		.moment = g->moment,
+		.moment_is_marker = o->at_spec.kind == MOMENT_MARKER,
 		.colour = colour_wanted(o),
 		.all = o->all,
 		.resident = resident,

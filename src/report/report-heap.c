@@ -43,7 +43,7 @@
 /* The stride of the series when the duration of the profile is unknown. */
 #define DEFAULT_STRIDE_US 1000
 
-const char *const moment_names[MOMENTS] = { "peak", "end" };
+const char *const moment_names[MOMENTS] = { "peak", "end", "moment" };
 
 /* What a live block keeps: the count it stood for when it was weighed
  * (1/p), from which its FREE rebuilds the very weight its ALLOC added
@@ -110,6 +110,7 @@ struct replay_state {
 	uint64_t point_stride_us, next_point_us;
 	size_t snapshots_wanted;
 	uint64_t snapshot_stride_us, next_snapshot_us;
+	bool follows_moments; /* replay_options has at, from or to */
 };
 
 void estimate_add(struct estimate *into, const struct estimate *from)
@@ -334,6 +335,18 @@ static void release_block(struct replay_state *st, struct u64map_value block)
 		(uint32_t)(block.b & UINT32_MAX);
 }
 
+/* An ALLOC (or LIVE) at the address of a live block: the block counts as
+ * freed.  A block that a checkpoint listed may see its ALLOC follow, which
+ * is no error. */
+static void replace_block(struct replay_state *st, const struct mlyze_event *ev,
+			  struct u64map_value block)
+{
+	if (!st->blocks.slots[block.b & UINT32_MAX].listed &&
+	    !st->h->replaced++)
+		st->h->first_replaced_offset = ev->offset;
+	release_block(st, block);
+}
+
 /* The index of a stack, with room for it.  (An index beyond 32 bits is
  * beyond every stack_count, which grows only to hold a smaller one, so
  * grow_stacks() sees it.) */
@@ -363,12 +376,8 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 
 	if (!block)
 		out_of_memory();
-	if (replaced) {
-		if (!st->blocks.slots[block->b & UINT32_MAX].listed &&
-		    !st->h->replaced++)
-			st->h->first_replaced_offset = ev->offset;
-		release_block(st, *block);
-	}
+	if (replaced)
+		replace_block(st, ev, *block);
 	slot = keep_count(&st->blocks, w->count, weights->half.count, halves,
 			  born);
 	st->blocks.slots[slot].listed = ev->type == MLYZE_EVENT_LIVE;
@@ -382,12 +391,38 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 	record_half_peaks(st, ev->time_us);
 }
 
+/* Whether a block born now is counted: within the stretch asked for. */
+static bool in_stretch(const struct replay_state *st)
+{
+	const struct heap_replay *h = st->h;
+
+	return (!h->from.spec || h->from.passed) &&
+	       !(h->to.spec && h->to.passed);
+}
+
+/* An ALLOC outside the stretch: as if it never was, but for the block it
+ * replaces, which is freed all the same. */
+static void leave_out(struct replay_state *st, const struct mlyze_event *ev)
+{
+	struct u64map_value replaced;
+
+	st->h->born_outside++;
+	if (u64map_take(&st->blocks.by_address, ev->alloc.address, &replaced))
+		replace_block(st, ev, replaced);
+}
+
 static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 {
-	size_t stack = stack_index(st, ev->alloc.stack);
-	const struct block_weights *weights = weights_of(
-		&st->weights, ev->alloc.size, ev->alloc.sampling_rate);
+	size_t stack;
+	const struct block_weights *weights;
 
+	if (!in_stretch(st)) {
+		leave_out(st, ev);
+		return;
+	}
+	stack = stack_index(st, ev->alloc.stack);
+	weights = weights_of(&st->weights, ev->alloc.size,
+			     ev->alloc.sampling_rate);
 	add_weight(&st->now[stack].allocated, &weights->whole);
 	make_live(st, ev, ev->alloc.address, ev->alloc.size, stack, weights,
 		  st->position);
@@ -656,37 +691,82 @@ static void on_checkpoint(struct replay_state *st, const mlyze_reader *r,
 /* What a stack allocated before the checkpoint. */
 static void on_totals(struct replay_state *st, const struct mlyze_event *ev)
 {
-	size_t stack = stack_index(st, ev->totals.stack);
-	struct estimate *allocated = &st->now[stack].allocated;
+	size_t stack;
+	struct estimate totals = {
+		.samples = ev->totals.samples,
+		.bytes = ev->totals.sum->bytes,
+		.bytes_variance = ev->totals.sum->bytes_variance,
+		.count = ev->totals.sum->count,
+		.count_variance = ev->totals.sum->count_variance,
+	};
 
-	allocated->samples += ev->totals.samples;
-	allocated->bytes += ev->totals.sum->bytes;
-	allocated->bytes_variance += ev->totals.sum->bytes_variance;
-	allocated->count += ev->totals.sum->count;
-	allocated->count_variance += ev->totals.sum->count_variance;
+	if (!in_stretch(st))
+		return;
+	stack = stack_index(st, ev->totals.stack);
+	estimate_add(&st->now[stack].allocated, &totals);
 }
 
 static void on_live(struct replay_state *st, const struct mlyze_event *ev)
 {
 	/* Live since before the checkpoint, where the trends start. */
 	static const double origin[AXES];
-	size_t stack = stack_index(st, ev->live.stack);
-	const struct block_weights *weights = weights_of(
-		&st->weights, ev->live.size, ev->live.sampling_rate);
+	size_t stack;
+	const struct block_weights *weights;
 
+	if (!in_stretch(st)) {
+		st->h->born_outside++;
+		return;
+	}
+	stack = stack_index(st, ev->live.stack);
+	weights = weights_of(&st->weights, ev->live.size,
+			     ev->live.sampling_rate);
 	make_live(st, ev, ev->live.address, ev->live.size, stack, weights,
 		  origin);
 }
 
+/* The whole live heap at an earlier checkpoint: not what a stretch
+ * from a moment on holds. */
 static void on_heap_point(struct replay_state *st,
 			  const struct mlyze_event *ev)
 {
+	if (st->h->from.spec)
+		return;
 	add_point(st->h, (struct heap_point){
 				 .time_us = ev->heap_point.time_us,
 				 .bytes = ev->heap_point.sum->bytes,
 				 .bytes_variance =
 					 ev->heap_point.sum->bytes_variance,
 				 .samples = ev->heap_point.samples });
+}
+
+/* The live bytes of every stack now are those at the moment asked for. */
+static void take_moment(struct replay_state *st)
+{
+	for (size_t i = 0; i < st->h->stack_count; i++)
+		st->h->by_stack[i].live[AT_TIME] = st->now[i].live;
+}
+
+/* The moments asked for in seconds that ev passes, before its replay. */
+static void follow_times(struct replay_state *st, const struct mlyze_event *ev)
+{
+	struct heap_replay *h = st->h;
+
+	if (moment_passes_before(&h->at, ev))
+		take_moment(st);
+	moment_passes_before(&h->from, ev);
+	moment_passes_before(&h->to, ev);
+}
+
+/* The moments asked for by the name of the MARKER ev. */
+static void follow_markers(struct replay_state *st,
+			   const struct mlyze_event *ev)
+{
+	struct heap_replay *h = st->h;
+
+	if (moment_passes_marker(&h->at, ev))
+		take_moment(st);
+	moment_passes_marker(&h->from, ev);
+	moment_passes_marker(&h->to, ev);
 }
 
 static void replay_event(struct replay_state *st, const mlyze_reader *r,
@@ -711,6 +791,7 @@ static void replay_event(struct replay_state *st, const mlyze_reader *r,
 	case MLYZE_EVENT_MARKER:
 		st->position[PER_MARKER] = (double)++st->h->markers;
 		keep_event(st, ev);
+		follow_markers(st, ev);
 		break;
 	case MLYZE_EVENT_GC:
 		keep_event(st, ev);
@@ -743,6 +824,12 @@ static void finish(struct replay_state *st)
 	struct estimator_weight w;
 	size_t cursor = 0;
 
+	/* A moment after the last event: the state at the end. */
+	if (h->at.spec && h->at.spec->kind == MOMENT_SECONDS && !h->at.passed) {
+		take_moment(st);
+		h->at.passed = true;
+		h->at.passed_us = h->at.time_us;
+	}
 	while ((slot = u64map_next(&st->blocks.by_address, &cursor))) {
 		w = block_weight(&st->blocks, slot->value);
 		add_weight(&h->by_stack[slot->value.b >> 32].live[AT_END], &w);
@@ -866,6 +953,8 @@ static void replay_batch(struct replay_state *st, mlyze_reader *r,
 		const struct mlyze_event *ev = &events[i];
 
 		prefetch_ahead(st, events, count, i);
+		if (st->follows_moments)
+			follow_times(st, ev);
 		if (st->growth)
 			st->position[PER_SECOND] =
 				seconds_since(st->origin_us, ev->time_us);
@@ -879,6 +968,18 @@ static void replay_batch(struct replay_state *st, mlyze_reader *r,
 	    options->tick)
 		options->tick(options->tick_ctx, r);
 	h->last_time_us = events[count - 1].time_us;
+}
+
+static void start_moments(struct heap_replay *h,
+			  const struct replay_options *options,
+			  uint64_t start_us)
+{
+	moment_track_start(&h->at, options ? options->at : NULL, PASSED_AFTER,
+			   start_us);
+	moment_track_start(&h->from, options ? options->from : NULL,
+			   PASSED_AT, start_us);
+	moment_track_start(&h->to, options ? options->to : NULL, PASSED_AT,
+			   start_us);
 }
 
 int heap_replay(mlyze_reader *r, struct heap_replay *h,
@@ -895,6 +996,8 @@ int heap_replay(mlyze_reader *r, struct heap_replay *h,
 	h->last_time_us = h->peak_time_us = mlyze_info(r)->start_time_us;
 	st.origin_us = mlyze_info(r)->start_time_us;
 	start_time_series(&st, r, options);
+	start_moments(h, options, st.origin_us);
+	st.follows_moments = h->at.spec || h->from.spec || h->to.spec;
 	while ((rc = mlyze_next_events(r, events, BATCH_EVENTS)) > 0)
 		replay_batch(&st, r, events, rc, options, first_rate);
 	if (rc == 0)

@@ -33,17 +33,31 @@
 extern const char report_html_css[];
 extern const char report_html_js[];
 
-/* The measures of the page's flame graph, in the order of its menu. */
+/* The measures of the page's flame graph, in the order of its menu; the
+ * last with --at TIME or MARKER only. */
 static const enum measure page_measures[] = {
 	MEASURE_LIVE_AT_PEAK, MEASURE_LIVE_AT_END, MEASURE_ALLOCATED,
+	MEASURE_LIVE_AT_TIME,
 };
-#define PAGE_MEASURES 3
+
+static int page_measure_count(const struct report *r)
+{
+	return r->at == AT_TIME ? 4 : 3;
+}
 
 static const struct estimate *measured(const struct report_stack *s,
 				       enum measure m)
 {
-	return m == MEASURE_ALLOCATED ? &s->heap.allocated
-				      : &s->heap.live[m == MEASURE_LIVE_AT_END];
+	switch (m) {
+	case MEASURE_ALLOCATED:
+		return &s->heap.allocated;
+	case MEASURE_LIVE_AT_END:
+		return &s->heap.live[AT_END];
+	case MEASURE_LIVE_AT_TIME:
+		return &s->heap.live[AT_TIME];
+	default:
+		return &s->heap.live[AT_PEAK];
+	}
 }
 
 static json_t *frames_json(const struct flame_frames *ff, json_t **kinds)
@@ -90,7 +104,7 @@ static void measures_json(json_t *data, const struct report *r)
 	json_t *values = json_array(), *intervals = json_array(),
 	       *samples = json_array();
 
-	for (int m = 0; m < PAGE_MEASURES; m++) {
+	for (int m = 0; m < page_measure_count(r); m++) {
 		json_t *v = json_array(), *ci = json_array(), *n = json_array();
 
 		for (size_t i = 0; i < t->stack_count; i++) {
@@ -206,7 +220,8 @@ static json_t *profile_json(const struct report *r,
 
 static json_t *sites_json(const struct report *r)
 {
-	static const char *const live_titles[MOMENTS] = { "AT PEAK", "AT END" };
+	static const char *const live_titles[MOMENTS] = { "AT PEAK", "AT END",
+							  "AT MOMENT" };
 	const char *columns[] = { live_titles[r->at], "±95%", "SHARE",
 				  "SAMPLES", "ALLOCS", "ALLOCATED", "SITE" };
 	json_t *json = json_object(), *titles = json_array(),
@@ -377,9 +392,15 @@ static json_t *page_data(const struct report *r)
 	set(data, "summary", text(summary));
 	if (resident_note)
 		set(data, "resident_note", text(resident_note));
-	set(data, "measure", json_integer(m == MEASURE_ALLOCATIONS
-						  ? MEASURE_ALLOCATED
-						  : m));
+	set(data, "measure", json_integer(m == MEASURE_ALLOCATIONS ? MEASURE_ALLOCATED
+					  : m == MEASURE_LIVE_AT_TIME ? 3
+								      : m));
+	if (r->at == AT_TIME) {
+		char *title = xasprintf("Live bytes at %s", r->moment);
+
+		set(data, "moment_title", text(title));
+		free(title);
+	}
 	set(data, "frames", frames_json(&ff, &kinds));
 	set(data, "kinds", kinds);
 	set(data, "stacks", stacks_json(r, &ff, NULL));

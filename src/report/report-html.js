@@ -652,6 +652,11 @@ function start() {
 		document.getElementById("resident-legend").hidden = false;
 	}
 	const measure = document.getElementById("measure");
+	if (data.moment_title !== undefined) {
+		MEASURES.push(data.moment_title);
+		measure.querySelector("option[value=moment]").before(element(
+			"option", { value: "3" }, data.moment_title));
+	}
 	measure.value = String(data.measure);
 	measure.addEventListener("change", () => {
 		if (measure.value !== "moment")
