@@ -130,5 +130,6 @@ EXTRA_DIST += $(REPORT_SHELL_TESTS) \
 	tests/report/exports \
 	tests/report/runtime \
 	tests/report/golden \
+	tests/report/html \
 	tests/report/malformed \
 	tests/report/profiles

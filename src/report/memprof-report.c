@@ -426,6 +426,12 @@ static char *recording_window(const struct mlyze_info *info)
 		       : NULL;
 }
 
+static void map_stacks(struct stack_amounts *a, const size_t *stack_map)
+{
+	for (size_t k = 0; k < a->count; k++)
+		a->stacks[k] = stack_map[a->stacks[k]];
+}
+
 /* The replay's series move to the summary; the stacks of its snapshots
  * become the report's (`stack_map`, see stacks_add_profile). */
 static void take_series(struct profile_summary *p, struct heap_replay *h,
@@ -437,15 +443,22 @@ static void take_series(struct profile_summary *p, struct heap_replay *h,
 	p->mark_count = h->events_kept_count;
 	p->snapshots = h->snapshots;
 	p->snapshot_count = h->snapshot_count;
-	for (size_t i = 0; i < p->snapshot_count; i++)
-		for (size_t k = 0; k < p->snapshots[i].count; k++)
-			p->snapshots[i].stacks[k] =
-				stack_map[p->snapshots[i].stacks[k]];
+	p->allocated_after_snapshots = h->allocated_after_snapshots;
+	for (size_t i = 0; i < p->snapshot_count; i++) {
+		struct heap_snapshot *snap = &p->snapshots[i];
+
+		for (size_t k = 0; k < snap->count; k++)
+			snap->stacks[k] = stack_map[snap->stacks[k]];
+		map_stacks(&snap->allocated, stack_map);
+	}
+	map_stacks(&p->allocated_after_snapshots, stack_map);
 	p->memory = h->memory;
 	memset(&h->memory, 0, sizeof(h->memory));
 	h->timeline = NULL;
 	h->events_kept = NULL;
 	h->snapshots = NULL;
+	memset(&h->allocated_after_snapshots, 0,
+	       sizeof(h->allocated_after_snapshots));
 	h->timeline_count = h->events_kept_count = h->snapshot_count = 0;
 }
 
@@ -759,6 +772,7 @@ static void free_series(struct profile_summary *p)
 		.events_kept_count = p->mark_count,
 		.snapshots = p->snapshots,
 		.snapshot_count = p->snapshot_count,
+		.allocated_after_snapshots = p->allocated_after_snapshots,
 		.memory = p->memory,
 	};
 

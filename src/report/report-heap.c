@@ -81,6 +81,7 @@ struct stack_now {
 	struct estimate at_half_peak[ESTIMATOR_HALVES];
 	struct estimate whole_at_half_peak[ESTIMATOR_HALVES];
 	struct trend_sums growth[AXES];
+	struct estimate allocated_at_snapshot; /* at the last one */
 };
 
 /* The largest live total one half has seen, and the stacks whose estimate
@@ -110,6 +111,9 @@ struct replay_state {
 	uint64_t point_stride_us, next_point_us;
 	size_t snapshots_wanted;
 	uint64_t snapshot_stride_us, next_snapshot_us;
+	/* What the stacks allocated before a snapshot that thinning
+	 * dropped, not yet in a kept one. */
+	struct stack_amounts dropped_allocations;
 	bool follows_moments; /* replay_options has at, from or to */
 };
 
@@ -120,6 +124,18 @@ void estimate_add(struct estimate *into, const struct estimate *from)
 	into->bytes_variance += from->bytes_variance;
 	into->count += from->count;
 	into->count_variance += from->count_variance;
+}
+
+static struct estimate estimate_less(const struct estimate *a,
+				     const struct estimate *b)
+{
+	return (struct estimate){
+		.samples = a->samples - b->samples,
+		.bytes = a->bytes - b->bytes,
+		.bytes_variance = a->bytes_variance - b->bytes_variance,
+		.count = a->count - b->count,
+		.count_variance = a->count_variance - b->count_variance,
+	};
 }
 
 void heap_estimates_add(struct heap_estimates *into,
@@ -467,6 +483,85 @@ static void thin_timeline(struct heap_replay *h)
 	h->timeline_count = kept;
 }
 
+/* Empty, with room for `room` stacks. */
+static struct stack_amounts amounts_with_room(size_t room)
+{
+	return (struct stack_amounts){
+		.stacks = xcalloc(room + 1, sizeof(size_t)),
+		.amounts = xcalloc(room + 1, sizeof(struct estimate)),
+	};
+}
+
+/* Into the room made by amounts_with_room(). */
+static void add_amount(struct stack_amounts *a, size_t stack,
+		       const struct estimate *e)
+{
+	a->stacks[a->count] = stack;
+	a->amounts[a->count++] = *e;
+}
+
+static void free_amounts(struct stack_amounts *a)
+{
+	free(a->stacks);
+	free(a->amounts);
+	memset(a, 0, sizeof(*a));
+}
+
+/* `from` added into `into`, both in the order of their stacks; `from` is
+ * emptied. */
+static void merge_amounts(struct stack_amounts *into, struct stack_amounts *from)
+{
+	struct stack_amounts merged =
+		amounts_with_room(into->count + from->count);
+	size_t i = 0, k = 0;
+
+	while (i < into->count || k < from->count) {
+		if (k == from->count ||
+		    (i < into->count && into->stacks[i] < from->stacks[k])) {
+			add_amount(&merged, into->stacks[i], &into->amounts[i]);
+			i++;
+		} else if (i == into->count ||
+			   from->stacks[k] < into->stacks[i]) {
+			add_amount(&merged, from->stacks[k], &from->amounts[k]);
+			k++;
+		} else {
+			add_amount(&merged, into->stacks[i], &into->amounts[i]);
+			estimate_add(&merged.amounts[merged.count - 1],
+				     &from->amounts[k]);
+			i++, k++;
+		}
+	}
+	free_amounts(into);
+	free_amounts(from);
+	*into = merged;
+}
+
+/* What the stacks allocated since the last snapshot, and before those
+ * that thinning dropped since. */
+static struct stack_amounts allocated_since_snapshot(struct replay_state *st)
+{
+	struct stack_amounts since;
+	size_t changed = 0;
+
+	for (size_t i = 0; i < st->h->stack_count; i++)
+		changed += st->now[i].allocated.samples !=
+			   st->now[i].allocated_at_snapshot.samples;
+	since = amounts_with_room(changed);
+	for (size_t i = 0; i < st->h->stack_count; i++) {
+		struct stack_now *now = &st->now[i];
+		struct estimate change;
+
+		if (now->allocated.samples == now->allocated_at_snapshot.samples)
+			continue;
+		change = estimate_less(&now->allocated,
+				       &now->allocated_at_snapshot);
+		add_amount(&since, i, &change);
+		now->allocated_at_snapshot = now->allocated;
+	}
+	merge_amounts(&since, &st->dropped_allocations);
+	return since;
+}
+
 static void take_snapshot(struct replay_state *st, uint64_t time_us)
 {
 	struct heap_replay *h = st->h;
@@ -493,6 +588,7 @@ static void take_snapshot(struct replay_state *st, uint64_t time_us)
 		snap->samples[n++] = live->samples;
 	}
 	snap->count = n;
+	snap->allocated = allocated_since_snapshot(st);
 }
 
 static void free_snapshot(struct heap_snapshot *snap)
@@ -501,17 +597,28 @@ static void free_snapshot(struct heap_snapshot *snap)
 	free(snap->bytes);
 	free(snap->bytes_variance);
 	free(snap->samples);
+	free_amounts(&snap->allocated);
 }
 
-static void thin_snapshots(struct heap_replay *h)
+/* Every other snapshot goes; what the stacks allocated before one that
+ * goes joins the next one. */
+static void thin_snapshots(struct replay_state *st)
 {
+	struct heap_replay *h = st->h;
 	size_t kept = 0;
 
 	for (size_t i = 0; i < h->snapshot_count; i++) {
-		if (i % 2)
-			free_snapshot(&h->snapshots[i]);
-		else
-			h->snapshots[kept++] = h->snapshots[i];
+		struct heap_snapshot *snap = &h->snapshots[i];
+
+		if (i % 2 == 0) {
+			h->snapshots[kept++] = *snap;
+			continue;
+		}
+		merge_amounts(i + 1 < h->snapshot_count
+				      ? &h->snapshots[i + 1].allocated
+				      : &st->dropped_allocations,
+			      &snap->allocated);
+		free_snapshot(snap);
 	}
 	h->snapshot_count = kept;
 }
@@ -531,7 +638,7 @@ static void follow_time(struct replay_state *st, uint64_t time_us)
 	}
 	if (st->snapshots_wanted && time_us >= st->next_snapshot_us) {
 		if (h->snapshot_count == st->snapshots_wanted) {
-			thin_snapshots(h);
+			thin_snapshots(st);
 			st->snapshot_stride_us *= 2;
 		}
 		take_snapshot(st, time_us);
@@ -688,7 +795,8 @@ static void on_checkpoint(struct replay_state *st, const mlyze_reader *r,
 	st->next_point_us = ev->time_us;
 }
 
-/* What a stack allocated before the checkpoint. */
+/* What a stack allocated before the checkpoint: at no moment the
+ * snapshots can tell. */
 static void on_totals(struct replay_state *st, const struct mlyze_event *ev)
 {
 	size_t stack;
@@ -704,6 +812,7 @@ static void on_totals(struct replay_state *st, const struct mlyze_event *ev)
 		return;
 	stack = stack_index(st, ev->totals.stack);
 	estimate_add(&st->now[stack].allocated, &totals);
+	estimate_add(&st->now[stack].allocated_at_snapshot, &totals);
 }
 
 static void on_live(struct replay_state *st, const struct mlyze_event *ev)
@@ -830,6 +939,8 @@ static void finish(struct replay_state *st)
 		h->at.passed = true;
 		h->at.passed_us = h->at.time_us;
 	}
+	if (st->snapshots_wanted)
+		h->allocated_after_snapshots = allocated_since_snapshot(st);
 	while ((slot = u64map_next(&st->blocks.by_address, &cursor))) {
 		w = block_weight(&st->blocks, slot->value);
 		add_weight(&h->by_stack[slot->value.b >> 32].live[AT_END], &w);
@@ -860,6 +971,7 @@ static void free_state(struct replay_state *st)
 	free(st->now);
 	for (int half = 0; half < ESTIMATOR_HALVES; half++)
 		free(st->halves[half].changed);
+	free_amounts(&st->dropped_allocations);
 }
 
 static double seconds_since(uint64_t origin_us, uint64_t time_us)
@@ -1018,6 +1130,7 @@ void heap_replay_free(struct heap_replay *h)
 	free(h->snapshots);
 	free(h->timeline);
 	free(h->by_stack);
+	free_amounts(&h->allocated_after_snapshots);
 	memory_series_free(&h->memory);
 	memset(h, 0, sizeof(*h));
 }

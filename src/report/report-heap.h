@@ -87,13 +87,23 @@ struct heap_event {
 	struct heap_point live;
 };
 
-/* The live bytes of every stack that held some at one moment. */
+/* Estimates of some stacks, in the order of their indexes. */
+struct stack_amounts {
+	size_t count;
+	size_t *stacks; /* by mlyze_stack.index */
+	struct estimate *amounts;
+};
+
+/* The live bytes of every stack that held some at one moment, and what
+ * the stacks allocated since the snapshot before (since the start, for
+ * the first). */
 struct heap_snapshot {
 	struct heap_point live; /* of the whole profile */
 	size_t count;
 	size_t *stacks;         /* by mlyze_stack.index */
 	double *bytes, *bytes_variance;
 	uint64_t *samples;
+	struct stack_amounts allocated;
 };
 
 struct heap_replay {
@@ -122,6 +132,8 @@ struct heap_replay {
 	size_t events_kept_count;
 	struct heap_snapshot *snapshots; /* in time order */
 	size_t snapshot_count;
+	/* With snapshots: what the stacks allocated after the last one. */
+	struct stack_amounts allocated_after_snapshots;
 	struct memory_series memory; /* the process's resident memory */
 	/* Whether the replay passed the moments of replay_options, and
 	 * when (see report-moment.h). */

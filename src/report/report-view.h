@@ -64,6 +64,7 @@ struct profile_summary {
 	size_t mark_count;
 	struct heap_snapshot *snapshots;
 	size_t snapshot_count;
+	struct stack_amounts allocated_after_snapshots;
 	/* The process's resident memory over time (no readings in
 	 * profiles of older runtimes). */
 	struct memory_series memory;

@@ -938,6 +938,52 @@ START_TEST(moment_of_a_stretch)
 }
 END_TEST
 
+/* What the snapshots say each stack allocated since the one before, and
+ * after the last, adds up to what it allocated: also when the snapshots
+ * were thinned many times over (the profile does not say when it ends,
+ * so the stride starts at a millisecond over its 10 s). */
+START_TEST(allocations_between_snapshots_add_up)
+{
+	struct sim_program p = { 0 };
+	struct replay_options options = { .snapshots = 24 };
+	struct estimate sums[PROGRAM_SITES] = { { 0 } };
+	struct heap_replay h;
+	struct sim_event *ev;
+	size_t count;
+	char *script;
+
+	random_state = UINT64_C(0x6a09e667f3bcc908);
+	rotating_program(&p);
+	ev = sim_events(&p, &count);
+	script = sampled_profile(&p, ev, count);
+	replay_script(script, &h, &options);
+	ck_assert_uint_ge(h.snapshot_count, 12);
+	ck_assert_uint_le(h.snapshot_count, 24);
+	for (size_t i = 0; i <= h.snapshot_count; i++) {
+		const struct stack_amounts *a =
+			i < h.snapshot_count ? &h.snapshots[i].allocated
+					     : &h.allocated_after_snapshots;
+
+		for (size_t k = 0; k < a->count; k++) {
+			ck_assert_uint_lt(a->stacks[k], PROGRAM_SITES);
+			ck_assert(k == 0 || a->stacks[k - 1] < a->stacks[k]);
+			estimate_add(&sums[a->stacks[k]], &a->amounts[k]);
+		}
+	}
+	for (unsigned site = 0; site < PROGRAM_SITES; site++) {
+		const struct estimate *all = &h.by_stack[site].allocated;
+
+		ck_assert_uint_eq(sums[site].samples, all->samples);
+		same_sum(sums[site].bytes, all->bytes, all->bytes, 1e-9,
+			 "allocated", "bytes", (int)site);
+	}
+	heap_replay_free(&h);
+	free(script);
+	free(ev);
+	free(p.blocks);
+}
+END_TEST
+
 static void assert_same_weight(const struct estimator_weight *a,
 			       const struct estimator_weight *b)
 {
@@ -991,6 +1037,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, growth_per_marker);
 	tcase_add_test(t, failed_replay_holds_nothing);
 	tcase_add_test(t, remembered_weights_are_exact);
+	tcase_add_test(t, allocations_between_snapshots_add_up);
 	suite_add_tcase(s, t);
 	t = tcase_create("peak coverage");
 	tcase_set_timeout(t, 120);
