@@ -376,6 +376,7 @@ struct gathered {
 	const struct options *options;
 	uint64_t born_outside;     /* sampled blocks left out by a stretch */
 	char *moment;              /* with --at TIME: its label */
+	char *from, *to;           /* of --from and --to, or NULL */
 };
 
 static void warn(void *ctx, const char *message)
@@ -565,19 +566,13 @@ static struct unseen_malloc unseen_malloc_of(const struct gathered *g)
 /* "Only the blocks allocated from 2 s to marker done are counted ..." */
 static char *stretch_note(const struct gathered *g)
 {
-	const struct options *o = g->options;
-	char *from = o->from.kind ? moment_label(&o->from) : xstrdup("the start");
-	char *to = o->to.kind ? moment_label(&o->to) : xstrdup("the end");
-	char *note = xasprintf(
+	return xasprintf(
 		"Only the blocks allocated from %s to %s are counted (--from, "
 		"--to), in every estimate and over time; %" PRIu64 " sampled "
-		"block%s allocated outside %s left out.", from, to,
+		"block%s allocated outside %s left out.",
+		g->from ? g->from : "the start", g->to ? g->to : "the end",
 		g->born_outside, g->born_outside == 1 ? "" : "s",
 		g->born_outside == 1 ? "is" : "are");
-
-	free(from);
-	free(to);
-	return note;
 }
 
 /* Caveats of all the profiles together, in plain words. */
@@ -595,7 +590,7 @@ static void note_caveats(struct gathered *g)
 
 	if (memory)
 		add_message(&g->notes, memory);
-	if (g->options->from.kind || g->options->to.kind)
+	if (g->from || g->to)
 		add_message(&g->notes, stretch_note(g));
 	if (broken_stacks)
 		add_message(&g->notes, broken_stacks);
@@ -804,6 +799,8 @@ static void free_gathered(struct gathered *g)
 	free_messages(&g->notes);
 	free_messages(&g->unread);
 	free(g->moment);
+	free(g->from);
+	free(g->to);
 }
 
 /* The sites a table shows: without --all, a table of live bytes leaves
@@ -869,6 +866,10 @@ static int gather(struct gathered *g, const struct options *o,
 	g->growth = o->leaks || o->growth ||
 		    (o->view->shows_growth && !o->base_count);
 	stacks_init(&g->stacks);
+	if (o->from.kind)
+		g->from = moment_label(&o->from);
+	if (o->to.kind)
+		g->to = moment_label(&o->to);
 	rc = read_profiles(g, files, count);
 	if (g->profile_count)
 		note_caveats(g);
@@ -913,6 +914,9 @@ static struct report make_report(struct gathered *g, struct site_table *sites,
 		.at = o->at,
 		.moment = g->moment,
 		.moment_is_marker = o->at_spec.kind == MOMENT_MARKER,
+		.from = g->from,
+		.to = g->to,
+		.born_outside = g->born_outside,
 		.colour = colour_wanted(o),
 		.all = o->all,
 		.resident = resident,

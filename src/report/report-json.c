@@ -282,6 +282,19 @@ static json_t *site_json(const struct report *r, const struct site *s)
 	return o;
 }
 
+/* --from and --to: {"from": "marker load", "to": null (the end),
+ * "sampled_blocks_left_out": 12}. */
+static json_t *stretch_json(const struct report *r)
+{
+	json_t *o = json_object();
+
+	set(o, "from", r->from ? text(r->from) : json_null());
+	set(o, "to", r->to ? text(r->to) : json_null());
+	set(o, "sampled_blocks_left_out",
+	    json_integer((json_int_t)r->born_outside));
+	return o;
+}
+
 int view_json(FILE *out, const struct report *r)
 {
 	json_t *root = json_object(), *profiles = json_array(),
@@ -313,6 +326,8 @@ int view_json(FILE *out, const struct report *r)
 	moment_members(root, r, heap);
 	if (r->at == AT_TIME)
 		set(json_object_get(root, "moment"), "name", text(r->moment));
+	if (r->from || r->to)
+		set(root, "stretch", stretch_json(r));
 	set(root, "resident", resident_total_json(r));
 	set(root, "site_count", json_integer((json_int_t)r->sites->count));
 	set(root, "sites", sites);

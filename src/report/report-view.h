@@ -82,6 +82,10 @@ struct report {
 	enum moment at;     /* when the live bytes of the sites are counted */
 	const char *moment; /* at AT_TIME: "12.5 s", "marker load" */
 	bool moment_is_marker;
+	/* With --from or --to: their labels (NULL: the start, the end), and
+	 * the sampled blocks allocated outside the stretch. */
+	const char *from, *to;
+	uint64_t born_outside;
 	bool colour;        /* the text view may use colour */
 	bool all;           /* --all: every site, not only the notable ones */
 	/* With --base: the report of the base profiles, and what changed

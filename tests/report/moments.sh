@@ -42,17 +42,20 @@ json at-seconds "r['moment']['bytes'] == 6.5 * $MiB
 	and r['profiles'][0]['moment_time_s'] == 1.25" --at 1.25s tree.mlyze
 # A moment after the last event but within the run: the end's state.
 json at-last-second "r['moment']['bytes'] == 6 * $MiB" --at 4 tree.mlyze
-json no-moment-without-at "'moment' not in r and
-	'moment' not in r['sites'][0]" tree.mlyze
+json neither-moment-nor-stretch "'moment' not in r and 'stretch' not in r
+	and 'moment' not in r['sites'][0]" tree.mlyze
 json stretch "r['allocated_bytes'] == 4 * $MiB
 	and r['peak']['bytes'] == 4 * $MiB and r['end']['bytes'] == 4 * $MiB
+	and r['stretch'] == {'from': 'marker parsed', 'to': '1.15 s',
+		'sampled_blocks_left_out': 4}
 	and list(sites) == ['alloc_buffer']
 	and sites['alloc_buffer']['allocated_bytes'] == 4 * $MiB
 	and any('from marker parsed to 1.15 s' in n and '4 sampled blocks'
 		in n for n in r['notes'])" --from parsed --to 1.15 tree.mlyze
 json stretch-and-moment "r['moment']['bytes'] == 2.5 * $MiB" \
 	--from 1.1 --at 1.5 tree.mlyze
-json from-on "r['allocated_bytes'] == 4.5 * $MiB" --from parsed tree.mlyze
+json from-on "r['allocated_bytes'] == 4.5 * $MiB
+	and r['stretch']['to'] is None" --from parsed tree.mlyze
 json to-marker "r['allocated_bytes'] == 3 * $MiB
 	and r['end']['bytes'] == 2 * $MiB" --to parsed tree.mlyze
 
