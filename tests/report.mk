@@ -113,6 +113,7 @@ REPORT_SHELL_TESTS = \
 	tests/report/html.sh \
 	tests/report/json-leak.sh \
 	tests/report/leaks.sh \
+	tests/report/moments.sh \
 	tests/report/malformed.sh \
 	tests/report/mutations.sh \
 	tests/report/peak.sh \
@@ -129,5 +130,6 @@ EXTRA_DIST += $(REPORT_SHELL_TESTS) \
 	tests/report/exports \
 	tests/report/runtime \
 	tests/report/golden \
+	tests/report/html \
 	tests/report/malformed \
 	tests/report/profiles

@@ -18,6 +18,7 @@
 
 #include "report-frames.h"
 #include "report-heap.h"
+#include "report-moment.h"
 #include "report-progress.h"
 #include "report-sites.h"
 #include "report-suppress.h"
@@ -41,6 +42,8 @@ struct options {
 	enum grouping grouping;
 	enum sort_key sort;
 	enum moment at;
+	/* --at TIME or MARKER (then `at` is AT_TIME), --from and --to. */
+	struct moment_spec at_spec, from, to;
 	bool cumulative;
 	bool all;
 	const struct view *view; /* NULL: chosen by the output's name */
@@ -97,7 +100,11 @@ static void usage(FILE *out)
 	      "                          holds\n"
 	      "  -s, --sort=KEY          live (default), allocated or count; also what\n"
 	      "                          the exports weigh stacks by\n"
-	      "  -a, --at=WHEN           peak (default) or end: when to count live bytes\n"
+	      "  -a, --at=WHEN           peak (default), end, a time from the start\n"
+	      "                          (12.5s) or a marker's name: when to count\n"
+	      "                          live bytes\n"
+	      "      --from=WHEN         count only the blocks allocated from WHEN on\n"
+	      "      --to=WHEN           ... and before WHEN (a time or a marker)\n"
 	      "      --all               also list sites with nothing live\n"
 	      "      --keep-wrappers     let allocation wrappers (xmalloc, g_malloc...)\n"
 	      "                          be sites, not their callers\n"
@@ -172,6 +179,26 @@ static size_t parse_top(const char *value)
 	return (size_t)n;
 }
 
+/* A moment of --at, --from or --to, or a usage error. */
+static void parse_moment(struct moment_spec *spec, const char *option,
+			 const char *value)
+{
+	char why[512];
+
+	if (moment_parse(spec, option, value, why, sizeof(why)) < 0)
+		usage_error("%s", why);
+}
+
+/* --at: peak, end, or a moment the profile names (AT_TIME). */
+static enum moment parse_at(const char *value, struct moment_spec *spec)
+{
+	for (int m = 0; m < AT_TIME; m++)
+		if (strcmp(value, moment_names[m]) == 0)
+			return (enum moment)m;
+	parse_moment(spec, "--at", value);
+	return AT_TIME;
+}
+
 /* --suppressions FILE, once. */
 static struct suppressions *load_suppressions(struct suppressions *loaded,
 					      const char *file)
@@ -200,7 +227,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_GROWTH,
 		OPT_KEEP_WRAPPERS,
 		OPT_SUPPRESSIONS,
-		OPT_SYMBOLIZE
+		OPT_SYMBOLIZE,
+		OPT_FROM,
+		OPT_TO
 	};
 	static const struct option long_options[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -221,6 +250,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "keep-wrappers", no_argument, NULL, OPT_KEEP_WRAPPERS },
 		{ "suppressions", required_argument, NULL, OPT_SUPPRESSIONS },
 		{ "symbolize", no_argument, NULL, OPT_SYMBOLIZE },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -257,8 +288,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 							sort_names, 3);
 			break;
 		case 'a':
-			o->at = (enum moment)choose("--at", optarg,
-						    moment_names, MOMENTS);
+			o->at = parse_at(optarg, &o->at_spec);
+			break;
+		case OPT_FROM:
+			parse_moment(&o->from, "--from", optarg);
+			break;
+		case OPT_TO:
+			parse_moment(&o->to, "--to", optarg);
 			break;
 		case OPT_DEBUG_DIR:
 			o->debug_dirs = xrealloc(o->debug_dirs,
@@ -333,6 +369,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 			    o->view->name);
 	if (o->growth && o->base_count)
 		usage_error("%s", "--growth reads one run; --base compares two");
+	if (o->from.kind == MOMENT_SECONDS && o->to.kind == MOMENT_SECONDS &&
+	    o->from.seconds >= o->to.seconds)
+		usage_error("%s", "--from must come before --to: the stretch "
+				  "between them is empty");
 	if (o->suppressions && o->at != AT_END && !o->leaks)
 		usage_error("%s", "--suppressions applies to what was never "
 				  "freed: give --at end or --leaks");
@@ -351,6 +391,10 @@ struct gathered {
 	struct stack_table stacks; /* of all profiles */
 	size_t snapshots;          /* wanted by the view */
 	bool growth;               /* wanted by --leaks or the view */
+	const struct options *options;
+	uint64_t born_outside;     /* sampled blocks left out by a stretch */
+	char *moment;              /* with --at TIME: its label */
+	char *from, *to;           /* of --from and --to, or NULL */
 };
 
 static void warn(void *ctx, const char *message)
@@ -401,6 +445,12 @@ static char *recording_window(const struct mlyze_info *info)
 		       : NULL;
 }
 
+static void map_stacks(struct stack_amounts *a, const size_t *stack_map)
+{
+	for (size_t k = 0; k < a->count; k++)
+		a->stacks[k] = stack_map[a->stacks[k]];
+}
+
 /* The replay's series move to the summary; the stacks of its snapshots
  * become the report's (`stack_map`, see stacks_add_profile). */
 static void take_series(struct profile_summary *p, struct heap_replay *h,
@@ -412,15 +462,22 @@ static void take_series(struct profile_summary *p, struct heap_replay *h,
 	p->mark_count = h->events_kept_count;
 	p->snapshots = h->snapshots;
 	p->snapshot_count = h->snapshot_count;
-	for (size_t i = 0; i < p->snapshot_count; i++)
-		for (size_t k = 0; k < p->snapshots[i].count; k++)
-			p->snapshots[i].stacks[k] =
-				stack_map[p->snapshots[i].stacks[k]];
+	p->allocated_after_snapshots = h->allocated_after_snapshots;
+	for (size_t i = 0; i < p->snapshot_count; i++) {
+		struct heap_snapshot *snap = &p->snapshots[i];
+
+		for (size_t k = 0; k < snap->count; k++)
+			snap->stacks[k] = stack_map[snap->stacks[k]];
+		map_stacks(&snap->allocated, stack_map);
+	}
+	map_stacks(&p->allocated_after_snapshots, stack_map);
 	p->memory = h->memory;
 	memset(&h->memory, 0, sizeof(h->memory));
 	h->timeline = NULL;
 	h->events_kept = NULL;
 	h->snapshots = NULL;
+	memset(&h->allocated_after_snapshots, 0,
+	       sizeof(h->allocated_after_snapshots));
 	h->timeline_count = h->events_kept_count = h->snapshot_count = 0;
 }
 
@@ -467,6 +524,7 @@ static void summarise(struct gathered *g, const char *file,
 	p->peak = h->total.live[AT_PEAK];
 	p->peak_level_share = h->peak_level_share;
 	p->end = h->total.live[AT_END];
+	p->at_time_s = (double)(h->at.passed_us - info->start_time_us) / 1e6;
 }
 
 static void add_stats(struct mlyze_stats *total, const struct mlyze_stats *s)
@@ -523,6 +581,18 @@ static struct unseen_malloc unseen_malloc_of(const struct gathered *g)
 	return unseen;
 }
 
+/* "Only the blocks allocated from 2 s to marker done are counted ..." */
+static char *stretch_note(const struct gathered *g)
+{
+	return xasprintf(
+		"Only the blocks allocated from %s to %s are counted (--from, "
+		"--to), in every estimate and over time; %" PRIu64 " sampled "
+		"block%s allocated outside %s left out.",
+		g->from ? g->from : "the start", g->to ? g->to : "the end",
+		g->born_outside, g->born_outside == 1 ? "" : "s",
+		g->born_outside == 1 ? "is" : "are");
+}
+
 /* Caveats of all the profiles together, in plain words. */
 static void note_caveats(struct gathered *g)
 {
@@ -538,6 +608,8 @@ static void note_caveats(struct gathered *g)
 
 	if (memory)
 		add_message(&g->notes, memory);
+	if (g->from || g->to)
+		add_message(&g->notes, stretch_note(g));
 	if (broken_stacks)
 		add_message(&g->notes, broken_stacks);
 	if (dropped)
@@ -602,15 +674,63 @@ static void note_checkpoints(struct gathered *g, const char *file,
 		(double)(h->kept_from_us - start) / 1e6));
 }
 
+/* The moments of --at, --from and --to must be moments of the profile
+ * that its events show, and the stretch must not be empty; else a usage
+ * error. */
+static void check_moments(const char *file, const mlyze_reader *r,
+			  const struct heap_replay *h)
+{
+	const struct mlyze_info *info = mlyze_info(r);
+	uint64_t end = info->end_time_us ? info->end_time_us : h->last_time_us;
+	const struct moment_track *tracks[] = { &h->at, &h->from, &h->to };
+	char why[4096 + 512];
+
+	for (size_t i = 0; i < sizeof(tracks) / sizeof(tracks[0]); i++) {
+		struct moment_bounds bounds = {
+			.file = file,
+			.duration_s = (double)(end - info->start_time_us) / 1e6,
+			.kept_from_s = h->checkpoints
+					       ? (double)(h->kept_from_us -
+							  info->start_time_us) /
+							 1e6
+					       : 0,
+			.passed = tracks[i]->passed,
+		};
+
+		if (tracks[i]->spec &&
+		    moment_check(tracks[i]->spec, &bounds, why,
+				 sizeof(why)) < 0) {
+			fprintf(stderr, "memprof-report: %s\n", why);
+			exit(2);
+		}
+	}
+	if (h->from.passed && h->to.passed &&
+	    h->to.passed_us <= h->from.passed_us) {
+		fprintf(stderr, "memprof-report: --from %s, --to %s: in %s, "
+			"the stretch between them is empty (--to comes at "
+			"%.3f s, --from at %.3f s)\n", h->from.spec->text,
+			h->to.spec->text, file,
+			(double)(h->to.passed_us - info->start_time_us) / 1e6,
+			(double)(h->from.passed_us - info->start_time_us) / 1e6);
+		exit(2);
+	}
+}
+
 /* Read one profile into the stacks.  A profile that cannot be read is
  * named on stderr and left out; returns its status. */
 static enum mlyze_status read_profile(struct gathered *g, const char *file)
 {
 	struct mlyze_options ro = { .warn = warn, .warn_ctx = g };
-	struct replay_options options = { .tick = progress_tick,
-					  .tick_ctx = &g->progress,
-					  .snapshots = g->snapshots,
-					  .growth = g->growth };
+	const struct options *o = g->options;
+	struct replay_options options = {
+		.tick = progress_tick,
+		.tick_ctx = &g->progress,
+		.snapshots = g->snapshots,
+		.growth = g->growth,
+		.at = o->at == AT_TIME ? &o->at_spec : NULL,
+		.from = o->from.kind ? &o->from : NULL,
+		.to = o->to.kind ? &o->to : NULL,
+	};
 	mlyze_reader *r = mlyze_open(file, &ro);
 	enum mlyze_status status;
 	struct heap_replay replay;
@@ -630,6 +750,8 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 		mlyze_close(r);
 		return status;
 	}
+	check_moments(file, r, &replay);
+	g->born_outside += replay.born_outside;
 	summarise(g, file, r, &replay);
 	add_stats(&g->stats, &mlyze_info(r)->stats);
 	warn_replaced(g, file, &replay);
@@ -663,6 +785,7 @@ static void free_series(struct profile_summary *p)
 		.events_kept_count = p->mark_count,
 		.snapshots = p->snapshots,
 		.snapshot_count = p->snapshot_count,
+		.allocated_after_snapshots = p->allocated_after_snapshots,
 		.memory = p->memory,
 	};
 
@@ -693,6 +816,9 @@ static void free_gathered(struct gathered *g)
 	free_messages(&g->warnings);
 	free_messages(&g->notes);
 	free_messages(&g->unread);
+	free(g->moment);
+	free(g->from);
+	free(g->to);
 }
 
 /* The sites a table shows: without --all, a table of live bytes leaves
@@ -761,11 +887,16 @@ static int gather(struct gathered *g, const struct options *o,
 	int rc;
 
 	g->namer = frame_namer_new(&so);
+	g->options = o;
 	g->snapshots = o->view->snapshots;
 	/* A comparison shows no growth: its base needs none either. */
 	g->growth = o->leaks || o->growth ||
 		    (o->view->shows_growth && !o->base_count);
 	stacks_init(&g->stacks);
+	if (o->from.kind)
+		g->from = moment_label(&o->from);
+	if (o->to.kind)
+		g->to = moment_label(&o->to);
 	rc = read_profiles(g, files, count);
 	if (g->profile_count)
 		note_caveats(g);
@@ -791,6 +922,8 @@ static struct report make_report(struct gathered *g, struct site_table *sites,
 		if (wrappers)
 			add_message(&g->notes, wrappers);
 	}
+	if (o->at == AT_TIME && !g->moment)
+		g->moment = moment_label(&o->at_spec);
 	sites_build(sites, &g->stacks, o->grouping, o->cumulative);
 	sites_sort(sites, o->sort, o->at);
 	unnamed = sites_unnamed_note(sites, &g->stacks);
@@ -806,6 +939,11 @@ static struct report make_report(struct gathered *g, struct site_table *sites,
 		.grouping = o->grouping,
 		.sort = o->sort,
 		.at = o->at,
+		.moment = g->moment,
+		.moment_is_marker = o->at_spec.kind == MOMENT_MARKER,
+		.from = g->from,
+		.to = g->to,
+		.born_outside = g->born_outside,
 		.colour = colour_wanted(o),
 		.all = o->all,
 		.resident = resident,

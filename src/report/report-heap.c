@@ -43,7 +43,7 @@
 /* The stride of the series when the duration of the profile is unknown. */
 #define DEFAULT_STRIDE_US 1000
 
-const char *const moment_names[MOMENTS] = { "peak", "end" };
+const char *const moment_names[MOMENTS] = { "peak", "end", "moment" };
 
 /* What a live block keeps: the count it stood for when it was weighed
  * (1/p), from which its FREE rebuilds the very weight its ALLOC added
@@ -81,6 +81,7 @@ struct stack_now {
 	struct estimate at_half_peak[ESTIMATOR_HALVES];
 	struct estimate whole_at_half_peak[ESTIMATOR_HALVES];
 	struct trend_sums growth[AXES];
+	struct estimate allocated_at_snapshot; /* at the last one */
 };
 
 /* The largest live total one half has seen, and the stacks whose estimate
@@ -110,6 +111,10 @@ struct replay_state {
 	uint64_t point_stride_us, next_point_us;
 	size_t snapshots_wanted;
 	uint64_t snapshot_stride_us, next_snapshot_us;
+	/* What the stacks allocated before a snapshot that thinning
+	 * dropped, not yet in a kept one. */
+	struct stack_amounts dropped_allocations;
+	bool follows_moments; /* replay_options has at, from or to */
 };
 
 void estimate_add(struct estimate *into, const struct estimate *from)
@@ -119,6 +124,18 @@ void estimate_add(struct estimate *into, const struct estimate *from)
 	into->bytes_variance += from->bytes_variance;
 	into->count += from->count;
 	into->count_variance += from->count_variance;
+}
+
+static struct estimate estimate_less(const struct estimate *a,
+				     const struct estimate *b)
+{
+	return (struct estimate){
+		.samples = a->samples - b->samples,
+		.bytes = a->bytes - b->bytes,
+		.bytes_variance = a->bytes_variance - b->bytes_variance,
+		.count = a->count - b->count,
+		.count_variance = a->count_variance - b->count_variance,
+	};
 }
 
 void heap_estimates_add(struct heap_estimates *into,
@@ -334,6 +351,18 @@ static void release_block(struct replay_state *st, struct u64map_value block)
 		(uint32_t)(block.b & UINT32_MAX);
 }
 
+/* An ALLOC (or LIVE) at the address of a live block: the block counts as
+ * freed.  A block that a checkpoint listed may see its ALLOC follow, which
+ * is no error. */
+static void replace_block(struct replay_state *st, const struct mlyze_event *ev,
+			  struct u64map_value block)
+{
+	if (!st->blocks.slots[block.b & UINT32_MAX].listed &&
+	    !st->h->replaced++)
+		st->h->first_replaced_offset = ev->offset;
+	release_block(st, block);
+}
+
 /* The index of a stack, with room for it.  (An index beyond 32 bits is
  * beyond every stack_count, which grows only to hold a smaller one, so
  * grow_stacks() sees it.) */
@@ -363,12 +392,8 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 
 	if (!block)
 		out_of_memory();
-	if (replaced) {
-		if (!st->blocks.slots[block->b & UINT32_MAX].listed &&
-		    !st->h->replaced++)
-			st->h->first_replaced_offset = ev->offset;
-		release_block(st, *block);
-	}
+	if (replaced)
+		replace_block(st, ev, *block);
 	slot = keep_count(&st->blocks, w->count, weights->half.count, halves,
 			  born);
 	st->blocks.slots[slot].listed = ev->type == MLYZE_EVENT_LIVE;
@@ -382,12 +407,38 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 	record_half_peaks(st, ev->time_us);
 }
 
+/* Whether a block born now is counted: within the stretch asked for. */
+static bool in_stretch(const struct replay_state *st)
+{
+	const struct heap_replay *h = st->h;
+
+	return (!h->from.spec || h->from.passed) &&
+	       !(h->to.spec && h->to.passed);
+}
+
+/* An ALLOC outside the stretch: as if it never was, but for the block it
+ * replaces, which is freed all the same. */
+static void leave_out(struct replay_state *st, const struct mlyze_event *ev)
+{
+	struct u64map_value replaced;
+
+	st->h->born_outside++;
+	if (u64map_take(&st->blocks.by_address, ev->alloc.address, &replaced))
+		replace_block(st, ev, replaced);
+}
+
 static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 {
-	size_t stack = stack_index(st, ev->alloc.stack);
-	const struct block_weights *weights = weights_of(
-		&st->weights, ev->alloc.size, ev->alloc.sampling_rate);
+	size_t stack;
+	const struct block_weights *weights;
 
+	if (!in_stretch(st)) {
+		leave_out(st, ev);
+		return;
+	}
+	stack = stack_index(st, ev->alloc.stack);
+	weights = weights_of(&st->weights, ev->alloc.size,
+			     ev->alloc.sampling_rate);
 	add_weight(&st->now[stack].allocated, &weights->whole);
 	make_live(st, ev, ev->alloc.address, ev->alloc.size, stack, weights,
 		  st->position);
@@ -432,6 +483,85 @@ static void thin_timeline(struct heap_replay *h)
 	h->timeline_count = kept;
 }
 
+/* Empty, with room for `room` stacks. */
+static struct stack_amounts amounts_with_room(size_t room)
+{
+	return (struct stack_amounts){
+		.stacks = xcalloc(room + 1, sizeof(size_t)),
+		.amounts = xcalloc(room + 1, sizeof(struct estimate)),
+	};
+}
+
+/* Into the room made by amounts_with_room(). */
+static void add_amount(struct stack_amounts *a, size_t stack,
+		       const struct estimate *e)
+{
+	a->stacks[a->count] = stack;
+	a->amounts[a->count++] = *e;
+}
+
+static void free_amounts(struct stack_amounts *a)
+{
+	free(a->stacks);
+	free(a->amounts);
+	memset(a, 0, sizeof(*a));
+}
+
+/* `from` added into `into`, both in the order of their stacks; `from` is
+ * emptied. */
+static void merge_amounts(struct stack_amounts *into, struct stack_amounts *from)
+{
+	struct stack_amounts merged =
+		amounts_with_room(into->count + from->count);
+	size_t i = 0, k = 0;
+
+	while (i < into->count || k < from->count) {
+		if (k == from->count ||
+		    (i < into->count && into->stacks[i] < from->stacks[k])) {
+			add_amount(&merged, into->stacks[i], &into->amounts[i]);
+			i++;
+		} else if (i == into->count ||
+			   from->stacks[k] < into->stacks[i]) {
+			add_amount(&merged, from->stacks[k], &from->amounts[k]);
+			k++;
+		} else {
+			add_amount(&merged, into->stacks[i], &into->amounts[i]);
+			estimate_add(&merged.amounts[merged.count - 1],
+				     &from->amounts[k]);
+			i++, k++;
+		}
+	}
+	free_amounts(into);
+	free_amounts(from);
+	*into = merged;
+}
+
+/* What the stacks allocated since the last snapshot, and before those
+ * that thinning dropped since. */
+static struct stack_amounts allocated_since_snapshot(struct replay_state *st)
+{
+	struct stack_amounts since;
+	size_t changed = 0;
+
+	for (size_t i = 0; i < st->h->stack_count; i++)
+		changed += st->now[i].allocated.samples !=
+			   st->now[i].allocated_at_snapshot.samples;
+	since = amounts_with_room(changed);
+	for (size_t i = 0; i < st->h->stack_count; i++) {
+		struct stack_now *now = &st->now[i];
+		struct estimate change;
+
+		if (now->allocated.samples == now->allocated_at_snapshot.samples)
+			continue;
+		change = estimate_less(&now->allocated,
+				       &now->allocated_at_snapshot);
+		add_amount(&since, i, &change);
+		now->allocated_at_snapshot = now->allocated;
+	}
+	merge_amounts(&since, &st->dropped_allocations);
+	return since;
+}
+
 static void take_snapshot(struct replay_state *st, uint64_t time_us)
 {
 	struct heap_replay *h = st->h;
@@ -458,6 +588,7 @@ static void take_snapshot(struct replay_state *st, uint64_t time_us)
 		snap->samples[n++] = live->samples;
 	}
 	snap->count = n;
+	snap->allocated = allocated_since_snapshot(st);
 }
 
 static void free_snapshot(struct heap_snapshot *snap)
@@ -466,17 +597,28 @@ static void free_snapshot(struct heap_snapshot *snap)
 	free(snap->bytes);
 	free(snap->bytes_variance);
 	free(snap->samples);
+	free_amounts(&snap->allocated);
 }
 
-static void thin_snapshots(struct heap_replay *h)
+/* Every other snapshot goes; what the stacks allocated before one that
+ * goes joins the next one. */
+static void thin_snapshots(struct replay_state *st)
 {
+	struct heap_replay *h = st->h;
 	size_t kept = 0;
 
 	for (size_t i = 0; i < h->snapshot_count; i++) {
-		if (i % 2)
-			free_snapshot(&h->snapshots[i]);
-		else
-			h->snapshots[kept++] = h->snapshots[i];
+		struct heap_snapshot *snap = &h->snapshots[i];
+
+		if (i % 2 == 0) {
+			h->snapshots[kept++] = *snap;
+			continue;
+		}
+		merge_amounts(i + 1 < h->snapshot_count
+				      ? &h->snapshots[i + 1].allocated
+				      : &st->dropped_allocations,
+			      &snap->allocated);
+		free_snapshot(snap);
 	}
 	h->snapshot_count = kept;
 }
@@ -496,7 +638,7 @@ static void follow_time(struct replay_state *st, uint64_t time_us)
 	}
 	if (st->snapshots_wanted && time_us >= st->next_snapshot_us) {
 		if (h->snapshot_count == st->snapshots_wanted) {
-			thin_snapshots(h);
+			thin_snapshots(st);
 			st->snapshot_stride_us *= 2;
 		}
 		take_snapshot(st, time_us);
@@ -653,40 +795,87 @@ static void on_checkpoint(struct replay_state *st, const mlyze_reader *r,
 	st->next_point_us = ev->time_us;
 }
 
-/* What a stack allocated before the checkpoint. */
+/* What a stack allocated before the checkpoint: at no moment the
+ * snapshots can tell. */
 static void on_totals(struct replay_state *st, const struct mlyze_event *ev)
 {
-	size_t stack = stack_index(st, ev->totals.stack);
-	struct estimate *allocated = &st->now[stack].allocated;
+	size_t stack;
+	struct estimate totals = {
+		.samples = ev->totals.samples,
+		.bytes = ev->totals.sum->bytes,
+		.bytes_variance = ev->totals.sum->bytes_variance,
+		.count = ev->totals.sum->count,
+		.count_variance = ev->totals.sum->count_variance,
+	};
 
-	allocated->samples += ev->totals.samples;
-	allocated->bytes += ev->totals.sum->bytes;
-	allocated->bytes_variance += ev->totals.sum->bytes_variance;
-	allocated->count += ev->totals.sum->count;
-	allocated->count_variance += ev->totals.sum->count_variance;
+	if (!in_stretch(st))
+		return;
+	stack = stack_index(st, ev->totals.stack);
+	estimate_add(&st->now[stack].allocated, &totals);
+	estimate_add(&st->now[stack].allocated_at_snapshot, &totals);
 }
 
 static void on_live(struct replay_state *st, const struct mlyze_event *ev)
 {
 	/* Live since before the checkpoint, where the trends start. */
 	static const double origin[AXES];
-	size_t stack = stack_index(st, ev->live.stack);
-	const struct block_weights *weights = weights_of(
-		&st->weights, ev->live.size, ev->live.sampling_rate);
+	size_t stack;
+	const struct block_weights *weights;
 
+	if (!in_stretch(st)) {
+		st->h->born_outside++;
+		return;
+	}
+	stack = stack_index(st, ev->live.stack);
+	weights = weights_of(&st->weights, ev->live.size,
+			     ev->live.sampling_rate);
 	make_live(st, ev, ev->live.address, ev->live.size, stack, weights,
 		  origin);
 }
 
+/* The whole live heap at an earlier checkpoint: not what a stretch
+ * from a moment on holds. */
 static void on_heap_point(struct replay_state *st,
 			  const struct mlyze_event *ev)
 {
+	if (st->h->from.spec)
+		return;
 	add_point(st->h, (struct heap_point){
 				 .time_us = ev->heap_point.time_us,
 				 .bytes = ev->heap_point.sum->bytes,
 				 .bytes_variance =
 					 ev->heap_point.sum->bytes_variance,
 				 .samples = ev->heap_point.samples });
+}
+
+/* The live bytes of every stack now are those at the moment asked for. */
+static void take_moment(struct replay_state *st)
+{
+	for (size_t i = 0; i < st->h->stack_count; i++)
+		st->h->by_stack[i].live[AT_TIME] = st->now[i].live;
+}
+
+/* The moments asked for in seconds that ev passes, before its replay. */
+static void follow_times(struct replay_state *st, const struct mlyze_event *ev)
+{
+	struct heap_replay *h = st->h;
+
+	if (moment_passes_before(&h->at, ev))
+		take_moment(st);
+	moment_passes_before(&h->from, ev);
+	moment_passes_before(&h->to, ev);
+}
+
+/* The moments asked for by the name of the MARKER ev. */
+static void follow_markers(struct replay_state *st,
+			   const struct mlyze_event *ev)
+{
+	struct heap_replay *h = st->h;
+
+	if (moment_passes_marker(&h->at, ev))
+		take_moment(st);
+	moment_passes_marker(&h->from, ev);
+	moment_passes_marker(&h->to, ev);
 }
 
 static void replay_event(struct replay_state *st, const mlyze_reader *r,
@@ -711,6 +900,7 @@ static void replay_event(struct replay_state *st, const mlyze_reader *r,
 	case MLYZE_EVENT_MARKER:
 		st->position[PER_MARKER] = (double)++st->h->markers;
 		keep_event(st, ev);
+		follow_markers(st, ev);
 		break;
 	case MLYZE_EVENT_GC:
 		keep_event(st, ev);
@@ -743,6 +933,14 @@ static void finish(struct replay_state *st)
 	struct estimator_weight w;
 	size_t cursor = 0;
 
+	/* A moment after the last event: the state at the end. */
+	if (h->at.spec && h->at.spec->kind == MOMENT_SECONDS && !h->at.passed) {
+		take_moment(st);
+		h->at.passed = true;
+		h->at.passed_us = h->at.time_us;
+	}
+	if (st->snapshots_wanted)
+		h->allocated_after_snapshots = allocated_since_snapshot(st);
 	while ((slot = u64map_next(&st->blocks.by_address, &cursor))) {
 		w = block_weight(&st->blocks, slot->value);
 		add_weight(&h->by_stack[slot->value.b >> 32].live[AT_END], &w);
@@ -773,6 +971,7 @@ static void free_state(struct replay_state *st)
 	free(st->now);
 	for (int half = 0; half < ESTIMATOR_HALVES; half++)
 		free(st->halves[half].changed);
+	free_amounts(&st->dropped_allocations);
 }
 
 static double seconds_since(uint64_t origin_us, uint64_t time_us)
@@ -866,6 +1065,8 @@ static void replay_batch(struct replay_state *st, mlyze_reader *r,
 		const struct mlyze_event *ev = &events[i];
 
 		prefetch_ahead(st, events, count, i);
+		if (st->follows_moments)
+			follow_times(st, ev);
 		if (st->growth)
 			st->position[PER_SECOND] =
 				seconds_since(st->origin_us, ev->time_us);
@@ -886,6 +1087,18 @@ static void replay_batch(struct replay_state *st, mlyze_reader *r,
 	h->last_time_us = events[count - 1].time_us;
 }
 
+static void start_moments(struct heap_replay *h,
+			  const struct replay_options *options,
+			  uint64_t start_us)
+{
+	moment_track_start(&h->at, options ? options->at : NULL, PASSED_AFTER,
+			   start_us);
+	moment_track_start(&h->from, options ? options->from : NULL,
+			   PASSED_AT, start_us);
+	moment_track_start(&h->to, options ? options->to : NULL, PASSED_AT,
+			   start_us);
+}
+
 int heap_replay(mlyze_reader *r, struct heap_replay *h,
 		const struct replay_options *options)
 {
@@ -900,6 +1113,8 @@ int heap_replay(mlyze_reader *r, struct heap_replay *h,
 	h->last_time_us = h->peak_time_us = mlyze_info(r)->start_time_us;
 	st.origin_us = mlyze_info(r)->start_time_us;
 	start_time_series(&st, r, options);
+	start_moments(h, options, st.origin_us);
+	st.follows_moments = h->at.spec || h->from.spec || h->to.spec;
 	while ((rc = mlyze_next_events(r, events, BATCH_EVENTS)) > 0)
 		replay_batch(&st, r, events, rc, options, first_rate);
 	if (rc == 0)
@@ -920,6 +1135,7 @@ void heap_replay_free(struct heap_replay *h)
 	free(h->snapshots);
 	free(h->timeline);
 	free(h->by_stack);
+	free_amounts(&h->allocated_after_snapshots);
 	memory_series_free(&h->memory);
 	memset(h, 0, sizeof(*h));
 }

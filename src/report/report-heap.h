@@ -18,6 +18,8 @@
  * A profile that starts at a checkpoint (mlyze(5)) adds the totals it
  * carries to what each stack allocated, and takes the blocks live at it
  * as live from then on: its trends run from the checkpoint on.
+ * When asked, also the live bytes of every stack at a moment the user
+ * names, and only the blocks allocated in a stretch of the profile.
  * One pass over the events; memory grows
  * with the live sampled blocks and the stacks, not with the events.
  */
@@ -28,6 +30,7 @@
 #include <stdint.h>
 
 #include "report-memory.h"
+#include "report-moment.h"
 #include "report-trend.h"
 #include "spprof/mlyze.h"
 
@@ -44,10 +47,11 @@ void estimate_add(struct estimate *into, const struct estimate *from);
 enum moment {
 	AT_PEAK, /* when the estimated live heap was largest */
 	AT_END,  /* when the profile ends: what was never freed */
+	AT_TIME, /* a moment the user named (replay_options.at) */
 	MOMENTS
 };
 
-/* "peak", "end", by enum moment. */
+/* "peak", "end", "moment", by enum moment. */
 extern const char *const moment_names[MOMENTS];
 
 /* What a stack, a site or a whole profile allocated over the profile,
@@ -83,13 +87,23 @@ struct heap_event {
 	struct heap_point live;
 };
 
-/* The live bytes of every stack that held some at one moment. */
+/* Estimates of some stacks, in the order of their indexes. */
+struct stack_amounts {
+	size_t count;
+	size_t *stacks; /* by mlyze_stack.index */
+	struct estimate *amounts;
+};
+
+/* The live bytes of every stack that held some at one moment, and what
+ * the stacks allocated since the snapshot before (since the start, for
+ * the first). */
 struct heap_snapshot {
 	struct heap_point live; /* of the whole profile */
 	size_t count;
 	size_t *stacks;         /* by mlyze_stack.index */
 	double *bytes, *bytes_variance;
 	uint64_t *samples;
+	struct stack_amounts allocated;
 };
 
 struct heap_replay {
@@ -118,7 +132,13 @@ struct heap_replay {
 	size_t events_kept_count;
 	struct heap_snapshot *snapshots; /* in time order */
 	size_t snapshot_count;
+	/* With snapshots: what the stacks allocated after the last one. */
+	struct stack_amounts allocated_after_snapshots;
 	struct memory_series memory; /* the process's resident memory */
+	/* Whether the replay passed the moments of replay_options, and
+	 * when (see report-moment.h). */
+	struct moment_track at, from, to;
+	uint64_t born_outside; /* sampled blocks left out by from and to */
 };
 
 /* Called every few thousand events, e.g. to show progress. */
@@ -129,6 +149,11 @@ struct replay_options {
 	void *tick_ctx;
 	size_t snapshots;  /* moments at which to keep every stack's bytes */
 	bool growth;       /* measure the trends (else they stay 0) */
+	/* A moment whose live bytes go to live[AT_TIME] (NULL: none), and a
+	 * stretch (NULL: unbounded on that side): only the blocks allocated
+	 * from `from` on and before `to` are counted, in every estimate and
+	 * series, as if the others were never allocated. */
+	const struct moment_spec *at, *from, *to;
 };
 
 /* Read every event of r; returns 0, or -1 when the reader failed (out

@@ -60,11 +60,14 @@ static json_t *moment_json(const struct estimate *e)
 	return o;
 }
 
-/* The "peak" and "end" members of a site or of the whole report. */
-static void moment_members(json_t *o, const struct heap_estimates *heap)
+/* The "peak" and "end" members of a site or of the whole report, and
+ * "moment" with --at TIME or MARKER. */
+static void moment_members(json_t *o, const struct report *r,
+			   const struct heap_estimates *heap)
 {
 	for (int m = 0; m < MOMENTS; m++)
-		set(o, moment_names[m], moment_json(&heap->live[m]));
+		if (m != AT_TIME || r->at == AT_TIME)
+			set(o, moment_names[m], moment_json(&heap->live[m]));
 }
 
 /* A marker or garbage collection and the live heap at its moment. */
@@ -220,6 +223,8 @@ static json_t *profile_json(const struct report *r,
 	set(peak, "level_share", json_real(p->peak_level_share));
 	set(o, moment_names[AT_PEAK], peak);
 	set(o, moment_names[AT_END], moment_json(&p->end));
+	if (r->at == AT_TIME)
+		set(o, "moment_time_s", json_real(p->at_time_s));
 	set(o, "marks", marks_json(r, p));
 	set(o, "resident", resident_json(r, p));
 	return o;
@@ -273,7 +278,20 @@ static json_t *site_json(const struct report *r, const struct site *s)
 	    json_boolean(site_measure(s, r->sort, r->at)->samples <
 			 FEW_SAMPLES));
 	set(o, "rough", json_boolean(site_rough(s, r->sort, r->at)));
-	moment_members(o, &s->heap);
+	moment_members(o, r, &s->heap);
+	return o;
+}
+
+/* --from and --to: {"from": "marker load", "to": null (the end),
+ * "sampled_blocks_left_out": 12}. */
+static json_t *stretch_json(const struct report *r)
+{
+	json_t *o = json_object();
+
+	set(o, "from", r->from ? text(r->from) : json_null());
+	set(o, "to", r->to ? text(r->to) : json_null());
+	set(o, "sampled_blocks_left_out",
+	    json_integer((json_int_t)r->born_outside));
 	return o;
 }
 
@@ -305,7 +323,11 @@ int view_json(FILE *out, const struct report *r)
 	estimate_members(root, "live_bytes", "live_blocks", &heap->live[r->at]);
 	estimate_members(root, "allocated_bytes", "allocations",
 			 &heap->allocated);
-	moment_members(root, heap);
+	moment_members(root, r, heap);
+	if (r->at == AT_TIME)
+		set(json_object_get(root, "moment"), "name", text(r->moment));
+	if (r->from || r->to)
+		set(root, "stretch", stretch_json(r));
 	set(root, "resident", resident_total_json(r));
 	set(root, "site_count", json_integer((json_int_t)r->sites->count));
 	set(root, "sites", sites);

@@ -50,6 +50,7 @@ struct profile_summary {
 	uint64_t checkpoints;
 	double kept_from_s;
 	double peak_time_s; /* since the start */
+	double at_time_s;   /* of --at TIME or MARKER, since the start */
 	struct estimate peak, end; /* live heap of the profile */
 	/* The share of the run the live heap was within the peak's interval
 	 * of its estimate; SINGLE_PEAK_MAX_SHARE or more: no single peak. */
@@ -63,6 +64,7 @@ struct profile_summary {
 	size_t mark_count;
 	struct heap_snapshot *snapshots;
 	size_t snapshot_count;
+	struct stack_amounts allocated_after_snapshots;
 	/* The process's resident memory over time (no readings in
 	 * profiles of older runtimes). */
 	struct memory_series memory;
@@ -78,6 +80,12 @@ struct report {
 	enum grouping grouping;
 	enum sort_key sort; /* also the measure of the flame graphs */
 	enum moment at;     /* when the live bytes of the sites are counted */
+	const char *moment; /* at AT_TIME: "12.5 s", "marker load" */
+	bool moment_is_marker;
+	/* With --from or --to: their labels (NULL: the start, the end), and
+	 * the sampled blocks allocated outside the stretch. */
+	const char *from, *to;
+	uint64_t born_outside;
 	bool colour;        /* the text view may use colour */
 	bool all;           /* --all: every site, not only the notable ones */
 	/* With --base: the report of the base profiles, and what changed
@@ -116,11 +124,15 @@ enum measure {
 	MEASURE_LIVE_AT_END,
 	MEASURE_ALLOCATED,   /* bytes */
 	MEASURE_ALLOCATIONS, /* count */
+	MEASURE_LIVE_AT_TIME, /* at --at TIME or MARKER */
 	MEASURES
 };
 
 /* "Live bytes at the peak", ... by enum measure. */
 extern const char *const measure_titles[MEASURES];
+/* The measures the report has: those before MEASURE_LIVE_AT_TIME, and
+ * that one with --at TIME or MARKER. */
+size_t report_measures(const struct report *report);
 
 /* The measure of the report: --sort, and --at for live bytes. */
 enum measure report_measure(const struct report *report);
