@@ -58,8 +58,7 @@ static int start_window(const char *pattern, char *answer, size_t size)
 	if (memprof_start() < 0 && errno != EALREADY)
 		return errno;
 	control_set_state(CONTROL_RECORDING);
-	snprintf(answer, size, "%s", pattern);
-	return 0;
+	return writer_begin(answer, size);
 }
 
 /* 1 when recording; else 0 with the answer that says so. */

@@ -380,6 +380,16 @@ static void check_malloc_owner(void)
 				other);
 }
 
+/* A window begun by memprof-ctl attach has its streamed file at once:
+ * memprof-ctl names it when the load is done. */
+static void start_attached_window(void)
+{
+	char name[PATH_MAX];
+
+	if (writer_restart(prof.settings.output, STARTED_BY_ATTACH) == 0)
+		writer_begin(name, sizeof(name));
+}
+
 void profiler_load(void)
 {
 	int saved_errno = enter_runtime(), late;
@@ -417,7 +427,7 @@ void profiler_load(void)
 	if (prof.settings.output[0] && !prof.settings.dormant) {
 		start_recording();
 		if (late)
-			writer_restart(prof.settings.output, STARTED_BY_ATTACH);
+			start_attached_window();
 		control_set_state(CONTROL_RECORDING);
 	}
 	leave_runtime(saved_errno);

@@ -293,6 +293,22 @@ static void print_line(const char *text)
 	puts(ctl_escaped(text, shown, sizeof(shown)));
 }
 
+/* "process N: recording to NAME": the name the window's profile will
+ * be published under (the runtime's answer, or its streamed file's name
+ * without ".part"), %p filled in. */
+static void print_recording(long pid, const char *name)
+{
+	static const char part[] = ".part";
+	char shown[PATH_MAX];
+	size_t n = strlen(name);
+
+	if (n >= sizeof(part) - 1 && !strcmp(name + n - (sizeof(part) - 1), part))
+		n -= sizeof(part) - 1;
+	snprintf(shown, sizeof(shown), "%.*s", (int)n, name);
+	printf("process %ld: recording to ", pid);
+	print_line(shown);
+}
+
 /* Copies what fd holds to out, and closes out: 0, or -1 with errno. */
 static int copy_to(int fd, int out)
 {
@@ -403,8 +419,7 @@ static int start_window(struct target *t, const char *pattern)
 				sizeof(why) - strlen(why) - 1);
 		return fail(why);
 	}
-	printf("process %ld: recording to ", t->process.pid);
-	print_line(answer.text);
+	print_recording(t->process.pid, answer.text);
 	return EXIT_OK;
 }
 
@@ -548,7 +563,8 @@ static int attach(int argc, char **argv)
 					      : "it did not start recording");
 		return fail(why);
 	}
-	printf("process %ld: recording to %s\n", r.pid, pattern);
+	print_recording(r.pid, t.process.page.part[0] ? t.process.page.part
+						   : pattern);
 	return EXIT_OK;
 }
 

@@ -72,9 +72,14 @@ live_within snap1.mlyze
 "$report" --base snap1.mlyze snap2.mlyze >/dev/null 2>&1 ||
 	fail "--base between two snapshots"
 
-# The program sees nothing of ours: descriptors, threads, handlers.
+# The program sees nothing of ours: descriptors, threads, handlers (but
+# in /proc the one of SIGURG, which brings requests to a process that does
+# not allocate; its sigaction() reads its own: ctl-quiet.sh).
 fds() { ls "/proc/$1/fd" | wc -l; }
-caught() { grep SigCgt "/proc/$1/status"; }
+urg_bit=$((1 << 22)) # SIGURG, 23 on Linux
+caught() {
+	printf '%x\n' $((0x$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status") & ~urg_bit))
+}
 LD_PRELOAD= "$hold" $held_kib "$scratch/bare.stop" >bare.out &
 bare=$!
 wait_for_line bare.out holding
@@ -144,7 +149,8 @@ dorm=$(sed -n 's/^\([0-9][0-9]*\) *dormant .*hold-program.*/\1/p' \
 	"$( "$ctl" list >list.out; echo list.out)")
 [ -n "$dorm" ] || fail "dormant process not listed: $(cat list.out)"
 expect 1 "not recording" stop $dorm
-expect 0 "recording to $scratch/win.%p.mlyze" start $dorm
+# The name given is the profile's, %p filled in.
+expect 0 "recording to $scratch/win.$dorm.mlyze$" start $dorm
 expect 1 "already recording" start $dorm
 expect 0 "win.$dorm.mlyze" stop $dorm
 expect 0 "recording to $scratch/second.mlyze" start $dorm -o second.mlyze
@@ -195,7 +201,8 @@ kill $other
 
 SPPROF_OUTPUT=$scratch/idle.%p.mlyze start_hold idle idle
 idle=$pid
-expect 1 "did not answer within 1000 ms: it has not allocated" status $idle
+# One that allocates nothing answers all the same (ctl-quiet.sh tests more).
+expect 0 "recording" status $idle
 # A pid reused: an entry whose process started at another time.
 /usr/bin/python3 - "$XDG_RUNTIME_DIR/spprof/$idle" "$XDG_RUNTIME_DIR/spprof/$$" $$ <<'PY'
 import struct, sys
