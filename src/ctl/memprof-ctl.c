@@ -47,6 +47,25 @@
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
+/* The options of serve: parsed by parse_serve_option(), by their code. */
+static const struct serve_option {
+	const char *name, *argument, *help;
+	int code;
+} serve_options[] = {
+	{ "listen", "ADDR:PORT",
+	  "where to listen (" CTL_SERVE_DEFAULT_LISTEN ")", 'l' },
+	{ "web-config-file", "FILE",
+	  "TLS and the clients' accounts (Prometheus' format)", 'w' },
+	{ "max-connections", "N", "requests under way at once (64)", 'c' },
+	{ "max-per-client", "N",
+	  "requests under way at once of one client (16)", 'p' },
+	{ "timeout", "SECONDS", "an idle connection is closed after (30)", 't' },
+	{ "top-sites", "N", "sites per process in /metrics (10)", 'n' },
+	{ "service-variable", "NAME",
+	  "the environment variable naming a process's service "
+	  "(SPPROF_SERVICE)", 's' },
+};
+
 static void usage(FILE *to)
 {
 	fprintf(to,
@@ -82,7 +101,12 @@ static void usage(FILE *to)
 		"Options:\n"
 		"  -h, --help            display this help and exit\n"
 		"  -V, --version         output version information and "
-		"exit\n");
+		"exit\n\n"
+		"Options of serve:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(serve_options); i++)
+		fprintf(to, "  --%s=%-*s %s\n", serve_options[i].name,
+			(int)(21 - strlen(serve_options[i].name)),
+			serve_options[i].argument, serve_options[i].help);
 }
 
 /* Text of the processes' users, shown escaped (ctl-text.h). */
@@ -625,16 +649,7 @@ static int parse_serve_option(int c, struct ctl_serve_options *o)
 
 static int serve(int argc, char **argv)
 {
-	static const struct option longs[] = {
-		{ "listen", required_argument, NULL, 'l' },
-		{ "max-connections", required_argument, NULL, 'c' },
-		{ "max-per-client", required_argument, NULL, 'p' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "web-config-file", required_argument, NULL, 'w' },
-		{ "top-sites", required_argument, NULL, 'n' },
-		{ "service-variable", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longs[ARRAY_SIZE(serve_options) + 1] = { { 0 } };
 	struct ctl_serve_options o = {
 		.listen = CTL_SERVE_DEFAULT_LISTEN,
 		.max_connections = 64, .max_per_client = 16, .timeout = 30,
@@ -643,6 +658,10 @@ static int serve(int argc, char **argv)
 	};
 	int c, rc;
 
+	for (size_t i = 0; i < ARRAY_SIZE(serve_options); i++)
+		longs[i] = (struct option){ serve_options[i].name,
+					    required_argument, NULL,
+					    serve_options[i].code };
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "l:", longs, NULL)) != -1)
 		if ((rc = parse_serve_option(c, &o)) != EXIT_OK)

@@ -53,6 +53,7 @@ struct options {
 	bool leaks; /* --leaks: rank the sites by their growth */
 	bool growth; /* --growth: each site's growth in its table */
 	bool keep_wrappers; /* allocation wrappers may be sites */
+	bool running; /* --running: the streams of running processes */
 	/* --suppressions, with --at end or --leaks; NULL without. */
 	struct suppressions *suppressions;
 };
@@ -112,6 +113,8 @@ static void usage(FILE *out)
 	      "      --suppressions=FILE with --at end or --leaks, leave out the stacks\n"
 	      "                          that FILE's leak:PATTERN lines match\n"
 	      "                          (LeakSanitizer's format)\n"
+	      "      --running           the profiles are streams of running\n"
+	      "                          processes (memprof-ctl top): not ended\n"
 	      "  -h, --help              show this help and exit\n"
 	      "  -V, --version           show the version and exit\n"
 	      "\n"
@@ -193,7 +196,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_LEAKS,
 		OPT_GROWTH,
 		OPT_KEEP_WRAPPERS,
-		OPT_SUPPRESSIONS
+		OPT_SUPPRESSIONS,
+		OPT_RUNNING
 	};
 	static const struct option long_options[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -213,6 +217,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "growth", no_argument, NULL, OPT_GROWTH },
 		{ "keep-wrappers", no_argument, NULL, OPT_KEEP_WRAPPERS },
 		{ "suppressions", required_argument, NULL, OPT_SUPPRESSIONS },
+		{ "running", no_argument, NULL, OPT_RUNNING },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -283,6 +288,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->suppressions = load_suppressions(o->suppressions,
 							    optarg);
 			break;
+		case OPT_RUNNING:
+			o->running = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -333,6 +341,7 @@ struct gathered {
 	struct stack_table stacks; /* of all profiles */
 	size_t snapshots;          /* wanted by the view */
 	bool growth;               /* wanted by --leaks or the view */
+	bool running;              /* --running */
 };
 
 static void warn(void *ctx, const char *message)
@@ -374,13 +383,16 @@ static char *replaced_by(const struct mlyze_info *info)
 }
 
 /* How a recording window that did not start with the process came to be,
- * or NULL. */
-static char *recording_window(const struct mlyze_info *info)
+ * or NULL.  A running process's has not ended. */
+static char *recording_window(const struct mlyze_info *info, bool running)
 {
-	return info->started_by
-		       ? xasprintf("started by %s, ended by %s", info->started_by,
-				   info->ended_by ? info->ended_by : "?")
-		       : NULL;
+	if (!info->started_by)
+		return NULL;
+	if (!info->ended_by && running)
+		return xasprintf("started by %s, still recording",
+				 info->started_by);
+	return xasprintf("started by %s, ended by %s", info->started_by,
+			 info->ended_by ? info->ended_by : "?");
 }
 
 /* The replay's series move to the summary; the stacks of its snapshots
@@ -422,13 +434,14 @@ static void summarise(struct gathered *g, const char *file,
 	p->start_time_us = info->start_time_us;
 	p->command_line = copy_command_line(info);
 	p->title = info->title ? xstrdup(info->title) : NULL;
-	p->window = recording_window(info);
+	p->window = recording_window(info, g->running);
 	p->duration_s = end > info->start_time_us
 				? (double)(end - info->start_time_us) / 1e6
 				: 0.0;
 	p->sampling_rate = info->sampling_rate;
 	p->rate_changed = h->rate_changed;
 	p->complete = info->complete;
+	p->running = g->running && info->complete == 0;
 	p->truncated = mlyze_truncated(r);
 	p->exec_program = replaced_by(info);
 	p->malloc_defined_by = info->malloc_defined_by
@@ -738,6 +751,7 @@ static int gather(struct gathered *g, const struct options *o,
 	/* A comparison shows no growth: its base needs none either. */
 	g->growth = o->leaks || o->growth ||
 		    (o->view->shows_growth && !o->base_count);
+	g->running = o->running;
 	stacks_init(&g->stacks);
 	rc = read_profiles(g, files, count);
 	if (g->profile_count)

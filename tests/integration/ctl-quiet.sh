@@ -62,4 +62,12 @@ kill -URG $own
 expect 0 "dormant" status $own
 end_quiet own $own 3
 
+# ---- recording, before its first sample: top agrees with status ----
+SPPROF_SAMPLING_RATE=1099511627776 SPPROF_OUTPUT=$scratch/none.%p.mlyze \
+	start_quiet none
+none=$pid
+expect 0 "recording" status $none
+expect 0 "process $none is recording, and has taken no sample yet" top $none
+end_quiet none $none 0
+
 pass

@@ -100,6 +100,11 @@ for i in $(seq 120); do
 	sleep 0.5
 done
 grep -q "Live at end" top.out || fail "top without a terminal: $(cat top.out)"
+# Its stream is not finalised because it still runs, not because it ended.
+grep -q "recording (the process is running)" top.out ||
+	fail "top does not say the process is running: $(cat top.out)"
+! grep -q "not finalised\|ended by ?" top.out ||
+	fail "top calls a running process ended: $(cat top.out)"
 ! grep -q "$(printf '\033')" top.out || fail "screen codes without a terminal"
 [ $growth = 0 ] || fail "leak_steadily does not grow by 512 KiB/s: $(cat top.out)"
 if command -v tmux >/dev/null; then
@@ -193,10 +198,16 @@ done
 expect 2 "give one PID" status
 expect 2 "is not a process id" status abc
 expect 2 "unknown command" frobnicate
+# Every option of serve is in the help.
+for option in listen web-config-file max-connections max-per-client \
+	timeout top-sites service-variable; do
+	expect 0 "^  --$option=" --help
+done
 expect 1 "no process 999999999" status 999999999
 sleep 30 &
 other=$!
 expect 1 "is not running the profiler's runtime" status $other
+expect 1 "memprof-ctl attach $other" status $other
 kill $other
 
 SPPROF_OUTPUT=$scratch/idle.%p.mlyze start_hold idle idle
