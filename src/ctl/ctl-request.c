@@ -41,22 +41,29 @@ static int still_there(const struct ctl_process *p)
 static int bring_by_signal(const struct ctl_process *p)
 {
 	siginfo_t info = { .si_signo = CONTROL_SIGNAL, .si_code = SI_QUEUE };
-	int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)p->pid, 0), rc = -1;
+	int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)p->pid, 0), err;
 
 	if (pidfd < 0)
 		return -1;
 	info.si_pid = getpid();
 	info.si_uid = getuid();
 	info.si_value.sival_int = CONTROL_SIGNAL_VALUE;
-	if (still_there(p))
-		rc = (int)syscall(SYS_pidfd_send_signal, pidfd, CONTROL_SIGNAL,
-				  &info, 0);
+	if (!still_there(p))
+		err = ESRCH;
+	else if (syscall(SYS_pidfd_send_signal, pidfd, CONTROL_SIGNAL, &info,
+			 0) < 0)
+		err = errno;
+	else
+		err = 0;
 	close(pidfd);
-	return rc;
+	errno = err;
+	return err ? -1 : 0;
 }
 
-static void not_taken(const struct ctl_process *p, int signals, char *why,
-		      size_t size)
+/* Why a request was not taken: brought by `signals` signals, or none
+ * could be sent (send_error, or 0: the runtime has no handler). */
+static void not_taken(const struct ctl_process *p, int signals,
+		      int send_error, char *why, size_t size)
 {
 	if (signals)
 		snprintf(why, size, "process %ld did not take the request "
@@ -65,6 +72,11 @@ static void not_taken(const struct ctl_process *p, int signals, char *why,
 			 "or set its action by a system call of its own, or "
 			 "is stopped; it is taken when the program allocates",
 			 p->pid, ANSWER_WAIT_MS, signals);
+	else if (send_error)
+		snprintf(why, size, "process %ld did not take the request "
+			 "within %d ms, and SIGURG could not bring it (%s): "
+			 "it is taken when the program allocates", p->pid,
+			 ANSWER_WAIT_MS, strerror(send_error));
 	else
 		snprintf(why, size, "process %ld did not take the request "
 			 "within %d ms, and its runtime has no handler of "
@@ -82,7 +94,7 @@ static int wait_for_answer(const struct ctl_process *p,
 {
 	uint64_t expected = number;
 	long next_signal_ms = SIGNAL_AFTER_MS;
-	int signals = 0;
+	int signals = 0, send_error = 0;
 
 	for (long waited = 0;; waited += POLL_MS) {
 		if (atomic_load(&page->answered) == number)
@@ -95,14 +107,17 @@ static int wait_for_answer(const struct ctl_process *p,
 		if (waited >= ANSWER_WAIT_MS &&
 		    atomic_compare_exchange_strong(&page->pending, &expected,
 						   0)) {
-			not_taken(p, signals, why, size);
+			not_taken(p, signals, send_error, why, size);
 			return -1;
 		}
 		expected = number;
 		if (waited >= next_signal_ms &&
 		    atomic_load(&page->pending) == number &&
 		    atomic_load(&page->signal_ready)) {
-			signals += bring_by_signal(p) == 0;
+			if (bring_by_signal(p) == 0)
+				signals++;
+			else
+				send_error = errno;
 			next_signal_ms = waited + SIGNAL_AGAIN_MS;
 		}
 		sleep_ms(POLL_MS);

@@ -13,7 +13,7 @@ export SPPROF_SAMPLING_RATE=65536
 mkdir -p "$XDG_RUNTIME_DIR"
 cd "$scratch" || fail "no scratch directory"
 
-# start_quiet NAME [own] - $quiet under the runtime with the SPPROF_*
+# start_quiet NAME [own|block] - $quiet under the runtime with the SPPROF_*
 # settings exported, reading the fifo NAME.in (held open on descriptor 3
 # until end_quiet); its pid in $pid, listed in $programs.
 start_quiet() {
@@ -61,6 +61,13 @@ expect 0 "own.$own.mlyze" stop $own
 kill -URG $own
 expect 0 "dormant" status $own
 end_quiet own $own 3
+
+# ---- one that blocks SIGURG: the request is withdrawn, and says why ----
+SPPROF_OUTPUT=$scratch/blocked.%p.mlyze start_quiet blocked block
+blocked=$pid
+expect 1 "brought by SIGURG [0-9]* times: the process blocks SIGURG" \
+	status $blocked
+end_quiet blocked $blocked 0
 
 # ---- recording, before its first sample: top agrees with status ----
 SPPROF_SAMPLING_RATE=1099511627776 SPPROF_OUTPUT=$scratch/none.%p.mlyze \

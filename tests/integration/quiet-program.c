@@ -1,13 +1,14 @@
 /* quiet-program - a program that stops allocating, for the tests of
  * memprof-ctl's requests to such processes.
  *
- * Usage: quiet-program LIVE_KIB [own]
+ * Usage: quiet-program LIVE_KIB [own|block]
  * Holds LIVE_KIB KiB in blocks of 16 KiB, says so on stdout ("holding N
  * bytes"), then only reads its standard input, allocating nothing, until
  * the input ends; then prints "SIGURG N" (how many times its own handler
  * ran) and exits 0.  With "own", it handles SIGURG itself (set with
  * signal(), and checked to read back with sigaction()), as a program that
- * uses out-of-band data does.
+ * uses out-of-band data does.  With "block", it blocks SIGURG, so that
+ * requests can reach it only when it allocates.
  */
 #include <errno.h>
 #include <signal.h>
@@ -45,12 +46,19 @@ int main(int argc, char **argv)
 	size_t blocks;
 	char byte;
 
-	if (argc < 2 || (argc > 2 && strcmp(argv[2], "own"))) {
-		fprintf(stderr, "usage: quiet-program LIVE_KIB [own]\n");
+	const char *mode = argc > 2 ? argv[2] : "";
+	sigset_t urgent_only;
+
+	if (argc < 2 || (mode[0] && strcmp(mode, "own") && strcmp(mode, "block"))) {
+		fprintf(stderr, "usage: quiet-program LIVE_KIB [own|block]\n");
 		return 2;
 	}
-	if (argc > 2 && handle_urgent() < 0)
+	if (!strcmp(mode, "own") && handle_urgent() < 0)
 		return 1;
+	sigemptyset(&urgent_only);
+	sigaddset(&urgent_only, SIGURG);
+	if (!strcmp(mode, "block"))
+		sigprocmask(SIG_BLOCK, &urgent_only, NULL);
 	blocks = strtoul(argv[1], NULL, 10) * 1024 / BLOCK;
 	for (size_t i = 0; i < blocks; i++) {
 		char *p = malloc(BLOCK);
