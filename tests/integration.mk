@@ -151,6 +151,7 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/titles.sh \
 	tests/integration/ctl.sh \
 	tests/integration/ctl-quiet.sh \
+	tests/integration/ctl-memcached.sh \
 	tests/integration/serve.sh \
 	tests/integration/serve-robust.sh \
 	tests/integration/attach.sh \
