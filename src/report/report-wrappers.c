@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Wrappers known by name, for profiles too small to show enough of
  * their callers: exact names, then prefixes. */
@@ -61,10 +62,20 @@ size_t stack_first_past_wrappers(const struct stack_table *table,
 
 /* A name that says its function allocates: the stem every allocating
  * function of C libraries carries (malloc, calloc, palloc, alloc_root,
- * pool_alloc), of any case. */
+ * pool_alloc), of any case, in the function's own name: not in its
+ * parameters, its template arguments or its class (a C++ name such as
+ * grow_series(std::vector<double, std::allocator<double> >&) says
+ * nothing of the kind). */
 static bool name_says_it_allocates(const char *name)
 {
-	return strcasestr(name, "alloc") != NULL;
+	size_t end = strcspn(name, "(<"), start = end;
+
+	while (start > 0 && name[start - 1] != ':' && name[start - 1] != ' ')
+		start--;
+	for (size_t i = start; i + 5 <= end; i++)
+		if (!strncasecmp(name + i, "alloc", 5))
+			return true;
+	return false;
 }
 
 /* What the sampled stacks show of a function. */

@@ -6,7 +6,8 @@
  * for it.  A named native function is a wrapper when every sampled stack
  * through it goes straight on into the allocator (through nothing but
  * wrappers and code inlined into it) and either its name says it
- * allocates ("alloc" in it: alloc_root, pool_alloc, av_malloc) or at
+ * allocates ("alloc" in the function's own name, not in its parameters
+ * or class: alloc_root, pool_alloc, av_malloc) or at
  * least WRAPPER_CALLERS different functions call it; or, whatever the
  * profile shows of it, when it is one of a few well-known wrappers.
  * Wrappers of wrappers are found too (g_strdup calls g_malloc).
