@@ -13,7 +13,8 @@ lib_libspprof_core_la_SOURCES = \
 	lib/clock.h \
 	lib/code_map.c lib/code_map.h \
 	lib/compiler.h \
-	lib/control.c lib/control.h lib/control_page.h \
+	lib/control.c lib/control.h \
+	lib/control_signal.c lib/control_signal.h lib/control_page.h \
 	lib/counters.c lib/counters.h \
 	lib/environ_edit.c lib/environ_edit.h \
 	lib/estimator.h \
@@ -69,7 +70,8 @@ RUNTIME_CFLAGS = -fvisibility=hidden -fno-omit-frame-pointer \
 
 lib_LTLIBRARIES += lib/libspprof-alloc.la
 lib_libspprof_alloc_la_SOURCES = lib/interpose.c lib/interpose_exec.c \
-	lib/interpose_ids.c lib/interpose_sandbox.c lib/interpose_dlopen.c
+	lib/interpose_ids.c lib/interpose_sandbox.c lib/interpose_dlopen.c \
+	lib/interpose_signal.c
 lib_libspprof_alloc_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)
 lib_libspprof_alloc_la_LIBADD = lib/libspprof-core.la $(RUNTIME_LIBS)
 # nodelete: hooks may be running on other threads when a dlclose() comes.

@@ -385,6 +385,16 @@ static void check_malloc_owner(void)
 				other);
 }
 
+/* A window begun by memprof-ctl attach has its streamed file at once
+ * (unless a thread's first sample made it already): memprof-ctl names it
+ * when the load is done. */
+static void begin_attached_file(void)
+{
+	char name[PATH_MAX];
+
+	writer_begin(name, sizeof(name));
+}
+
 void profiler_load(void)
 {
 	int saved_errno = enter_runtime(), late;
@@ -421,6 +431,8 @@ void profiler_load(void)
 	}
 	if (prof.settings.output[0] && !prof.settings.dormant) {
 		start_recording(late ? STARTED_BY_ATTACH : NULL);
+		if (late)
+			begin_attached_file();
 		control_set_state(CONTROL_RECORDING);
 	}
 	leave_runtime(saved_errno);

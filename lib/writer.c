@@ -1248,6 +1248,27 @@ int writer_restart(const char *pattern, const char *started_by)
 	return 0;
 }
 
+int writer_begin(char *name, size_t size)
+{
+	static const char part[] = ".part";
+	size_t n;
+	int err = 0;
+
+	if (!w.enabled)
+		return ENOTCONN;
+	lock();
+	if (!w.created && create_file() < 0)
+		err = EIO;
+	n = strlen(w.files.part);
+	if (n >= sizeof(part) - 1 &&
+	    !strcmp(w.files.part + n - (sizeof(part) - 1), part))
+		n -= sizeof(part) - 1;
+	if (!err)
+		snprintf(name, size, "%.*s", (int)n, w.files.part);
+	unlock();
+	return err;
+}
+
 void writer_exec_failed(void)
 {
 	if (!w.enabled || getpid() != w.pid)

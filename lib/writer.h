@@ -89,13 +89,17 @@ void writer_exec_failed(void);
  * writer_finish_window() finalises the profile as writer_finalise() does,
  * labelled with why it ended, and gives its name.  writer_restart() makes
  * the next event start a new profile, named after pattern, labelled with
- * why it started.  writer_snapshot() publishes a finalised profile of the
+ * why it started; writer_begin() then creates its streamed file at once
+ * (so that memprof-ctl sees the window before its first sample) and
+ * gives the name it will be published under (the streamed file's,
+ * without ".part", %p filled in).  writer_snapshot() publishes a finalised profile of the
  * events so far next to the streamed file, "NAME.snapshot.mlyze" (or the
  * first free name after it), and the stream goes on. */
 int writer_recording(void);
 int writer_finish_window(const memprof_stats *stats, const char *ended_by,
 			 char *final, size_t size);
 int writer_restart(const char *pattern, const char *started_by);
+int writer_begin(char *name, size_t size);
 int writer_snapshot(const memprof_stats *stats, char *final, size_t size);
 
 /* Before the process changes its effective user or group to uid or gid

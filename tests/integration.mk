@@ -76,6 +76,9 @@ check_PROGRAMS += tests/integration/hold-program
 tests_integration_hold_program_CFLAGS = $(AM_CFLAGS) -pthread
 tests_integration_hold_program_LDFLAGS = -pthread
 
+# One that stops allocating, for ctl-quiet.sh.
+check_PROGRAMS += tests/integration/quiet-program
+
 # One with a known heap and a site that leaks, for prometheus.sh.
 check_PROGRAMS += tests/integration/leak-program
 TESTS += tests/integration/prometheus.sh
@@ -159,6 +162,8 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/native-stacks.sh \
 	tests/integration/titles.sh \
 	tests/integration/ctl.sh \
+	tests/integration/ctl-quiet.sh \
+	tests/integration/ctl-memcached.sh \
 	tests/integration/serve.sh \
 	tests/integration/serve-robust.sh \
 	tests/integration/attach.sh \

@@ -57,6 +57,7 @@ struct options {
 	bool leaks; /* --leaks: rank the sites by their growth */
 	bool growth; /* --growth: each site's growth in its table */
 	bool keep_wrappers; /* allocation wrappers may be sites */
+	bool running; /* --running: the streams of running processes */
 	/* --suppressions, with --at end or --leaks; NULL without. */
 	struct suppressions *suppressions;
 	bool symbolize; /* write the profile with its symbols, no view */
@@ -125,6 +126,8 @@ static void usage(FILE *out)
 	      "                          symbols of its frames inside it, to -o FILE\n"
 	      "                          (a .mlyze that reads the same without the\n"
 	      "                          binaries), instead of a view of it\n"
+	      "      --running           the profiles are streams of running\n"
+	      "                          processes (memprof-ctl top): not ended\n"
 	      "  -h, --help              show this help and exit\n"
 	      "  -V, --version           show the version and exit\n"
 	      "\n"
@@ -229,7 +232,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_SUPPRESSIONS,
 		OPT_SYMBOLIZE,
 		OPT_FROM,
-		OPT_TO
+		OPT_TO,
+		OPT_RUNNING
 	};
 	static const struct option long_options[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -252,6 +256,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "symbolize", no_argument, NULL, OPT_SYMBOLIZE },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
+		{ "running", no_argument, NULL, OPT_RUNNING },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -329,6 +334,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_SYMBOLIZE:
 			o->symbolize = true;
+			break;
+		case OPT_RUNNING:
+			o->running = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -436,13 +444,16 @@ static char *replaced_by(const struct mlyze_info *info)
 }
 
 /* How a recording window that did not start with the process came to be,
- * or NULL. */
-static char *recording_window(const struct mlyze_info *info)
+ * or NULL.  A running process's has not ended. */
+static char *recording_window(const struct mlyze_info *info, bool running)
 {
-	return info->started_by
-		       ? xasprintf("started by %s, ended by %s", info->started_by,
-				   info->ended_by ? info->ended_by : "?")
-		       : NULL;
+	if (!info->started_by)
+		return NULL;
+	if (!info->ended_by && running)
+		return xasprintf("started by %s, still recording",
+				 info->started_by);
+	return xasprintf("started by %s, ended by %s", info->started_by,
+			 info->ended_by ? info->ended_by : "?");
 }
 
 static void map_stacks(struct stack_amounts *a, const size_t *stack_map)
@@ -497,13 +508,14 @@ static void summarise(struct gathered *g, const char *file,
 	p->start_time_us = info->start_time_us;
 	p->command_line = copy_command_line(info);
 	p->title = info->title ? xstrdup(info->title) : NULL;
-	p->window = recording_window(info);
+	p->window = recording_window(info, g->options->running);
 	p->duration_s = end > info->start_time_us
 				? (double)(end - info->start_time_us) / 1e6
 				: 0.0;
 	p->sampling_rate = info->sampling_rate;
 	p->rate_changed = h->rate_changed;
 	p->complete = info->complete;
+	p->running = g->options->running && info->complete == 0;
 	p->truncated = mlyze_truncated(r);
 	p->exec_program = replaced_by(info);
 	p->malloc_defined_by = info->malloc_defined_by

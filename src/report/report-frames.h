@@ -51,6 +51,10 @@ struct report_frame {
 	/* Its function hands allocations on to the allocator: no site
 	 * unless --keep-wrappers (see report-wrappers.h). */
 	bool wrapper;
+	/* Why it is a wrapper, or why not though it only hands allocations
+	 * on (enum wrapper_reason of report-wrappers.h), and from how many
+	 * sampled callers (at most WRAPPER_CALLERS). */
+	uint8_t wrapper_reason, wrapper_callers;
 	bool inlined;   /* native: inlined into the next frame of the stack */
 	/* Inlined from the C++ standard library's headers (std::vector's
 	 * allocation plumbing...): shown in a stack, never a site. */

@@ -140,6 +140,7 @@ static char *sampling_text(uint64_t low, uint64_t high, bool changed)
 }
 
 #define NOT_FINALISED "not finalised (the process ended early)"
+#define RUNNING "recording (the process is running)"
 #define CUT_SHORT "cut short; read up to the last whole event"
 
 /* "replaced by exec of /usr/bin/env" */
@@ -194,7 +195,7 @@ static void profile_block(FILE *out, const struct style *st,
 		free(text);
 	}
 	if (p->complete == 0)
-		line(out, st, "  state", NOT_FINALISED);
+		line(out, st, "  state", p->running ? RUNNING : NOT_FINALISED);
 	if (p->truncated)
 		line(out, st, "  state", CUT_SHORT);
 	if (p->exec_program) {
@@ -214,7 +215,8 @@ static char *bracketed_states(const struct profile_summary *p)
 	if (p->window)
 		sb_printf(&sb, " [window %s]", p->window);
 	if (p->complete == 0)
-		sb_add(&sb, " [" NOT_FINALISED "]");
+		sb_add(&sb, p->running ? " [" RUNNING "]"
+				       : " [" NOT_FINALISED "]");
 	if (p->truncated)
 		sb_add(&sb, " [" CUT_SHORT "]");
 	if (p->exec_program) {

@@ -32,6 +32,8 @@ struct profile_summary {
 	uint64_t sampling_rate; /* at the start; 0 when unknown */
 	bool rate_changed;
 	int complete;          /* as in struct mlyze_info */
+	/* Not finalised because its process still runs (--running). */
+	bool running;
 	bool truncated;
 	char *exec_program; /* the process was replaced by exec; else NULL */
 	/* The file defining the malloc the program's calls reached, when it
