@@ -539,7 +539,7 @@ callgrind_rows() {
 }
 
 # capture_cost WORKLOAD UNWIND: instructions of one stack capture (the
-# runtime's capture_stack, callees included), averaged over its calls.
+# runtime's profiler_capture_stack, callees included), averaged over its calls.
 capture_cost() {
 	"$BINDIR/bench-run" -o "$TMP/callgrind.times" "LD_PRELOAD=$RUNTIME" \
 		"SPPROF_OUTPUT=$TMP/prof.mlyze" SPPROF_SAMPLING_RATE=65536 \
@@ -550,7 +550,7 @@ capture_cost() {
 	rm -f "$TMP/prof.mlyze"
 	# Names are given once, as "(id) name", then "(id)" alone; the
 	# line after a calls= line holds the call's inclusive cost.
-	awk -v wanted=capture_stack '/^c?fn=\(/ {
+	awk -v wanted=profiler_capture_stack '/^c?fn=\(/ {
 		id = $0
 		sub(/^c?fn=\(/, "", id)
 		sub(/\).*/, "", id)

@@ -26,6 +26,7 @@
 #include "control.h"
 #include "names.h"
 #include "profile_meta.h"
+#include "mapping_table.h"
 #include "profiler_state.h"
 #include "process_owner.h"
 #include "real_alloc.h"
@@ -241,6 +242,7 @@ static void after_fork_in_child(void)
 	int follow = prof.settings.follow_fork;
 
 	process_owner_after_fork();
+	mapping_table_postfork_child();
 	if (stood_aside) {
 		sampler_reseed_thread();
 		heap_map_after_fork(&prof.heap);
