@@ -53,6 +53,7 @@ struct options {
 	bool leaks; /* --leaks: rank the sites by their growth */
 	bool growth; /* --growth: each site's growth in its table */
 	bool keep_wrappers; /* allocation wrappers may be sites */
+	enum memory_kind kinds; /* --kind: what memory the sites hold */
 	/* --suppressions, with --at end or --leaks; NULL without. */
 	struct suppressions *suppressions;
 };
@@ -96,6 +97,8 @@ static void usage(FILE *out)
 	      "  -s, --sort=KEY          live (default), allocated or count; also what\n"
 	      "                          the exports weigh stacks by\n"
 	      "  -a, --at=WHEN           peak (default) or end: when to count live bytes\n"
+	      "      --kind=KIND         all (default): the malloc heap and anonymous\n"
+	      "                          mappings; heap or mapped: one of them\n"
 	      "      --all               also list sites with nothing live\n"
 	      "      --keep-wrappers     let allocation wrappers (xmalloc, g_malloc...)\n"
 	      "                          be sites, not their callers\n"
@@ -143,6 +146,11 @@ static int choose(const char *option, const char *value,
 	fputs(")\nTry 'memprof-report --help' for more information.\n", stderr);
 	exit(2);
 }
+
+/* The values of --kind, and the kinds of memory each counts. */
+static const char *const kind_names[] = { "all", "heap", "mapped" };
+static const enum memory_kind kind_bits[] = { KIND_ALL, KIND_HEAP,
+					      KIND_MAPPED };
 
 static const struct view *choose_view(const char *value)
 {
@@ -193,7 +201,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_LEAKS,
 		OPT_GROWTH,
 		OPT_KEEP_WRAPPERS,
-		OPT_SUPPRESSIONS
+		OPT_SUPPRESSIONS,
+		OPT_KIND
 	};
 	static const struct option long_options[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -204,6 +213,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "cumulative", no_argument, NULL, 'c' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "at", required_argument, NULL, 'a' },
+		{ "kind", required_argument, NULL, OPT_KIND },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
@@ -233,6 +243,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'c':
 			o->cumulative = true;
+			break;
+		case OPT_KIND:
+			o->kinds = kind_bits[choose("--kind", optarg,
+						    kind_names, 3)];
 			break;
 		case OPT_ALL:
 			o->all = true;
@@ -333,6 +347,9 @@ struct gathered {
 	struct stack_table stacks; /* of all profiles */
 	size_t snapshots;          /* wanted by the view */
 	bool growth;               /* wanted by --leaks or the view */
+	enum memory_kind kinds;    /* --kind */
+	bool has_mappings;         /* a profile holds some, counted or not */
+	double mapped_peak;        /* of the peaks, the mappings' counted */
 };
 
 static void warn(void *ctx, const char *message)
@@ -516,7 +533,8 @@ static void note_caveats(struct gathered *g)
 	size_t processes = resident_peaks(g, &peaks);
 	struct unseen_malloc unseen = unseen_malloc_of(g);
 	char *memory = memory_explained_note(
-		&peaks, processes, g->stacks.heap.live[AT_PEAK].bytes, &unseen);
+		&peaks, processes, g->stacks.heap.live[AT_PEAK].bytes,
+		g->mapped_peak, &unseen);
 
 	if (memory)
 		add_message(&g->notes, memory);
@@ -592,7 +610,8 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 	struct replay_options options = { .tick = progress_tick,
 					  .tick_ctx = &g->progress,
 					  .snapshots = g->snapshots,
-					  .growth = g->growth };
+					  .growth = g->growth,
+					  .kinds = g->kinds };
 	mlyze_reader *r = mlyze_open(file, &ro);
 	enum mlyze_status status;
 	struct heap_replay replay;
@@ -613,6 +632,9 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 		return status;
 	}
 	summarise(g, file, r, &replay);
+	g->has_mappings |= replay.has_mappings;
+	if (g->kinds & KIND_MAPPED)
+		g->mapped_peak += replay.mapped_peak_bytes;
 	add_stats(&g->stats, &mlyze_info(r)->stats);
 	warn_replaced(g, file, &replay);
 	note_checkpoints(g, file, r, &replay);
@@ -735,6 +757,7 @@ static int gather(struct gathered *g, const struct options *o,
 
 	g->namer = frame_namer_new(&so);
 	g->snapshots = o->view->snapshots;
+	g->kinds = o->kinds ? o->kinds : KIND_ALL;
 	/* A comparison shows no growth: its base needs none either. */
 	g->growth = o->leaks || o->growth ||
 		    (o->view->shows_growth && !o->base_count);
@@ -784,6 +807,7 @@ static struct report make_report(struct gathered *g, struct site_table *sites,
 		.resident = resident,
 		.resident_processes = resident_processes,
 		.unseen_malloc = unseen_malloc_of(g),
+		.mapped_peak = g->mapped_peak,
 		.notes = g->notes.items,
 		.note_count = g->notes.count,
 		.warnings = g->warnings.items,

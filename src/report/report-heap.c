@@ -81,6 +81,7 @@ struct stack_now {
 	struct estimate at_half_peak[ESTIMATOR_HALVES];
 	struct estimate whole_at_half_peak[ESTIMATOR_HALVES];
 	struct trend_sums growth[AXES];
+	bool mapped; /* its samples are anonymous mappings */
 };
 
 /* The largest live total one half has seen, and the stacks whose estimate
@@ -103,6 +104,7 @@ struct replay_state {
 	double live_variance;
 	uint64_t live_samples;
 	bool growth;           /* measure it (replay_options) */
+	enum memory_kind kinds; /* counted (replay_options) */
 	double position[AXES]; /* now: seconds since the origin, markers */
 	uint64_t origin_us;    /* the start, or the last checkpoint */
 	bool in_checkpoint;    /* reading the events of a checkpoint */
@@ -393,6 +395,48 @@ static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 		  st->position);
 }
 
+/* A sampled mapping is a block as a sampled allocation is, weighed by
+ * the rate it carries; what remains of a mapping once part of it was
+ * unmapped allocated nothing. */
+static void on_map(struct replay_state *st, const struct mlyze_event *ev)
+{
+	size_t stack = stack_index(st, ev->map.stack);
+	const struct block_weights *weights = weights_of(
+		&st->weights, ev->map.size, ev->map.sampling_rate);
+
+	st->now[stack].mapped = true;
+	if (!ev->map.remainder)
+		add_weight(&st->now[stack].allocated, &weights->whole);
+	make_live(st, ev, ev->map.address, ev->map.size, stack, weights,
+		  st->position);
+}
+
+static void release_at(struct replay_state *st, uint64_t address)
+{
+	struct u64map_value freed;
+
+	if (u64map_take(&st->blocks.by_address, address, &freed))
+		release_block(st, freed);
+}
+
+/* Whether the replay counts events of this type: those of a kind of
+ * memory not asked for are left out. */
+static bool counted(const struct replay_state *st, enum mlyze_event_kind type)
+{
+	switch (type) {
+	case MLYZE_EVENT_ALLOC:
+	case MLYZE_EVENT_FREE:
+	case MLYZE_EVENT_LIVE:
+	case MLYZE_EVENT_TOTALS:
+		return st->kinds & KIND_HEAP;
+	case MLYZE_EVENT_MAP:
+	case MLYZE_EVENT_UNMAP:
+		return st->kinds & KIND_MAPPED;
+	default:
+		return true;
+	}
+}
+
 static void keep_event(struct replay_state *st, const struct mlyze_event *ev)
 {
 	struct heap_replay *h = st->h;
@@ -518,6 +562,7 @@ static void start_time_series(struct replay_state *st, const mlyze_reader *r,
 		st->point_stride_us = DEFAULT_STRIDE_US;
 	st->snapshots_wanted = options ? options->snapshots : 0;
 	st->growth = options && options->growth;
+	st->kinds = options && options->kinds ? options->kinds : KIND_ALL;
 	if (st->snapshots_wanted) {
 		st->snapshot_stride_us = duration / st->snapshots_wanted;
 		if (st->snapshot_stride_us == 0)
@@ -692,18 +737,24 @@ static void on_heap_point(struct replay_state *st,
 static void replay_event(struct replay_state *st, const mlyze_reader *r,
 			 const struct mlyze_event *ev, uint64_t first_rate)
 {
-	struct u64map_value freed;
-
 	if (ev->type <= MLYZE_EVENT_MARKER)
 		st->in_checkpoint = false;
+	if (ev->type == MLYZE_EVENT_MAP)
+		st->h->has_mappings = true;
+	if (!counted(st, ev->type))
+		return;
 	switch (ev->type) {
 	case MLYZE_EVENT_ALLOC:
 		on_alloc(st, ev);
 		break;
 	case MLYZE_EVENT_FREE:
-		if (u64map_take(&st->blocks.by_address, ev->free.address,
-				&freed))
-			release_block(st, freed);
+		release_at(st, ev->free.address);
+		break;
+	case MLYZE_EVENT_MAP:
+		on_map(st, ev);
+		break;
+	case MLYZE_EVENT_UNMAP:
+		release_at(st, ev->unmap.address);
 		break;
 	case MLYZE_EVENT_RATE:
 		st->h->rate_changed |= ev->rate.sampling_rate != first_rate;
@@ -755,6 +806,8 @@ static void finish(struct replay_state *st)
 			h->by_stack[i].growth[a] = trend_of(
 				&st->now[i].growth[a], st->position[a]);
 		heap_estimates_add(&h->total, &h->by_stack[i]);
+		if (st->now[i].mapped)
+			h->mapped_peak_bytes += h->by_stack[i].live[AT_PEAK].bytes;
 	}
 	if (h->timeline[h->timeline_count - 1].time_us < h->last_time_us)
 		add_point(h, live_now(st, h->last_time_us));

@@ -119,12 +119,26 @@ struct heap_replay {
 	struct heap_snapshot *snapshots; /* in time order */
 	size_t snapshot_count;
 	struct memory_series memory; /* the process's resident memory */
+	/* Whether the profile holds anonymous mappings (MAP events),
+	 * counted or not, and the part of the peak that the stacks which
+	 * mapped them hold. */
+	bool has_mappings;
+	double mapped_peak_bytes;
 };
 
 /* Called every few thousand events, e.g. to show progress. */
 typedef void replay_tick(void *ctx, const mlyze_reader *reader);
 
+/* The kinds of memory a report counts, as bits: the malloc heap (ALLOC
+ * events), anonymous mappings (MAP events), or both. */
+enum memory_kind {
+	KIND_HEAP = 1,
+	KIND_MAPPED = 2,
+	KIND_ALL = KIND_HEAP | KIND_MAPPED,
+};
+
 struct replay_options {
+	enum memory_kind kinds; /* 0: all */
 	replay_tick *tick; /* may be NULL */
 	void *tick_ctx;
 	size_t snapshots;  /* moments at which to keep every stack's bytes */

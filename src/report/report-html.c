@@ -369,7 +369,8 @@ static json_t *page_data(const struct report *r)
 	char *summary = summary_text(r);
 	char *resident_note = memory_explained_note(
 		&r->resident, r->resident_processes,
-		r->stacks->heap.live[AT_PEAK].bytes, &r->unseen_malloc);
+		r->stacks->heap.live[AT_PEAK].bytes, r->mapped_peak,
+		&r->unseen_malloc);
 
 	flame_frames_build(r, &ff);
 	set(data, "title", text(r->profile_count == 1 ? r->profiles[0].file

@@ -93,6 +93,9 @@ struct report {
 	size_t resident_processes;
 	/* The profiles whose program's malloc was not the runtime's. */
 	struct unseen_malloc unseen_malloc;
+	/* Of the peak, the bytes of anonymous mappings counted (0 when the
+	 * report counts none). */
+	double mapped_peak;
 	char **notes; /* caveats in plain words, for people and programs */
 	size_t note_count;
 	char **warnings; /* the warnings printed on stderr */
