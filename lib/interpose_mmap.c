@@ -30,6 +30,7 @@
 #include <sys/types.h>
 
 #include "compiler.h"
+#include "interpose.h"
 #include "profiler.h"
 #include "sampler.h"
 
@@ -86,7 +87,7 @@ static int holds_memory(int prot, int flags)
 
 SLOW_PATH static void sample_mapping(void *start, size_t length)
 {
-	if (sampler_slow_path(length) && profiler_wants_sample())
+	if (interpose_decide(length) > 0)
 		profiler_record_mapping(start, length);
 }
 

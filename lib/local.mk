@@ -68,13 +68,13 @@ RUNTIME_CFLAGS = -fvisibility=hidden -fno-omit-frame-pointer \
 	-ftls-model=initial-exec $(RUNTIME_LTO_CFLAGS)
 
 lib_LTLIBRARIES += lib/libspprof-alloc.la
-lib_libspprof_alloc_la_SOURCES = lib/interpose.c lib/interpose_exec.c \
+lib_libspprof_alloc_la_SOURCES = lib/interpose.c lib/interpose.h lib/interpose_exec.c \
 	lib/interpose_ids.c lib/interpose_sandbox.c lib/interpose_dlopen.c \
 	lib/interpose_mmap.c
 lib_libspprof_alloc_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)
 lib_libspprof_alloc_la_LIBADD = lib/libspprof-core.la $(RUNTIME_LIBS)
 # nodelete: hooks may be running on other threads when a dlclose() comes.
 # -z now: no lazy symbol lookup runs inside an allocation hook, where it
-# could wait for the dynamic loader's lock (see decide() in interpose.c).
+# could wait for the dynamic loader's lock (see interpose_decide() in interpose.c).
 lib_libspprof_alloc_la_LDFLAGS = -version-info $(SPPROF_ALLOC_LT_VERSION) \
 	-no-undefined -Wl,-z,nodelete -Wl,-z,now $(RUNTIME_LTO_LDFLAGS)

@@ -194,7 +194,7 @@ static int too_tight_at_load(void)
  * find it as the parent's threads left it.  The handlers take no lock
  * that a sampled allocation or free may wait for: fork() takes the
  * program's stream list lock after them, whose holder may wait for a
- * stream's lock, whose holder may be allocating (see decide() in
+ * stream's lock, whose holder may be allocating (see interpose_decide() in
  * interpose.c).  The child resets what the parent's threads held. */
 static INITIAL_EXEC_TLS sigset_t mask_before_fork;
 

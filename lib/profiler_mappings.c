@@ -12,6 +12,9 @@
 #include "profiler_state.h"
 #include "writer.h"
 
+static void write_unmap(void *ctx, const struct sampled_mapping *m);
+static void write_remainder(void *ctx, const struct sampled_mapping *piece);
+
 void profiler_record_mapping(void *start, size_t length)
 {
 	int saved_errno = enter_runtime();
@@ -25,6 +28,10 @@ void profiler_record_mapping(void *start, size_t length)
 	};
 
 	mapping_table_lock();
+	/* A sampled mapping still listed where the new one is was unmapped
+	 * past the runtime (by a system call of the program's own). */
+	mapping_table_cut(m.start, m.length, write_unmap, write_remainder,
+			  NULL);
 	if (mapping_table_add(&m))
 		writer_map(&m, 0);
 	mapping_table_unlock();
