@@ -464,6 +464,7 @@ static void summarise(struct gathered *g, const char *file,
 			(double)(h->kept_from_us - info->start_time_us) / 1e6;
 	p->peak_time_s = (double)(h->peak_time_us - info->start_time_us) / 1e6;
 	p->peak = h->total.live[AT_PEAK];
+	p->mapped_peak = h->mapped_peak_bytes;
 	p->peak_level_share = h->peak_level_share;
 	p->end = h->total.live[AT_END];
 }
@@ -633,8 +634,7 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 	}
 	summarise(g, file, r, &replay);
 	g->has_mappings |= replay.has_mappings;
-	if (g->kinds & KIND_MAPPED)
-		g->mapped_peak += replay.mapped_peak_bytes;
+	g->mapped_peak += replay.mapped_peak_bytes;
 	add_stats(&g->stats, &mlyze_info(r)->stats);
 	warn_replaced(g, file, &replay);
 	note_checkpoints(g, file, r, &replay);

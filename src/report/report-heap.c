@@ -73,6 +73,7 @@ struct live_blocks {
  * takes; what only a peak or the trends touch comes after. */
 struct stack_now {
 	struct estimate allocated, live;
+	bool mapped; /* its samples are anonymous mappings */
 	struct estimate half_live[ESTIMATOR_HALVES];
 	/* since each half's last peak (then listed) */
 	bool changed[ESTIMATOR_HALVES];
@@ -81,7 +82,6 @@ struct stack_now {
 	struct estimate at_half_peak[ESTIMATOR_HALVES];
 	struct estimate whole_at_half_peak[ESTIMATOR_HALVES];
 	struct trend_sums growth[AXES];
-	bool mapped; /* its samples are anonymous mappings */
 };
 
 /* The largest live total one half has seen, and the stacks whose estimate
@@ -102,6 +102,7 @@ struct replay_state {
 	struct half_peak halves[ESTIMATOR_HALVES];
 	double live_bytes;     /* all stacks together, now */
 	double live_variance;
+	double mapped_live_bytes; /* of live_bytes, the mappings' */
 	uint64_t live_samples;
 	bool growth;           /* measure it (replay_options) */
 	enum memory_kind kinds; /* counted (replay_options) */
@@ -329,8 +330,11 @@ static void release_block(struct replay_state *st, struct u64map_value block)
 	if (--st->live_samples) {
 		st->live_bytes -= w.bytes;
 		st->live_variance -= w.bytes_variance;
+		if (st->now[stack].mapped)
+			st->mapped_live_bytes -= w.bytes;
 	} else {
 		st->live_bytes = st->live_variance = 0;
+		st->mapped_live_bytes = 0;
 	}
 	st->blocks.vacant[st->blocks.vacant_count++] =
 		(uint32_t)(block.b & UINT32_MAX);
@@ -378,6 +382,8 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 					.b = (uint64_t)stack << 32 | slot };
 	add_weight(&st->now[stack].live, w);
 	st->live_bytes += w->bytes;
+	if (st->now[stack].mapped)
+		st->mapped_live_bytes += w->bytes;
 	st->live_variance += w->bytes_variance;
 	st->live_samples++;
 	move_halves(st, stack, halves, &weights->half, 1);
@@ -672,7 +678,8 @@ static void keep_memory(struct replay_state *st, const struct mlyze_event *ev)
 		.resident = ev->memory.resident,
 		.anonymous = ev->memory.anonymous,
 		.resident_peak = ev->memory.resident_peak,
-		.malloc_bytes = st->live_bytes,
+		.malloc_bytes = st->live_bytes - st->mapped_live_bytes,
+		.mapped_bytes = st->mapped_live_bytes,
 	};
 
 	memory_series_add(&st->h->memory, &point);

@@ -58,6 +58,7 @@ bool memory_peak_add(struct memory_point *peaks,
 	peaks->anonymous += p->anonymous;
 	peaks->resident_peak += series->resident_high;
 	peaks->malloc_bytes += p->malloc_bytes;
+	peaks->mapped_bytes += p->mapped_bytes;
 	if (p->time_us > peaks->time_us)
 		peaks->time_us = p->time_us;
 	return true;

@@ -28,6 +28,7 @@ struct memory_point {
 	 * high-water mark); 0 when unknown. */
 	uint64_t resident_peak;
 	double malloc_bytes; /* the estimated live malloc heap then */
+	double mapped_bytes; /* and the anonymous mappings counted */
 };
 
 struct memory_series {

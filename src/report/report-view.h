@@ -51,6 +51,7 @@ struct profile_summary {
 	double kept_from_s;
 	double peak_time_s; /* since the start */
 	struct estimate peak, end; /* live heap of the profile */
+	double mapped_peak; /* of peak, the anonymous mappings counted */
 	/* The share of the run the live heap was within the peak's interval
 	 * of its estimate; SINGLE_PEAK_MAX_SHARE or more: no single peak. */
 	double peak_level_share;
