@@ -275,7 +275,8 @@ static struct heap_point live_now(const struct replay_state *st,
 	return (struct heap_point){ .time_us = time_us,
 				    .bytes = st->live_bytes,
 				    .bytes_variance = st->live_variance,
-				    .samples = st->live_samples };
+				    .samples = st->live_samples,
+				    .mapped_bytes = st->mapped_live_bytes };
 }
 
 /* A half's live total is larger than ever: the stacks changed since its

@@ -71,6 +71,7 @@ struct heap_point {
 	uint64_t time_us;
 	double bytes, bytes_variance;
 	uint64_t samples;
+	double mapped_bytes; /* of bytes, the anonymous mappings' */
 };
 
 enum heap_event_kind { HEAP_EVENT_MARKER, HEAP_EVENT_GC };
