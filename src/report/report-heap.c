@@ -807,7 +807,10 @@ static void finish(struct replay_state *st)
 		add_weight(&h->by_stack[slot->value.b >> 32].live[AT_END], &w);
 		add_life(st, slot->value, &w);
 	}
+	h->stack_kinds = xcalloc(h->stack_count ? h->stack_count : 1,
+				 sizeof(*h->stack_kinds));
 	for (size_t i = 0; i < h->stack_count; i++) {
+		h->stack_kinds[i] = st->now[i].mapped ? KIND_MAPPED : KIND_HEAP;
 		h->by_stack[i].allocated = st->now[i].allocated;
 		h->by_stack[i].live[AT_PEAK] = peak_of_stack(st, i);
 		for (int a = 0; a < AXES; a++)
@@ -976,6 +979,7 @@ void heap_replay_free(struct heap_replay *h)
 	free(h->snapshots);
 	free(h->timeline);
 	free(h->by_stack);
+	free(h->stack_kinds);
 	memory_series_free(&h->memory);
 	memset(h, 0, sizeof(*h));
 }

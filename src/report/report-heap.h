@@ -125,6 +125,9 @@ struct heap_replay {
 	 * mapped them hold. */
 	bool has_mappings;
 	double mapped_peak_bytes;
+	/* By stack (as by_stack): the kinds of memory it holds, enum
+	 * memory_kind bits. */
+	uint8_t *stack_kinds;
 };
 
 /* Called every few thousand events, e.g. to show progress. */

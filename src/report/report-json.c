@@ -282,6 +282,10 @@ static json_t *site_json(const struct report *r, const struct site *s)
 	double total = r->sites->heap.live[r->at].bytes;
 
 	set(o, "site", text(s->text));
+	/* Only in a report that counts mappings: the same output as ever
+	 * for the profiles without. */
+	if (r->mapped_peak > 0)
+		set(o, "kind", text(site_kind_name(s->kinds)));
 	if (r->grouping == GROUP_BY_STACK) {
 		set(o, "callers", strings(s->callers, s->caller_count));
 		set(o, "frames", frames_json(r, s));

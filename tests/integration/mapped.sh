@@ -3,7 +3,8 @@
 # reported beside the heap: a program holding 64 MiB mapped at one site
 # and 16 MiB allocated through malloc at another (tests/integration/
 # mapped.c) is reported, over seeded runs, with each within the 95 %
-# interval of its estimate (--kind mapped, --kind heap), and the mean of
+# interval of its estimate (--kind mapped, --kind heap; both by default,
+# each site marked with its kind), and the mean of
 # the estimates near the truth, so that a biased weight fails even where
 # the intervals are wide; mappings given back (in halves, moved by
 # mremap, replaced by MAP_FIXED) leave nothing, a reservation is never
@@ -52,6 +53,15 @@ while [ "$seed" -le "$seeds" ]; do
 	check heap allocate_heap 16
 	seed=$((seed + 1))
 done
+
+# Both kinds in one report by default, each site with its kind.
+kinds=$("$report" --at end --format json "$profile" | python3 -c '
+import json, sys
+kind = {s["site"]: s.get("kind") for s in json.load(sys.stdin)["sites"]}
+print(kind.get("map_pages"), kind.get("allocate_heap"))')
+test "$kinds" = "mapped heap" || fail "kinds of the sites: $kinds"
+NO_COLOR=1 "$report" --at end "$profile" | grep -q ' map_pages \[mapped\]$' ||
+	fail "the text report does not mark map_pages as mapped"
 
 # summary KIND MIN_INSIDE MAX_MEAN_ERROR
 summary() {
