@@ -74,6 +74,7 @@ CHURN_OPS=$(scaled 10000000)
 MIXED_OPS=$(scaled 2000000)
 CALLGRIND_CHURN_OPS=$(scaled 1000000)
 CALLGRIND_MIXED_OPS=$(scaled 300000)
+CALLGRIND_MAPS_OPS=$(scaled 100000)
 HEAPTRACK_DIVISOR=20  # heaptrack is about 30 times slower
 HEAPPROFILE_DIVISOR=200 # tcmalloc's heap profiler, several hundred times
 
@@ -702,6 +703,10 @@ if [ -n "$VALGRIND" ]; then
 		"Ir glibc" "Ir with" ratio "+Ir/op" "own/op"
 	callgrind_rows churn "$CALLGRIND_CHURN_OPS" churn
 	callgrind_rows mixed "$CALLGRIND_MIXED_OPS" mixed
+	callgrind_rows maps "$CALLGRIND_MAPS_OPS" maps
+	echo "  (maps: munmap + mmap of anonymous mappings, which the runtime samples"
+	echo "   by their length; the kernel's share of each, not counted here, is"
+	echo "   larger than the program's)"
 	echo "  (+Ir/op: extra instructions per operation; own/op: instructions in the"
 	echo "   runtime's own code per operation, fixed start-up and exit costs included)"
 	echo
