@@ -48,8 +48,9 @@ int profiler_restore(void *block, const struct heap_record *record);
  * them.  Around a system call that unmaps or replaces [start, start +
  * length) (munmap, mremap, mmap with MAP_FIXED): profiler_begin_unmap()
  * returns 1 when the range touches a sampled mapping, and then holds the
- * mapping table until profiler_end_unmap() (unmapped: the call
- * succeeded) forgets what the call took. */
+ * mapping table, under the re-entrancy guard, until profiler_end_unmap()
+ * (unmapped: the call succeeded) forgets what the call took; called
+ * outside the guard only. */
 void profiler_record_mapping(void *start, size_t length);
 int profiler_begin_unmap(const void *start, size_t length);
 void profiler_end_unmap(const void *start, size_t length, int unmapped);

@@ -38,14 +38,20 @@ void profiler_record_mapping(void *start, size_t length)
 	leave_runtime(saved_errno);
 }
 
+/* The table's lock is held under the re-entrancy guard, also across
+ * the program's system call: a signal handler that maps or unmaps while
+ * its thread holds the lock passes straight through, and never waits
+ * for it.  errno is the call's. */
 int profiler_begin_unmap(const void *start, size_t length)
 {
 	if (likely(mapping_table_empty()))
 		return 0;
+	sampler_tls.in_runtime = 1;
 	mapping_table_lock();
 	if (mapping_table_touches((uintptr_t)start, length))
 		return 1;
 	mapping_table_unlock();
+	sampler_tls.in_runtime = 0;
 	return 0;
 }
 
@@ -65,7 +71,7 @@ static void write_remainder(void *ctx, const struct sampled_mapping *piece)
 
 void profiler_end_unmap(const void *start, size_t length, int unmapped)
 {
-	int saved_errno = enter_runtime();
+	int saved_errno = errno;
 
 	if (unmapped)
 		mapping_table_cut((uintptr_t)start, length, write_unmap,
