@@ -48,6 +48,18 @@ int profiler_restore(void *block, const struct heap_record *record);
  * a pool's chunk whose blocks are reported apart). */
 void profiler_unsample(void *block);
 
+/* Anonymous mappings (interpose_mmap.c).  profiler_record_mapping():
+ * the program mapped `length` bytes at start, and the sampler picked
+ * them.  Around a system call that unmaps or replaces [start, start +
+ * length) (munmap, mremap, mmap with MAP_FIXED): profiler_begin_unmap()
+ * returns 1 when the range touches a sampled mapping, and then holds the
+ * mapping table, under the re-entrancy guard, until profiler_end_unmap()
+ * (unmapped: the call succeeded) forgets what the call took; called
+ * outside the guard only. */
+void profiler_record_mapping(void *start, size_t length);
+int profiler_begin_unmap(const void *start, size_t length);
+void profiler_end_unmap(const void *start, size_t length, int unmapped);
+
 /* Called once when the library is loaded. */
 void profiler_load(void);
 void profiler_unload(void);

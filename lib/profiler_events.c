@@ -26,6 +26,7 @@
 #include "control.h"
 #include "names.h"
 #include "profile_meta.h"
+#include "mapping_table.h"
 #include "profiler_state.h"
 #include "process_owner.h"
 #include "real_alloc.h"
@@ -193,7 +194,7 @@ static int too_tight_at_load(void)
  * find it as the parent's threads left it.  The handlers take no lock
  * that a sampled allocation or free may wait for: fork() takes the
  * program's stream list lock after them, whose holder may wait for a
- * stream's lock, whose holder may be allocating (see decide() in
+ * stream's lock, whose holder may be allocating (see interpose_decide() in
  * interpose.c).  The child resets what the parent's threads held. */
 static INITIAL_EXEC_TLS sigset_t mask_before_fork;
 
@@ -241,6 +242,7 @@ static void after_fork_in_child(void)
 	int follow = prof.settings.follow_fork;
 
 	process_owner_after_fork();
+	mapping_table_postfork_child();
 	if (stood_aside) {
 		sampler_reseed_thread();
 		heap_map_after_fork(&prof.heap);

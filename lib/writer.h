@@ -45,6 +45,7 @@
 #include <spprof/memprof.h>
 
 #include "heap_map.h"
+#include "mapping_table.h"
 #include "settings.h"
 #include "stack_table.h"
 
@@ -63,6 +64,11 @@ void writer_stand_aside(void);
 
 void writer_alloc(uintptr_t address, const struct heap_record *record);
 void writer_free(uintptr_t address);
+/* A sampled anonymous mapping (MAP), or what remains of one after part
+ * of it was unmapped (remainder 1: nothing newly allocated), and the end
+ * of one, whole (UNMAP). */
+void writer_map(const struct sampled_mapping *m, int remainder);
+void writer_unmap(uintptr_t start, uint64_t length);
 /* For a free made while this thread may hold the writer's lock (a
  * signal handler that interrupted the runtime): the FREE is written
  * before the next event of any thread, so before any ALLOC that reuses

@@ -143,7 +143,11 @@ tests_integration_libdeepbind_plugin_la_LDFLAGS = -module \
 	-avoid-version -shared -rpath $(abs_builddir)/tests/integration
 tests_integration_bounded_SOURCES = tests/integration/bounded.c
 
+# Anonymous mappings beside the heap, of known sizes, for mapped.sh.
+check_PROGRAMS += tests/integration/mapped
+
 integ_drivers = tests/integration/accuracy.sh \
+	tests/integration/mapped.sh \
 	tests/integration/bounded.sh \
 	tests/integration/pool-api.sh \
 	tests/integration/undisturbed.sh \

@@ -70,6 +70,8 @@ enum mlyze_event_kind {
 	MLYZE_EVENT_STRING = 6, /* a file or function name was defined */
 	MLYZE_EVENT_RATE = 7,   /* the sampling rate changed */
 	MLYZE_EVENT_MEMORY = 8, /* the process's resident memory, read */
+	MLYZE_EVENT_MAP = 9,    /* a sampled anonymous mapping */
+	MLYZE_EVENT_UNMAP = 10, /* a sampled mapping given back */
 	/* What a native frame's address is in source terms, carried by the
 	 * profile (written by memprof-report --symbolize). */
 	MLYZE_EVENT_SYMBOL = 11,
@@ -214,6 +216,24 @@ struct mlyze_event {
 			uint64_t number;        /* 1 for the first checkpoint */
 			uint64_t events_before; /* events written until it */
 		} checkpoint;
+		/* A sampled anonymous mapping: a block of `size` bytes of
+		 * the kind "mapped", weighed as a sample of that size at
+		 * that rate.  remainder: what is left of an earlier
+		 * mapping once part of it was unmapped (an UNMAP of that
+		 * mapping comes just before), which allocates nothing. */
+		struct {
+			uint64_t address;
+			uint64_t size;
+			uint64_t sampling_rate; /* of this sample */
+			const struct mlyze_stack *stack;
+			uint16_t thread;
+			uint8_t remainder;
+		} map;
+		/* The sampled mapping at `address` was given back. */
+		struct {
+			uint64_t address;
+			uint64_t length;
+		} unmap;
 		/* As an ALLOC, but its weight is already in the TOTALS. */
 		struct {
 			uint64_t address;

@@ -598,6 +598,36 @@ static bool decode_live(struct mlyze_reader *r, struct cursor *c,
 	return true;
 }
 
+static bool decode_map(struct mlyze_reader *r, struct cursor *c,
+		       struct mlyze_event *ev)
+{
+	uint64_t thread = 0, remainder = 0;
+
+	if (!take_le(r, c, 8, &ev->map.address) ||
+	    !take_varint(r, c, "size", &ev->map.size) ||
+	    !take_varint(r, c, "sampling rate", &ev->map.sampling_rate) ||
+	    !take_stack(r, c, &ev->map.stack) || !take_le(r, c, 2, &thread) ||
+	    !take_varint(r, c, "remainder", &remainder))
+		return false;
+	if (ev->map.sampling_rate == 0 || remainder > 1) {
+		input_fail(&r->in, input_offset(&r->in, c->event),
+			   ev->map.sampling_rate == 0
+				   ? "MAP has a sampling rate of 0"
+				   : "MAP has a remainder flag other than 0 or 1");
+		return false;
+	}
+	ev->map.thread = (uint16_t)thread;
+	ev->map.remainder = (uint8_t)remainder;
+	return true;
+}
+
+static bool decode_unmap(struct mlyze_reader *r, struct cursor *c,
+			 struct mlyze_event *ev)
+{
+	return take_le(r, c, 8, &ev->unmap.address) &&
+	       take_varint(r, c, "length", &ev->unmap.length);
+}
+
 /* A sample count and four sums of weights (bytes, its variance, count,
  * its variance), as the bits of doubles. */
 static bool take_sum(struct mlyze_reader *r, struct cursor *c,
@@ -657,6 +687,8 @@ static const struct event_type event_types[] = {
 	[MLYZE_EVENT_STRING] = { "STRING", decode_string },
 	[MLYZE_EVENT_RATE] = { "RATE", decode_rate },
 	[MLYZE_EVENT_MEMORY] = { "MEMORY", decode_memory },
+	[MLYZE_EVENT_MAP] = { "MAP", decode_map },
+	[MLYZE_EVENT_UNMAP] = { "UNMAP", decode_unmap },
 	[MLYZE_EVENT_SYMBOL] = { "SYMBOL", decode_symbol },
 	[MLYZE_EVENT_CHECKPOINT] = { "CHECKPOINT", decode_checkpoint },
 	[MLYZE_EVENT_LIVE] = { "LIVE", decode_live },

@@ -58,6 +58,7 @@ struct options {
 	bool growth; /* --growth: each site's growth in its table */
 	bool keep_wrappers; /* allocation wrappers may be sites */
 	bool running; /* --running: the streams of running processes */
+	enum memory_kind kinds; /* --kind: what memory the sites hold */
 	/* --suppressions, with --at end or --leaks; NULL without. */
 	struct suppressions *suppressions;
 	bool symbolize; /* write the profile with its symbols, no view */
@@ -106,6 +107,8 @@ static void usage(FILE *out)
 	      "                          live bytes\n"
 	      "      --from=WHEN         count only the blocks allocated from WHEN on\n"
 	      "      --to=WHEN           ... and before WHEN (a time or a marker)\n"
+	      "      --kind=KIND         all (default): the malloc heap and anonymous\n"
+	      "                          mappings; heap or mapped: one of them\n"
 	      "      --all               also list sites with nothing live\n"
 	      "      --keep-wrappers     let allocation wrappers (xmalloc, g_malloc...)\n"
 	      "                          be sites, not their callers\n"
@@ -159,6 +162,11 @@ static int choose(const char *option, const char *value,
 	fputs(")\nTry 'memprof-report --help' for more information.\n", stderr);
 	exit(2);
 }
+
+/* The values of --kind, and the kinds of memory each counts. */
+static const char *const kind_names[] = { "all", "heap", "mapped" };
+static const enum memory_kind kind_bits[] = { KIND_ALL, KIND_HEAP,
+					      KIND_MAPPED };
 
 static const struct view *choose_view(const char *value)
 {
@@ -233,7 +241,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_SYMBOLIZE,
 		OPT_FROM,
 		OPT_TO,
-		OPT_RUNNING
+		OPT_RUNNING,
+		OPT_KIND
 	};
 	static const struct option long_options[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -244,6 +253,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "cumulative", no_argument, NULL, 'c' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "at", required_argument, NULL, 'a' },
+		{ "kind", required_argument, NULL, OPT_KIND },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
@@ -277,6 +287,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'c':
 			o->cumulative = true;
+			break;
+		case OPT_KIND:
+			o->kinds = kind_bits[choose("--kind", optarg,
+						    kind_names, 3)];
 			break;
 		case OPT_ALL:
 			o->all = true;
@@ -403,6 +417,9 @@ struct gathered {
 	uint64_t born_outside;     /* sampled blocks left out by a stretch */
 	char *moment;              /* with --at TIME: its label */
 	char *from, *to;           /* of --from and --to, or NULL */
+	enum memory_kind kinds;    /* --kind */
+	bool has_mappings;         /* a profile holds some, counted or not */
+	double mapped_peak;        /* of the peaks, the mappings' counted */
 };
 
 static void warn(void *ctx, const char *message)
@@ -534,6 +551,7 @@ static void summarise(struct gathered *g, const char *file,
 			(double)(h->kept_from_us - info->start_time_us) / 1e6;
 	p->peak_time_s = (double)(h->peak_time_us - info->start_time_us) / 1e6;
 	p->peak = h->total.live[AT_PEAK];
+	p->mapped_peak = h->mapped_peak_bytes;
 	p->peak_level_share = h->peak_level_share;
 	p->end = h->total.live[AT_END];
 	p->at_time_s = (double)(h->at.passed_us - info->start_time_us) / 1e6;
@@ -616,7 +634,8 @@ static void note_caveats(struct gathered *g)
 	size_t processes = resident_peaks(g, &peaks);
 	struct unseen_malloc unseen = unseen_malloc_of(g);
 	char *memory = memory_explained_note(
-		&peaks, processes, g->stacks.heap.live[AT_PEAK].bytes, &unseen);
+		&peaks, processes, g->stacks.heap.live[AT_PEAK].bytes,
+		g->mapped_peak, &unseen);
 
 	if (memory)
 		add_message(&g->notes, memory);
@@ -742,6 +761,7 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 		.at = o->at == AT_TIME ? &o->at_spec : NULL,
 		.from = o->from.kind ? &o->from : NULL,
 		.to = o->to.kind ? &o->to : NULL,
+		.kinds = g->kinds,
 	};
 	mlyze_reader *r = mlyze_open(file, &ro);
 	enum mlyze_status status;
@@ -765,6 +785,8 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 	check_moments(file, r, &replay);
 	g->born_outside += replay.born_outside;
 	summarise(g, file, r, &replay);
+	g->has_mappings |= replay.has_mappings;
+	g->mapped_peak += replay.mapped_peak_bytes;
 	add_stats(&g->stats, &mlyze_info(r)->stats);
 	warn_replaced(g, file, &replay);
 	note_checkpoints(g, file, r, &replay);
@@ -901,6 +923,7 @@ static int gather(struct gathered *g, const struct options *o,
 	g->namer = frame_namer_new(&so);
 	g->options = o;
 	g->snapshots = o->view->snapshots;
+	g->kinds = o->kinds ? o->kinds : KIND_ALL;
 	/* A comparison shows no growth: its base needs none either. */
 	g->growth = o->leaks || o->growth ||
 		    (o->view->shows_growth && !o->base_count);
@@ -961,6 +984,7 @@ static struct report make_report(struct gathered *g, struct site_table *sites,
 		.resident = resident,
 		.resident_processes = resident_processes,
 		.unseen_malloc = unseen_malloc_of(g),
+		.mapped_peak = g->mapped_peak,
 		.notes = g->notes.items,
 		.note_count = g->notes.count,
 		.warnings = g->warnings.items,

@@ -73,6 +73,7 @@ struct live_blocks {
  * takes; what only a peak or the trends touch comes after. */
 struct stack_now {
 	struct estimate allocated, live;
+	bool mapped; /* its samples are anonymous mappings */
 	struct estimate half_live[ESTIMATOR_HALVES];
 	/* since each half's last peak (then listed) */
 	bool changed[ESTIMATOR_HALVES];
@@ -102,8 +103,10 @@ struct replay_state {
 	struct half_peak halves[ESTIMATOR_HALVES];
 	double live_bytes;     /* all stacks together, now */
 	double live_variance;
+	double mapped_live_bytes; /* of live_bytes, the mappings' */
 	uint64_t live_samples;
 	bool growth;           /* measure it (replay_options) */
+	enum memory_kind kinds; /* counted (replay_options) */
 	double position[AXES]; /* now: seconds since the origin, markers */
 	uint64_t origin_us;    /* the start, or the last checkpoint */
 	bool in_checkpoint;    /* reading the events of a checkpoint */
@@ -289,7 +292,8 @@ static struct heap_point live_now(const struct replay_state *st,
 	return (struct heap_point){ .time_us = time_us,
 				    .bytes = st->live_bytes,
 				    .bytes_variance = st->live_variance,
-				    .samples = st->live_samples };
+				    .samples = st->live_samples,
+				    .mapped_bytes = st->mapped_live_bytes };
 }
 
 /* A half's live total is larger than ever: the stacks changed since its
@@ -344,8 +348,11 @@ static void release_block(struct replay_state *st, struct u64map_value block)
 	if (--st->live_samples) {
 		st->live_bytes -= w.bytes;
 		st->live_variance -= w.bytes_variance;
+		if (st->now[stack].mapped)
+			st->mapped_live_bytes -= w.bytes;
 	} else {
 		st->live_bytes = st->live_variance = 0;
+		st->mapped_live_bytes = 0;
 	}
 	st->blocks.vacant[st->blocks.vacant_count++] =
 		(uint32_t)(block.b & UINT32_MAX);
@@ -401,6 +408,8 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 					.b = (uint64_t)stack << 32 | slot };
 	add_weight(&st->now[stack].live, w);
 	st->live_bytes += w->bytes;
+	if (st->now[stack].mapped)
+		st->mapped_live_bytes += w->bytes;
 	st->live_variance += w->bytes_variance;
 	st->live_samples++;
 	move_halves(st, stack, halves, &weights->half, 1);
@@ -442,6 +451,48 @@ static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 	add_weight(&st->now[stack].allocated, &weights->whole);
 	make_live(st, ev, ev->alloc.address, ev->alloc.size, stack, weights,
 		  st->position);
+}
+
+/* A sampled mapping is a block as a sampled allocation is, weighed by
+ * the rate it carries; what remains of a mapping once part of it was
+ * unmapped allocated nothing. */
+static void on_map(struct replay_state *st, const struct mlyze_event *ev)
+{
+	size_t stack = stack_index(st, ev->map.stack);
+	const struct block_weights *weights = weights_of(
+		&st->weights, ev->map.size, ev->map.sampling_rate);
+
+	st->now[stack].mapped = true;
+	if (!ev->map.remainder)
+		add_weight(&st->now[stack].allocated, &weights->whole);
+	make_live(st, ev, ev->map.address, ev->map.size, stack, weights,
+		  st->position);
+}
+
+static void release_at(struct replay_state *st, uint64_t address)
+{
+	struct u64map_value freed;
+
+	if (u64map_take(&st->blocks.by_address, address, &freed))
+		release_block(st, freed);
+}
+
+/* Whether the replay counts events of this type: those of a kind of
+ * memory not asked for are left out. */
+static bool counted(const struct replay_state *st, enum mlyze_event_kind type)
+{
+	switch (type) {
+	case MLYZE_EVENT_ALLOC:
+	case MLYZE_EVENT_FREE:
+	case MLYZE_EVENT_LIVE:
+	case MLYZE_EVENT_TOTALS:
+		return st->kinds & KIND_HEAP;
+	case MLYZE_EVENT_MAP:
+	case MLYZE_EVENT_UNMAP:
+		return st->kinds & KIND_MAPPED;
+	default:
+		return true;
+	}
 }
 
 static void keep_event(struct replay_state *st, const struct mlyze_event *ev)
@@ -660,6 +711,7 @@ static void start_time_series(struct replay_state *st, const mlyze_reader *r,
 		st->point_stride_us = DEFAULT_STRIDE_US;
 	st->snapshots_wanted = options ? options->snapshots : 0;
 	st->growth = options && options->growth;
+	st->kinds = options && options->kinds ? options->kinds : KIND_ALL;
 	if (st->snapshots_wanted) {
 		st->snapshot_stride_us = duration / st->snapshots_wanted;
 		if (st->snapshot_stride_us == 0)
@@ -769,7 +821,8 @@ static void keep_memory(struct replay_state *st, const struct mlyze_event *ev)
 		.resident = ev->memory.resident,
 		.anonymous = ev->memory.anonymous,
 		.resident_peak = ev->memory.resident_peak,
-		.malloc_bytes = st->live_bytes,
+		.malloc_bytes = st->live_bytes - st->mapped_live_bytes,
+		.mapped_bytes = st->mapped_live_bytes,
 	};
 
 	memory_series_add(&st->h->memory, &point);
@@ -881,18 +934,24 @@ static void follow_markers(struct replay_state *st,
 static void replay_event(struct replay_state *st, const mlyze_reader *r,
 			 const struct mlyze_event *ev, uint64_t first_rate)
 {
-	struct u64map_value freed;
-
 	if (ev->type <= MLYZE_EVENT_MARKER)
 		st->in_checkpoint = false;
+	if (ev->type == MLYZE_EVENT_MAP)
+		st->h->has_mappings = true;
+	if (!counted(st, ev->type))
+		return;
 	switch (ev->type) {
 	case MLYZE_EVENT_ALLOC:
 		on_alloc(st, ev);
 		break;
 	case MLYZE_EVENT_FREE:
-		if (u64map_take(&st->blocks.by_address, ev->free.address,
-				&freed))
-			release_block(st, freed);
+		release_at(st, ev->free.address);
+		break;
+	case MLYZE_EVENT_MAP:
+		on_map(st, ev);
+		break;
+	case MLYZE_EVENT_UNMAP:
+		release_at(st, ev->unmap.address);
 		break;
 	case MLYZE_EVENT_RATE:
 		st->h->rate_changed |= ev->rate.sampling_rate != first_rate;
@@ -946,13 +1005,18 @@ static void finish(struct replay_state *st)
 		add_weight(&h->by_stack[slot->value.b >> 32].live[AT_END], &w);
 		add_life(st, slot->value, &w);
 	}
+	h->stack_kinds = xcalloc(h->stack_count ? h->stack_count : 1,
+				 sizeof(*h->stack_kinds));
 	for (size_t i = 0; i < h->stack_count; i++) {
+		h->stack_kinds[i] = st->now[i].mapped ? KIND_MAPPED : KIND_HEAP;
 		h->by_stack[i].allocated = st->now[i].allocated;
 		h->by_stack[i].live[AT_PEAK] = peak_of_stack(st, i);
 		for (int a = 0; a < AXES; a++)
 			h->by_stack[i].growth[a] = trend_of(
 				&st->now[i].growth[a], st->position[a]);
 		heap_estimates_add(&h->total, &h->by_stack[i]);
+		if (st->now[i].mapped)
+			h->mapped_peak_bytes += h->by_stack[i].live[AT_PEAK].bytes;
 	}
 	if (h->timeline[h->timeline_count - 1].time_us < h->last_time_us)
 		add_point(h, live_now(st, h->last_time_us));
@@ -1136,6 +1200,7 @@ void heap_replay_free(struct heap_replay *h)
 	free(h->timeline);
 	free(h->by_stack);
 	free_amounts(&h->allocated_after_snapshots);
+	free(h->stack_kinds);
 	memory_series_free(&h->memory);
 	memset(h, 0, sizeof(*h));
 }

@@ -75,6 +75,7 @@ struct heap_point {
 	uint64_t time_us;
 	double bytes, bytes_variance;
 	uint64_t samples;
+	double mapped_bytes; /* of bytes, the anonymous mappings' */
 };
 
 enum heap_event_kind { HEAP_EVENT_MARKER, HEAP_EVENT_GC };
@@ -139,12 +140,29 @@ struct heap_replay {
 	 * when (see report-moment.h). */
 	struct moment_track at, from, to;
 	uint64_t born_outside; /* sampled blocks left out by from and to */
+	/* Whether the profile holds anonymous mappings (MAP events),
+	 * counted or not, and the part of the peak that the stacks which
+	 * mapped them hold. */
+	bool has_mappings;
+	double mapped_peak_bytes;
+	/* By stack (as by_stack): the kinds of memory it holds, enum
+	 * memory_kind bits. */
+	uint8_t *stack_kinds;
 };
 
 /* Called every few thousand events, e.g. to show progress. */
 typedef void replay_tick(void *ctx, const mlyze_reader *reader);
 
+/* The kinds of memory a report counts, as bits: the malloc heap (ALLOC
+ * events), anonymous mappings (MAP events), or both. */
+enum memory_kind {
+	KIND_HEAP = 1,
+	KIND_MAPPED = 2,
+	KIND_ALL = KIND_HEAP | KIND_MAPPED,
+};
+
 struct replay_options {
+	enum memory_kind kinds; /* 0: all */
 	replay_tick *tick; /* may be NULL */
 	void *tick_ctx;
 	size_t snapshots;  /* moments at which to keep every stack's bytes */

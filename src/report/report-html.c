@@ -196,6 +196,21 @@ static json_t *snapshot_json(const struct report *r,
 	return json;
 }
 
+/* The part of the live estimate in anonymous mappings over time: time,
+ * bytes, time, bytes... */
+static json_t *mapped_json(const struct report *r,
+			   const struct profile_summary *p)
+{
+	json_t *mapped = json_array();
+
+	for (size_t i = 0; i < p->timeline_count; i++) {
+		append(mapped, json_real(report_seconds(
+				       r, p->timeline[i].time_us)));
+		append(mapped, whole(p->timeline[i].mapped_bytes));
+	}
+	return mapped;
+}
+
 static json_t *profile_json(const struct report *r,
 			    const struct profile_summary *p)
 {
@@ -230,6 +245,8 @@ static json_t *profile_json(const struct report *r,
 				   p->duration_s));
 	set(json, "timeline", timeline);
 	set(json, "resident", resident); /* time, bytes, time, bytes... */
+	if (p->mapped_peak > 0)
+		set(json, "mapped", mapped_json(r, p));
 	/* Before it, the timeline has one point per checkpoint. */
 	if (p->checkpoints)
 		set(json, "kept_from",
@@ -410,7 +427,8 @@ static json_t *page_data(const struct report *r)
 	char *summary = summary_text(r);
 	char *resident_note = memory_explained_note(
 		&r->resident, r->resident_processes,
-		r->stacks->heap.live[AT_PEAK].bytes, &r->unseen_malloc);
+		r->stacks->heap.live[AT_PEAK].bytes, r->mapped_peak,
+		&r->unseen_malloc);
 
 	flame_frames_build(r, &ff);
 	set(data, "title", text(r->profile_count == 1 ? r->profiles[0].file
@@ -483,6 +501,10 @@ static const char page_body[] =
 	"<p class=\"legend\" id=\"resident-legend\" hidden>The grey line is "
 	"the resident memory of the process, all it holds in RAM as the kernel "
 	"counts it: <span id=\"resident-note\"></span></p>\n"
+	"<p class=\"legend\" id=\"mapped-legend\" hidden>The dotted line is "
+	"the part of the estimate held in anonymous mappings, the rest is the "
+	"malloc heap (memprof-report --kind heap or --kind mapped draws one "
+	"of them).</p>\n"
 	"<svg id=\"chart\" role=\"img\" aria-label=\"Estimated live heap over "
 	"time\"></svg>\n"
 	"<div class=\"controls\" id=\"growth\" hidden><label><input "

@@ -482,6 +482,19 @@ function drawResident(r) {
 	return svg("path", { class: "resident", d: line });
 }
 
+/* The part of the heap in anonymous mappings, as steps too. */
+function drawMapped(m) {
+	let line = "";
+	for (let i = 0; i < m.length; i += 2) {
+		const x = chart.x(m[i]).toFixed(1);
+		const y = chart.y(m[i + 1]).toFixed(1);
+		line += (i ? "H" + x + "V" : "M" + x + ",") + y;
+	}
+	if (m.length)
+		line += "H" + chart.x(chart.end).toFixed(1);
+	return svg("path", { class: "mapped", d: line });
+}
+
 /* The heap holds its value until the next point: steps, not slopes. */
 function drawProfile(p) {
 	const g = svg("g", {});
@@ -505,6 +518,8 @@ function drawProfile(p) {
 	g.append(svg("path", { class: "band", d: upper + lower + "Z" }));
 	g.append(svg("path", { class: "heap", d: line }));
 	g.append(drawResident(p.resident));
+	if (p.mapped)
+		g.append(drawMapped(p.mapped));
 	if (p.kept_from !== undefined) { /* a profile with a size limit */
 		const x = chart.x(p.kept_from);
 		g.append(svg("line", { class: "marker", x1: x, x2: x, y1: 10,
@@ -931,6 +946,8 @@ function start() {
 			data.resident_note;
 		document.getElementById("resident-legend").hidden = false;
 	}
+	if (data.profiles.some(p => p.mapped))
+		document.getElementById("mapped-legend").hidden = false;
 	const measure = document.getElementById("measure");
 	if (data.moment_title !== undefined) {
 		MEASURES.push(data.moment_title);

@@ -102,6 +102,17 @@ static json_t *marks_json(const struct report *r,
 	return array;
 }
 
+/* The share of the resident memory of reading m that `bytes` make, of
+ * a heap (and mappings) that fit in it; else null. */
+static json_t *share_of(const struct memory_point *m, double bytes)
+{
+	double counted = m->malloc_bytes + m->mapped_bytes;
+
+	return counted <= (double)m->resident && m->resident
+		       ? json_real(bytes / (double)m->resident)
+		       : json_null();
+}
+
 /* The members of a reading of the process's memory. */
 static json_t *memory_point_json(const struct report *r,
 				 const struct memory_point *m)
@@ -117,10 +128,11 @@ static json_t *memory_point_json(const struct report *r,
 	set(o, "malloc_bytes", whole(m->malloc_bytes));
 	/* null when the heap is more than resident memory: blocks never
 	 * touched take no RAM, and no share can be given. */
-	set(o, "malloc_share",
-	    m->malloc_bytes <= (double)m->resident && m->resident
-		    ? json_real(m->malloc_bytes / (double)m->resident)
-		    : json_null());
+	set(o, "malloc_share", share_of(m, m->malloc_bytes));
+	if (r->mapped_peak > 0) {
+		set(o, "mapped_bytes", whole(m->mapped_bytes));
+		set(o, "mapped_share", share_of(m, m->mapped_bytes));
+	}
 	return o;
 }
 
@@ -129,13 +141,23 @@ static json_t *memory_point_json(const struct report *r,
  * (`heap_peak` bytes) makes, null when none can be given. */
 static json_t *resident_peak_json(const struct report *r,
 				  const struct memory_point *peaks,
-				  double heap_peak)
+				  double heap_peak, double mapped_peak)
 {
 	json_t *o = memory_point_json(r, peaks);
 	double share = memory_heap_share(peaks, heap_peak);
+	double malloc_peak = heap_peak - mapped_peak;
 
-	set(o, "malloc_peak_bytes", whole(heap_peak));
-	set(o, "malloc_peak_share", share < 0 ? json_null() : json_real(share));
+	set(o, "malloc_peak_bytes", whole(malloc_peak));
+	set(o, "malloc_peak_share",
+	    share < 0 ? json_null()
+		      : json_real(memory_heap_share(peaks, malloc_peak)));
+	if (r->mapped_peak > 0) {
+		set(o, "mapped_peak_bytes", whole(mapped_peak));
+		set(o, "mapped_peak_share",
+		    share < 0 ? json_null()
+			      : json_real(memory_heap_share(peaks,
+							    mapped_peak)));
+	}
 	return o;
 }
 
@@ -150,7 +172,7 @@ static json_t *resident_json(const struct report *r,
 	if (!memory_peak_add(&peaks, series))
 		return json_null();
 	readings = json_array();
-	o = resident_peak_json(r, &peaks, p->peak.bytes);
+	o = resident_peak_json(r, &peaks, p->peak.bytes, p->mapped_peak);
 	for (size_t i = 0; i < series->count; i++)
 		append(readings, memory_point_json(r, &series->points[i]));
 	set(o, "readings", readings);
@@ -165,7 +187,8 @@ static json_t *resident_total_json(const struct report *r)
 	if (!r->resident_processes)
 		return json_null();
 	o = resident_peak_json(r, &r->resident,
-			       r->stacks->heap.live[AT_PEAK].bytes);
+			       r->stacks->heap.live[AT_PEAK].bytes,
+			       r->mapped_peak);
 	set(o, "processes", json_integer((json_int_t)r->resident_processes));
 	return o;
 }
@@ -264,6 +287,10 @@ static json_t *site_json(const struct report *r, const struct site *s)
 	double total = r->sites->heap.live[r->at].bytes;
 
 	set(o, "site", text(s->text));
+	/* Only in a report that counts mappings: the same output as ever
+	 * for the profiles without. */
+	if (r->mapped_peak > 0)
+		set(o, "kind", text(site_kind_name(s->kinds)));
 	if (r->grouping == GROUP_BY_STACK) {
 		set(o, "callers", strings(s->callers, s->caller_count));
 		set(o, "frames", frames_json(r, s));

@@ -301,6 +301,7 @@ size_t *stacks_add_profile(struct stack_table *table,
 		map[i] = stack_index(table, namer, &seen,
 				     mlyze_stack_at(reader, i));
 		heap_estimates_add(&table->stacks[map[i]].heap, e);
+		table->stacks[map[i]].kinds |= replay->stack_kinds[i];
 	}
 	u64map_free(&seen.by_id);
 	heap_estimates_add(&table->heap, &replay->total);

@@ -491,7 +491,10 @@ static void sites_table(FILE *out, const struct style *st,
 			fputs("  ", out);
 			indent += widths[c] + 2;
 		}
-		fprintf(out, "%s\n", s->text);
+		fprintf(out, "%s%s\n", s->text,
+			r->mapped_peak > 0 && s->kinds == KIND_MAPPED
+				? " [mapped]"
+				: "");
 		for (size_t k = 0; k < s->caller_count; k++)
 			fprintf(out, "%*s  < %s\n", indent, "", s->callers[k]);
 	}

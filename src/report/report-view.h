@@ -54,6 +54,7 @@ struct profile_summary {
 	double peak_time_s; /* since the start */
 	double at_time_s;   /* of --at TIME or MARKER, since the start */
 	struct estimate peak, end; /* live heap of the profile */
+	double mapped_peak; /* of peak, the anonymous mappings counted */
 	/* The share of the run the live heap was within the peak's interval
 	 * of its estimate; SINGLE_PEAK_MAX_SHARE or more: no single peak. */
 	double peak_level_share;
@@ -103,6 +104,9 @@ struct report {
 	size_t resident_processes;
 	/* The profiles whose program's malloc was not the runtime's. */
 	struct unseen_malloc unseen_malloc;
+	/* Of the peak, the bytes of anonymous mappings counted (0 when the
+	 * report counts none). */
+	double mapped_peak;
 	char **notes; /* caveats in plain words, for people and programs */
 	size_t note_count;
 	char **warnings; /* the warnings printed on stderr */

@@ -405,6 +405,40 @@ START_TEST(sampled_weights)
 }
 END_TEST
 
+/* A heap block (stack 0, 1000 bytes) and a mapping (stack 1, 64 KiB)
+ * of which 16 KiB remain once the rest is unmapped, at rate 1 (exact
+ * weights): each kind counts its own, what remains allocates nothing,
+ * and the peak says which part of it the mappings hold. */
+static const char kinds_script[] =
+	"header start=0\n"
+	"metadata {\"sampling_rate\": 1, \"stack_traces\": {\"0\": [], \"1\": []}}\n"
+	"alloc 1 0x10 1000 0 1\n"
+	"event 9 1 00001000000000008080040101010000\n"
+	"event 10 1 0000100000000000808004\n"
+	"event 9 1 00001000000000008080010101010001\n";
+
+static void expect_kind(enum memory_kind kinds, double live, double allocated,
+			double mapped_peak)
+{
+	struct replay_options options = { .kinds = kinds };
+	struct heap_replay h;
+
+	replay_script(kinds_script, &h, &options);
+	ck_assert(h.has_mappings);
+	ck_assert_double_eq_tol(h.total.live[AT_END].bytes, live, 1e-6);
+	ck_assert_double_eq_tol(h.total.allocated.bytes, allocated, 1e-6);
+	ck_assert_double_eq_tol(h.mapped_peak_bytes, mapped_peak, 1e-6);
+	heap_replay_free(&h);
+}
+
+START_TEST(kinds_select_the_memory_counted)
+{
+	expect_kind(KIND_ALL, 1000 + 16384, 1000 + 65536, 65536);
+	expect_kind(KIND_HEAP, 1000, 1000, 0);
+	expect_kind(KIND_MAPPED, 16384, 65536, 65536);
+}
+END_TEST
+
 /* An empty profile: nothing allocated, the peak at the start. */
 START_TEST(nothing_allocated)
 {
@@ -1051,6 +1085,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, exact_weights_and_ties);
 	tcase_add_test(t, sampled_weights);
 	tcase_add_test(t, nothing_allocated);
+	tcase_add_test(t, kinds_select_the_memory_counted);
 	tcase_add_test(t, interval_of_rounding_noise);
 	tcase_add_test(t, growth_per_marker);
 	tcase_add_test(t, failed_replay_holds_nothing);

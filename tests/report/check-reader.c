@@ -381,7 +381,7 @@ START_TEST(unknown_event_types_are_skipped)
 	mlyze_reader *r = open_script("header start=0\n"
 				      "metadata {\"sampling_rate\": 1, "
 				      "\"stack_traces\": {\"0\": []}}\n"
-				      "event 9 3 deadbeef\n"
+				      "event 13 3 deadbeef\n"
 				      "event 255 4 \n"
 				      "alloc 1 0x10 8 0 1\n");
 	struct mlyze_event ev;
@@ -431,6 +431,36 @@ START_TEST(symbol_events_name_native_frames)
 	ck_assert_str_eq(symbols[1].file, "/src/table.c");
 	ck_assert_int_eq(mlyze_find_symbols(r, module, 0x3000, &symbols), 0);
 	ck_assert_int_eq(mlyze_find_symbols(r, module, 0x1235, &symbols), -1);
+	close_reader(r);
+}
+END_TEST
+
+/* A sampled mapping, its end, and what remains of it. */
+START_TEST(mappings_are_read)
+{
+	mlyze_reader *r = open_script(
+		"header start=0\n"
+		"metadata {\"sampling_rate\": 1, \"stack_traces\": {\"0\": []}}\n"
+		"event 9 1 0000100000000000808004802000020000\n"
+		"event 10 1 0000100000000000808004\n"
+		"event 9 1 0000100000000000808001800800020001\n");
+	struct mlyze_event ev;
+
+	next_ok(r, &ev, MLYZE_EVENT_MAP);
+	ck_assert_uint_eq(ev.map.address, 0x100000);
+	ck_assert_uint_eq(ev.map.size, 65536);
+	ck_assert_uint_eq(ev.map.sampling_rate, 4096);
+	ck_assert_uint_eq(ev.map.stack->id, 0);
+	ck_assert_uint_eq(ev.map.thread, 2);
+	ck_assert_uint_eq(ev.map.remainder, 0);
+	next_ok(r, &ev, MLYZE_EVENT_UNMAP);
+	ck_assert_uint_eq(ev.unmap.address, 0x100000);
+	ck_assert_uint_eq(ev.unmap.length, 65536);
+	next_ok(r, &ev, MLYZE_EVENT_MAP);
+	ck_assert_uint_eq(ev.map.size, 16384);
+	ck_assert_uint_eq(ev.map.sampling_rate, 1024);
+	ck_assert_uint_eq(ev.map.remainder, 1);
+	expect_end(r);
 	close_reader(r);
 }
 END_TEST
@@ -602,13 +632,13 @@ START_TEST(a_cut_unknown_payload_is_a_cut_file)
 {
 	mlyze_reader *r = open_script_buffered("header\n"
 					       "metadata {}\n"
-					       "bytes 0a 00 e8 07 0102030405\n",
+					       "bytes 0d 00 e8 07 0102030405\n",
 					       256);
 	struct mlyze_event ev;
 
 	ck_assert_int_eq(mlyze_next(r, &ev), 0);
 	ck_assert_int_eq(mlyze_truncated(r), 1);
-	ck_assert_ptr_nonnull(strstr(last_warning, "offset 258: type 10 event cut short"));
+	ck_assert_ptr_nonnull(strstr(last_warning, "offset 258: type 13 event cut short"));
 	close_reader(r);
 }
 END_TEST
@@ -1117,6 +1147,7 @@ int main(void)
 	tcase_add_test(t, native_addresses_map_through_the_latest_module);
 	tcase_add_test(t, identical_redefinition_is_accepted);
 	tcase_add_test(t, unknown_event_types_are_skipped);
+	tcase_add_test(t, mappings_are_read);
 	tcase_add_test(t, unknown_keys_are_ignored);
 	tcase_add_test(t, payload_bytes_past_the_known_fields_are_ignored);
 	tcase_add_test(t, small_buffer_reads_the_same_events);

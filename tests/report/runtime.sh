@@ -221,14 +221,21 @@ grep -q "hand_on (2 callers) only passes allocations on to the allocator too, bu
 verdict "window-program: the note says why hand_on is a site" $? \
 	"$(cat "$scratch/window-2.out")"
 profile unseen-program auto
-(cd "$scratch" && NO_COLOR=1 "$report" unseen-program-auto.mlyze) \
+(cd "$scratch" && NO_COLOR=1 "$report" --kind heap unseen-program-auto.mlyze) \
 	>"$scratch/unseen.out"
 grep -q '^Resident     [0-9.]* MiB at its peak.* [0-9.]* MiB of it anonymous$' \
 	"$scratch/unseen.out" &&
 	grep -q '^  malloc accounts for [0-9] % of resident memory at the peak: the malloc heap.s peak, 1.0 MiB, of the most the process held in RAM, [0-9.]* MiB; the rest is not allocated through malloc' \
 		"$scratch/unseen.out"
-verdict "unseen-program: malloc explains a small part of resident memory" \
+verdict "unseen-program, heap alone: malloc explains a small part of resident memory" \
 	$? "$(cat "$scratch/unseen.out")"
+# Its own heap is an anonymous mapping, which the report counts too.
+(cd "$scratch" && NO_COLOR=1 "$report" unseen-program-auto.mlyze) \
+	>"$scratch/mapped.out"
+grep -q '^  malloc accounts for [0-9] % and anonymous mappings for 9[0-9] % of resident memory at the peak: the malloc heap.s peak, 1.0 MiB, and the mappings., 64.0 MiB, of the most the process held in RAM' \
+	"$scratch/mapped.out"
+verdict "unseen-program: its own mapped heap explains the rest" \
+	$? "$(cat "$scratch/mapped.out")"
 # resident BYTES or malloc BYTES from the JSON report, at the peak.
 resident_json() {
 	(cd "$scratch" && "$report" --json unseen-program-auto.mlyze) |
