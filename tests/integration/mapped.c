@@ -3,7 +3,7 @@
  * "mixed" holds, until it exits, 64 MiB mapped anonymously by
  * map_pages() (256 mappings of 512 KiB whose upper half each is unmapped
  * at once, as allocators that align their chunks do) and 16 MiB
- * allocated through malloc() by allocate_heap() (4 KiB blocks, and two
+ * allocated through malloc() by fill_heap() (4 KiB blocks, and two
  * blocks of 1 MiB, which the C library maps itself and which must count
  * as heap, not as mappings).  Before that it maps and gives back
  * mappings that must leave nothing: one unmapped in two halves, one
@@ -86,7 +86,7 @@ static __attribute__((noinline)) void map_pages(void)
 	}
 }
 
-static __attribute__((noinline)) void allocate_heap(void)
+static __attribute__((noinline)) void fill_heap(void)
 {
 	for (int i = 0; i < HEAP_BLOCKS; i++) {
 		char *p = malloc(HEAP_BLOCK_BYTES);
@@ -104,7 +104,7 @@ static __attribute__((noinline)) void allocate_heap(void)
 	}
 }
 
-static __attribute__((noinline)) void allocate_mapped_blocks(void)
+static __attribute__((noinline)) void hold_large_blocks(void)
 {
 	for (int i = 0; i < 4; i++)
 		if (!malloc(8 * MiB))
@@ -116,9 +116,9 @@ int main(int argc, char **argv)
 	if (argc == 2 && strcmp(argv[1], "mixed") == 0) {
 		map_and_give_back();
 		map_pages();
-		allocate_heap();
+		fill_heap();
 	} else if (argc == 2 && strcmp(argv[1], "malloc-only") == 0) {
-		allocate_mapped_blocks();
+		hold_large_blocks();
 	} else {
 		fputs("usage: mapped mixed|malloc-only\n", stderr);
 		return 2;

@@ -50,7 +50,7 @@ while [ "$seed" -le "$seeds" ]; do
 	SPPROF_SEED=$seed SPPROF_OUTPUT=$profile \
 		run_preloaded 60 "$integ_bin/mapped" mixed
 	check mapped map_pages 64
-	check heap allocate_heap 16
+	check heap fill_heap 16
 	seed=$((seed + 1))
 done
 
@@ -58,7 +58,7 @@ done
 kinds=$("$report" --at end --format json "$profile" | python3 -c '
 import json, sys
 kind = {s["site"]: s.get("kind") for s in json.load(sys.stdin)["sites"]}
-print(kind.get("map_pages"), kind.get("allocate_heap"))')
+print(kind.get("map_pages"), kind.get("fill_heap"))')
 test "$kinds" = "mapped heap" || fail "kinds of the sites: $kinds"
 NO_COLOR=1 "$report" --at end "$profile" | grep -q ' map_pages \[mapped\]$' ||
 	fail "the text report does not mark map_pages as mapped"
@@ -81,8 +81,8 @@ summary heap 0.75 0.15
 profile=$scratch/malloc-only.mlyze
 SPPROF_SAMPLING_RATE=4096 SPPROF_OUTPUT=$profile \
 	run_preloaded 60 "$integ_bin/mapped" malloc-only
-set -- $(estimate "$profile" mapped allocate_mapped_blocks)
+set -- $(estimate "$profile" mapped hold_large_blocks)
 test "$1 $3" = "0 0" || fail "malloc's own mappings counted as mappings"
-set -- $(estimate "$profile" heap allocate_mapped_blocks)
+set -- $(estimate "$profile" heap hold_large_blocks)
 test "$1" -ge $((32 * mib)) || fail "malloc's large blocks not counted as heap"
 pass
