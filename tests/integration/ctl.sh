@@ -109,23 +109,33 @@ grep -q "recording (the process is running)" top.out ||
 [ $growth = 0 ] || fail "leak_steadily does not grow by 512 KiB/s: $(cat top.out)"
 if command -v tmux >/dev/null; then
 	tmux -S tmux.sock new-session -d -x 160 -y 50 \
-		"XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR '$ctl' top $leak -d 1; echo top-ended \$?; sleep 30"
-	for i in $(seq 150); do
-		tmux -S tmux.sock capture-pane -p >pane.txt
-		grep -q " leak_steadily$" pane.txt && break
+		"XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR '$ctl' top $leak -d 1; echo top-ended \$?; sleep 600"
+	# read_screen: the terminal as it is now, kept in pane.txt (the last one
+	# read stays there); in_tmux_fail WHAT: fails with it.
+	read_screen() {
+		tmux -S tmux.sock capture-pane -p >pane.new && mv pane.new pane.txt
+	}
+	in_tmux_fail() {
+		tmux -S tmux.sock kill-server
+		fail "$1: $(cat pane.txt)"
+	}
+	# As long as top runs, however slowly a loaded machine starts it.
+	for i in $(seq 3000); do
+		read_screen
+		grep -q " leak_steadily$\|^top-ended" pane.txt && break
 		sleep 0.2
 	done
 	grep -q "memprof-ctl top: process $leak, every 1 s; q quits" pane.txt &&
 		grep -q "GROWTH/s" pane.txt &&
 		grep -q " leak_steadily$" pane.txt ||
-		fail "top in tmux: $(cat pane.txt)"
+		in_tmux_fail "top in tmux"
 	tmux -S tmux.sock send-keys q
-	for i in $(seq 50); do
-		tmux -S tmux.sock capture-pane -p >pane.txt
-		grep -q "top-ended 0" pane.txt && break
+	for i in $(seq 3000); do
+		read_screen
+		grep -q "^top-ended" pane.txt && break
 		sleep 0.2
 	done
-	grep -q "top-ended 0" pane.txt || fail "q did not end top: $(cat pane.txt)"
+	grep -q "top-ended 0" pane.txt || in_tmux_fail "q did not end top"
 	tmux -S tmux.sock kill-server
 else
 	echo "tmux not installed: top in a terminal not tested"
