@@ -149,6 +149,7 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/ctl.sh \
 	tests/integration/serve.sh \
 	tests/integration/serve-robust.sh \
+	tests/integration/serve-growth.sh \
 	tests/integration/attach.sh \
 	tests/integration/text-paths.sh \
 	tests/integration/debuginfod.sh

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ctl-sites.h"
@@ -106,11 +107,21 @@ static void service_of(long pid, const char *variable, char *out,
 	fclose(environ_file);
 }
 
+/* Now, on the clock of a profile's times: microseconds since the epoch. */
+static uint64_t wall_clock_us(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
+}
+
 /* ctl_sites_read() of a stream, for ctl_as_user(). */
 struct sites_reading {
 	int stream;
 	const char *name;
 	size_t top;
+	uint64_t now_us;
 	struct frame_namer *namer;
 	struct ctl_sites *out;
 	char *why;
@@ -121,21 +132,23 @@ static int read_sites(void *ctx)
 {
 	struct sites_reading *r = ctx;
 
-	return ctl_sites_read(r->stream, r->name, r->top, r->namer, r->out,
-			      r->why, r->size);
+	return ctl_sites_read(r->stream, r->name, r->top, r->now_us, r->namer,
+			      r->out, r->why, r->size);
 }
 
-/* Reads what process p shows into m; -1 with why set when its profile
- * cannot be read.  The modules its stream names are read as its user. */
+/* Reads what process p shows at now_us into m; -1 with why set when its
+ * profile cannot be read.  The modules its stream names are read as its
+ * user. */
 static int gather(const struct ctl_process *p,
-		  const struct ctl_metrics_options *opt,
+		  const struct ctl_metrics_options *opt, uint64_t now_us,
 		  struct frame_namer *namer, struct process_metrics *m,
 		  char *why, size_t size)
 {
 	char pid[32], service[4 * LABEL_VALUE_MAX];
 	struct stat st;
 	struct sites_reading reading = { .name = p->page.part,
-					 .top = opt->top_sites, .namer = namer,
+					 .top = opt->top_sites,
+					 .now_us = now_us, .namer = namer,
 					 .out = &m->sites, .why = why,
 					 .size = size };
 	int rc;
@@ -247,7 +260,8 @@ static const struct family {
 	  "as memprof-report --top names them.", NULL, largest_sites },
 	{ "memprof_site_growth_bytes_per_second", "gauge",
 	  "Growth of the live bytes of the sites memprof-report --leaks finds "
-	  "growing significantly, over the profile.", NULL, growing_sites },
+	  "growing significantly, over the profile up to the scrape.", NULL,
+	  growing_sites },
 };
 
 static void write_sites(FILE *out, const struct family *f,
@@ -352,6 +366,8 @@ int ctl_metrics_render(FILE *out, const struct ctl_process *procs,
 	char problem[512];
 	struct frame_namer *namer = NULL;
 	uid_t namer_uid = 0;
+	/* One moment for every process: the processes were alive then. */
+	uint64_t now_us = opt->now_us ? opt->now_us : wall_clock_us();
 
 	if (!metrics) {
 		snprintf(why, size, "out of memory");
@@ -365,8 +381,8 @@ int ctl_metrics_render(FILE *out, const struct ctl_process *procs,
 			namer = ctl_sites_namer();
 			namer_uid = procs[i].uid;
 		}
-		if (gather(&procs[i], opt, namer, &metrics[shown], problem,
-			   sizeof(problem)) == 0)
+		if (gather(&procs[i], opt, now_us, namer, &metrics[shown],
+			   problem, sizeof(problem)) == 0)
 			shown++;
 		else
 			skip(out, procs[i].pid, problem);

@@ -21,6 +21,7 @@
 #define SPPROF_CTL_METRICS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "ctl-registry.h"
@@ -29,6 +30,8 @@ struct ctl_metrics_options {
 	unsigned top_sites;           /* live bytes of the N largest sites per process */
 	const char *service_variable; /* environment variable naming a process's service
 	                                 (read from /proc/PID/environ), e.g. "SPPROF_SERVICE" */
+	uint64_t now_us; /* the moment of the scrape, microseconds since the
+	                    epoch, to which the trends run; 0: the clock's */
 };
 
 /* Writes the Prometheus text exposition (format 0.0.4) for the processes

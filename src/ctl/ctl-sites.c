@@ -72,12 +72,13 @@ struct frame_namer *ctl_sites_namer(void)
 	return frame_namer_new(&naming);
 }
 
-int ctl_sites_read(int fd, const char *name, size_t top,
+int ctl_sites_read(int fd, const char *name, size_t top, uint64_t now_us,
 		   struct frame_namer *namer, struct ctl_sites *out, char *why,
 		   size_t size)
 {
 	struct mlyze_options reading = { .warn = ctl_ignore_warning };
-	struct replay_options replaying = { .growth = true };
+	struct replay_options replaying = { .growth = true,
+					    .until_us = now_us };
 	mlyze_reader *r = mlyze_open_fd(fd, name, &reading);
 	struct stack_table stacks;
 	struct heap_replay h;

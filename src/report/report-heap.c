@@ -103,6 +103,7 @@ struct replay_state {
 	double live_variance;
 	uint64_t live_samples;
 	bool growth;           /* measure it (replay_options) */
+	uint64_t until_us;     /* replay_options */
 	double position[AXES]; /* now: seconds since the origin, markers */
 	uint64_t origin_us;    /* the start, or the last checkpoint */
 	bool in_checkpoint;    /* reading the events of a checkpoint */
@@ -518,6 +519,7 @@ static void start_time_series(struct replay_state *st, const mlyze_reader *r,
 		st->point_stride_us = DEFAULT_STRIDE_US;
 	st->snapshots_wanted = options ? options->snapshots : 0;
 	st->growth = options && options->growth;
+	st->until_us = options ? options->until_us : 0;
 	if (st->snapshots_wanted) {
 		st->snapshot_stride_us = duration / st->snapshots_wanted;
 		if (st->snapshot_stride_us == 0)
@@ -735,6 +737,21 @@ static void replay_event(struct replay_state *st, const mlyze_reader *r,
 	}
 }
 
+static double seconds_since(uint64_t origin_us, uint64_t time_us)
+{
+	return time_us > origin_us ? (double)(time_us - origin_us) / 1e6 : 0.0;
+}
+
+/* The trends per second end when the process is known to have lived
+ * to, if that is after its last event. */
+static void run_trends_until(struct replay_state *st)
+{
+	double until = seconds_since(st->origin_us, st->until_us);
+
+	if (st->growth && until > st->position[PER_SECOND])
+		st->position[PER_SECOND] = until;
+}
+
 /* What was allocated, what is still live at the end, and the totals. */
 static void finish(struct replay_state *st)
 {
@@ -743,6 +760,7 @@ static void finish(struct replay_state *st)
 	struct estimator_weight w;
 	size_t cursor = 0;
 
+	run_trends_until(st);
 	while ((slot = u64map_next(&st->blocks.by_address, &cursor))) {
 		w = block_weight(&st->blocks, slot->value);
 		add_weight(&h->by_stack[slot->value.b >> 32].live[AT_END], &w);
@@ -773,11 +791,6 @@ static void free_state(struct replay_state *st)
 	free(st->now);
 	for (int half = 0; half < ESTIMATOR_HALVES; half++)
 		free(st->halves[half].changed);
-}
-
-static double seconds_since(uint64_t origin_us, uint64_t time_us)
-{
-	return time_us > origin_us ? (double)(time_us - origin_us) / 1e6 : 0.0;
 }
 
 /* Events are read in batches (mlyze_next_events()).  The block an ALLOC

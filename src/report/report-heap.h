@@ -129,6 +129,12 @@ struct replay_options {
 	void *tick_ctx;
 	size_t snapshots;  /* moments at which to keep every stack's bytes */
 	bool growth;       /* measure the trends (else they stay 0) */
+	/* A moment the process is known to have lived to (the time a
+	 * running process is asked about, in the profile's microseconds
+	 * since the epoch), or 0: the trends per second run to it when it
+	 * is after the last event, so that a site that stopped growing is
+	 * seen flat since, not growing to its last sample. */
+	uint64_t until_us;
 };
 
 /* Read every event of r; returns 0, or -1 when the reader failed (out

@@ -43,6 +43,7 @@ static const char small_profile[] =
 	"free 500000 0x60\n"
 	"alloc 500000 0x30 100 1 1\n"
 	"alloc 1000000 0x40 100 1 1\n";
+#define SMALL_PROFILE_END_US 4000000
 
 static void write_profile(const char *script)
 {
@@ -89,12 +90,14 @@ static void stop_service(pid_t child)
 	waitpid(child, NULL, 0);
 }
 
-/* The exposition of `procs`, in a string to free(). */
-static char *render(const struct ctl_process *procs, size_t count)
+/* The exposition of `procs` scraped at now_us, in a string to free(). */
+static char *render_at(const struct ctl_process *procs, size_t count,
+		       uint64_t now_us)
 {
 	struct ctl_metrics_options opt = { .top_sites = 10,
 					   .service_variable =
-						   "SPPROF_SERVICE" };
+						   "SPPROF_SERVICE",
+					   .now_us = now_us };
 	char *text = NULL, why[256];
 	size_t length = 0;
 	FILE *out = open_memstream(&text, &length);
@@ -105,6 +108,12 @@ static char *render(const struct ctl_process *procs, size_t count)
 			 0);
 	fclose(out);
 	return text;
+}
+
+/* Scraped at the last event of small_profile. */
+static char *render(const struct ctl_process *procs, size_t count)
+{
+	return render_at(procs, count, SMALL_PROFILE_END_US);
 }
 
 static struct ctl_process recording(long pid, const char *command)
@@ -320,6 +329,24 @@ START_TEST(skipped_process)
 }
 END_TEST
 
+/* Scraped three seconds after its last event, the process having lived
+ * to then: cache_put has kept nothing more since, and its least-squares
+ * line over the 6 s falls to 12/6^3 * 1100 = 550/9 bytes a second. */
+START_TEST(growth_runs_to_the_scrape)
+{
+	struct ctl_process p = recording(9, "x");
+	char *text = render_at(&p, 1, SMALL_PROFILE_END_US + 3000000);
+	const char *series = "memprof_site_growth_bytes_per_second{";
+	const char *at = strstr(text, series);
+
+	ck_assert_msg(at, "no growth in\n%s", text);
+	at = strstr(at, "} ");
+	ck_assert_ptr_nonnull(at);
+	ck_assert_double_eq_tol(strtod(at + 2, NULL), 550.0 / 9, 1e-9);
+	free(text);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("metrics");
@@ -330,6 +357,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, hostile_labels);
 	tcase_add_test(tc, long_labels);
 	tcase_add_test(tc, skipped_process);
+	tcase_add_test(tc, growth_runs_to_the_scrape);
 	suite_add_tcase(s, tc);
 	return s;
 }
