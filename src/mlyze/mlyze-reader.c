@@ -158,6 +158,20 @@ MLYZE_PUBLIC int mlyze_truncated(const mlyze_reader *r)
 	return r->truncated;
 }
 
+MLYZE_PUBLIC int mlyze_follow(mlyze_reader *r)
+{
+	if (r->in.status != MLYZE_OK || r->info.complete != 0 || !r->in.live)
+		return -1;
+	/* Where the events ended, and an event cut short there, were only
+	 * where its writer had got to: the bytes from r->in.next on are
+	 * read again.  The non-zero bytes seen ahead stay written. */
+	r->finished = false;
+	r->truncated = false;
+	r->end_of_events = 0;
+	r->in.at_eof = false;
+	return 0;
+}
+
 MLYZE_PUBLIC const struct mlyze_info *mlyze_info(const mlyze_reader *r)
 {
 	return &r->info;
