@@ -143,4 +143,23 @@ int heap_replay(mlyze_reader *r, struct heap_replay *out,
 		const struct replay_options *options);
 void heap_replay_free(struct heap_replay *h);
 
+/* The same replay, taken up again as a streamed file grows
+ * (mlyze_follow()): heap_follower_read() replays every event r has up to
+ * its end (0, or -1 when the reader failed: the follower is then of no
+ * more use), and heap_follower_result() says, into out (to
+ * heap_replay_free()), what heap_replay() would say of the events read
+ * so far, with until_us for replay_options.until_us; the follower goes
+ * on from there.  It holds the live blocks and the stacks of a replay,
+ * never the events. */
+struct heap_follower;
+
+struct heap_follower *heap_follower_new(const mlyze_reader *r,
+					const struct replay_options *options);
+int heap_follower_read(struct heap_follower *f, mlyze_reader *r);
+void heap_follower_result(const struct heap_follower *f, uint64_t until_us,
+			  struct heap_replay *out);
+/* About how much memory f holds (the names of its markers aside). */
+size_t heap_follower_bytes(const struct heap_follower *f);
+void heap_follower_free(struct heap_follower *f);
+
 #endif /* SPPROF_REPORT_HEAP_H */
