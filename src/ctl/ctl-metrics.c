@@ -116,9 +116,13 @@ static uint64_t wall_clock_us(void)
 	return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
 }
 
-/* ctl_sites_read() of a stream, for ctl_as_user(). */
+/* ctl_sites_read() of a stream, or ctl_follow_sites() with a cache, for
+ * ctl_as_user(). */
 struct sites_reading {
+	const struct ctl_process *process;
+	struct ctl_follow_cache *follow;
 	int stream;
+	struct stat st;
 	const char *name;
 	size_t top;
 	uint64_t now_us;
@@ -132,6 +136,10 @@ static int read_sites(void *ctx)
 {
 	struct sites_reading *r = ctx;
 
+	if (r->follow)
+		return ctl_follow_sites(r->follow, r->process, r->stream, &r->st,
+					r->top, r->now_us, r->namer, r->out,
+					r->why, r->size);
 	return ctl_sites_read(r->stream, r->name, r->top, r->now_us, r->namer,
 			      r->out, r->why, r->size);
 }
@@ -145,8 +153,9 @@ static int gather(const struct ctl_process *p,
 		  char *why, size_t size)
 {
 	char pid[32], service[4 * LABEL_VALUE_MAX];
-	struct stat st;
-	struct sites_reading reading = { .name = p->page.part,
+	struct sites_reading reading = { .process = p,
+					 .follow = opt->follow,
+					 .name = p->page.part,
 					 .top = opt->top_sites,
 					 .now_us = now_us, .namer = namer,
 					 .out = &m->sites, .why = why,
@@ -157,13 +166,13 @@ static int gather(const struct ctl_process *p,
 		snprintf(why, size, "not recording");
 		return -1;
 	}
-	if ((reading.stream = ctl_stream_open(p, &st, why, size)) < 0)
+	if ((reading.stream = ctl_stream_open(p, &reading.st, why, size)) < 0)
 		return -1;
 	rc = ctl_as_user(p->uid, p->gid, read_sites, &reading);
 	close(reading.stream);
 	if (rc < 0)
 		return -1;
-	m->profile_bytes = (double)st.st_size;
+	m->profile_bytes = (double)reading.st.st_size;
 	m->stats = p->page.stats;
 	snprintf(pid, sizeof(pid), "%ld", p->pid);
 	service_of(p->pid, opt->service_variable ? opt->service_variable : "",
@@ -376,7 +385,10 @@ int ctl_metrics_render(FILE *out, const struct ctl_process *procs,
 	for (size_t i = 0; i < count; i++) {
 		/* The modules one user could read are named for that user's
 		 * processes only. */
-		if (i == 0 || procs[i].uid != namer_uid) {
+		if (opt->follow) {
+			namer = ctl_follow_namer(opt->follow, procs[i].uid,
+						 procs[i].gid);
+		} else if (i == 0 || procs[i].uid != namer_uid) {
 			frame_namer_free(namer);
 			namer = ctl_sites_namer();
 			namer_uid = procs[i].uid;
@@ -387,7 +399,8 @@ int ctl_metrics_render(FILE *out, const struct ctl_process *procs,
 		else
 			skip(out, procs[i].pid, problem);
 	}
-	frame_namer_free(namer);
+	if (!opt->follow)
+		frame_namer_free(namer);
 	for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++)
 		write_family(out, &families[f], metrics, shown);
 	for (size_t k = 0; k < sizeof(runtime_stats) / sizeof(*runtime_stats);

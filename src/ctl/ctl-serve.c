@@ -54,6 +54,8 @@ enum {
 struct server {
 	const struct ctl_serve_options *o;
 	const struct ctl_web_config *config; /* NULL: none */
+	struct ctl_metrics_options metrics;  /* o->metrics, with the replays
+						kept between scrapes */
 	struct ctl_serve_limits limits;      /* requests under way */
 	struct ctl_serve_limits connections; /* their connections */
 	int stop[2]; /* readable once the server stops */
@@ -254,8 +256,10 @@ static int render_index(FILE *out, const struct request *r,
 }
 
 /* The metrics replay every stream in this process: one rendering at a
- * time, whose memory goes back to the system after it, so that the
- * server's memory is that of one rendering however many scrapes come. */
+ * time, which takes up the replays of the last one (ctl-follow.h, whose
+ * memory is bounded), and whose other memory goes back to the system
+ * after it, so that the server's memory does not grow with the number
+ * of scrapes. */
 static int render_metrics(FILE *out, const struct request *r,
 			  const struct ctl_process *procs, size_t count,
 			  char *why, size_t size)
@@ -270,8 +274,8 @@ static int render_metrics(FILE *out, const struct request *r,
 		pthread_mutex_unlock(&one_at_a_time);
 		return RENDER_ABANDONED;
 	}
-	rc = ctl_metrics_render(out, procs, count, &r->server->o->metrics,
-				why, size);
+	rc = ctl_metrics_render(out, procs, count, &r->server->metrics, why,
+				size);
 	malloc_trim(0);
 	pthread_mutex_unlock(&one_at_a_time);
 	return rc;
@@ -682,7 +686,7 @@ static int configure(struct server *s, struct ctl_web_config *config)
 
 int ctl_serve(const struct ctl_serve_options *o)
 {
-	struct server s = { .o = o };
+	struct server s = { .o = o, .metrics = o->metrics };
 	struct ctl_web_config config;
 	struct MHD_Daemon *daemon = NULL;
 	struct addrinfo *address;
@@ -712,10 +716,12 @@ int ctl_serve(const struct ctl_serve_options *o)
 	sigaddset(&stop_signals, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	s.metrics.follow = ctl_follow_cache_new();
 	if (pipe2(s.stop, O_CLOEXEC) == 0)
 		daemon = start(&s, address);
 	freeaddrinfo(address);
 	if (!daemon) {
+		ctl_follow_cache_free(s.metrics.follow);
 		fprintf(stderr, "memprof-ctl: cannot listen on %s: %s\n",
 			o->listen, strerror(errno));
 		return 1;
@@ -730,6 +736,7 @@ int ctl_serve(const struct ctl_serve_options *o)
 	close(s.stop[1]);
 	ctl_serve_limits_destroy(&s.limits);
 	ctl_serve_limits_destroy(&s.connections);
+	ctl_follow_cache_free(s.metrics.follow);
 	if (s.config)
 		ctl_web_config_free(&config);
 	return 0;

@@ -45,6 +45,10 @@ struct frame_namer *ctl_sites_namer(void);
 int ctl_sites_read(int fd, const char *name, size_t top, uint64_t now_us,
 		   struct frame_namer *namer, struct ctl_sites *out, char *why,
 		   size_t size);
+/* The same of a profile replayed already (h, of the profile r reads):
+ * the replay options must measure growth. */
+void ctl_sites_of(const mlyze_reader *r, const struct heap_replay *h,
+		  size_t top, struct frame_namer *namer, struct ctl_sites *out);
 void ctl_sites_free(struct ctl_sites *s);
 
 #endif /* SPPROF_CTL_SITES_H */
