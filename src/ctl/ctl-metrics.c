@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl-service.h"
 #include "ctl-sites.h"
 #include "ctl-stream.h"
 #include "ctl-text.h"
@@ -80,31 +81,6 @@ static void add_label(char *out, size_t size, const char *name,
 		at += (size_t)snprintf(out + at, size - at, " #%08x",
 				       (unsigned)value_hash(value));
 	snprintf(out + at, size - at, "\"");
-}
-
-/* The value of `variable` in the environment the process started with,
- * into out; "" when it has none or it cannot be read. */
-static void service_of(long pid, const char *variable, char *out,
-		       size_t size)
-{
-	char path[64], *entry = NULL;
-	size_t capacity = 0, prefix = strlen(variable);
-	FILE *environ_file;
-
-	out[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%ld/environ", pid);
-	environ_file = prefix ? fopen(path, "r") : NULL;
-	if (!environ_file)
-		return;
-	while (getdelim(&entry, &capacity, '\0', environ_file) > 0) {
-		if (strncmp(entry, variable, prefix) == 0 &&
-		    entry[prefix] == '=') {
-			snprintf(out, size, "%s", entry + prefix + 1);
-			break;
-		}
-	}
-	free(entry);
-	fclose(environ_file);
 }
 
 /* Now, on the clock of a profile's times: microseconds since the epoch. */
@@ -175,8 +151,8 @@ static int gather(const struct ctl_process *p,
 	m->profile_bytes = (double)reading.st.st_size;
 	m->stats = p->page.stats;
 	snprintf(pid, sizeof(pid), "%ld", p->pid);
-	service_of(p->pid, opt->service_variable ? opt->service_variable : "",
-		   service, sizeof(service));
+	ctl_service_of(p->pid, opt->service_variable, service,
+		       sizeof(service));
 	m->labels[0] = '\0';
 	add_label(m->labels, sizeof(m->labels), "pid", pid);
 	add_label(m->labels, sizeof(m->labels), "command", p->command);

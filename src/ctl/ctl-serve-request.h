@@ -15,8 +15,14 @@
 
 #define CTL_SERVE_MAX_SECONDS 300 /* of ?seconds= */
 #define CTL_CREDENTIAL_SIZE 256   /* the longest name or secret, with NUL */
+#define CTL_SERVICE_SIZE 256      /* the longest service= name, with NUL */
 
-enum ctl_page { CTL_PAGE_INDEX, CTL_PAGE_PROFILE, CTL_PAGE_METRICS };
+enum ctl_page {
+	CTL_PAGE_INDEX,
+	CTL_PAGE_PROFILE,
+	CTL_PAGE_METRICS,
+	CTL_PAGE_TARGETS
+};
 
 struct ctl_route {
 	const char *path;
@@ -30,6 +36,7 @@ const struct ctl_route *ctl_serve_route(const char *path);
 struct ctl_query {
 	long pid;         /* 0: none asked */
 	unsigned seconds; /* 0: none asked */
+	char service[CTL_SERVICE_SIZE]; /* "": none asked */
 	unsigned given;   /* how many parameters */
 	unsigned status;  /* of a bad parameter, else 0 */
 	char why[160];
