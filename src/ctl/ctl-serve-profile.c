@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,22 +231,25 @@ static void report_child(const struct ctl_process *p, const int *streams,
 	_exit(127);
 }
 
-/* memprof-report --format=pprof [--base=BASE] STREAM..., its output in
- * out and its messages in err; the base is the stream as it was (none
- * when NULL).  0, or -1 with why set. */
+/* memprof-report --format=pprof [--base=BASE] [--label-pid] STREAM...,
+ * its output in out and its messages in err; the base is the stream as
+ * it was (none when NULL); by_process labels each sample with its
+ * process.  0, or -1 with why set. */
 static int run_report(const struct ctl_process *p, const int *streams,
-		      size_t count, const struct reading *base, int out,
-		      int err, int stop_fd, char *why, size_t size)
+		      size_t count, bool by_process, const struct reading *base,
+		      int out, int err, int stop_fd, char *why, size_t size)
 {
 	char program[PATH_MAX];
 	char paths[CTL_SERVE_STREAMS_MAX][32];
-	char *argv[CTL_SERVE_STREAMS_MAX + 4] = { program, "--format=pprof" };
+	char *argv[CTL_SERVE_STREAMS_MAX + 5] = { program, "--format=pprof" };
 	size_t n = 2;
 	pid_t child;
 	int status;
 
 	if (base)
 		argv[n++] = "--base=" BASE_PATH;
+	if (by_process)
+		argv[n++] = "--label-pid";
 	argv[n++] = CTL_STREAM_PATH;
 	for (size_t i = 1; i < count; i++) {
 		snprintf(paths[i], sizeof(paths[i]), "/proc/self/fd/%d",
@@ -286,15 +290,16 @@ static int wait_unless_stopped(unsigned seconds, int stop_fd)
 /* The profile of the streams into out, with the base reading when there
  * is one.  0, or an HTTP status with why set. */
 static int render(const struct ctl_process *p, const int *streams,
-		  size_t count, const struct reading *base, int stop_fd,
-		  struct ctl_served_profile *out, char *why, size_t size)
+		  size_t count, bool by_process, const struct reading *base,
+		  int stop_fd, struct ctl_served_profile *out, char *why,
+		  size_t size)
 {
 	int err = unnamed_file(why, size);
 	int fd = err < 0 ? -1 : unnamed_file(why, size);
 	int rc = HTTP_INTERNAL_ERROR;
 
-	if (fd >= 0 && run_report(p, streams, count, base, fd, err, stop_fd,
-				  why, size) == 0) {
+	if (fd >= 0 && run_report(p, streams, count, by_process, base, fd, err,
+				  stop_fd, why, size) == 0) {
 		out->fd = fd;
 		out->size = lseek(fd, 0, SEEK_END);
 		rc = out->size < 0 ? HTTP_INTERNAL_ERROR : 0;
@@ -314,7 +319,8 @@ int ctl_serve_profile(const struct ctl_process *p, int stream,
 	struct stat st;
 
 	if (seconds == 0)
-		return render(p, &stream, 1, NULL, stop_fd, out, why, size);
+		return render(p, &stream, 1, false, NULL, stop_fd, out, why,
+			      size);
 	/* The first reading: only what there is now. */
 	if (fstat(stream, &st) < 0) {
 		snprintf(why, size, "the stream of process %ld: %s", p->pid,
@@ -329,7 +335,7 @@ int ctl_serve_profile(const struct ctl_process *p, int stream,
 		snprintf(why, size, "the server is stopping");
 		return HTTP_UNAVAILABLE;
 	}
-	return render(p, &stream, 1, &base, stop_fd, out, why, size);
+	return render(p, &stream, 1, false, &base, stop_fd, out, why, size);
 }
 
 int ctl_serve_profiles(const struct ctl_process *p, const int *streams,
@@ -341,5 +347,5 @@ int ctl_serve_profiles(const struct ctl_process *p, const int *streams,
 			 CTL_SERVE_STREAMS_MAX);
 		return HTTP_CONFLICT;
 	}
-	return render(p, streams, count, NULL, stop_fd, out, why, size);
+	return render(p, streams, count, true, NULL, stop_fd, out, why, size);
 }

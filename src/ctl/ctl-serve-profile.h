@@ -39,9 +39,10 @@ int ctl_serve_profile(const struct ctl_process *p, int stream,
 		      unsigned seconds, int stop_fd,
 		      struct ctl_served_profile *out, char *why, size_t size);
 
-/* The processes of one service merged into one profile (memprof-report
- * on all their streams, which it merges by symbol), as p's user: the
- * streams must all be of p's user.  At most CTL_SERVE_STREAMS_MAX. */
+/* The processes of one service in one profile (memprof-report
+ * --label-pid on all their streams: merged by symbol, each sample
+ * labelled with its process's pid), as p's user: the streams must all be
+ * of p's user.  At most CTL_SERVE_STREAMS_MAX. */
 #define CTL_SERVE_STREAMS_MAX 64
 int ctl_serve_profiles(const struct ctl_process *p, const int *streams,
 		       size_t count, int stop_fd,

@@ -53,6 +53,7 @@ struct options {
 	bool leaks; /* --leaks: rank the sites by their growth */
 	bool growth; /* --growth: each site's growth in its table */
 	bool keep_wrappers; /* allocation wrappers may be sites */
+	bool label_pid; /* --label-pid: stacks apart by process, labelled */
 	/* --suppressions, with --at end or --leaks; NULL without. */
 	struct suppressions *suppressions;
 };
@@ -99,6 +100,8 @@ static void usage(FILE *out)
 	      "      --all               also list sites with nothing live\n"
 	      "      --keep-wrappers     let allocation wrappers (xmalloc, g_malloc...)\n"
 	      "                          be sites, not their callers\n"
+	      "      --label-pid         keep the stacks of each profile's process\n"
+	      "                          apart, labelled pid in a pprof file\n"
 	      "      --debug-dir=DIR     also look for debug files in DIR (repeatable)\n"
 	      "      --sysroot=DIR       find the profiled modules under DIR\n"
 	      "      --base=FILE         show what changed since the profile FILE\n"
@@ -193,6 +196,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_LEAKS,
 		OPT_GROWTH,
 		OPT_KEEP_WRAPPERS,
+		OPT_LABEL_PID,
 		OPT_SUPPRESSIONS
 	};
 	static const struct option long_options[] = {
@@ -212,6 +216,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "leaks", no_argument, NULL, OPT_LEAKS },
 		{ "growth", no_argument, NULL, OPT_GROWTH },
 		{ "keep-wrappers", no_argument, NULL, OPT_KEEP_WRAPPERS },
+		{ "label-pid", no_argument, NULL, OPT_LABEL_PID },
 		{ "suppressions", required_argument, NULL, OPT_SUPPRESSIONS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -279,6 +284,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_KEEP_WRAPPERS:
 			o->keep_wrappers = true;
 			break;
+		case OPT_LABEL_PID:
+			o->label_pid = true;
+			break;
 		case OPT_SUPPRESSIONS:
 			o->suppressions = load_suppressions(o->suppressions,
 							    optarg);
@@ -333,6 +341,7 @@ struct gathered {
 	struct stack_table stacks; /* of all profiles */
 	size_t snapshots;          /* wanted by the view */
 	bool growth;               /* wanted by --leaks or the view */
+	bool label_pid;            /* --label-pid */
 };
 
 static void warn(void *ctx, const char *message)
@@ -616,6 +625,8 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 	add_stats(&g->stats, &mlyze_info(r)->stats);
 	warn_replaced(g, file, &replay);
 	note_checkpoints(g, file, r, &replay);
+	if (g->label_pid)
+		g->stacks.pid = mlyze_info(r)->pid;
 	stack_map = stacks_add_profile(&g->stacks, g->namer, r, &replay);
 	take_series(&g->profiles[g->profile_count - 1], &replay, stack_map);
 	free(stack_map);
@@ -738,6 +749,7 @@ static int gather(struct gathered *g, const struct options *o,
 	/* A comparison shows no growth: its base needs none either. */
 	g->growth = o->leaks || o->growth ||
 		    (o->view->shows_growth && !o->base_count);
+	g->label_pid = o->label_pid;
 	stacks_init(&g->stacks);
 	rc = read_profiles(g, files, count);
 	if (g->profile_count)

@@ -110,6 +110,7 @@ end_hold rec $rec
 # A service by name, across a restart of its process: the same URL, and
 # the discovery endpoint names it, whatever its pid.
 service="serve test $$"
+last=
 for run in 1 2; do
 	SPPROF_SERVICE=$service SPPROF_OUTPUT=$scratch/svc.%p.mlyze \
 		start_hold svc$run
@@ -128,6 +129,14 @@ PY
 		fail "go tool pprof ?service=: $(cat svc.err); the server said: $(cat serve.err)"
 	grep -q "hold-program.c" svc$run.raw ||
 		fail "no file of hold-program in the service's profile: $(cat svc$run.raw)"
+	# Each sample labelled with its process: this run's, not the last's.
+	go tool pprof -tags "$url/debug/pprof/heap?service=$service" \
+		>svc$run.tags 2>svc.err || fail "go tool pprof -tags: $(cat svc.err)"
+	grep -q "pid:" svc$run.tags && grep -Eq "[^0-9]$pid\$" svc$run.tags ||
+		fail "the samples are not labelled pid $pid: $(cat svc$run.tags)"
+	[ -z "$last" ] || ! grep -Eq "[^0-9]$last\$" svc$run.tags ||
+		fail "the service's profile still has process $last: $(cat svc$run.tags)"
+	last=$pid
 	end_hold svc$run $pid
 done
 
