@@ -6,7 +6,7 @@
 
 # No other component builds programs on demand, so the list starts here.
 EXTRA_PROGRAMS = bench/workload bench/workload-nofp bench/bench-run \
-	bench/stream-grower
+	bench/stream-grower bench/pool-reports
 bench_workload_SOURCES = bench/workload.c bench/cli.c bench/cli.h
 bench_workload_CFLAGS = $(AM_CFLAGS) -O2 -pthread
 bench_workload_LDFLAGS = -pthread
@@ -17,7 +17,8 @@ bench_workload_nofp_LDFLAGS = -pthread
 bench_bench_run_SOURCES = bench/bench-run.c bench/cli.c bench/cli.h
 bench_stream_grower_SOURCES = bench/stream-grower.c
 CLEANFILES += bench/workload$(EXEEXT) bench/workload-nofp$(EXEEXT) \
-	bench/bench-run$(EXEEXT) bench/stream-grower$(EXEEXT)
+	bench/bench-run$(EXEEXT) bench/stream-grower$(EXEEXT) \
+	bench/pool-reports$(EXEEXT)
 EXTRA_DIST += bench/run-bench.sh bench/forward-only.c bench/serve-bench.sh
 
 # A preload that only forwards the malloc family: the floor that any
@@ -48,6 +49,18 @@ bench-rss: lib/libspprof-alloc.la src/memprof-wrap$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/rss-at-rate-1.sh $(abs_top_builddir) \
 		$(abs_top_srcdir)
 .PHONY: bench-rss
+
+# Instructions per report of a pool's block (<spprof/memprof-pool.h>)
+# without the runtime, dormant and recording, beside malloc's; the program
+# is built with the header alone, as a user builds it.
+bench_pool_reports_SOURCES = bench/pool-reports.c
+bench_pool_reports_CFLAGS = $(AM_CFLAGS) -O2
+bench_pool_reports_LDADD = $(DLSYM_LIBS)
+EXTRA_DIST += bench/pool-reports.sh
+bench-pool: bench/pool-reports$(EXEEXT) lib/libspprof-alloc.la
+	$(SHELL) $(srcdir)/bench/pool-reports.sh $(BENCH_RUNTIME) \
+		$(abs_top_builddir)/bench/pool-reports$(EXEEXT)
+.PHONY: bench-pool
 
 # Time to a report against heaptrack_print, each on its own recording.
 EXTRA_DIST += bench/report-vs-heaptrack.sh

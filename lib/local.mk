@@ -1,7 +1,8 @@
 ## The runtime library and the profile codec.
 
 spprofincludedir = $(includedir)/spprof
-spprofinclude_HEADERS = include/spprof/memprof.h include/spprof/memprof-stats.def
+spprofinclude_HEADERS = include/spprof/memprof.h include/spprof/memprof-stats.def \
+	include/spprof/memprof-pool.h
 
 # Everything but the exported allocator entry points, so that unit tests
 # can link the components without interposing their own malloc.
@@ -37,6 +38,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/run_totals.c lib/run_totals.h \
 	lib/sandbox.c lib/sandbox.h \
 	lib/real_alloc.c lib/real_alloc.h \
+	lib/reported_blocks.c \
 	lib/sample_pool.c lib/sample_pool.h \
 	lib/sampler.c lib/sampler.h \
 	lib/script_stack.c lib/script_stack.h \

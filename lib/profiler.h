@@ -43,6 +43,11 @@ int profiler_find(void *block, struct heap_record *record);
 /* Puts back a block released by a realloc() that then failed. */
 int profiler_restore(void *block, const struct heap_record *record);
 
+/* A live sample at block counts no more: its free is recorded, and a
+ * carved block is remembered as carved only (memprof_report_chunk(3):
+ * a pool's chunk whose blocks are reported apart). */
+void profiler_unsample(void *block);
+
 /* Called once when the library is loaded. */
 void profiler_load(void);
 void profiler_unload(void);

@@ -304,7 +304,10 @@ static void stop_following_children(void)
 				"%s", error_text(errno));
 }
 
-static void start_recording(void)
+/* A window's label (started_by, or NULL for a plain start) is set before
+ * sampling begins: another thread's first sample creates the file, and
+ * then the label can no longer change. */
+static void start_recording(const char *started_by)
 {
 	struct runtime_config *s = &prof.settings;
 	int descendant = s->root_pid && s->root_pid != getpid();
@@ -322,6 +325,8 @@ static void start_recording(void)
 	if (memprof_init(s->sampling_rate) < 0 ||
 	    writer_configure(s, &prof.stacks, &prof.heap, &prof.in_place,
 			     s->sampling_rate, descendant) < 0 ||
+	    (started_by &&
+	     (errno = writer_restart(s->output, started_by)) != 0) ||
 	    memprof_start() < 0)
 		runtime_message("cannot start profiling: %s", error_text(errno));
 }
@@ -415,9 +420,7 @@ void profiler_load(void)
 		return;
 	}
 	if (prof.settings.output[0] && !prof.settings.dormant) {
-		start_recording();
-		if (late)
-			writer_restart(prof.settings.output, STARTED_BY_ATTACH);
+		start_recording(late ? STARTED_BY_ATTACH : NULL);
 		control_set_state(CONTROL_RECORDING);
 	}
 	leave_runtime(saved_errno);

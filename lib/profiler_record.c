@@ -179,6 +179,19 @@ int profiler_restore(void *block, const struct heap_record *record)
 	return tracked;
 }
 
+void profiler_unsample(void *block)
+{
+	struct heap_record r;
+
+	if (!profiler_find(block, &r) || !is_sample(&r) ||
+	    !profiler_release(block, &r) || r.offset == 0)
+		return; /* the C library's own block needs no record */
+	r.sampling_rate = 0;
+	r.estimate = 0;
+	r.stack_id = STACK_ID_NONE;
+	profiler_restore(block, &r);
+}
+
 /* Calls lookup on the table of compact records (which only samples left
  * in place fill), then on the full one while the block is not found;
  * compact records get their estimate back.  What lookup returns. */

@@ -108,6 +108,12 @@ tests_integration_libattach_deepbind_plugin_la_SOURCES = \
 tests_integration_libattach_deepbind_plugin_la_LDFLAGS = -module \
 	-avoid-version -shared -rpath $(abs_builddir)/tests/integration
 
+# One that loads the runtime itself while its threads allocate, for
+# late-load.sh.
+check_PROGRAMS += tests/integration/late-load
+tests_integration_late_load_CFLAGS = $(AM_CFLAGS) -pthread
+tests_integration_late_load_LDFLAGS = -pthread
+
 check_PROGRAMS += tests/integration/handler-allocs
 tests_integration_handler_allocs_SOURCES = \
 	tests/integration/handler-allocs.c $(integ_api_sources)
@@ -116,6 +122,11 @@ tests_integration_handler_allocs_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_integration_handler_allocs_LDADD = $(RUNTIME_LIBS)
 
 check_PROGRAMS += tests/integration/bounded
+
+# The example pool, built as a user builds it: without the runtime.
+check_PROGRAMS += tests/integration/pool
+tests_integration_pool_SOURCES = examples/pool.c
+tests_integration_pool_LDADD = $(DLSYM_LIBS)
 
 check_PROGRAMS += tests/integration/sandboxed tests/integration/limited
 
@@ -131,6 +142,7 @@ tests_integration_bounded_SOURCES = tests/integration/bounded.c
 
 integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/bounded.sh \
+	tests/integration/pool-api.sh \
 	tests/integration/undisturbed.sh \
 	tests/integration/sandboxed.sh \
 	tests/integration/deepbind.sh \
@@ -151,7 +163,9 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/serve-robust.sh \
 	tests/integration/serve-growth.sh \
 	tests/integration/attach.sh \
+	tests/integration/late-load.sh \
 	tests/integration/text-paths.sh \
+	tests/integration/symbolize.sh \
 	tests/integration/debuginfod.sh
 TESTS += $(integ_drivers)
 EXTRA_DIST += $(integ_drivers) tests/integration/common.sh \

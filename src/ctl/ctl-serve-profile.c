@@ -231,27 +231,42 @@ static void report_child(const struct ctl_process *p, const int *streams,
 	_exit(127);
 }
 
-/* memprof-report --format=pprof [--base=BASE] [--label-pid] STREAM...,
- * its output in out and its messages in err; the base is the stream as
- * it was (none when NULL); by_process labels each sample with its
- * process.  0, or -1 with why set. */
-static int run_report(const struct ctl_process *p, const int *streams,
-		      size_t count, bool by_process, const struct reading *base,
-		      int out, int err, int stop_fd, char *why, size_t size)
+/* The option of memprof-report that writes each format. */
+static const char *const report_options[] = {
+	[CTL_PROFILE_PPROF] = "--format=pprof",
+	[CTL_PROFILE_MLYZE] = "--symbolize",
+};
+
+/* What one report reads, and how it writes it. */
+struct report_job {
+	enum ctl_profile_format format;
+	const int *streams;
+	size_t count;
+	bool by_process;             /* --label-pid: each sample's process */
+	const struct reading *base;  /* the stream as it was, or NULL */
+};
+
+/* memprof-report OPTION [--base=BASE] [--label-pid] STREAM..., its
+ * output in out and its messages in err.  0, or -1 with why set. */
+static int run_report(const struct ctl_process *p,
+		      const struct report_job *job, int out, int err,
+		      int stop_fd, char *why, size_t size)
 {
 	char program[PATH_MAX];
 	char paths[CTL_SERVE_STREAMS_MAX][32];
-	char *argv[CTL_SERVE_STREAMS_MAX + 5] = { program, "--format=pprof" };
+	char *argv[CTL_SERVE_STREAMS_MAX + 5] = {
+		program, (char *)report_options[job->format]
+	};
 	size_t n = 2;
 	pid_t child;
 	int status;
 
-	if (base)
+	if (job->base)
 		argv[n++] = "--base=" BASE_PATH;
-	if (by_process)
+	if (job->by_process)
 		argv[n++] = "--label-pid";
 	argv[n++] = CTL_STREAM_PATH;
-	for (size_t i = 1; i < count; i++) {
+	for (size_t i = 1; i < job->count; i++) {
 		snprintf(paths[i], sizeof(paths[i]), "/proc/self/fd/%d",
 			 EXTRA_FD + (int)i - 1);
 		argv[n++] = paths[i];
@@ -264,7 +279,8 @@ static int run_report(const struct ctl_process *p, const int *streams,
 		return -1;
 	}
 	if (child == 0)
-		report_child(p, streams, count, base, out, err, argv);
+		report_child(p, job->streams, job->count, job->base, out, err,
+			     argv);
 	if (wait_report(child, stop_fd, &status) < 0) {
 		snprintf(why, size, "memprof-report took more than %d s, or "
 			 "the server is stopping", REPORT_SECONDS);
@@ -289,8 +305,7 @@ static int wait_unless_stopped(unsigned seconds, int stop_fd)
 
 /* The profile of the streams into out, with the base reading when there
  * is one.  0, or an HTTP status with why set. */
-static int render(const struct ctl_process *p, const int *streams,
-		  size_t count, bool by_process, const struct reading *base,
+static int render(const struct ctl_process *p, const struct report_job *job,
 		  int stop_fd, struct ctl_served_profile *out, char *why,
 		  size_t size)
 {
@@ -298,8 +313,7 @@ static int render(const struct ctl_process *p, const int *streams,
 	int fd = err < 0 ? -1 : unnamed_file(why, size);
 	int rc = HTTP_INTERNAL_ERROR;
 
-	if (fd >= 0 && run_report(p, streams, count, by_process, base, fd, err,
-				  stop_fd, why, size) == 0) {
+	if (fd >= 0 && run_report(p, job, fd, err, stop_fd, why, size) == 0) {
 		out->fd = fd;
 		out->size = lseek(fd, 0, SEEK_END);
 		rc = out->size < 0 ? HTTP_INTERNAL_ERROR : 0;
@@ -312,15 +326,16 @@ static int render(const struct ctl_process *p, const int *streams,
 }
 
 int ctl_serve_profile(const struct ctl_process *p, int stream,
-		      unsigned seconds, int stop_fd,
+		      enum ctl_profile_format format, unsigned seconds,
+		      int stop_fd,
 		      struct ctl_served_profile *out, char *why, size_t size)
 {
+	struct report_job job = { format, &stream, 1, false, NULL };
 	struct reading base;
 	struct stat st;
 
 	if (seconds == 0)
-		return render(p, &stream, 1, false, NULL, stop_fd, out, why,
-			      size);
+		return render(p, &job, stop_fd, out, why, size);
 	/* The first reading: only what there is now. */
 	if (fstat(stream, &st) < 0) {
 		snprintf(why, size, "the stream of process %ld: %s", p->pid,
@@ -335,17 +350,21 @@ int ctl_serve_profile(const struct ctl_process *p, int stream,
 		snprintf(why, size, "the server is stopping");
 		return HTTP_UNAVAILABLE;
 	}
-	return render(p, &stream, 1, false, &base, stop_fd, out, why, size);
+	job.base = &base;
+	return render(p, &job, stop_fd, out, why, size);
 }
 
 int ctl_serve_profiles(const struct ctl_process *p, const int *streams,
 		       size_t count, int stop_fd,
 		       struct ctl_served_profile *out, char *why, size_t size)
 {
+	struct report_job job = { CTL_PROFILE_PPROF, streams, count, true,
+				  NULL };
+
 	if (count == 0 || count > CTL_SERVE_STREAMS_MAX) {
 		snprintf(why, size, "%zu processes: 1 to %d are merged", count,
 			 CTL_SERVE_STREAMS_MAX);
 		return HTTP_CONFLICT;
 	}
-	return render(p, streams, count, true, NULL, stop_fd, out, why, size);
+	return render(p, &job, stop_fd, out, why, size);
 }

@@ -19,9 +19,10 @@
 
 enum ctl_page {
 	CTL_PAGE_INDEX,
-	CTL_PAGE_PROFILE,
-	CTL_PAGE_METRICS,
-	CTL_PAGE_TARGETS
+	CTL_PAGE_PROFILE,    /* the gzip pprof of a process or a service */
+	CTL_PAGE_SYMBOLIZED, /* a process's .mlyze with its symbols inside */
+	CTL_PAGE_METRICS,    /* Prometheus' text of processes or a service */
+	CTL_PAGE_TARGETS,    /* Prometheus' HTTP service discovery */
 };
 
 struct ctl_route {

@@ -474,6 +474,7 @@ static unsigned find_service(struct request *r, struct ctl_process **procs,
 /* The profile of the process, or of the processes of the service, r
  * asks for; 0, or an HTTP status with r->why set. */
 static unsigned profile_asked(struct request *r,
+			      enum ctl_profile_format format,
 			      struct ctl_served_profile *profile)
 {
 	struct ctl_process one, *procs = &one;
@@ -493,9 +494,9 @@ static unsigned profile_asked(struct request *r,
 		status = (unsigned)(r->query.service[0]
 			? ctl_serve_profiles(procs, streams, opened, end,
 					     profile, r->why, sizeof(r->why))
-			: ctl_serve_profile(&one, streams[0], r->query.seconds,
-					    end, profile, r->why,
-					    sizeof(r->why)));
+			: ctl_serve_profile(&one, streams[0], format,
+					    r->query.seconds, end, profile,
+					    r->why, sizeof(r->why)));
 		close(end);
 	}
 	for (size_t i = 0; i < opened; i++)
@@ -505,9 +506,18 @@ static unsigned profile_asked(struct request *r,
 	return status;
 }
 
-/* /debug/pprof/heap and /allocs: the same profile, whose sample types
- * hold both what is live and what was allocated. */
-static enum MHD_Result serve_profile(struct request *r)
+/* What a page of a profile serves. */
+struct served_profile {
+	enum ctl_profile_format format;
+	const char *disposition; /* of the response: its file name */
+	bool takes_seconds;      /* a difference over ?seconds= */
+	bool takes_service;      /* a service's processes in one */
+};
+
+/* The profile of the process, or of the service, a request names, as
+ * `kind` says. */
+static enum MHD_Result serve_process(struct request *r,
+				     const struct served_profile *kind)
 {
 	struct ctl_served_profile profile;
 	struct MHD_Response *response;
@@ -519,11 +529,18 @@ static enum MHD_Result serve_profile(struct request *r)
 	if (!r->query.pid && r->query.seconds)
 		return reply_line(r->c, HTTP_BAD_REQUEST,
 				  "seconds= needs pid=");
+	if (r->query.seconds && !kind->takes_seconds)
+		return reply_line(r->c, HTTP_BAD_REQUEST,
+				  "seconds= is for /debug/pprof/ only");
+	if (r->query.service[0] && !kind->takes_service)
+		return reply_line(r->c, HTTP_BAD_REQUEST,
+				  "service= is for /debug/pprof/ only: a .mlyze "
+				  "file is the stream of one process");
 	if (!r->query.pid && !r->query.service[0])
 		return serve_index(r);
 	if (!r->client.known)
 		return refuse_unknown(r);
-	status = profile_asked(r, &profile);
+	status = profile_asked(r, kind->format, &profile);
 	if (status != 0 && client_gone(r))
 		return MHD_NO; /* abandoned: the connection is closed */
 	if (status != 0)
@@ -535,8 +552,32 @@ static enum MHD_Result serve_profile(struct request *r)
 		close(profile.fd);
 	else
 		MHD_add_response_header(response, "Content-Disposition",
-					"attachment; filename=\"profile.pb.gz\"");
+					kind->disposition);
 	return reply(r->c, response, "application/octet-stream");
+}
+
+/* /debug/pprof/heap and /allocs: the same profile, whose sample types
+ * hold both what is live and what was allocated. */
+static enum MHD_Result serve_profile(struct request *r)
+{
+	static const struct served_profile pprof = {
+		CTL_PROFILE_PPROF, "attachment; filename=\"profile.pb.gz\"",
+		true, true
+	};
+
+	return serve_process(r, &pprof);
+}
+
+/* /debug/mlyze: the stream itself, with the symbols of its frames, read
+ * the same on a machine without the process's binaries. */
+static enum MHD_Result serve_symbolized(struct request *r)
+{
+	static const struct served_profile mlyze = {
+		CTL_PROFILE_MLYZE, "attachment; filename=\"profile.mlyze\"",
+		false, false
+	};
+
+	return serve_process(r, &mlyze);
 }
 
 static enum MHD_Result parse_parameter(void *ctx, enum MHD_ValueKind kind,
@@ -551,6 +592,7 @@ static enum MHD_Result parse_parameter(void *ctx, enum MHD_ValueKind kind,
 static enum MHD_Result (*const pages[])(struct request *r) = {
 	[CTL_PAGE_INDEX] = serve_index,
 	[CTL_PAGE_PROFILE] = serve_profile,
+	[CTL_PAGE_SYMBOLIZED] = serve_symbolized,
 	[CTL_PAGE_METRICS] = serve_metrics,
 	[CTL_PAGE_TARGETS] = serve_targets,
 };

@@ -21,6 +21,7 @@
 #include "report-progress.h"
 #include "report-sites.h"
 #include "report-suppress.h"
+#include "report-symbolize.h"
 #include "report-util.h"
 #include "report-view.h"
 #include "report-wrappers.h"
@@ -56,6 +57,7 @@ struct options {
 	bool label_pid; /* --label-pid: stacks apart by process, labelled */
 	/* --suppressions, with --at end or --leaks; NULL without. */
 	struct suppressions *suppressions;
+	bool symbolize; /* write the profile with its symbols, no view */
 };
 
 /* Growable list of messages (warnings, notes). */
@@ -115,6 +117,10 @@ static void usage(FILE *out)
 	      "      --suppressions=FILE with --at end or --leaks, leave out the stacks\n"
 	      "                          that FILE's leak:PATTERN lines match\n"
 	      "                          (LeakSanitizer's format)\n"
+	      "      --symbolize         write the one profile given, with the\n"
+	      "                          symbols of its frames inside it, to -o FILE\n"
+	      "                          (a .mlyze that reads the same without the\n"
+	      "                          binaries), instead of a view of it\n"
 	      "  -h, --help              show this help and exit\n"
 	      "  -V, --version           show the version and exit\n"
 	      "\n"
@@ -197,7 +203,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_GROWTH,
 		OPT_KEEP_WRAPPERS,
 		OPT_LABEL_PID,
-		OPT_SUPPRESSIONS
+		OPT_SUPPRESSIONS,
+		OPT_SYMBOLIZE
 	};
 	static const struct option long_options[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -218,6 +225,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "keep-wrappers", no_argument, NULL, OPT_KEEP_WRAPPERS },
 		{ "label-pid", no_argument, NULL, OPT_LABEL_PID },
 		{ "suppressions", required_argument, NULL, OPT_SUPPRESSIONS },
+		{ "symbolize", no_argument, NULL, OPT_SYMBOLIZE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -291,6 +299,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->suppressions = load_suppressions(o->suppressions,
 							    optarg);
 			break;
+		case OPT_SYMBOLIZE:
+			o->symbolize = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -305,6 +316,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind == argc)
 		usage_error("%s", "no profile given");
+	if (o->symbolize && (o->view || o->base_count || o->leaks ||
+			     o->growth || o->suppressions || o->label_pid))
+		usage_error("%s", "--symbolize writes a profile, not a view: "
+				  "no --format, --base, --leaks, --growth, "
+				  "--suppressions or --label-pid");
+	if (o->symbolize && argc - optind != 1)
+		usage_error("%s", "--symbolize writes one profile: give one");
 	if (o->cumulative && o->grouping == GROUP_BY_STACK)
 		usage_error("%s", "--cumulative groups by function or line, "
 				  "not by stack");
@@ -730,18 +748,27 @@ static bool colour_wanted(const struct options *o)
 	return !o->output && isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
 }
 
-/* Read `files` into g, their modules found under `sysroot`.  Returns the
- * exit status of reading them (see read_profiles). */
-static int gather(struct gathered *g, const struct options *o,
-		  const char *sysroot, char **files, int count)
+/* How the modules are found: under `sysroot`, the debug files in the
+ * --debug-dir directories too; warnings go to g. */
+static struct symbolizer_options symbolizing(struct gathered *g,
+					     const struct options *o,
+					     const char *sysroot)
 {
-	struct symbolizer_options so = {
+	return (struct symbolizer_options){
 		.sysroot = sysroot,
 		.debug_dirs = o->debug_dirs,
 		.n_debug_dirs = o->debug_dir_count,
 		.warn = warn,
 		.warn_ctx = g,
 	};
+}
+
+/* Read `files` into g, their modules found under `sysroot`.  Returns the
+ * exit status of reading them (see read_profiles). */
+static int gather(struct gathered *g, const struct options *o,
+		  const char *sysroot, char **files, int count)
+{
+	struct symbolizer_options so = symbolizing(g, o, sysroot);
 	int rc;
 
 	g->namer = frame_namer_new(&so);
@@ -873,7 +900,17 @@ int main(int argc, char **argv)
 	struct site_table sites;
 	int first = parse_options(argc, argv, &o);
 	struct report report;
-	int rc = gather(&g, &o, o.sysroot, argv + first, argc - first);
+	struct symbolizer_options so;
+	int rc;
+
+	if (o.symbolize) {
+		so = symbolizing(&g, &o, o.sysroot);
+		rc = symbolize_profile(argv[first], o.output, &so);
+		free_messages(&g.warnings);
+		free(o.debug_dirs);
+		return rc;
+	}
+	rc = gather(&g, &o, o.sysroot, argv + first, argc - first);
 
 	if (g.profile_count == 0)
 		exit(rc);

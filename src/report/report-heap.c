@@ -886,8 +886,13 @@ static void replay_batch(struct replay_state *st, mlyze_reader *r,
 		if (!st->in_checkpoint)
 			follow_time(st, ev->time_us);
 	}
-	/* A tick when the batch passes a multiple of TICK_EVENTS. */
-	h->events += (uint64_t)count;
+	/* The events the process wrote: not the SYMBOL events that
+	 * memprof-report --symbolize adds, which say what its code is (an
+	 * event of a type other than ALLOC and FREE ends a batch, so only
+	 * the last can be one).  A tick when the batch passes a multiple
+	 * of TICK_EVENTS. */
+	h->events += (uint64_t)count -
+		     (events[count - 1].type == MLYZE_EVENT_SYMBOL);
 	if (h->events % TICK_EVENTS < (uint64_t)count && options &&
 	    options->tick)
 		options->tick(options->tick_ctx, r);

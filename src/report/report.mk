@@ -37,6 +37,7 @@ src_memprof_report_SOURCES = \
 	src/report/report-progress.c src/report/report-progress.h \
 	src/report/report-protobuf.c src/report/report-protobuf.h \
 	src/report/report-speedscope.c \
+	src/report/report-symbolize.c src/report/report-symbolize.h \
 	src/report/report-suppress.c src/report/report-suppress.h \
 	src/report/report-text.c \
 	src/report/report-trend.c src/report/report-trend.h \

@@ -394,6 +394,47 @@ START_TEST(unknown_event_types_are_skipped)
 }
 END_TEST
 
+/* fill_row (/src/row.h:7) inlined into build_table (/src/table.c:42) at
+ * 0x1234 of module 0; nothing at 0x3000, which module 0 was read for. */
+#define SYMBOL_EVENTS                                                        \
+	"event 11 0 00b424020866696c6c5f726f770a2f7372632f726f772e68070b"    \
+	"6275696c645f7461626c650c2f7372632f7461626c652e632a\n"                 \
+	"event 11 0 00806000\n"
+
+START_TEST(symbol_events_name_native_frames)
+{
+	mlyze_reader *r = open_script("header\n" FINALISED_METADATA
+				      SYMBOL_EVENTS SYMBOL_EVENTS);
+	const struct mlyze_module *module;
+	const struct mlyze_symbol *symbols;
+	struct mlyze_event ev;
+
+	next_ok(r, &ev, MLYZE_EVENT_SYMBOL);
+	module = mlyze_find_module(r, 0);
+	ck_assert_ptr_eq(ev.symbol.module, module);
+	ck_assert_uint_eq(ev.symbol.offset, 0x1234);
+	ck_assert_uint_eq(ev.symbol.count, 2);
+	ck_assert_str_eq(ev.symbol.symbols[0].function, "fill_row");
+	ck_assert_str_eq(ev.symbol.symbols[0].file, "/src/row.h");
+	ck_assert_uint_eq(ev.symbol.symbols[0].line, 7);
+	ck_assert_int_eq(ev.symbol.symbols[0].inlined, 1);
+	ck_assert_str_eq(ev.symbol.symbols[1].function, "build_table");
+	ck_assert_uint_eq(ev.symbol.symbols[1].line, 42);
+	ck_assert_int_eq(ev.symbol.symbols[1].inlined, 0);
+	next_ok(r, &ev, MLYZE_EVENT_SYMBOL);
+	ck_assert_uint_eq(ev.symbol.count, 0);
+	/* The same again: accepted, as an identical redefinition is. */
+	next_ok(r, &ev, MLYZE_EVENT_SYMBOL);
+	next_ok(r, &ev, MLYZE_EVENT_SYMBOL);
+	expect_end(r);
+	ck_assert_int_eq(mlyze_find_symbols(r, module, 0x1234, &symbols), 2);
+	ck_assert_str_eq(symbols[1].file, "/src/table.c");
+	ck_assert_int_eq(mlyze_find_symbols(r, module, 0x3000, &symbols), 0);
+	ck_assert_int_eq(mlyze_find_symbols(r, module, 0x1235, &symbols), -1);
+	close_reader(r);
+}
+END_TEST
+
 START_TEST(unknown_keys_are_ignored)
 {
 	mlyze_reader *r = open_script(
@@ -1069,6 +1110,7 @@ int main(void)
 	tcase_add_test(t, header_and_metadata);
 	tcase_add_test(t, stack_methods);
 	tcase_add_test(t, stats_by_name);
+	tcase_add_test(t, symbol_events_name_native_frames);
 	tcase_add_test(t, every_event_type);
 	tcase_add_test(t, metadata_definitions);
 	tcase_add_test(t, inline_definitions);

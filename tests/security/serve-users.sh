@@ -4,9 +4,9 @@
 # processes: a second user's curl for root's process's heap is refused,
 # and /metrics and the index show neither root's process nor the
 # service named in its environment (nor /targets, nor ?service=); that
-# user's own process is served.
-# A client on an address that is not loopback is known to no one: it
-# sees an empty index and no data.
+# user's own process is served.  The same holds for the profile with its
+# symbols (/debug/mlyze).  A client on an address that is not loopback
+# is known to no one: it sees an empty index and no data.
 . "$(dirname "$0")/../integration/common.sh"
 . "$(dirname "$0")/../integration/ctl-helpers.sh"
 . "$(dirname "$0")/serve-helpers.sh"
@@ -24,6 +24,7 @@ start_serve
 # The other user's requests for root's process.
 expect_status 403 $user "$url/debug/pprof/heap?pid=$rec"
 expect_status 403 $user "$url/debug/pprof/allocs?pid=$rec&seconds=1"
+expect_status 403 $user "$url/debug/mlyze?pid=$rec"
 expect_status 200 $user "$url/metrics"
 grep -q "pid=\"$rec\"" body.out && fail "root's process in the user's /metrics"
 grep -q root-secret-service body.out &&
@@ -33,6 +34,8 @@ expect_status 200 $user "$url/" -H "Accept: application/json"
 grep -q "\"pid\": $rec" body.out && fail "root's process in the user's index"
 grep -q "\"pid\": $own" body.out || fail "the user's own process not in its index"
 expect_status 200 $user "$url/debug/pprof/heap?pid=$own"
+expect_status 200 $user "$url/debug/mlyze?pid=$own"
+head -c 4 body.out | grep -q MTRC || fail "the user's /debug/mlyze is no profile"
 
 # Services by name: root's is neither discovered nor served to the user,
 # and is told apart from a service that does not exist by nothing.
@@ -74,6 +77,7 @@ if [ -n "$address" ]; then
 	expect_status 403 "" "$url/metrics"
 	grep -q "who you are is not known" body.out || fail "the 403 says: $(cat body.out)"
 	expect_status 403 "" "$url/debug/pprof/heap?pid=$rec"
+	expect_status 403 "" "$url/debug/mlyze?pid=$rec"
 	stop_serve
 else
 	echo "no address but loopback: an unknown client not tested"
