@@ -1197,6 +1197,9 @@ static int read_event_carefully(struct mlyze_reader *r, struct mlyze_event *ev)
 		if (r->skip_left) {
 			if (skip_payload(r) < 0)
 				return -1;
+			/* The next event needs its own bytes buffered,
+			 * not the skipped payload's. */
+			needed = LONGEST_FIXED_EVENT;
 			continue;
 		}
 		if ((size_t)(r->in.end - r->in.next) < needed && !r->in.at_eof) {
