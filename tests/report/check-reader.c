@@ -944,6 +944,7 @@ START_TEST(an_event_its_writer_did_not_finish_ends_the_events)
 		for (size_t kept = before.length; kept <= all.length; kept++) {
 			uint8_t *cut = calloc(1, all.length + 64);
 			mlyze_reader *r;
+			pid_t writer;
 			int events;
 
 			memcpy(cut, all.data, kept);
@@ -958,6 +959,16 @@ START_TEST(an_event_its_writer_did_not_finish_ends_the_events)
 					    "cut short where the writing stopped") !=
 				     NULL;
 			close_reader(r);
+			/* The same through a pipe (a base fed to a report),
+			 * which cannot be read ahead. */
+			r = open_bytes_piped(cut, all.length + 64, 0, &writer);
+			ck_assert_msg(count_events_to_end(r) == events,
+				      "%s cut after %zu bytes, through a pipe: "
+				      "%s", last_events[e],
+				      kept - before.length,
+				      mlyze_error(r) ? mlyze_error(r)
+						     : "fewer events");
+			close_piped(r, writer);
 			free(cut);
 		}
 		bytes_free(&all);
