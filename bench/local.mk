@@ -6,7 +6,7 @@
 
 # No other component builds programs on demand, so the list starts here.
 EXTRA_PROGRAMS = bench/workload bench/workload-nofp bench/bench-run \
-	bench/pool-reports
+	bench/stream-grower bench/pool-reports
 bench_workload_SOURCES = bench/workload.c bench/cli.c bench/cli.h
 bench_workload_CFLAGS = $(AM_CFLAGS) -O2 -pthread
 bench_workload_LDFLAGS = -pthread
@@ -15,9 +15,11 @@ bench_workload_nofp_SOURCES = $(bench_workload_SOURCES)
 bench_workload_nofp_CFLAGS = $(AM_CFLAGS) -O2 -pthread -fomit-frame-pointer
 bench_workload_nofp_LDFLAGS = -pthread
 bench_bench_run_SOURCES = bench/bench-run.c bench/cli.c bench/cli.h
+bench_stream_grower_SOURCES = bench/stream-grower.c
 CLEANFILES += bench/workload$(EXEEXT) bench/workload-nofp$(EXEEXT) \
-	bench/bench-run$(EXEEXT) bench/pool-reports$(EXEEXT)
-EXTRA_DIST += bench/run-bench.sh bench/forward-only.c
+	bench/bench-run$(EXEEXT) bench/stream-grower$(EXEEXT) \
+	bench/pool-reports$(EXEEXT)
+EXTRA_DIST += bench/run-bench.sh bench/forward-only.c bench/serve-bench.sh
 
 # A preload that only forwards the malloc family: the floor that any
 # preloaded profiler stands on.  Built by hand, as automake has no rule for
@@ -33,9 +35,10 @@ BENCH_RUNTIME = $(abs_top_builddir)/lib/.libs/libspprof-alloc.so.0
 bench: bench/workload$(EXEEXT) bench/workload-nofp$(EXEEXT) \
 		bench/bench-run$(EXEEXT) bench/forward-only.so \
 		lib/libspprof-alloc.la src/memprof-ctl$(EXEEXT) \
-		src/memprof-wrap$(EXEEXT)
+		src/memprof-wrap$(EXEEXT) bench/stream-grower$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/run-bench.sh $(BENCH_RUNTIME) \
 		$(abs_top_builddir)/bench
+	$(SHELL) $(srcdir)/bench/serve-bench.sh $(abs_top_builddir)
 	$(SHELL) $(srcdir)/bench/rss-at-rate-1.sh $(abs_top_builddir) \
 		$(abs_top_srcdir)
 
@@ -73,3 +76,10 @@ compare-rates: lib/libspprof-alloc.la src/memprof-report$(EXEEXT) \
 		tests/report/trend-program$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/compare-rates.sh $(COMPARE_PAIRS)
 .PHONY: compare-rates
+
+# The cost of a scrape of memprof-ctl serve against the length of the
+# stream (also a part of `make bench`).
+serve-bench: bench/stream-grower$(EXEEXT) lib/libspprof-alloc.la \
+		src/memprof-ctl$(EXEEXT)
+	$(SHELL) $(srcdir)/bench/serve-bench.sh $(abs_top_builddir) $(SERVE_BENCH_MIB)
+.PHONY: serve-bench

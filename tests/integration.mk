@@ -170,6 +170,7 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/ctl-memcached.sh \
 	tests/integration/serve.sh \
 	tests/integration/serve-robust.sh \
+	tests/integration/serve-growth.sh \
 	tests/integration/attach.sh \
 	tests/integration/late-load.sh \
 	tests/integration/text-paths.sh \

@@ -31,6 +31,8 @@ tests_report_check_metrics_SOURCES = tests/report/check-metrics.c \
 	tests/report/mlyze-script.c tests/report/mlyze-script.h \
 	src/ctl/ctl-metrics.c src/ctl/ctl-metrics.h \
 	src/ctl/ctl-sites.c src/ctl/ctl-sites.h \
+	src/ctl/ctl-follow.c src/ctl/ctl-follow.h \
+	src/ctl/ctl-service.c src/ctl/ctl-service.h \
 	src/ctl/ctl-summary.c src/ctl/ctl-summary.h \
 	src/ctl/ctl-stream.c src/ctl/ctl-stream.h \
 	src/ctl/ctl-user.c src/ctl/ctl-user.h \

@@ -373,6 +373,13 @@ MLYZE_PUBLIC const char *mlyze_error(const mlyze_reader *reader);
 MLYZE_PUBLIC uint64_t mlyze_position(const mlyze_reader *reader);
 /* 1 once the reader found the file cut inside an event, else 0. */
 MLYZE_PUBLIC int mlyze_truncated(const mlyze_reader *reader);
+/* Of a reader of a streamed file (not finalised) that reached the end of
+ * its events (mlyze_next() returned 0): read on from there, so that the
+ * next calls return the events written since, as a reader opened now
+ * would after the ones returned already.  The file must be the same one,
+ * grown only; a checkpoint starts a new file, to be read by a new reader.
+ * 0, or -1 when the reader has failed or its file is finalised. */
+MLYZE_PUBLIC int mlyze_follow(mlyze_reader *reader);
 
 MLYZE_PUBLIC const struct mlyze_info *mlyze_info(const mlyze_reader *reader);
 

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "ctl-service.h"
 #include "ctl-sites.h"
 #include "ctl-stream.h"
 #include "ctl-text.h"
@@ -81,36 +83,25 @@ static void add_label(char *out, size_t size, const char *name,
 	snprintf(out + at, size - at, "\"");
 }
 
-/* The value of `variable` in the environment the process started with,
- * into out; "" when it has none or it cannot be read. */
-static void service_of(long pid, const char *variable, char *out,
-		       size_t size)
+/* Now, on the clock of a profile's times: microseconds since the epoch. */
+static uint64_t wall_clock_us(void)
 {
-	char path[64], *entry = NULL;
-	size_t capacity = 0, prefix = strlen(variable);
-	FILE *environ_file;
+	struct timespec now;
 
-	out[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%ld/environ", pid);
-	environ_file = prefix ? fopen(path, "r") : NULL;
-	if (!environ_file)
-		return;
-	while (getdelim(&entry, &capacity, '\0', environ_file) > 0) {
-		if (strncmp(entry, variable, prefix) == 0 &&
-		    entry[prefix] == '=') {
-			snprintf(out, size, "%s", entry + prefix + 1);
-			break;
-		}
-	}
-	free(entry);
-	fclose(environ_file);
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
 }
 
-/* ctl_sites_read() of a stream, for ctl_as_user(). */
+/* ctl_sites_read() of a stream, or ctl_follow_sites() with a cache, for
+ * ctl_as_user(). */
 struct sites_reading {
+	const struct ctl_process *process;
+	struct ctl_follow_cache *follow;
 	int stream;
+	struct stat st;
 	const char *name;
 	size_t top;
+	uint64_t now_us;
 	struct frame_namer *namer;
 	struct ctl_sites *out;
 	char *why;
@@ -121,21 +112,28 @@ static int read_sites(void *ctx)
 {
 	struct sites_reading *r = ctx;
 
-	return ctl_sites_read(r->stream, r->name, r->top, r->namer, r->out,
-			      r->why, r->size);
+	if (r->follow)
+		return ctl_follow_sites(r->follow, r->process, r->stream, &r->st,
+					r->top, r->now_us, r->namer, r->out,
+					r->why, r->size);
+	return ctl_sites_read(r->stream, r->name, r->top, r->now_us, r->namer,
+			      r->out, r->why, r->size);
 }
 
-/* Reads what process p shows into m; -1 with why set when its profile
- * cannot be read.  The modules its stream names are read as its user. */
+/* Reads what process p shows at now_us into m; -1 with why set when its
+ * profile cannot be read.  The modules its stream names are read as its
+ * user. */
 static int gather(const struct ctl_process *p,
-		  const struct ctl_metrics_options *opt,
+		  const struct ctl_metrics_options *opt, uint64_t now_us,
 		  struct frame_namer *namer, struct process_metrics *m,
 		  char *why, size_t size)
 {
 	char pid[32], service[4 * LABEL_VALUE_MAX];
-	struct stat st;
-	struct sites_reading reading = { .name = p->page.part,
-					 .top = opt->top_sites, .namer = namer,
+	struct sites_reading reading = { .process = p,
+					 .follow = opt->follow,
+					 .name = p->page.part,
+					 .top = opt->top_sites,
+					 .now_us = now_us, .namer = namer,
 					 .out = &m->sites, .why = why,
 					 .size = size };
 	int rc;
@@ -144,17 +142,17 @@ static int gather(const struct ctl_process *p,
 		snprintf(why, size, "not recording");
 		return -1;
 	}
-	if ((reading.stream = ctl_stream_open(p, &st, why, size)) < 0)
+	if ((reading.stream = ctl_stream_open(p, &reading.st, why, size)) < 0)
 		return -1;
 	rc = ctl_as_user(p->uid, p->gid, read_sites, &reading);
 	close(reading.stream);
 	if (rc < 0)
 		return -1;
-	m->profile_bytes = (double)st.st_size;
+	m->profile_bytes = (double)reading.st.st_size;
 	m->stats = p->page.stats;
 	snprintf(pid, sizeof(pid), "%ld", p->pid);
-	service_of(p->pid, opt->service_variable ? opt->service_variable : "",
-		   service, sizeof(service));
+	ctl_service_of(p->pid, opt->service_variable, service,
+		       sizeof(service));
 	m->labels[0] = '\0';
 	add_label(m->labels, sizeof(m->labels), "pid", pid);
 	add_label(m->labels, sizeof(m->labels), "command", p->command);
@@ -247,7 +245,8 @@ static const struct family {
 	  "as memprof-report --top names them.", NULL, largest_sites },
 	{ "memprof_site_growth_bytes_per_second", "gauge",
 	  "Growth of the live bytes of the sites memprof-report --leaks finds "
-	  "growing significantly, over the profile.", NULL, growing_sites },
+	  "growing significantly, over the profile up to the scrape.", NULL,
+	  growing_sites },
 };
 
 static void write_sites(FILE *out, const struct family *f,
@@ -352,6 +351,8 @@ int ctl_metrics_render(FILE *out, const struct ctl_process *procs,
 	char problem[512];
 	struct frame_namer *namer = NULL;
 	uid_t namer_uid = 0;
+	/* One moment for every process: the processes were alive then. */
+	uint64_t now_us = opt->now_us ? opt->now_us : wall_clock_us();
 
 	if (!metrics) {
 		snprintf(why, size, "out of memory");
@@ -360,18 +361,22 @@ int ctl_metrics_render(FILE *out, const struct ctl_process *procs,
 	for (size_t i = 0; i < count; i++) {
 		/* The modules one user could read are named for that user's
 		 * processes only. */
-		if (i == 0 || procs[i].uid != namer_uid) {
+		if (opt->follow) {
+			namer = ctl_follow_namer(opt->follow, procs[i].uid,
+						 procs[i].gid);
+		} else if (i == 0 || procs[i].uid != namer_uid) {
 			frame_namer_free(namer);
 			namer = ctl_sites_namer();
 			namer_uid = procs[i].uid;
 		}
-		if (gather(&procs[i], opt, namer, &metrics[shown], problem,
-			   sizeof(problem)) == 0)
+		if (gather(&procs[i], opt, now_us, namer, &metrics[shown],
+			   problem, sizeof(problem)) == 0)
 			shown++;
 		else
 			skip(out, procs[i].pid, problem);
 	}
-	frame_namer_free(namer);
+	if (!opt->follow)
+		frame_namer_free(namer);
 	for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++)
 		write_family(out, &families[f], metrics, shown);
 	for (size_t k = 0; k < sizeof(runtime_stats) / sizeof(*runtime_stats);

@@ -11,7 +11,9 @@
  * (ctl-sites.h); its runtime statistics (memprof-stats.def) are those
  * its registry entry holds, which the runtime refreshes about once a
  * second while it samples.  A process that is not recording is left out.
- * It only reads files (the profiles, the registry entries as given,
+ * With a cache of replays (ctl-follow.h), a rendering reads what the
+ * streams gained since the last one, and says what a rendering without
+ * would.  It only reads files (the profiles, the registry entries as given,
  * /proc/PID/environ); the processes are not asked anything.  A stream
  * is reached only through ctl-stream.h, and replayed and symbolized as
  * its process's user; the modules one user's streams name are never
@@ -21,14 +23,21 @@
 #define SPPROF_CTL_METRICS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
+#include "ctl-follow.h"
 #include "ctl-registry.h"
 
 struct ctl_metrics_options {
 	unsigned top_sites;           /* live bytes of the N largest sites per process */
 	const char *service_variable; /* environment variable naming a process's service
 	                                 (read from /proc/PID/environ), e.g. "SPPROF_SERVICE" */
+	uint64_t now_us; /* the moment of the scrape, microseconds since the
+	                    epoch, to which the trends run; 0: the clock's */
+	/* The replays kept from one rendering to the next (ctl-follow.h),
+	 * or NULL: every stream replayed from its start. */
+	struct ctl_follow_cache *follow;
 };
 
 /* Writes the Prometheus text exposition (format 0.0.4) for the processes

@@ -13,7 +13,7 @@
 #include "ctl-serve-request.h"
 #include "ctl-serve-secrets.h"
 
-static void address_text(const struct sockaddr *a, char *text, size_t size)
+void ctl_serve_address_text(const struct sockaddr *a, char *text, size_t size)
 {
 	const struct sockaddr_in6 *in6 = (const void *)a;
 	const struct sockaddr_in *in = (const void *)a;
@@ -68,7 +68,7 @@ int ctl_serve_identify(const struct ctl_web_config *config,
 		out->all = uid == 0;
 		return 0;
 	}
-	address_text(peer, address, sizeof(address));
+	ctl_serve_address_text(peer, address, sizeof(address));
 	snprintf(out->name, sizeof(out->name), "unknown client %s", address);
 	if (config && config->account_count) {
 		snprintf(why, size, "credentials are needed (Basic or Bearer)");

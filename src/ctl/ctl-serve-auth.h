@@ -44,6 +44,10 @@ int ctl_serve_identify(const struct ctl_web_config *config,
 		       const struct sockaddr *local, struct ctl_client *out,
 		       char *why, size_t size);
 
+/* The IPv4 or IPv6 address of a (without its port), as text; "?". */
+void ctl_serve_address_text(const struct sockaddr *a, char *text,
+			    size_t size);
+
 /* Whether the client may read a process of that user. */
 bool ctl_serve_may_read(const struct ctl_client *c, uid_t owner);
 

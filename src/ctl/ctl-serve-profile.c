@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +24,16 @@
  * is CTL_STREAM_FD). */
 #define BASE_FD 4
 #define BASE_PATH "/proc/self/fd/4"
+/* and the streams after the first as these descriptors on. */
+#define EXTRA_FD 5
 /* The longest a report may take. */
 #define REPORT_SECONDS 120
 
-enum { HTTP_INTERNAL_ERROR = 500, HTTP_UNAVAILABLE = 503 };
+enum {
+	HTTP_CONFLICT = 409,
+	HTTP_INTERNAL_ERROR = 500,
+	HTTP_UNAVAILABLE = 503
+};
 
 /* An unnamed file in $TMPDIR (or /tmp), gone when closed; -1 with why
  * set. */
@@ -181,23 +188,43 @@ static int wait_report(pid_t child, int stop_fd, int *status)
 	return -1;
 }
 
+/* In the report's child: the streams after the first as EXTRA_FD on,
+ * moved first above them all, so that none is written over before it
+ * is moved.  0, or -1. */
+static int place_streams(const int *streams, size_t count, int *first)
+{
+	int moved[CTL_SERVE_STREAMS_MAX];
+	int above = EXTRA_FD + (int)count;
+
+	for (size_t i = 0; i < count; i++)
+		if ((moved[i] = fcntl(streams[i], F_DUPFD, above)) < 0)
+			return -1;
+	for (size_t i = 1; i < count; i++)
+		if (dup2(moved[i], EXTRA_FD + (int)i - 1) < 0)
+			return -1;
+	*first = moved[0];
+	return 0;
+}
+
 /* The report's child: its descriptors, the user's ids, the program. */
-static void report_child(const struct ctl_process *p, int stream,
-			 const struct reading *base, int out, int err,
-			 char **argv)
+static void report_child(const struct ctl_process *p, const int *streams,
+			 size_t count, const struct reading *base, int out,
+			 int err, char **argv)
 {
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int first;
 
 	if (null < 0 || dup2(null, STDIN_FILENO) < 0 ||
 	    dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0 ||
-	    ctl_stream_child(p, stream) < 0 ||
+	    place_streams(streams, count, &first) < 0 ||
+	    ctl_stream_child(p, first) < 0 ||
 	    (base && base_pipe(base) < 0)) {
 		dprintf(err, "cannot prepare memprof-report: %s\n",
 			strerror(errno));
 		_exit(127);
 	}
 	/* Nothing else of the server's (its clients' sockets). */
-	close_range(BASE_FD + 1, ~0u, 0);
+	close_range(EXTRA_FD + (unsigned)count - 1, ~0u, 0);
 	execvp(argv[0], argv);
 	dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0],
 		strerror(errno));
@@ -210,21 +237,40 @@ static const char *const report_options[] = {
 	[CTL_PROFILE_MLYZE] = "--symbolize",
 };
 
-/* memprof-report OPTION [--base=BASE] STREAM, its output in out and its
- * messages in err; the base is the stream as it was (none when NULL).
- * 0, or -1 with why set. */
-static int run_report(const struct ctl_process *p, int stream,
-		      enum ctl_profile_format format,
-		      const struct reading *base, int out, int err,
+/* What one report reads, and how it writes it. */
+struct report_job {
+	enum ctl_profile_format format;
+	const int *streams;
+	size_t count;
+	bool by_process;             /* --label-pid: each sample's process */
+	const struct reading *base;  /* the stream as it was, or NULL */
+};
+
+/* memprof-report OPTION [--base=BASE] [--label-pid] STREAM..., its
+ * output in out and its messages in err.  0, or -1 with why set. */
+static int run_report(const struct ctl_process *p,
+		      const struct report_job *job, int out, int err,
 		      int stop_fd, char *why, size_t size)
 {
 	char program[PATH_MAX];
-	char *argv[] = { program, (char *)report_options[format],
-			 base ? "--base=" BASE_PATH : NULL, NULL, NULL };
+	char paths[CTL_SERVE_STREAMS_MAX][32];
+	char *argv[CTL_SERVE_STREAMS_MAX + 5] = {
+		program, (char *)report_options[job->format]
+	};
+	size_t n = 2;
 	pid_t child;
 	int status;
 
-	argv[base ? 3 : 2] = CTL_STREAM_PATH;
+	if (job->base)
+		argv[n++] = "--base=" BASE_PATH;
+	if (job->by_process)
+		argv[n++] = "--label-pid";
+	argv[n++] = CTL_STREAM_PATH;
+	for (size_t i = 1; i < job->count; i++) {
+		snprintf(paths[i], sizeof(paths[i]), "/proc/self/fd/%d",
+			 EXTRA_FD + (int)i - 1);
+		argv[n++] = paths[i];
+	}
 	ctl_report_program(program, sizeof(program));
 	child = fork();
 	if (child < 0) {
@@ -233,7 +279,8 @@ static int run_report(const struct ctl_process *p, int stream,
 		return -1;
 	}
 	if (child == 0)
-		report_child(p, stream, base, out, err, argv);
+		report_child(p, job->streams, job->count, job->base, out, err,
+			     argv);
 	if (wait_report(child, stop_fd, &status) < 0) {
 		snprintf(why, size, "memprof-report took more than %d s, or "
 			 "the server is stopping", REPORT_SECONDS);
@@ -256,10 +303,9 @@ static int wait_unless_stopped(unsigned seconds, int stop_fd)
 	return n == 0 ? 0 : -1;
 }
 
-/* The profile of the stream into out, with the base reading when there
+/* The profile of the streams into out, with the base reading when there
  * is one.  0, or an HTTP status with why set. */
-static int render(const struct ctl_process *p, int stream,
-		  enum ctl_profile_format format, const struct reading *base,
+static int render(const struct ctl_process *p, const struct report_job *job,
 		  int stop_fd, struct ctl_served_profile *out, char *why,
 		  size_t size)
 {
@@ -267,8 +313,7 @@ static int render(const struct ctl_process *p, int stream,
 	int fd = err < 0 ? -1 : unnamed_file(why, size);
 	int rc = HTTP_INTERNAL_ERROR;
 
-	if (fd >= 0 && run_report(p, stream, format, base, fd, err, stop_fd,
-				  why, size) == 0) {
+	if (fd >= 0 && run_report(p, job, fd, err, stop_fd, why, size) == 0) {
 		out->fd = fd;
 		out->size = lseek(fd, 0, SEEK_END);
 		rc = out->size < 0 ? HTTP_INTERNAL_ERROR : 0;
@@ -285,12 +330,12 @@ int ctl_serve_profile(const struct ctl_process *p, int stream,
 		      int stop_fd,
 		      struct ctl_served_profile *out, char *why, size_t size)
 {
+	struct report_job job = { format, &stream, 1, false, NULL };
 	struct reading base;
 	struct stat st;
 
 	if (seconds == 0)
-		return render(p, stream, format, NULL, stop_fd, out, why,
-			      size);
+		return render(p, &job, stop_fd, out, why, size);
 	/* The first reading: only what there is now. */
 	if (fstat(stream, &st) < 0) {
 		snprintf(why, size, "the stream of process %ld: %s", p->pid,
@@ -305,5 +350,21 @@ int ctl_serve_profile(const struct ctl_process *p, int stream,
 		snprintf(why, size, "the server is stopping");
 		return HTTP_UNAVAILABLE;
 	}
-	return render(p, stream, format, &base, stop_fd, out, why, size);
+	job.base = &base;
+	return render(p, &job, stop_fd, out, why, size);
+}
+
+int ctl_serve_profiles(const struct ctl_process *p, const int *streams,
+		       size_t count, int stop_fd,
+		       struct ctl_served_profile *out, char *why, size_t size)
+{
+	struct report_job job = { CTL_PROFILE_PPROF, streams, count, true,
+				  NULL };
+
+	if (count == 0 || count > CTL_SERVE_STREAMS_MAX) {
+		snprintf(why, size, "%zu processes: 1 to %d are merged", count,
+			 CTL_SERVE_STREAMS_MAX);
+		return HTTP_CONFLICT;
+	}
+	return render(p, &job, stop_fd, out, why, size);
 }

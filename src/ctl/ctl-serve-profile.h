@@ -49,4 +49,13 @@ int ctl_serve_profile(const struct ctl_process *p, int stream,
 		      int stop_fd,
 		      struct ctl_served_profile *out, char *why, size_t size);
 
+/* The processes of one service in one profile (memprof-report
+ * --label-pid on all their streams: merged by symbol, each sample
+ * labelled with its process's pid), as p's user: the streams must all be
+ * of p's user.  At most CTL_SERVE_STREAMS_MAX. */
+#define CTL_SERVE_STREAMS_MAX 64
+int ctl_serve_profiles(const struct ctl_process *p, const int *streams,
+		       size_t count, int stop_fd,
+		       struct ctl_served_profile *out, char *why, size_t size);
+
 #endif /* SPPROF_CTL_SERVE_PROFILE_H */

@@ -25,7 +25,8 @@ static const struct ctl_route routes[] = {
 	{ "/debug/pprof/heap", CTL_PAGE_PROFILE, true },
 	{ "/debug/pprof/allocs", CTL_PAGE_PROFILE, true },
 	{ "/debug/mlyze", CTL_PAGE_SYMBOLIZED, true },
-	{ "/metrics", CTL_PAGE_METRICS, false },
+	{ "/metrics", CTL_PAGE_METRICS, true },
+	{ "/targets", CTL_PAGE_TARGETS, false },
 };
 
 const struct ctl_route *ctl_serve_route(const char *path)
@@ -60,6 +61,14 @@ static bool parse_seconds(struct ctl_query *q, const char *value)
 	return q->seconds != 0;
 }
 
+static bool parse_service(struct ctl_query *q, const char *value)
+{
+	if (!value || !value[0] || strlen(value) >= sizeof(q->service))
+		return false;
+	strcpy(q->service, value);
+	return true;
+}
+
 /* gc=1 asks Go to collect its garbage first: a C program has none to
  * collect, so it is accepted and changes nothing. */
 static bool parse_gc(struct ctl_query *q, const char *value)
@@ -84,6 +93,8 @@ static const struct parameter {
 	{ "pid", parse_pid, "a process id" },
 	{ "seconds", parse_seconds,
 	  "a whole number of seconds, 1-" NUMBER_TEXT(CTL_SERVE_MAX_SECONDS) },
+	{ "service", parse_service,
+	  "a service's name (at most 255 bytes)" },
 	{ "debug", parse_debug, "0 (only the binary profile is served)" },
 	{ "gc", parse_gc, "anything" },
 };
@@ -104,7 +115,7 @@ int ctl_serve_parameter(struct ctl_query *q, const char *key,
 	}
 	q->status = HTTP_BAD_REQUEST;
 	snprintf(q->why, sizeof(q->why), "unknown parameter (pid, seconds, "
-		 "debug and gc are known)");
+		 "service, debug and gc are known)");
 	return -1;
 }
 

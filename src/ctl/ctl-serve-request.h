@@ -15,12 +15,14 @@
 
 #define CTL_SERVE_MAX_SECONDS 300 /* of ?seconds= */
 #define CTL_CREDENTIAL_SIZE 256   /* the longest name or secret, with NUL */
+#define CTL_SERVICE_SIZE 256      /* the longest service= name, with NUL */
 
 enum ctl_page {
 	CTL_PAGE_INDEX,
-	CTL_PAGE_PROFILE,    /* the gzip pprof of a process */
-	CTL_PAGE_SYMBOLIZED, /* its .mlyze with its symbols inside */
-	CTL_PAGE_METRICS,
+	CTL_PAGE_PROFILE,    /* the gzip pprof of a process or a service */
+	CTL_PAGE_SYMBOLIZED, /* a process's .mlyze with its symbols inside */
+	CTL_PAGE_METRICS,    /* Prometheus' text of processes or a service */
+	CTL_PAGE_TARGETS,    /* Prometheus' HTTP service discovery */
 };
 
 struct ctl_route {
@@ -35,6 +37,7 @@ const struct ctl_route *ctl_serve_route(const char *path);
 struct ctl_query {
 	long pid;         /* 0: none asked */
 	unsigned seconds; /* 0: none asked */
+	char service[CTL_SERVICE_SIZE]; /* "": none asked */
 	unsigned given;   /* how many parameters */
 	unsigned status;  /* of a bad parameter, else 0 */
 	char why[160];

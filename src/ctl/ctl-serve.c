@@ -5,6 +5,7 @@
 
 #include "ctl-serve.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
@@ -29,6 +30,8 @@
 #include "ctl-serve-index.h"
 #include "ctl-serve-limits.h"
 #include "ctl-serve-profile.h"
+#include "ctl-serve-targets.h"
+#include "ctl-service.h"
 #include "ctl-serve-request.h"
 #include "ctl-stream.h"
 
@@ -54,6 +57,8 @@ enum {
 struct server {
 	const struct ctl_serve_options *o;
 	const struct ctl_web_config *config; /* NULL: none */
+	struct ctl_metrics_options metrics;  /* o->metrics, with the replays
+						kept between scrapes */
 	struct ctl_serve_limits limits;      /* requests under way */
 	struct ctl_serve_limits connections; /* their connections */
 	int stop[2]; /* readable once the server stops */
@@ -151,8 +156,22 @@ static void refusal(const struct ctl_client *client, long pid, char *why,
 			 "only", pid, (unsigned)user, (unsigned)geteuid());
 }
 
-/* The processes of the registry the client may read, in *procs. */
-static int visible_processes(const struct ctl_client *client,
+/* Whether process p is one of the service the request asks for (any,
+ * when it asks for none). */
+static bool of_service(const struct request *r, const struct ctl_process *p)
+{
+	char service[CTL_SERVICE_SIZE];
+
+	if (!r->query.service[0])
+		return true;
+	ctl_service_of(p->pid, r->server->o->metrics.service_variable,
+		       service, sizeof(service));
+	return strcmp(service, r->query.service) == 0;
+}
+
+/* The processes of the registry the client of r may read (of the
+ * service it asks for), in *procs. */
+static int visible_processes(const struct request *r,
 			     struct ctl_process **procs, size_t *count,
 			     char *why, size_t size)
 {
@@ -161,13 +180,13 @@ static int visible_processes(const struct ctl_client *client,
 
 	*procs = NULL;
 	*count = 0;
-	if (!client->known)
+	if (!r->client.known)
 		return 0;
 	if (ctl_registry_list(procs, count, why, size) < 0)
 		return -1;
 	for (size_t i = 0; i < *count; i++) {
-		refusal(client, (*procs)[i].pid, refused, sizeof(refused));
-		if (!refused[0])
+		refusal(&r->client, (*procs)[i].pid, refused, sizeof(refused));
+		if (!refused[0] && of_service(r, &(*procs)[i]))
 			(*procs)[kept++] = (*procs)[i];
 	}
 	*count = kept;
@@ -193,6 +212,23 @@ static bool client_gone(const struct request *r)
 	       (client.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
+/* The addresses of both ends of connection c: 0, or -1 with errno set. */
+static int addresses_of(struct MHD_Connection *c,
+			const struct sockaddr **peer,
+			struct sockaddr_storage *local)
+{
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+		c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	socklen_t length = sizeof(*local);
+
+	if (!info) {
+		errno = ENOTCONN;
+		return -1;
+	}
+	*peer = info->client_addr;
+	return getsockname(connection_fd(c), (struct sockaddr *)local, &length);
+}
+
 /* What a render_fn returns for a client that hung up before its page
  * was drawn: no one reads an answer. */
 #define RENDER_ABANDONED (-2)
@@ -211,7 +247,7 @@ static enum MHD_Result reply_rendered(struct request *r, render_fn *render,
 	size_t count = 0, length = 0;
 	char *page = NULL;
 	FILE *out;
-	int rc = visible_processes(&r->client, &procs, &count, r->why,
+	int rc = visible_processes(r, &procs, &count, r->why,
 				   sizeof(r->why));
 
 	if (rc == 0 && (out = open_memstream(&page, &length))) {
@@ -254,8 +290,10 @@ static int render_index(FILE *out, const struct request *r,
 }
 
 /* The metrics replay every stream in this process: one rendering at a
- * time, whose memory goes back to the system after it, so that the
- * server's memory is that of one rendering however many scrapes come. */
+ * time, which takes up the replays of the last one (ctl-follow.h, whose
+ * memory is bounded), and whose other memory goes back to the system
+ * after it, so that the server's memory does not grow with the number
+ * of scrapes. */
 static int render_metrics(FILE *out, const struct request *r,
 			  const struct ctl_process *procs, size_t count,
 			  char *why, size_t size)
@@ -270,11 +308,49 @@ static int render_metrics(FILE *out, const struct request *r,
 		pthread_mutex_unlock(&one_at_a_time);
 		return RENDER_ABANDONED;
 	}
-	rc = ctl_metrics_render(out, procs, count, &r->server->o->metrics,
-				why, size);
+	rc = ctl_metrics_render(out, procs, count, &r->server->metrics, why,
+				size);
 	malloc_trim(0);
 	pthread_mutex_unlock(&one_at_a_time);
 	return rc;
+}
+
+/* HOST:PORT of the server as the client of r reached it. */
+static int server_address(const struct request *r, char *text, size_t size)
+{
+	const struct sockaddr *peer;
+	struct sockaddr_storage local;
+	const struct sockaddr_in6 *in6 = (const void *)&local;
+	const struct sockaddr_in *in = (const void *)&local;
+	char host[INET6_ADDRSTRLEN];
+	bool v6;
+
+	if (addresses_of(r->c, &peer, &local) < 0)
+		return -1;
+	v6 = local.ss_family == AF_INET6;
+	ctl_serve_address_text((const struct sockaddr *)&local, host,
+			       sizeof(host));
+	snprintf(text, size, "%s%s%s:%u", v6 ? "[" : "", host, v6 ? "]" : "",
+		 (unsigned)ntohs(v6 ? in6->sin6_port : in->sin_port));
+	return 0;
+}
+
+static int render_targets(FILE *out, const struct request *r,
+			  const struct ctl_process *procs, size_t count,
+			  char *why, size_t size)
+{
+	char address[INET6_ADDRSTRLEN + 16];
+
+	if (server_address(r, address, sizeof(address)) < 0) {
+		snprintf(why, size, "cannot tell the server's address: %s",
+			 strerror(errno));
+		return -1;
+	}
+	if (ctl_serve_targets(out, address, procs, count,
+			      r->server->o->metrics.service_variable) == 0)
+		return 0;
+	snprintf(why, size, "cannot write the targets");
+	return -1;
 }
 
 static enum MHD_Result serve_index(struct request *r)
@@ -293,8 +369,19 @@ static enum MHD_Result refuse_unknown(struct request *r)
 	return reply_line(r->c, HTTP_FORBIDDEN, r->why);
 }
 
+/* /targets: Prometheus' HTTP service discovery, a target per service. */
+static enum MHD_Result serve_targets(struct request *r)
+{
+	if (!r->client.known)
+		return refuse_unknown(r);
+	return reply_rendered(r, render_targets, "application/json");
+}
+
 static enum MHD_Result serve_metrics(struct request *r)
 {
+	if (r->query.pid || r->query.seconds)
+		return reply_line(r->c, HTTP_BAD_REQUEST,
+				  "/metrics takes service= only");
 	if (!r->client.known)
 		return refuse_unknown(r);
 	return reply_rendered(r, render_metrics,
@@ -325,22 +412,6 @@ static unsigned find_recording(struct request *r, struct ctl_process *p,
 	return *stream < 0 ? HTTP_FORBIDDEN : 0;
 }
 
-/* The addresses of both ends of connection c: 0, or -1 with errno set. */
-static int addresses_of(struct MHD_Connection *c,
-			const struct sockaddr **peer,
-			struct sockaddr_storage *local)
-{
-	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
-		c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	socklen_t length = sizeof(*local);
-
-	if (!info) {
-		errno = ENOTCONN;
-		return -1;
-	}
-	*peer = info->client_addr;
-	return getsockname(connection_fd(c), (struct sockaddr *)local, &length);
-}
 
 /* One descriptor that becomes readable when the server stops or the
  * client hangs up (an epoll set of both), for the waits of a profile;
@@ -365,44 +436,111 @@ static int watch_for_the_end(struct request *r)
 }
 
 
-/* What a page of one process's profile serves. */
+/* The recording processes of the service r asks for that its client may
+ * read, all of one user (the first's), in *procs (free() it), and their
+ * streams opened and checked in streams, *count of them (to close
+ * whatever the outcome).  0, or an HTTP status with r->why set. */
+static unsigned find_service(struct request *r, struct ctl_process **procs,
+			     int *streams, size_t *count)
+{
+	struct ctl_process *all;
+	size_t listed;
+	struct stat st;
+
+	*procs = NULL;
+	*count = 0;
+	if (visible_processes(r, &all, &listed, r->why, sizeof(r->why)) < 0)
+		return HTTP_INTERNAL_ERROR;
+	*procs = all;
+	for (size_t i = 0; i < listed && *count < CTL_SERVE_STREAMS_MAX; i++) {
+		if (all[i].uid != all[0].uid) {
+			snprintf(r->why, sizeof(r->why), "the processes of "
+				 "service %s run as several users: ask for "
+				 "each by pid=", r->query.service);
+			return HTTP_CONFLICT;
+		}
+		streams[*count] = ctl_stream_open(&all[i], &st, r->why,
+						  sizeof(r->why));
+		if (streams[*count] >= 0)
+			all[(*count)++] = all[i];
+	}
+	if (*count)
+		return 0;
+	snprintf(r->why, sizeof(r->why), "no recording process of service %s "
+		 "that %s may read", r->query.service, r->client.name);
+	return HTTP_NOT_FOUND;
+}
+
+/* The profile of the process, or of the processes of the service, r
+ * asks for; 0, or an HTTP status with r->why set. */
+static unsigned profile_asked(struct request *r,
+			      enum ctl_profile_format format,
+			      struct ctl_served_profile *profile)
+{
+	struct ctl_process one, *procs = &one;
+	int streams[CTL_SERVE_STREAMS_MAX], end;
+	size_t opened = 0;
+	unsigned status;
+
+	if (r->query.service[0]) {
+		status = find_service(r, &procs, streams, &opened);
+	} else {
+		status = find_recording(r, &one, &streams[0]);
+		opened = status == 0;
+	}
+	if (status == 0 && (end = watch_for_the_end(r)) < 0)
+		status = HTTP_INTERNAL_ERROR;
+	if (status == 0) {
+		status = (unsigned)(r->query.service[0]
+			? ctl_serve_profiles(procs, streams, opened, end,
+					     profile, r->why, sizeof(r->why))
+			: ctl_serve_profile(&one, streams[0], format,
+					    r->query.seconds, end, profile,
+					    r->why, sizeof(r->why)));
+		close(end);
+	}
+	for (size_t i = 0; i < opened; i++)
+		close(streams[i]);
+	if (procs != &one)
+		free(procs);
+	return status;
+}
+
+/* What a page of a profile serves. */
 struct served_profile {
 	enum ctl_profile_format format;
 	const char *disposition; /* of the response: its file name */
 	bool takes_seconds;      /* a difference over ?seconds= */
+	bool takes_service;      /* a service's processes in one */
 };
 
-/* The profile of the process a request names, as `kind` says. */
+/* The profile of the process, or of the service, a request names, as
+ * `kind` says. */
 static enum MHD_Result serve_process(struct request *r,
 				     const struct served_profile *kind)
 {
-	struct ctl_process p;
 	struct ctl_served_profile profile;
 	struct MHD_Response *response;
 	unsigned status;
-	int stream, end;
 
+	if (r->query.service[0] && (r->query.pid || r->query.seconds))
+		return reply_line(r->c, HTTP_BAD_REQUEST,
+				  "service= takes neither pid= nor seconds=");
 	if (!r->query.pid && r->query.seconds)
 		return reply_line(r->c, HTTP_BAD_REQUEST,
 				  "seconds= needs pid=");
 	if (r->query.seconds && !kind->takes_seconds)
 		return reply_line(r->c, HTTP_BAD_REQUEST,
 				  "seconds= is for /debug/pprof/ only");
-	if (!r->query.pid)
+	if (r->query.service[0] && !kind->takes_service)
+		return reply_line(r->c, HTTP_BAD_REQUEST,
+				  "service= is for /debug/pprof/ only: a .mlyze "
+				  "file is the stream of one process");
+	if (!r->query.pid && !r->query.service[0])
 		return serve_index(r);
 	if (!r->client.known)
 		return refuse_unknown(r);
-	if ((status = find_recording(r, &p, &stream)) != 0)
-		return reply_line(r->c, status, r->why);
-	if ((end = watch_for_the_end(r)) < 0) {
-		close(stream);
-		return reply_line(r->c, HTTP_INTERNAL_ERROR, r->why);
-	}
-	status = (unsigned)ctl_serve_profile(&p, stream, kind->format,
-					     r->query.seconds, end, &profile,
-					     r->why, sizeof(r->why));
-	close(stream);
-	close(end);
+	status = profile_asked(r, kind->format, &profile);
 	if (status != 0 && client_gone(r))
 		return MHD_NO; /* abandoned: the connection is closed */
 	if (status != 0)
@@ -424,7 +562,7 @@ static enum MHD_Result serve_profile(struct request *r)
 {
 	static const struct served_profile pprof = {
 		CTL_PROFILE_PPROF, "attachment; filename=\"profile.pb.gz\"",
-		true
+		true, true
 	};
 
 	return serve_process(r, &pprof);
@@ -436,7 +574,7 @@ static enum MHD_Result serve_symbolized(struct request *r)
 {
 	static const struct served_profile mlyze = {
 		CTL_PROFILE_MLYZE, "attachment; filename=\"profile.mlyze\"",
-		false
+		false, false
 	};
 
 	return serve_process(r, &mlyze);
@@ -456,6 +594,7 @@ static enum MHD_Result (*const pages[])(struct request *r) = {
 	[CTL_PAGE_PROFILE] = serve_profile,
 	[CTL_PAGE_SYMBOLIZED] = serve_symbolized,
 	[CTL_PAGE_METRICS] = serve_metrics,
+	[CTL_PAGE_TARGETS] = serve_targets,
 };
 
 /* With client_auth_type RequireAndVerifyClientCert: whether the client
@@ -717,7 +856,7 @@ static int configure(struct server *s, struct ctl_web_config *config)
 
 int ctl_serve(const struct ctl_serve_options *o)
 {
-	struct server s = { .o = o };
+	struct server s = { .o = o, .metrics = o->metrics };
 	struct ctl_web_config config;
 	struct MHD_Daemon *daemon = NULL;
 	struct addrinfo *address;
@@ -747,10 +886,12 @@ int ctl_serve(const struct ctl_serve_options *o)
 	sigaddset(&stop_signals, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	s.metrics.follow = ctl_follow_cache_new();
 	if (pipe2(s.stop, O_CLOEXEC) == 0)
 		daemon = start(&s, address);
 	freeaddrinfo(address);
 	if (!daemon) {
+		ctl_follow_cache_free(s.metrics.follow);
 		fprintf(stderr, "memprof-ctl: cannot listen on %s: %s\n",
 			o->listen, strerror(errno));
 		return 1;
@@ -765,6 +906,7 @@ int ctl_serve(const struct ctl_serve_options *o)
 	close(s.stop[1]);
 	ctl_serve_limits_destroy(&s.limits);
 	ctl_serve_limits_destroy(&s.connections);
+	ctl_follow_cache_free(s.metrics.follow);
 	if (s.config)
 		ctl_web_config_free(&config);
 	return 0;

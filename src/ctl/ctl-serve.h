@@ -8,7 +8,12 @@
  *   /debug/pprof/heap?pid=N   the gzip pprof of a recording process
  *   /debug/pprof/allocs?pid=N the same (ctl-serve-profile.h);
  *                             &seconds=S: what changed in S seconds
- *   /metrics                  the Prometheus exposition (ctl-metrics.h)
+ *   /debug/pprof/heap?service=NAME  the processes of a service merged
+ *                             (ctl-service.h)
+ *   /metrics                  the Prometheus exposition (ctl-metrics.h);
+ *                             ?service=NAME: of one service
+ *   /targets                  a target per service, for Prometheus' HTTP
+ *                             service discovery (ctl-serve-targets.h)
  * The processes are those `memprof-ctl list` shows that both the server's
  * user and the client may read (ctl-serve-auth.h: by the credentials the
  * web configuration o->web_config_file accepts, else on loopback by the

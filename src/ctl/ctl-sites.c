@@ -72,14 +72,27 @@ struct frame_namer *ctl_sites_namer(void)
 	return frame_namer_new(&naming);
 }
 
-int ctl_sites_read(int fd, const char *name, size_t top,
+void ctl_sites_of(const mlyze_reader *r, const struct heap_replay *h,
+		  size_t top, struct frame_namer *namer, struct ctl_sites *out)
+{
+	struct stack_table stacks;
+
+	memset(out, 0, sizeof(*out));
+	ctl_summary_of(h, &out->summary);
+	stacks_init(&stacks);
+	free(stacks_add_profile(&stacks, namer, r, h));
+	keep_sites(out, &stacks, top);
+	stacks_free(&stacks);
+}
+
+int ctl_sites_read(int fd, const char *name, size_t top, uint64_t now_us,
 		   struct frame_namer *namer, struct ctl_sites *out, char *why,
 		   size_t size)
 {
 	struct mlyze_options reading = { .warn = ctl_ignore_warning };
-	struct replay_options replaying = { .growth = true };
+	struct replay_options replaying = { .growth = true,
+					    .until_us = now_us };
 	mlyze_reader *r = mlyze_open_fd(fd, name, &reading);
-	struct stack_table stacks;
 	struct heap_replay h;
 
 	memset(out, 0, sizeof(*out));
@@ -90,13 +103,9 @@ int ctl_sites_read(int fd, const char *name, size_t top,
 		mlyze_close(r);
 		return -1;
 	}
-	ctl_summary_of(&h, &out->summary);
-	stacks_init(&stacks);
-	free(stacks_add_profile(&stacks, namer, r, &h));
+	ctl_sites_of(r, &h, top, namer, out);
 	heap_replay_free(&h);
 	mlyze_close(r);
-	keep_sites(out, &stacks, top);
-	stacks_free(&stacks);
 	return 0;
 }
 

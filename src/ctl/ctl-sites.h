@@ -7,8 +7,10 @@
  * has the name `memprof-report --top` gives it.  It keeps the profile's
  * totals, the `top` sites that hold the most live bytes now, and the
  * sites that `memprof-report --leaks` finds growing significantly, their
- * trend taken per second (whatever markers the program sets), the
- * fastest first, at most `top` of them.  It only reads files; the process
+ * trend taken per second (whatever markers the program sets) up to
+ * `now_us` (the moment the process is asked about: it lived to then,
+ * whether it wrote events since or not), the fastest first, at most
+ * `top` of them.  It only reads files; the process
  * is not asked anything.  Symbolizing is the costly part (the modules'
  * symbols and debug information, often compressed): the reads of one
  * moment share a namer from ctl_sites_namer() (frame_namer_free() it),
@@ -18,6 +20,7 @@
 #define SPPROF_CTL_SITES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ctl-summary.h"
 #include "report-frames.h"
@@ -37,10 +40,15 @@ struct ctl_sites {
 
 struct frame_namer *ctl_sites_namer(void);
 /* The profile open at fd (from its current offset; `name` for
- * messages): 0, or -1 with why set (*out then holds nothing to free). */
-int ctl_sites_read(int fd, const char *name, size_t top,
+ * messages), its trends up to now_us (microseconds since the epoch): 0,
+ * or -1 with why set (*out then holds nothing to free). */
+int ctl_sites_read(int fd, const char *name, size_t top, uint64_t now_us,
 		   struct frame_namer *namer, struct ctl_sites *out, char *why,
 		   size_t size);
+/* The same of a profile replayed already (h, of the profile r reads):
+ * the replay options must measure growth. */
+void ctl_sites_of(const mlyze_reader *r, const struct heap_replay *h,
+		  size_t top, struct frame_namer *namer, struct ctl_sites *out);
 void ctl_sites_free(struct ctl_sites *s);
 
 #endif /* SPPROF_CTL_SITES_H */

@@ -12,6 +12,9 @@ src_memprof_ctl_SOURCES = \
 	src/ctl/ctl-summary.c src/ctl/ctl-summary.h \
 	src/ctl/ctl-metrics.c src/ctl/ctl-metrics.h \
 	src/ctl/ctl-sites.c src/ctl/ctl-sites.h \
+	src/ctl/ctl-follow.c src/ctl/ctl-follow.h \
+	src/ctl/ctl-service.c src/ctl/ctl-service.h \
+	src/ctl/ctl-serve-targets.c src/ctl/ctl-serve-targets.h \
 	src/ctl/ctl-top.c src/ctl/ctl-top.h \
 	src/ctl/ctl-attach.c src/ctl/ctl-attach.h \
 	src/ctl/ctl-serve.c src/ctl/ctl-serve.h \

@@ -158,6 +158,20 @@ MLYZE_PUBLIC int mlyze_truncated(const mlyze_reader *r)
 	return r->truncated;
 }
 
+MLYZE_PUBLIC int mlyze_follow(mlyze_reader *r)
+{
+	if (r->in.status != MLYZE_OK || r->info.complete != 0 || !r->in.live)
+		return -1;
+	/* Where the events ended, and an event cut short there, were only
+	 * where its writer had got to: the bytes from r->in.next on are
+	 * read again.  The non-zero bytes seen ahead stay written. */
+	r->finished = false;
+	r->truncated = false;
+	r->end_of_events = 0;
+	r->in.at_eof = false;
+	return 0;
+}
+
 MLYZE_PUBLIC const struct mlyze_info *mlyze_info(const mlyze_reader *r)
 {
 	return &r->info;
@@ -848,9 +862,32 @@ static const uint8_t *last_nonzero(const uint8_t *p, const uint8_t *end)
 	return end > p ? end - 1 : NULL;
 }
 
+/* Of a descriptor that cannot seek (a pipe): whether nothing but zero
+ * bytes follow what is buffered, read on into the buffer while it has
+ * room (pointers into the buffer but r->in.next go stale): 1 yes, 0 no
+ * (or the buffer filled first: then nobody can tell), -1 error. */
+static int zeros_read_to_end(struct mlyze_reader *r)
+{
+	const uint8_t *new_bytes;
+	uint64_t from;
+
+	while (!r->in.at_eof) {
+		if ((size_t)(r->in.end - r->in.next) == r->in.capacity)
+			return 0;
+		from = input_offset(&r->in, r->in.end);
+		if (input_refill(&r->in) < 0)
+			return -1;
+		/* The refill moved the buffered bytes to its start. */
+		new_bytes = r->in.buffer + (size_t)(from - r->in.buffer_offset);
+		if (last_nonzero(new_bytes, r->in.end))
+			return 0;
+	}
+	return 1;
+}
+
 /* Whether the file holds nothing but zero bytes after what is buffered,
- * read ahead without moving the descriptor: 1 yes, 0 no (or the
- * descriptor cannot seek: then nobody can tell), -1 error. */
+ * read ahead without moving the descriptor (or, one that cannot seek,
+ * into the buffer: see zeros_read_to_end): 1 yes, 0 no, -1 error. */
 static int zeros_to_end(struct mlyze_reader *r)
 {
 	uint8_t chunk[LOOKAHEAD_CHUNK];
@@ -859,7 +896,7 @@ static int zeros_to_end(struct mlyze_reader *r)
 	ssize_t n;
 
 	if (start < 0)
-		return 0;
+		return zeros_read_to_end(r);
 	for (;;) {
 		n = pread(r->in.fd, chunk, sizeof(chunk), at);
 		if (n < 0 && errno == EINTR)
@@ -973,6 +1010,7 @@ static int cut_short_by_its_writer(struct mlyze_reader *r)
 	if (!last || event + claimed_length(event, r->in.end) <= last + 1 ||
 	    (!r->in.at_eof && zeros_to_end(r) != 1))
 		return 0;
+	event = r->in.next; /* where a pipe's zeros were read on into */
 	free(input_take_error(&r->in));
 	stop_cut_short(r, input_offset(&r->in, event), event_name_of(*event, unknown),
 		       "where the writing stopped (its process ended in the "
@@ -1215,6 +1253,9 @@ static int read_event_carefully(struct mlyze_reader *r, struct mlyze_event *ev)
 		if (r->skip_left) {
 			if (skip_payload(r) < 0)
 				return -1;
+			/* The next event needs its own bytes buffered,
+			 * not the skipped payload's. */
+			needed = LONGEST_FIXED_EVENT;
 			continue;
 		}
 		if ((size_t)(r->in.end - r->in.next) < needed && !r->in.at_eof) {

@@ -59,6 +59,7 @@ struct options {
 	bool keep_wrappers; /* allocation wrappers may be sites */
 	bool running; /* --running: the streams of running processes */
 	enum memory_kind kinds; /* --kind: what memory the sites hold */
+	bool label_pid; /* --label-pid: stacks apart by process, labelled */
 	/* --suppressions, with --at end or --leaks; NULL without. */
 	struct suppressions *suppressions;
 	bool symbolize; /* write the profile with its symbols, no view */
@@ -112,6 +113,8 @@ static void usage(FILE *out)
 	      "      --all               also list sites with nothing live\n"
 	      "      --keep-wrappers     let allocation wrappers (xmalloc, g_malloc...)\n"
 	      "                          be sites, not their callers\n"
+	      "      --label-pid         keep the stacks of each profile's process\n"
+	      "                          apart, labelled pid in a pprof file\n"
 	      "      --debug-dir=DIR     also look for debug files in DIR (repeatable)\n"
 	      "      --sysroot=DIR       find the profiled modules under DIR\n"
 	      "      --base=FILE         show what changed since the profile FILE\n"
@@ -237,6 +240,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_LEAKS,
 		OPT_GROWTH,
 		OPT_KEEP_WRAPPERS,
+		OPT_LABEL_PID,
 		OPT_SUPPRESSIONS,
 		OPT_SYMBOLIZE,
 		OPT_FROM,
@@ -262,6 +266,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "leaks", no_argument, NULL, OPT_LEAKS },
 		{ "growth", no_argument, NULL, OPT_GROWTH },
 		{ "keep-wrappers", no_argument, NULL, OPT_KEEP_WRAPPERS },
+		{ "label-pid", no_argument, NULL, OPT_LABEL_PID },
 		{ "suppressions", required_argument, NULL, OPT_SUPPRESSIONS },
 		{ "symbolize", no_argument, NULL, OPT_SYMBOLIZE },
 		{ "from", required_argument, NULL, OPT_FROM },
@@ -342,6 +347,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_KEEP_WRAPPERS:
 			o->keep_wrappers = true;
 			break;
+		case OPT_LABEL_PID:
+			o->label_pid = true;
+			break;
 		case OPT_SUPPRESSIONS:
 			o->suppressions = load_suppressions(o->suppressions,
 							    optarg);
@@ -367,10 +375,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 	if (optind == argc)
 		usage_error("%s", "no profile given");
 	if (o->symbolize && (o->view || o->base_count || o->leaks ||
-			     o->growth || o->suppressions))
+			     o->growth || o->suppressions || o->label_pid))
 		usage_error("%s", "--symbolize writes a profile, not a view: "
-				  "no --format, --base, --leaks, --growth or "
-				  "--suppressions");
+				  "no --format, --base, --leaks, --growth, "
+				  "--suppressions or --label-pid");
 	if (o->symbolize && argc - optind != 1)
 		usage_error("%s", "--symbolize writes one profile: give one");
 	if (o->cumulative && o->grouping == GROUP_BY_STACK)
@@ -420,6 +428,7 @@ struct gathered {
 	enum memory_kind kinds;    /* --kind */
 	bool has_mappings;         /* a profile holds some, counted or not */
 	double mapped_peak;        /* of the peaks, the mappings' counted */
+	bool label_pid;            /* --label-pid */
 };
 
 static void warn(void *ctx, const char *message)
@@ -790,6 +799,8 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 	add_stats(&g->stats, &mlyze_info(r)->stats);
 	warn_replaced(g, file, &replay);
 	note_checkpoints(g, file, r, &replay);
+	if (g->label_pid)
+		g->stacks.pid = mlyze_info(r)->pid;
 	stack_map = stacks_add_profile(&g->stacks, g->namer, r, &replay);
 	take_series(&g->profiles[g->profile_count - 1], &replay, stack_map);
 	free(stack_map);
@@ -927,6 +938,7 @@ static int gather(struct gathered *g, const struct options *o,
 	/* A comparison shows no growth: its base needs none either. */
 	g->growth = o->leaks || o->growth ||
 		    (o->view->shows_growth && !o->base_count);
+	g->label_pid = o->label_pid;
 	stacks_init(&g->stacks);
 	if (o->from.kind)
 		g->from = moment_label(&o->from);

@@ -107,6 +107,7 @@ struct replay_state {
 	uint64_t live_samples;
 	bool growth;           /* measure it (replay_options) */
 	enum memory_kind kinds; /* counted (replay_options) */
+	uint64_t until_us;     /* replay_options */
 	double position[AXES]; /* now: seconds since the origin, markers */
 	uint64_t origin_us;    /* the start, or the last checkpoint */
 	bool in_checkpoint;    /* reading the events of a checkpoint */
@@ -712,6 +713,7 @@ static void start_time_series(struct replay_state *st, const mlyze_reader *r,
 	st->snapshots_wanted = options ? options->snapshots : 0;
 	st->growth = options && options->growth;
 	st->kinds = options && options->kinds ? options->kinds : KIND_ALL;
+	st->until_us = options ? options->until_us : 0;
 	if (st->snapshots_wanted) {
 		st->snapshot_stride_us = duration / st->snapshots_wanted;
 		if (st->snapshot_stride_us == 0)
@@ -984,6 +986,21 @@ static void replay_event(struct replay_state *st, const mlyze_reader *r,
 	}
 }
 
+static double seconds_since(uint64_t origin_us, uint64_t time_us)
+{
+	return time_us > origin_us ? (double)(time_us - origin_us) / 1e6 : 0.0;
+}
+
+/* The trends per second end when the process is known to have lived
+ * to, if that is after its last event. */
+static void run_trends_until(struct replay_state *st)
+{
+	double until = seconds_since(st->origin_us, st->until_us);
+
+	if (st->growth && until > st->position[PER_SECOND])
+		st->position[PER_SECOND] = until;
+}
+
 /* What was allocated, what is still live at the end, and the totals. */
 static void finish(struct replay_state *st)
 {
@@ -1000,6 +1017,7 @@ static void finish(struct replay_state *st)
 	}
 	if (st->snapshots_wanted)
 		h->allocated_after_snapshots = allocated_since_snapshot(st);
+	run_trends_until(st);
 	while ((slot = u64map_next(&st->blocks.by_address, &cursor))) {
 		w = block_weight(&st->blocks, slot->value);
 		add_weight(&h->by_stack[slot->value.b >> 32].live[AT_END], &w);
@@ -1036,11 +1054,6 @@ static void free_state(struct replay_state *st)
 	for (int half = 0; half < ESTIMATOR_HALVES; half++)
 		free(st->halves[half].changed);
 	free_amounts(&st->dropped_allocations);
-}
-
-static double seconds_since(uint64_t origin_us, uint64_t time_us)
-{
-	return time_us > origin_us ? (double)(time_us - origin_us) / 1e6 : 0.0;
 }
 
 /* Events are read in batches (mlyze_next_events()).  The block an ALLOC
@@ -1163,29 +1176,155 @@ static void start_moments(struct heap_replay *h,
 			   start_us);
 }
 
+struct heap_follower {
+	struct replay_state st;
+	struct heap_replay h; /* what the events so far made, unfinished */
+	struct replay_options options;
+	uint64_t first_rate;
+};
+
+struct heap_follower *heap_follower_new(const mlyze_reader *r,
+					const struct replay_options *options)
+{
+	struct heap_follower *f = xcalloc(1, sizeof(*f));
+
+	if (options)
+		f->options = *options;
+	f->st.h = &f->h;
+	u64map_init(&f->st.blocks.by_address);
+	weight_memo_init(&f->st.weights);
+	f->h.last_time_us = f->h.peak_time_us = mlyze_info(r)->start_time_us;
+	f->st.origin_us = mlyze_info(r)->start_time_us;
+	f->first_rate = mlyze_info(r)->sampling_rate;
+	start_time_series(&f->st, r, &f->options);
+	start_moments(&f->h, &f->options, f->st.origin_us);
+	f->st.follows_moments = f->h.at.spec || f->h.from.spec || f->h.to.spec;
+	return f;
+}
+
+int heap_follower_read(struct heap_follower *f, mlyze_reader *r)
+{
+	struct mlyze_event events[BATCH_EVENTS];
+	int rc;
+
+	while ((rc = mlyze_next_events(r, events, BATCH_EVENTS)) > 0)
+		replay_batch(&f->st, r, events, rc, &f->options, f->first_rate);
+	return rc;
+}
+
+static void *copy_of(const void *from, size_t count, size_t size)
+{
+	void *to = xcalloc(count + 1, size);
+
+	if (count)
+		memcpy(to, from, count * size);
+	return to;
+}
+
+static void copy_amounts(struct stack_amounts *to,
+			 const struct stack_amounts *from)
+{
+	to->count = from->count;
+	to->stacks = copy_of(from->stacks, from->count, sizeof(*to->stacks));
+	to->amounts = copy_of(from->amounts, from->count, sizeof(*to->amounts));
+}
+
+static void copy_snapshot(struct heap_snapshot *to,
+			  const struct heap_snapshot *from)
+{
+	*to = *from;
+	to->stacks = copy_of(from->stacks, from->count, sizeof(*to->stacks));
+	to->bytes = copy_of(from->bytes, from->count, sizeof(*to->bytes));
+	to->bytes_variance = copy_of(from->bytes_variance, from->count,
+				     sizeof(*to->bytes_variance));
+	to->samples = copy_of(from->samples, from->count, sizeof(*to->samples));
+	copy_amounts(&to->allocated, &from->allocated);
+}
+
+/* A copy of `from` that owns all it points to. */
+static void copy_replay(struct heap_replay *to, const struct heap_replay *from)
+{
+	*to = *from;
+	to->by_stack = copy_of(from->by_stack, from->stack_count,
+			       sizeof(*to->by_stack));
+	to->timeline = copy_of(from->timeline, from->timeline_count,
+			       sizeof(*to->timeline));
+	to->events_kept = copy_of(from->events_kept, from->events_kept_count,
+				  sizeof(*to->events_kept));
+	for (size_t i = 0; i < to->events_kept_count; i++)
+		if (from->events_kept[i].name)
+			to->events_kept[i].name =
+				xstrdup(from->events_kept[i].name);
+	to->snapshots = copy_of(from->snapshots, from->snapshot_count,
+				sizeof(*to->snapshots));
+	for (size_t i = 0; i < to->snapshot_count; i++)
+		copy_snapshot(&to->snapshots[i], &from->snapshots[i]);
+	to->memory.points = copy_of(from->memory.points, from->memory.count,
+				    sizeof(*to->memory.points));
+	to->memory.capacity = from->memory.count;
+	copy_amounts(&to->allocated_after_snapshots,
+		     &from->allocated_after_snapshots);
+	to->stack_kinds = from->stack_kinds
+				  ? copy_of(from->stack_kinds, from->stack_count,
+					    sizeof(*to->stack_kinds))
+				  : NULL;
+}
+
+void heap_follower_result(const struct heap_follower *f, uint64_t until_us,
+			  struct heap_replay *out)
+{
+	/* finish() adds the lives of the blocks still live to the trends
+	 * of their stacks, and the end to the series: on copies, so that
+	 * the events to come find the follower as the events so far left
+	 * it.  The live blocks and the halves' peaks are only read. */
+	struct replay_state st = f->st;
+
+	copy_replay(out, &f->h);
+	st.h = out;
+	st.now = copy_of(f->st.now, f->h.stack_count, sizeof(*st.now));
+	st.until_us = until_us;
+	finish(&st);
+	free(st.now);
+}
+
+size_t heap_follower_bytes(const struct heap_follower *f)
+{
+	const struct replay_state *st = &f->st;
+	size_t map = st->blocks.by_address.slots
+			     ? (st->blocks.by_address.mask + 1) *
+				       (sizeof(struct u64map_slot) + 1)
+			     : 0;
+
+	return sizeof(*f) + map +
+	       st->blocks.capacity * (sizeof(struct slot) + sizeof(uint32_t)) +
+	       f->h.stack_count * (sizeof(struct stack_now) +
+				   sizeof(struct heap_estimates) +
+				   ESTIMATOR_HALVES * sizeof(size_t)) +
+	       f->h.timeline_count * sizeof(struct heap_point) +
+	       st->events_capacity * sizeof(struct heap_event) +
+	       f->h.memory.capacity * sizeof(struct memory_point);
+}
+
+void heap_follower_free(struct heap_follower *f)
+{
+	if (!f)
+		return;
+	free_state(&f->st);
+	heap_replay_free(&f->h);
+	free(f);
+}
+
 int heap_replay(mlyze_reader *r, struct heap_replay *h,
 		const struct replay_options *options)
 {
-	struct replay_state st = { .h = h };
-	struct mlyze_event events[BATCH_EVENTS];
-	uint64_t first_rate = mlyze_info(r)->sampling_rate;
-	int rc;
+	struct heap_follower *f = heap_follower_new(r, options);
+	int rc = heap_follower_read(f, r);
 
-	memset(h, 0, sizeof(*h));
-	u64map_init(&st.blocks.by_address);
-	weight_memo_init(&st.weights);
-	h->last_time_us = h->peak_time_us = mlyze_info(r)->start_time_us;
-	st.origin_us = mlyze_info(r)->start_time_us;
-	start_time_series(&st, r, options);
-	start_moments(h, options, st.origin_us);
-	st.follows_moments = h->at.spec || h->from.spec || h->to.spec;
-	while ((rc = mlyze_next_events(r, events, BATCH_EVENTS)) > 0)
-		replay_batch(&st, r, events, rc, options, first_rate);
 	if (rc == 0)
-		finish(&st);
-	free_state(&st);
-	if (rc < 0)
-		heap_replay_free(h);
+		heap_follower_result(f, f->options.until_us, h);
+	else
+		memset(h, 0, sizeof(*h));
+	heap_follower_free(f);
 	return rc;
 }
 

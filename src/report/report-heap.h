@@ -172,6 +172,12 @@ struct replay_options {
 	 * from `from` on and before `to` are counted, in every estimate and
 	 * series, as if the others were never allocated. */
 	const struct moment_spec *at, *from, *to;
+	/* A moment the process is known to have lived to (the time a
+	 * running process is asked about, in the profile's microseconds
+	 * since the epoch), or 0: the trends per second run to it when it
+	 * is after the last event, so that a site that stopped growing is
+	 * seen flat since, not growing to its last sample. */
+	uint64_t until_us;
 };
 
 /* Read every event of r; returns 0, or -1 when the reader failed (out
@@ -179,5 +185,24 @@ struct replay_options {
 int heap_replay(mlyze_reader *r, struct heap_replay *out,
 		const struct replay_options *options);
 void heap_replay_free(struct heap_replay *h);
+
+/* The same replay, taken up again as a streamed file grows
+ * (mlyze_follow()): heap_follower_read() replays every event r has up to
+ * its end (0, or -1 when the reader failed: the follower is then of no
+ * more use), and heap_follower_result() says, into out (to
+ * heap_replay_free()), what heap_replay() would say of the events read
+ * so far, with until_us for replay_options.until_us; the follower goes
+ * on from there.  It holds the live blocks and the stacks of a replay,
+ * never the events. */
+struct heap_follower;
+
+struct heap_follower *heap_follower_new(const mlyze_reader *r,
+					const struct replay_options *options);
+int heap_follower_read(struct heap_follower *f, mlyze_reader *r);
+void heap_follower_result(const struct heap_follower *f, uint64_t until_us,
+			  struct heap_replay *out);
+/* About how much memory f holds (the names of its markers aside). */
+size_t heap_follower_bytes(const struct heap_follower *f);
+void heap_follower_free(struct heap_follower *f);
 
 #endif /* SPPROF_REPORT_HEAP_H */

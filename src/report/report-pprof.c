@@ -41,7 +41,8 @@ enum {
 	PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
 	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
-	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2,
+	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
+	LABEL_KEY = 1, LABEL_NUM = 3,
 	MAPPING_ID = 1, MAPPING_START = 2, MAPPING_LIMIT = 3,
 	MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
 	MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9,
@@ -176,6 +177,12 @@ static void samples(struct encoder *e, const struct side *side)
 		each_location(t, s, add_location_id, &l);
 		pb_packed(&e->sub, SAMPLE_LOCATION_ID, ids, l.n);
 		pb_packed(&e->sub, SAMPLE_VALUE, values, 4);
+		/* The process of a stack kept apart (--label-pid). */
+		if (s->pid) {
+			pb_int(&e->line, LABEL_KEY, string_id(e, "pid"));
+			pb_uint(&e->line, LABEL_NUM, s->pid);
+			pb_message(&e->sub, SAMPLE_LABEL, &e->line);
+		}
 		pb_message(&e->out, PROFILE_SAMPLE, &e->sub);
 	}
 	free(ids);

@@ -249,6 +249,10 @@ static size_t stack_index(struct stack_table *table, struct frame_namer *namer,
 	bool added;
 	size_t i;
 
+	if (table->pid) {
+		sb_add_uint(&key, table->pid, 10);
+		sb_add(&key, ":");
+	}
 	sb_add(&key, s->damaged ? "D" : "S");
 	for (size_t k = 0; k < s->depth; k++) {
 		struct frame_run run = frame_run(table, namer, seen,
@@ -277,6 +281,7 @@ static size_t stack_index(struct stack_table *table, struct frame_namer *namer,
 		.depth = depth,
 		.damaged = s->damaged,
 		.end = stack_end(table, frames, depth, s->depth),
+		.pid = table->pid,
 	};
 	table->stack_count = i + 1;
 	return i;

@@ -38,6 +38,7 @@ struct report_stack {
 	size_t depth;
 	bool damaged;   /* the profile could not define it: no frames */
 	enum stack_end end;
+	uint64_t pid; /* of its process, when the table keeps them apart */
 	struct heap_estimates heap;
 	unsigned kinds; /* enum memory_kind bits: what memory it holds */
 };
@@ -59,6 +60,9 @@ struct stack_table {
 	size_t run_capacity;
 	struct report_stack *stacks;
 	size_t stack_count, stack_capacity;
+	/* Non-zero: the pid of the profile stacks_add_profile() adds, whose
+	 * stacks stay apart from those of other processes. */
+	uint64_t pid;
 	struct heap_estimates heap; /* all stacks */
 	struct text_index module_keys, frame_keys, stack_keys;
 	/* Runs of native frames by module index (high 16 bits) and address:

@@ -2,8 +2,10 @@
 # prometheus.sh - a real Prometheus server scrapes memprof-ctl serve's
 # /metrics every second; its HTTP API must give the live heap of
 # leak-program with a 95 % interval that holds the truth, and the growth
-# of its leaking site, leak_slowly.  The alert rule of the README checks
-# with promtool.
+# of its leaking site, leak_slowly.  A second job finds its targets with
+# the HTTP service discovery of /targets, without a pid: it must scrape
+# leak-program's service.  The alert rule of the README checks with
+# promtool.
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/ctl-helpers.sh"
 
@@ -74,6 +76,11 @@ scrape_configs:
   - job_name: spprof
     static_configs:
       - targets: ["$target"]
+  - job_name: spprof-services
+    honor_labels: true
+    http_sd_configs:
+      - url: "$url/targets"
+        refresh_interval: 2s
 EOF2
 	for attempt in 1 2 3; do
 		port=$(free_port)
@@ -137,6 +144,13 @@ for scrape in $(seq 10); do
 	[ $scrape -lt 10 ] || fail "the truth $truth is outside [$lower, $upper]"
 	sleep 1
 done
+
+# Found by the service discovery, its configuration naming no pid: a
+# target per service, which scrapes that service's processes.
+wait_for "memprof_live_heap_bytes{job=\"spprof-services\",$of}"
+echo "discovered by service: $value bytes live"
+wait_for "count(memprof_live_heap_bytes{job=\"spprof-services\"})"
+[ "$value" = 1 ] || fail "the discovered target of service shop \"front\" scrapes $value processes"
 
 wait_for "memprof_site_growth_bytes_per_second{$of,site=\"leak_slowly\"}"
 echo "leak_slowly grows by $value bytes/s"

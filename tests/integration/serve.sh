@@ -1,7 +1,8 @@
 #!/bin/sh
 # serve.sh - memprof-ctl serve read by Go's own pprof client over HTTP:
 # the functions of hold-program with the estimates memprof-report gives
-# on the same stream, -diff_base between two fetches, and ?seconds=.
+# on the same stream, -diff_base between two fetches, ?seconds=, and a
+# service by name (?service=, /targets) across a restart of its process.
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/ctl-helpers.sh"
 
@@ -104,6 +105,40 @@ grep -Eq '^ +[1-9][0-9.]*[kMG]?B .* churn$' delta.top ||
 grep -Eq '^ +[1-9][0-9.]*[kMG]?B .* main$' delta.top &&
 	fail "main allocated in the last second: $(cat delta.top)"
 
-stop_serve
 end_hold rec $rec
+
+# A service by name, across a restart of its process: the same URL, and
+# the discovery endpoint names it, whatever its pid.
+service="serve test $$"
+last=
+for run in 1 2; do
+	SPPROF_SERVICE=$service SPPROF_OUTPUT=$scratch/svc.%p.mlyze \
+		start_hold svc$run
+	/usr/bin/python3 - "$url/targets" "$service" <<'PY' ||
+import json, sys, urllib.request
+
+groups = json.load(urllib.request.urlopen(sys.argv[1], timeout=600))
+mine = [g for g in groups if g["labels"].get("service") == sys.argv[2]]
+assert len(mine) == 1, groups
+assert mine[0]["labels"]["__param_service"] == sys.argv[2], mine
+assert mine[0]["targets"] == [sys.argv[1].split("/")[2]], mine
+PY
+		fail "/targets does not name the service: $(cat serve.err)"
+	go tool pprof -raw "$url/debug/pprof/heap?service=$service" \
+		>svc$run.raw 2>svc.err ||
+		fail "go tool pprof ?service=: $(cat svc.err); the server said: $(cat serve.err)"
+	grep -q "hold-program.c" svc$run.raw ||
+		fail "no file of hold-program in the service's profile: $(cat svc$run.raw)"
+	# Each sample labelled with its process: this run's, not the last's.
+	go tool pprof -tags "$url/debug/pprof/heap?service=$service" \
+		>svc$run.tags 2>svc.err || fail "go tool pprof -tags: $(cat svc.err)"
+	grep -q "pid:" svc$run.tags && grep -Eq "[^0-9]$pid\$" svc$run.tags ||
+		fail "the samples are not labelled pid $pid: $(cat svc$run.tags)"
+	[ -z "$last" ] || ! grep -Eq "[^0-9]$last\$" svc$run.tags ||
+		fail "the service's profile still has process $last: $(cat svc$run.tags)"
+	last=$pid
+	end_hold svc$run $pid
+done
+
+stop_serve
 pass

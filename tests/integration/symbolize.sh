@@ -119,6 +119,12 @@ cp "rec.$rec.mlyze.part" rec.mlyze
 [ "$(curl -s -o /dev/null -w '%{http_code}' \
 	"$url/debug/mlyze?pid=$rec&seconds=1")" = 400 ] ||
 	fail "/debug/mlyze took seconds="
+# A .mlyze is one process's stream: a service's processes are refused.
+[ "$(curl -s -o refused.out -w '%{http_code}' \
+	"$url/debug/mlyze?service=hold-program")" = 400 ] ||
+	fail "/debug/mlyze took service=: $(cat refused.out)"
+grep -q "one process" refused.out ||
+	fail "the refusal of service= says: $(cat refused.out)"
 stop_serve
 end_hold rec $rec
 pass

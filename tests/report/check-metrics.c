@@ -43,6 +43,7 @@ static const char small_profile[] =
 	"free 500000 0x60\n"
 	"alloc 500000 0x30 100 1 1\n"
 	"alloc 1000000 0x40 100 1 1\n";
+#define SMALL_PROFILE_END_US 4000000
 
 static void write_profile(const char *script)
 {
@@ -89,12 +90,16 @@ static void stop_service(pid_t child)
 	waitpid(child, NULL, 0);
 }
 
-/* The exposition of `procs`, in a string to free(). */
-static char *render(const struct ctl_process *procs, size_t count)
+/* The exposition of `procs` scraped at now_us with the replays of
+ * `follow` (NULL: none), in a string to free(). */
+static char *render_following(const struct ctl_process *procs, size_t count,
+			      uint64_t now_us, struct ctl_follow_cache *follow)
 {
 	struct ctl_metrics_options opt = { .top_sites = 10,
 					   .service_variable =
-						   "SPPROF_SERVICE" };
+						   "SPPROF_SERVICE",
+					   .now_us = now_us,
+					   .follow = follow };
 	char *text = NULL, why[256];
 	size_t length = 0;
 	FILE *out = open_memstream(&text, &length);
@@ -105,6 +110,18 @@ static char *render(const struct ctl_process *procs, size_t count)
 			 0);
 	fclose(out);
 	return text;
+}
+
+static char *render_at(const struct ctl_process *procs, size_t count,
+		       uint64_t now_us)
+{
+	return render_following(procs, count, now_us, NULL);
+}
+
+/* Scraped at the last event of small_profile. */
+static char *render(const struct ctl_process *procs, size_t count)
+{
+	return render_at(procs, count, SMALL_PROFILE_END_US);
 }
 
 static struct ctl_process recording(long pid, const char *command)
@@ -320,6 +337,120 @@ START_TEST(skipped_process)
 }
 END_TEST
 
+/* Scraped three seconds after its last event, the process having lived
+ * to then: cache_put has kept nothing more since, and its least-squares
+ * line over the 6 s falls to 12/6^3 * 1100 = 550/9 bytes a second. */
+START_TEST(growth_runs_to_the_scrape)
+{
+	struct ctl_process p = recording(9, "x");
+	char *text = render_at(&p, 1, SMALL_PROFILE_END_US + 3000000);
+	const char *series = "memprof_site_growth_bytes_per_second{";
+	const char *at = strstr(text, series);
+
+	ck_assert_msg(at, "no growth in\n%s", text);
+	at = strstr(at, "} ");
+	ck_assert_ptr_nonnull(at);
+	ck_assert_double_eq_tol(strtod(at + 2, NULL), 550.0 / 9, 1e-9);
+	free(text);
+}
+END_TEST
+
+/* A stream that grows: the first part of grown_profile, then all of
+ * it, and then another file put in its place. */
+#define GROWN_START \
+	"header start=1000000\n" \
+	"metadata {\"sampling_rate\": 1, \"pid\": 42, \"complete\": false}\n" \
+	"string 0 0 0 /srv/app.py\n" \
+	"string 0 1 0 handle_request\n" \
+	"string 0 1 1 cache_put\n" \
+	"stack 0 0 python:0:0:10\n" \
+	"stack 0 1 python:0:1:20\n" \
+	"alloc 0 0x10 1000 0 1\n" \
+	"alloc 1000000 0x20 100 1 1\n"
+static const char grown_start[] = GROWN_START;
+static const char grown_profile[] = GROWN_START
+	"alloc 500000 0x30 100 1 1\n"
+	"free 500000 0x10\n"
+	"alloc 1000000 0x40 100 1 1\n";
+static const char replacing_profile[] =
+	"header start=1000000\n"
+	"metadata {\"sampling_rate\": 1, \"pid\": 42, \"complete\": false}\n"
+	"string 0 0 0 /srv/other.py\n"
+	"string 0 1 0 other_site\n"
+	"stack 0 0 python:0:0:30\n"
+	"alloc 0 0x10 700 0 1\n"
+	"alloc 2000000 0x20 300 0 1\n";
+
+/* Writes script's profile over the stream's bytes, in place (the file
+ * stays the same), cut first to nothing when flags has O_TRUNC. */
+static void write_in_place(const char *script, int flags)
+{
+	struct bytes b = { 0 };
+	char error[256];
+	int fd = open(profile, O_WRONLY | flags);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_msg(script_compile(script, &b, error, sizeof(error)) == 0,
+		      "%s", error);
+	ck_assert_int_eq(pwrite(fd, b.data, b.length, 0), (ssize_t)b.length);
+	close(fd);
+	bytes_free(&b);
+}
+
+/* A scrape with the replays kept says what one without says. */
+static void expect_same_scrape(const struct ctl_process *p,
+			       struct ctl_follow_cache *follow)
+{
+	uint64_t now = SMALL_PROFILE_END_US + 500000;
+	char *followed = render_following(p, 1, now, follow);
+	char *full = render_at(p, 1, now);
+
+	if (strcmp(followed, full) != 0)
+		fprintf(stderr, "kept replays:\n%s\nfull replay:\n%s\n",
+			followed, full);
+	ck_assert_msg(strcmp(followed, full) == 0, "the scrapes differ");
+	ck_assert_ptr_nonnull(strstr(full, "memprof_site_live_bytes{"));
+	free(followed);
+	free(full);
+}
+
+START_TEST(followed_scrapes_say_what_full_ones_do)
+{
+	struct ctl_process p = recording(10, "x");
+	struct ctl_follow_cache *follow = ctl_follow_cache_new();
+	char moved[PATH_MAX + 8];
+
+	write_profile(grown_start);
+	expect_same_scrape(&p, follow);
+	ck_assert_uint_eq(ctl_follow_resumed(follow), 0);
+	/* Grown: taken up where it stopped. */
+	write_in_place(grown_profile, 0);
+	expect_same_scrape(&p, follow);
+	ck_assert_uint_eq(ctl_follow_resumed(follow), 1);
+	/* Nothing new: taken up again, to the same answer. */
+	expect_same_scrape(&p, follow);
+	ck_assert_uint_eq(ctl_follow_resumed(follow), 2);
+	/* Cut and written again, shorter: started over. */
+	write_in_place(replacing_profile, O_TRUNC);
+	expect_same_scrape(&p, follow);
+	ck_assert_uint_eq(ctl_follow_resumed(follow), 2);
+	/* Written over, longer, other bytes before where it stopped:
+	 * started over. */
+	write_in_place(grown_profile, 0);
+	expect_same_scrape(&p, follow);
+	ck_assert_uint_eq(ctl_follow_resumed(follow), 2);
+	/* Another file in its place (as a checkpoint puts one): started
+	 * over. */
+	snprintf(moved, sizeof(moved), "%s.new", profile);
+	ck_assert_int_eq(rename(profile, moved), 0);
+	write_profile(grown_profile);
+	expect_same_scrape(&p, follow);
+	ck_assert_uint_eq(ctl_follow_resumed(follow), 2);
+	unlink(moved);
+	ctl_follow_cache_free(follow);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("metrics");
@@ -330,6 +461,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, hostile_labels);
 	tcase_add_test(tc, long_labels);
 	tcase_add_test(tc, skipped_process);
+	tcase_add_test(tc, growth_runs_to_the_scrape);
+	tcase_add_test(tc, followed_scrapes_say_what_full_ones_do);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -6,10 +6,13 @@
 #include <check.h>
 #include <inttypes.h>
 #include <math.h>
+#include <poll.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -604,6 +607,125 @@ START_TEST(batches_read_the_same_events)
 }
 END_TEST
 
+/* In the child: bytes into the pipe's end fd in chunks of 1 to 13 bytes,
+ * each written once the reader has taken the one before, so that every
+ * read() of the reader returns a chunk and the buffer's edges fall
+ * inside every field, varints too. */
+static void write_in_chunks(int fd, const uint8_t *data, size_t length)
+{
+	static const size_t sizes[] = { 1, 2, 3, 5, 7, 11, 13 };
+	struct pollfd reader = { .fd = fd, .events = 0 }; /* POLLERR */
+	size_t done = 0, chunk;
+	int unread;
+
+	for (unsigned i = 0; done < length; i++) {
+		chunk = sizes[i % 7] < length - done ? sizes[i % 7]
+						      : length - done;
+		if (write(fd, data + done, chunk) != (ssize_t)chunk)
+			_exit(1);
+		done += chunk;
+		while (ioctl(fd, FIONREAD, &unread) == 0 && unread > 0) {
+			if (poll(&reader, 1, 0) > 0)
+				_exit(1); /* the reader is gone */
+			sched_yield();
+		}
+	}
+	_exit(0);
+}
+
+/* A reader of bytes through a pipe, written in chunks by a child
+ * (*writer: close the reader with close_piped()). */
+static mlyze_reader *open_bytes_piped(const uint8_t *data, size_t length,
+				      size_t buffer_size, pid_t *writer)
+{
+	struct mlyze_options options = { .buffer_size = buffer_size,
+					 .warn = record_warning };
+	int ends[2];
+	mlyze_reader *r;
+
+	ck_assert_int_eq(pipe(ends), 0);
+	*writer = fork();
+	ck_assert_int_ne(*writer, -1);
+	if (*writer == 0) {
+		close(ends[0]);
+		write_in_chunks(ends[1], data, length);
+	}
+	close(ends[1]);
+	profile_fd = ends[0];
+	warning_count = 0;
+	last_warning[0] = '\0';
+	r = mlyze_open_fd(profile_fd, "test.mlyze", &options);
+	ck_assert_ptr_nonnull(r);
+	return r;
+}
+
+static void close_piped(mlyze_reader *r, pid_t writer)
+{
+	int status;
+
+	close_reader(r);
+	ck_assert_int_eq(waitpid(writer, &status, 0), writer);
+}
+
+/* A profile through a pipe that hands it over a few bytes at a time (as
+ * the base of a difference is fed to memprof-report) reads as from a
+ * file, through a small buffer and the default one, whole and with the
+ * unwritten tail of a streamed file (shorter than the buffer, as the
+ * server feeds it: a pipe cannot be read ahead). */
+START_TEST(a_profile_through_a_pipe_in_small_chunks_reads_the_same)
+{
+	static const char whole[] = "metadata {";
+	char *script = long_script();
+	char *streamed = malloc(strlen(script) + 64);
+	const char *const scripts[] = { script, streamed };
+	const char *metadata = strstr(script, whole) + strlen(whole);
+
+	ck_assert_ptr_nonnull(streamed);
+	sprintf(streamed, "header\nmetadata {\"complete\": false, %szeros 200\n",
+		metadata);
+	for (size_t i = 0; i < 2; i++) {
+		for (size_t buffer = 0; buffer <= 256; buffer += 256) {
+			struct bytes profile = { 0 };
+			mlyze_reader *file = open_script(scripts[i]);
+			int file_fd = profile_fd;
+			pid_t writer;
+			mlyze_reader *piped;
+			struct mlyze_event a, b;
+			int events = 0;
+
+			compile(scripts[i], &profile);
+			piped = open_bytes_piped(profile.data, profile.length,
+						 buffer, &writer);
+			bytes_free(&profile);
+			while (mlyze_next(file, &a) > 0) {
+				int rc = mlyze_next(piped, &b);
+
+				ck_assert_msg(rc == 1, "event %d through the "
+					      "pipe: %d (%s)", events, rc,
+					      mlyze_error(piped)
+						      ? mlyze_error(piped)
+						      : "no error");
+				expect_same_event(&a, &b);
+				events++;
+			}
+			ck_assert_int_eq(events, 900);
+			ck_assert_int_eq(mlyze_next(file, &a), 0);
+			ck_assert_msg(mlyze_next(piped, &b) == 0,
+				      "script %zu, buffer %zu: the pipe reads "
+				      "type %d at offset %" PRIu64 " after the "
+				      "last event", i, buffer, (int)b.type,
+				      b.offset);
+			ck_assert_int_eq(mlyze_status(piped), MLYZE_OK);
+			mlyze_close(file);
+			close(file_fd);
+			close_piped(piped, writer);
+		}
+	}
+	free(streamed);
+	free(script);
+}
+END_TEST
+
 START_TEST(a_cut_file_is_read_to_its_last_whole_event)
 {
 	mlyze_reader *r = open_script("header\n"
@@ -852,6 +974,7 @@ START_TEST(an_event_its_writer_did_not_finish_ends_the_events)
 		for (size_t kept = before.length; kept <= all.length; kept++) {
 			uint8_t *cut = calloc(1, all.length + 64);
 			mlyze_reader *r;
+			pid_t writer;
 			int events;
 
 			memcpy(cut, all.data, kept);
@@ -866,6 +989,16 @@ START_TEST(an_event_its_writer_did_not_finish_ends_the_events)
 					    "cut short where the writing stopped") !=
 				     NULL;
 			close_reader(r);
+			/* The same through a pipe (a base fed to a report),
+			 * which cannot be read ahead. */
+			r = open_bytes_piped(cut, all.length + 64, 0, &writer);
+			ck_assert_msg(count_events_to_end(r) == events,
+				      "%s cut after %zu bytes, through a pipe: "
+				      "%s", last_events[e],
+				      kept - before.length,
+				      mlyze_error(r) ? mlyze_error(r)
+						     : "fewer events");
+			close_piped(r, writer);
 			free(cut);
 		}
 		bytes_free(&all);
@@ -1152,6 +1285,7 @@ int main(void)
 	tcase_add_test(t, payload_bytes_past_the_known_fields_are_ignored);
 	tcase_add_test(t, small_buffer_reads_the_same_events);
 	tcase_add_test(t, batches_read_the_same_events);
+	tcase_add_test(t, a_profile_through_a_pipe_in_small_chunks_reads_the_same);
 	tcase_add_test(t, a_cut_file_is_read_to_its_last_whole_event);
 	tcase_add_test(t, a_cut_unknown_payload_is_a_cut_file);
 	tcase_add_test(t, errors_name_the_offset_and_the_problem);

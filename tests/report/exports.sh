@@ -7,7 +7,8 @@
 #   $SPEEDSCOPE_SCHEMA or under `npm root -g`; with python3-jsonschema);
 # - `go tool pprof` reads the pprof file as a Go heap profile with the
 #   expected functions and values (exports/tree.pprof-raw), and names
-#   a profile after its executable, not after its first library.
+#   a profile after its executable, not after its first library, and
+#   with --label-pid tells the samples of two processes apart.
 # Checks whose tool is missing are skipped, the others still run.
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
@@ -79,6 +80,15 @@ if command -v go >/dev/null 2>&1; then
 		grep -q "^File: app$" top
 	verdict "go tool pprof names the profile after its executable" $? \
 		"$(cat top)"
+	# --label-pid: two processes' profiles in one file, told apart.
+	"$report" -f pprof --label-pid merge-a.mlyze merge-b.mlyze \
+		>merged.pb.gz 2>/dev/null &&
+		HOME=$scratch GOCACHE=$scratch/go-cache \
+			go tool pprof -tags merged.pb.gz >tags 2>&1 &&
+		grep -q "^ *pid:" tags && grep -Eq "[^0-9]100$" tags &&
+		grep -Eq "[^0-9]101$" tags
+	verdict "--label-pid labels the samples of each process" $? \
+		"$(cat tags)"
 else
 	echo "skipped: go tool pprof (no go; Debian: golang-go)"
 fi

@@ -3,10 +3,10 @@
 # loopback, no web configuration) gives a local user only that user's
 # processes: a second user's curl for root's process's heap is refused,
 # and /metrics and the index show neither root's process nor the
-# service named in its environment; that user's own process is served.
-# The same holds for the profile with its symbols (/debug/mlyze).  A
-# client on an address that is not loopback is known to no one: it
-# sees an empty index and no data.
+# service named in its environment (nor /targets, nor ?service=); that
+# user's own process is served.  The same holds for the profile with its
+# symbols (/debug/mlyze).  A client on an address that is not loopback
+# is known to no one: it sees an empty index and no data.
 . "$(dirname "$0")/../integration/common.sh"
 . "$(dirname "$0")/../integration/ctl-helpers.sh"
 . "$(dirname "$0")/serve-helpers.sh"
@@ -37,6 +37,19 @@ expect_status 200 $user "$url/debug/pprof/heap?pid=$own"
 expect_status 200 $user "$url/debug/mlyze?pid=$own"
 head -c 4 body.out | grep -q MTRC || fail "the user's /debug/mlyze is no profile"
 
+# Services by name: root's is neither discovered nor served to the user,
+# and is told apart from a service that does not exist by nothing.
+expect_status 200 $user "$url/targets"
+grep -q root-secret-service body.out &&
+	fail "root's service in the user's /targets: $(cat body.out)"
+expect_status 404 $user "$url/debug/pprof/heap?service=root-secret-service"
+cp body.out hidden.out
+expect_status 404 $user "$url/debug/pprof/heap?service=no-such-service"
+sed 's/no-such-service/root-secret-service/' body.out | cmp -s - hidden.out ||
+	fail "a hidden service and none are told apart: $(cat hidden.out) / $(cat body.out)"
+expect_status 200 $user "$url/metrics?service=root-secret-service"
+grep -q "pid=\"$rec\"" body.out && fail "root's process in the user's /metrics?service="
+
 # A pid that is no process is refused as another user's is: the user
 # learns nothing of which pids exist.
 expect_status 403 $user "$url/debug/pprof/heap?pid=999999999"
@@ -46,6 +59,9 @@ expect_status 200 "" "$url/metrics"
 grep -q "pid=\"$rec\"" body.out && grep -q "pid=\"$own\"" body.out ||
 	fail "root's /metrics lacks a process: $(grep pid= body.out | head -3)"
 grep -q root-secret-service body.out || fail "root's /metrics lacks its service"
+expect_status 200 "" "$url/targets"
+grep -q root-secret-service body.out || fail "root's /targets lacks its service"
+expect_status 200 "" "$url/debug/pprof/heap?service=root-secret-service"
 expect_status 200 "" "$url/debug/pprof/heap?pid=$own"
 stop_serve
 
