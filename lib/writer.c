@@ -32,7 +32,9 @@
 #include "profile_meta.h"
 #include "rawmem.h"
 #include "run_totals.h"
+#include "sampler.h"
 #include "spinlock.h"
+#include "thread_names.h"
 
 #define LOCK_WAIT_NS 10000000ull
 #define FREES_LATER_MAX 64
@@ -476,6 +478,23 @@ static void put_memory_event(const struct process_memory *m, uint64_t now_ns)
 	piece_end(encode_varint(p, m->resident_peak));
 }
 
+/* The name of thread `tid` from now on: the kernel's bytes as they are
+ * (any but NUL; readers repair what is not UTF-8). */
+static void put_thread_event(uint32_t tid, const char *name, int length,
+			     uint64_t now_ns)
+{
+	uint8_t *p = put_sized_event_at(
+		MLYZE_EVENT_THREAD, now_ns,
+		mlyze_varint_len(tid) + mlyze_varint_len((uint64_t)length) +
+			(uint64_t)length);
+
+	if (!p)
+		return;
+	p = encode_varint(p, tid);
+	p = encode_varint(p, (uint64_t)length);
+	piece_end(encode_bytes(p, name, (size_t)length));
+}
+
 /* The last reading, when the profile ends. */
 static void put_memory_now(void)
 {
@@ -809,6 +828,7 @@ static void checkpoint(void)
 		return;
 	}
 	w.checkpoints++;
+	thread_names_restart(); /* the names went with the old file */
 	plan_next_checkpoint();
 }
 
@@ -874,18 +894,24 @@ void writer_alloc(uintptr_t address, const struct heap_record *r)
 		w.max_size ? estimator_weigh(r->size, r->sampling_rate)
 			   : (struct estimator_weight){ 0 };
 	struct process_memory memory;
+	char name[MLYZE_THREAD_NAME_MAX];
 	uint8_t *p;
 	/* A few times a second, a sample brings a reading of the process's
 	 * memory along, read before the lock so that no thread waits for
 	 * it. */
 	int measured = w.enabled && process_memory_due(r->timestamp_ns) &&
 		       process_memory_read(&memory) == 0;
+	/* The thread's name, read before the lock too, when it is new. */
+	int named = w.enabled ? thread_name_due(r->timestamp_ns, name) : -1;
 
 	list_modules_of(r->stack_id);
 	if (begin_event() < 0)
 		return;
 	if (measured)
 		put_memory_event(&memory, r->timestamp_ns);
+	if (named >= 0)
+		put_thread_event(sampler_thread_id(), name, named,
+				 r->timestamp_ns);
 	ensure_stack_defined(r->stack_id);
 	p = put_event_at(MLYZE_EVENT_ALLOC, r->timestamp_ns);
 	if (p) {
@@ -1227,6 +1253,7 @@ static void start_over(void)
 	atomic_store(&w.events, 0);
 	atomic_store(&w.dropped, 0);
 	process_memory_reset(); /* the new file starts with a reading */
+	thread_names_restart(); /* and with the threads' names */
 	reset_clock();
 }
 

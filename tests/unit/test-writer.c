@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +30,9 @@ struct decoded {
 	uint64_t last_alloc_size, last_alloc_address, last_free_address;
 	uint64_t last_resident, last_anonymous, last_resident_peak;
 	uint32_t last_stack;
+	unsigned threads;
+	uint64_t last_thread_id;
+	char last_thread_name[MLYZE_THREAD_NAME_MAX + 1];
 };
 
 static void setup(void)
@@ -111,6 +116,19 @@ static void decode(const uint8_t *ev, unsigned type, struct decoded *d)
 		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX,
 				 &d->last_resident_peak, &used);
 		break;
+	case MLYZE_EVENT_THREAD:
+		d->threads++;
+		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX, &v, &used);
+		pos += used; /* the payload length */
+		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX,
+				 &d->last_thread_id, &used);
+		pos += used;
+		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX, &v, &used);
+		pos += used;
+		ck_assert_uint_le(v, MLYZE_THREAD_NAME_MAX);
+		memcpy(d->last_thread_name, ev + pos, (size_t)v);
+		d->last_thread_name[v] = '\0';
+		break;
 	default:
 		d->definitions++;
 	}
@@ -158,6 +176,7 @@ START_TEST(round_trip)
 	json_t *meta, *stack;
 
 	r.stack_id = stack_table_intern(&stacks, frames, 2);
+	ck_assert_int_eq(prctl(PR_SET_NAME, "writer-test"), 0);
 	writer_alloc(0x7000, &r);
 	writer_marker("phase two");
 	writer_rate(8192);
@@ -176,6 +195,10 @@ START_TEST(round_trip)
 	ck_assert_uint_eq(d.gcs, 1);
 	ck_assert_uint_eq(d.rates, 2); /* initial and changed rate */
 	ck_assert_uint_eq(d.definitions, 0);
+	/* The thread that allocated, by its name. */
+	ck_assert_uint_eq(d.threads, 1);
+	ck_assert_uint_eq(d.last_thread_id, (uint64_t)syscall(SYS_gettid));
+	ck_assert_str_eq(d.last_thread_name, "writer-test");
 	/* The process's memory, read with the first sample and at the end
 	 * (the next reading is not due for a while). */
 	ck_assert_uint_eq(d.memories, 2);
