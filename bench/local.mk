@@ -60,3 +60,11 @@ compare-rates: lib/libspprof-alloc.la src/memprof-report$(EXEEXT) \
 		tests/report/trend-program$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/compare-rates.sh $(COMPARE_PAIRS)
 .PHONY: compare-rates
+
+# The coverage of the intervals of --temporary, --group-by thread and
+# --histogram over many runs (the figures of memprof-report(1)).
+EXTRA_DIST += bench/blocks-coverage.sh
+blocks-coverage: tests/report/blocks-program$(EXEEXT) \
+		lib/libspprof-alloc.la src/memprof-report$(EXEEXT)
+	srcdir=$(srcdir) $(SHELL) $(srcdir)/bench/blocks-coverage.sh $(BENCH_RUNS)
+.PHONY: blocks-coverage

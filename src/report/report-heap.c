@@ -54,6 +54,8 @@ struct slot {
 	double half_count; /* in each half it joined */
 	unsigned halves;   /* enum estimator_half bits */
 	double born[AXES];
+	uint64_t born_us;
+	uint16_t thread;
 	/* Listed by a checkpoint: its ALLOC may still follow (written by a
 	 * thread that waited while the checkpoint was taken). */
 	bool listed;
@@ -110,6 +112,9 @@ struct replay_state {
 	uint64_t point_stride_us, next_point_us;
 	size_t snapshots_wanted;
 	uint64_t snapshot_stride_us, next_snapshot_us;
+	replay_block_ended *block_ended; /* replay_options */
+	void *block_ended_ctx;
+	const struct thread_filter *thread;
 };
 
 void estimate_add(struct estimate *into, const struct estimate *from)
@@ -313,14 +318,40 @@ static void add_life(struct replay_state *st, struct u64map_value block,
 				st->position[a]);
 }
 
-/* A live block is freed (or replaced). */
-static void release_block(struct replay_state *st, struct u64map_value block)
+/* The end of a block's life, for whoever asked (replay_options): a block
+ * allocated by an ALLOC. */
+static void tell_life(const struct replay_state *st,
+		      struct u64map_value block,
+		      const struct estimator_weight *w, uint64_t time_us,
+		      bool live_at_end)
+{
+	const struct slot *slot = &st->blocks.slots[block.b & UINT32_MAX];
+	struct block_life life = {
+		.stack = block.b >> 32,
+		.size = block.a,
+		.weight = *w,
+		.born_us = slot->born_us,
+		.died_us = time_us,
+		.live_at_end = live_at_end,
+		.thread = slot->thread,
+	};
+
+	/* A checkpoint's LIVE block was allocated among the events its
+	 * profile discarded: its life is not known. */
+	if (st->block_ended && !slot->listed)
+		st->block_ended(st->block_ended_ctx, &life);
+}
+
+/* A live block is freed (or replaced) at time_us. */
+static void release_block(struct replay_state *st, struct u64map_value block,
+			  uint64_t time_us)
 {
 	size_t stack = block.b >> 32;
 	struct estimator_weight w = block_weight(&st->blocks, block);
 	struct estimator_weight half = half_weight(&st->blocks, block);
 
 	add_life(st, block, &w);
+	tell_life(st, block, &w, time_us, false);
 	remove_weight(&st->now[stack].live, &w);
 	move_halves(st, stack, st->blocks.slots[block.b & UINT32_MAX].halves,
 		    &half, -1);
@@ -349,7 +380,7 @@ static inline size_t stack_index(struct replay_state *st,
  * `address` from the moment of ev on, born at `born`. */
 static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 		      uint64_t address, uint64_t size, size_t stack,
-		      const struct block_weights *weights,
+		      uint16_t thread, const struct block_weights *weights,
 		      const double born[AXES])
 {
 	const struct estimator_weight *w = &weights->whole;
@@ -367,11 +398,13 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 		if (!st->blocks.slots[block->b & UINT32_MAX].listed &&
 		    !st->h->replaced++)
 			st->h->first_replaced_offset = ev->offset;
-		release_block(st, *block);
+		release_block(st, *block, ev->time_us);
 	}
 	slot = keep_count(&st->blocks, w->count, weights->half.count, halves,
 			  born);
 	st->blocks.slots[slot].listed = ev->type == MLYZE_EVENT_LIVE;
+	st->blocks.slots[slot].born_us = ev->time_us;
+	st->blocks.slots[slot].thread = thread;
 	*block = (struct u64map_value){ .a = size,
 					.b = (uint64_t)stack << 32 | slot };
 	add_weight(&st->now[stack].live, w);
@@ -382,15 +415,45 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 	record_half_peaks(st, ev->time_us);
 }
 
+/* Whether the blocks of `thread` are followed (replay_options). */
+static bool thread_followed(const struct replay_state *st, uint16_t thread)
+{
+	const struct thread_filter *f = st->thread;
+	const char *name;
+
+	if (!f)
+		return true;
+	if (!f->name)
+		return thread == f->id;
+	name = st->h->thread_names ? st->h->thread_names[thread] : NULL;
+	return name && strcmp(name, f->name) == 0;
+}
+
 static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 {
-	size_t stack = stack_index(st, ev->alloc.stack);
-	const struct block_weights *weights = weights_of(
-		&st->weights, ev->alloc.size, ev->alloc.sampling_rate);
+	size_t stack;
+	const struct block_weights *weights;
 
+	if (!thread_followed(st, ev->alloc.thread))
+		return;
+	stack = stack_index(st, ev->alloc.stack);
+	weights = weights_of(&st->weights, ev->alloc.size,
+			     ev->alloc.sampling_rate);
 	add_weight(&st->now[stack].allocated, &weights->whole);
-	make_live(st, ev, ev->alloc.address, ev->alloc.size, stack, weights,
-		  st->position);
+	make_live(st, ev, ev->alloc.address, ev->alloc.size, stack,
+		  ev->alloc.thread, weights, st->position);
+}
+
+/* A thread's name from now on. */
+static void on_thread(struct replay_state *st, const struct mlyze_event *ev)
+{
+	struct heap_replay *h = st->h;
+	size_t thread = ev->thread.tid % THREAD_IDS;
+
+	if (!h->thread_names)
+		h->thread_names = xcalloc(THREAD_IDS, sizeof(char *));
+	free(h->thread_names[thread]);
+	h->thread_names[thread] = xstrdup(ev->thread.name);
 }
 
 static void keep_event(struct replay_state *st, const struct mlyze_event *ev)
@@ -518,6 +581,11 @@ static void start_time_series(struct replay_state *st, const mlyze_reader *r,
 		st->point_stride_us = DEFAULT_STRIDE_US;
 	st->snapshots_wanted = options ? options->snapshots : 0;
 	st->growth = options && options->growth;
+	if (options) {
+		st->block_ended = options->block_ended;
+		st->block_ended_ctx = options->block_ended_ctx;
+		st->thread = options->thread;
+	}
 	if (st->snapshots_wanted) {
 		st->snapshot_stride_us = duration / st->snapshots_wanted;
 		if (st->snapshot_stride_us == 0)
@@ -659,6 +727,10 @@ static void on_totals(struct replay_state *st, const struct mlyze_event *ev)
 	size_t stack = stack_index(st, ev->totals.stack);
 	struct estimate *allocated = &st->now[stack].allocated;
 
+	if (st->thread) {
+		st->h->totals_left_out = true;
+		return;
+	}
 	allocated->samples += ev->totals.samples;
 	allocated->bytes += ev->totals.sum->bytes;
 	allocated->bytes_variance += ev->totals.sum->bytes_variance;
@@ -670,12 +742,16 @@ static void on_live(struct replay_state *st, const struct mlyze_event *ev)
 {
 	/* Live since before the checkpoint, where the trends start. */
 	static const double origin[AXES];
-	size_t stack = stack_index(st, ev->live.stack);
-	const struct block_weights *weights = weights_of(
-		&st->weights, ev->live.size, ev->live.sampling_rate);
+	size_t stack;
+	const struct block_weights *weights;
 
-	make_live(st, ev, ev->live.address, ev->live.size, stack, weights,
-		  origin);
+	if (!thread_followed(st, ev->live.thread))
+		return;
+	stack = stack_index(st, ev->live.stack);
+	weights = weights_of(&st->weights, ev->live.size,
+			     ev->live.sampling_rate);
+	make_live(st, ev, ev->live.address, ev->live.size, stack,
+		  ev->live.thread, weights, origin);
 }
 
 static void on_heap_point(struct replay_state *st,
@@ -703,7 +779,10 @@ static void replay_event(struct replay_state *st, const mlyze_reader *r,
 	case MLYZE_EVENT_FREE:
 		if (u64map_take(&st->blocks.by_address, ev->free.address,
 				&freed))
-			release_block(st, freed);
+			release_block(st, freed, ev->time_us);
+		break;
+	case MLYZE_EVENT_THREAD:
+		on_thread(st, ev);
 		break;
 	case MLYZE_EVENT_RATE:
 		st->h->rate_changed |= ev->rate.sampling_rate != first_rate;
@@ -747,6 +826,7 @@ static void finish(struct replay_state *st)
 		w = block_weight(&st->blocks, slot->value);
 		add_weight(&h->by_stack[slot->value.b >> 32].live[AT_END], &w);
 		add_life(st, slot->value, &w);
+		tell_life(st, slot->value, &w, h->last_time_us, true);
 	}
 	for (size_t i = 0; i < h->stack_count; i++) {
 		h->by_stack[i].allocated = st->now[i].allocated;
@@ -915,6 +995,10 @@ void heap_replay_free(struct heap_replay *h)
 	free(h->snapshots);
 	free(h->timeline);
 	free(h->by_stack);
+	if (h->thread_names)
+		for (size_t i = 0; i < THREAD_IDS; i++)
+			free(h->thread_names[i]);
+	free(h->thread_names);
 	memory_series_free(&h->memory);
 	memset(h, 0, sizeof(*h));
 }

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "estimator.h"
 #include "report-memory.h"
 #include "report-trend.h"
 #include "spprof/mlyze.h"
@@ -119,17 +120,56 @@ struct heap_replay {
 	struct heap_snapshot *snapshots; /* in time order */
 	size_t snapshot_count;
 	struct memory_series memory; /* the process's resident memory */
+	/* By thread (low 16 bits of its id): its last name in the profile
+	 * (THREAD events), or NULL; NULL when no thread has one. */
+	char **thread_names;
+	/* With a thread filter: the TOTALS of a checkpoint, which do not
+	 * say by which thread, were left out. */
+	bool totals_left_out;
 };
 
 /* Called every few thousand events, e.g. to show progress. */
 typedef void replay_tick(void *ctx, const mlyze_reader *reader);
+
+/* The life of one sampled block, told when it ends: when it is freed (or
+ * replaced), or when the profile ends with it still live.  Only blocks
+ * whose ALLOC the profile kept: a checkpoint's LIVE blocks were born
+ * among the events it discarded. */
+struct block_life {
+	size_t stack;           /* by mlyze_stack.index */
+	uint64_t size;
+	struct estimator_weight weight; /* what the sample stands for */
+	uint64_t born_us;       /* allocated */
+	uint64_t died_us;       /* freed; the end when still live */
+	bool live_at_end;
+	uint16_t thread;        /* low 16 bits of its thread's id */
+};
+
+typedef void replay_block_ended(void *ctx, const struct block_life *life);
+
+/* Which threads' allocations a replay follows: the thread whose id has
+ * these low 16 bits, or the threads that bore this name when they
+ * allocated. */
+struct thread_filter {
+	const char *name;  /* NULL: by id */
+	uint16_t id;
+};
 
 struct replay_options {
 	replay_tick *tick; /* may be NULL */
 	void *tick_ctx;
 	size_t snapshots;  /* moments at which to keep every stack's bytes */
 	bool growth;       /* measure the trends (else they stay 0) */
+	/* Told of the life of every sampled block when it ends; may be
+	 * NULL. */
+	replay_block_ended *block_ended;
+	void *block_ended_ctx;
+	/* Only these threads' blocks; NULL: every thread's. */
+	const struct thread_filter *thread;
 };
+
+/* Threads have 16-bit ids in a profile. */
+#define THREAD_IDS 65536
 
 /* Read every event of r; returns 0, or -1 when the reader failed (out
  * then holds nothing to free).  options may be NULL. */
