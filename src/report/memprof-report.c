@@ -706,7 +706,8 @@ static void note_checkpoints(struct gathered *g, const char *file,
 
 /* What the replay of one profile told of its blocks joins the report's
  * (its stacks as stack_map says, see stacks_add_profile). */
-static void take_blocks(struct gathered *g, const struct class_table *cells,
+static void take_blocks(struct gathered *g, const char *file,
+			const struct class_table *cells,
 			const struct heap_replay *h, const size_t *stack_map,
 			const mlyze_reader *r)
 {
@@ -715,6 +716,11 @@ static void take_blocks(struct gathered *g, const struct class_table *cells,
 				   g->several_files ? mlyze_info(r)->pid : 0);
 	else
 		class_table_merge(&g->cells, cells, stack_map);
+	if (h->checkpoints)
+		add_message(&g->notes, xasprintf(
+			"%s: this view counts the blocks allocated after its "
+			"last checkpoint only (the lives of those before it "
+			"were discarded).", file));
 }
 
 /* What --thread left out of a profile that the report should say. */
@@ -776,7 +782,7 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 	note_checkpoints(g, file, r, &replay);
 	stack_map = stacks_add_profile(&g->stacks, g->namer, r, &replay);
 	if (g->blocks)
-		take_blocks(g, &collector.cells, &replay, stack_map, r);
+		take_blocks(g, file, &collector.cells, &replay, stack_map, r);
 	if (g->thread)
 		note_thread_filter(g, file, &replay);
 	class_table_free(&collector.cells);
