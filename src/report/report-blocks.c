@@ -101,6 +101,8 @@ void blocks_collect(void *ctx, const struct block_life *life)
 				       &life->weight);
 		break;
 	default:
+		/* A thread's blocks, whatever their stacks: the thread takes
+		 * the place of the stack. */
 		class_table_add_weight(t, life->thread,
 				       life->live_at_end ? THREAD_LIVE_AT_END
 							 : THREAD_FREED,
