@@ -86,6 +86,11 @@ int thread_name_due(uint64_t now_ns, char name[MLYZE_THREAD_NAME_MAX])
 	return length;
 }
 
+void thread_name_lost(void)
+{
+	this_thread.written_in = 0;
+}
+
 void thread_names_restart(void)
 {
 	uint32_t next = atomic_load(&generation) + 1;

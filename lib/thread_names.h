@@ -28,6 +28,9 @@
 /* The length of the calling thread's name, copied to `name`, when it is
  * to be written at monotonic time now_ns; -1 when not. */
 int thread_name_due(uint64_t now_ns, char name[MLYZE_THREAD_NAME_MAX]);
+/* The name thread_name_due() gave could not be written (the stream
+ * failed, the event was dropped): it is due again at the next sample. */
+void thread_name_lost(void);
 void thread_names_restart(void);
 
 #endif /* SPPROF_THREAD_NAMES_H */

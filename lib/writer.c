@@ -488,8 +488,10 @@ static void put_thread_event(uint32_t tid, const char *name, int length,
 		mlyze_varint_len(tid) + mlyze_varint_len((uint64_t)length) +
 			(uint64_t)length);
 
-	if (!p)
+	if (!p) {
+		thread_name_lost();
 		return;
+	}
 	p = encode_varint(p, tid);
 	p = encode_varint(p, (uint64_t)length);
 	piece_end(encode_bytes(p, name, (size_t)length));
@@ -905,8 +907,11 @@ void writer_alloc(uintptr_t address, const struct heap_record *r)
 	int named = w.enabled ? thread_name_due(r->timestamp_ns, name) : -1;
 
 	list_modules_of(r->stack_id);
-	if (begin_event() < 0)
+	if (begin_event() < 0) {
+		if (named >= 0)
+			thread_name_lost();
 		return;
+	}
 	if (measured)
 		put_memory_event(&memory, r->timestamp_ns);
 	if (named >= 0)

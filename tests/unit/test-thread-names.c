@@ -1,6 +1,7 @@
 /* test-thread-names - when the runtime writes a thread's name: at its
  * first sample, again when a sample a second later finds it renamed, and
- * again in a new file; never twice in a row for nothing. */
+ * again in a new file or when it could not be written; never twice in a
+ * row for nothing. */
 #include "config.h"
 
 #include <check.h>
@@ -45,6 +46,18 @@ START_TEST(written_when_new)
 }
 END_TEST
 
+/* A name that could not be written is due again at the next sample. */
+START_TEST(lost_name_written_again)
+{
+	thread_names_restart();
+	ck_assert_int_eq(prctl(PR_SET_NAME, "lost-name"), 0);
+	ck_assert_str_eq(due(SECOND), "lost-name");
+	thread_name_lost();
+	ck_assert_str_eq(due(SECOND + 1), "lost-name");
+	ck_assert_ptr_null(due(SECOND + 2));
+}
+END_TEST
+
 /* The kernel keeps 15 bytes of a name: all of them are written. */
 START_TEST(longest_name)
 {
@@ -61,6 +74,7 @@ Suite *test_suite(void)
 
 	tcase_add_test(tc, written_when_new);
 	tcase_add_test(tc, longest_name);
+	tcase_add_test(tc, lost_name_written_again);
 	suite_add_tcase(s, tc);
 	return s;
 }
