@@ -5,7 +5,8 @@
 ## is built by `make` or `make check`.
 
 # No other component builds programs on demand, so the list starts here.
-EXTRA_PROGRAMS = bench/workload bench/workload-nofp bench/bench-run
+EXTRA_PROGRAMS = bench/workload bench/workload-nofp bench/bench-run \
+	bench/pool-reports
 bench_workload_SOURCES = bench/workload.c bench/cli.c bench/cli.h
 bench_workload_CFLAGS = $(AM_CFLAGS) -O2 -pthread
 bench_workload_LDFLAGS = -pthread
@@ -15,7 +16,7 @@ bench_workload_nofp_CFLAGS = $(AM_CFLAGS) -O2 -pthread -fomit-frame-pointer
 bench_workload_nofp_LDFLAGS = -pthread
 bench_bench_run_SOURCES = bench/bench-run.c bench/cli.c bench/cli.h
 CLEANFILES += bench/workload$(EXEEXT) bench/workload-nofp$(EXEEXT) \
-	bench/bench-run$(EXEEXT)
+	bench/bench-run$(EXEEXT) bench/pool-reports$(EXEEXT)
 EXTRA_DIST += bench/run-bench.sh bench/forward-only.c
 
 # A preload that only forwards the malloc family: the floor that any
@@ -45,6 +46,18 @@ bench-rss: lib/libspprof-alloc.la src/memprof-wrap$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/rss-at-rate-1.sh $(abs_top_builddir) \
 		$(abs_top_srcdir)
 .PHONY: bench-rss
+
+# Instructions per report of a pool's block (<spprof/memprof-pool.h>)
+# without the runtime, dormant and recording, beside malloc's; the program
+# is built with the header alone, as a user builds it.
+bench_pool_reports_SOURCES = bench/pool-reports.c
+bench_pool_reports_CFLAGS = $(AM_CFLAGS) -O2
+bench_pool_reports_LDADD = $(DLSYM_LIBS)
+EXTRA_DIST += bench/pool-reports.sh
+bench-pool: bench/pool-reports$(EXEEXT) lib/libspprof-alloc.la
+	$(SHELL) $(srcdir)/bench/pool-reports.sh $(BENCH_RUNTIME) \
+		$(abs_top_builddir)/bench/pool-reports$(EXEEXT)
+.PHONY: bench-pool
 
 # Time to a report against heaptrack_print, each on its own recording.
 EXTRA_DIST += bench/report-vs-heaptrack.sh

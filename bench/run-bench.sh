@@ -74,6 +74,7 @@ CHURN_OPS=$(scaled 10000000)
 MIXED_OPS=$(scaled 2000000)
 CALLGRIND_CHURN_OPS=$(scaled 1000000)
 CALLGRIND_MIXED_OPS=$(scaled 300000)
+CALLGRIND_MAPS_OPS=$(scaled 100000)
 HEAPTRACK_DIVISOR=20  # heaptrack is about 30 times slower
 HEAPPROFILE_DIVISOR=200 # tcmalloc's heap profiler, several hundred times
 
@@ -539,7 +540,7 @@ callgrind_rows() {
 }
 
 # capture_cost WORKLOAD UNWIND: instructions of one stack capture (the
-# runtime's capture_stack, callees included), averaged over its calls.
+# runtime's profiler_capture_stack, callees included), averaged over its calls.
 capture_cost() {
 	"$BINDIR/bench-run" -o "$TMP/callgrind.times" "LD_PRELOAD=$RUNTIME" \
 		"SPPROF_OUTPUT=$TMP/prof.mlyze" SPPROF_SAMPLING_RATE=65536 \
@@ -550,7 +551,7 @@ capture_cost() {
 	rm -f "$TMP/prof.mlyze"
 	# Names are given once, as "(id) name", then "(id)" alone; the
 	# line after a calls= line holds the call's inclusive cost.
-	awk -v wanted=capture_stack '/^c?fn=\(/ {
+	awk -v wanted=profiler_capture_stack '/^c?fn=\(/ {
 		id = $0
 		sub(/^c?fn=\(/, "", id)
 		sub(/\).*/, "", id)
@@ -702,6 +703,10 @@ if [ -n "$VALGRIND" ]; then
 		"Ir glibc" "Ir with" ratio "+Ir/op" "own/op"
 	callgrind_rows churn "$CALLGRIND_CHURN_OPS" churn
 	callgrind_rows mixed "$CALLGRIND_MIXED_OPS" mixed
+	callgrind_rows maps "$CALLGRIND_MAPS_OPS" maps
+	echo "  (maps: munmap + mmap of anonymous mappings, which the runtime samples"
+	echo "   by their length; the kernel's share of each, not counted here, is"
+	echo "   larger than the program's)"
 	echo "  (+Ir/op: extra instructions per operation; own/op: instructions in the"
 	echo "   runtime's own code per operation, fixed start-up and exit costs included)"
 	echo

@@ -11,6 +11,8 @@
  *   churn  free + malloc of 8-264 byte blocks (ring of 1024)
  *   mixed  16 B - 64 KiB blocks, log-uniform sizes (mean about 8 KiB), one
  *          operation in eight a realloc() of the chosen block (ring of 1024)
+ *   maps   munmap + mmap of anonymous mappings of 4 KiB - 1 MiB,
+ *          log-uniform sizes (ring of 1024): a program that maps often
  */
 #include "config.h"
 
@@ -20,13 +22,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cli.h"
 
 #define RING_SIZE 1024 /* a power of two: slots are picked by masking */
 #define MAX_THREADS 64
 
-enum kind { CHURN, MIXED };
+enum kind { CHURN, MIXED, MAPS };
+
+static const char *const kind_names[] = { "churn", "mixed", "maps" };
 
 struct worker {
 	pthread_t thread;
@@ -57,6 +62,45 @@ static size_t mixed_size(uint64_t r)
 	return base + (size_t)((r >> 8) % base);
 }
 
+/* One page to 256 pages, the class picked uniformly. */
+static size_t mapping_size(uint64_t r)
+{
+	size_t base = (size_t)4096 << (r % 8);
+
+	return base + (size_t)((r >> 8) % base) / 4096 * 4096;
+}
+
+static size_t size_of_kind(enum kind kind, uint64_t r)
+{
+	switch (kind) {
+	case CHURN:
+		return 8 + r % 257;
+	case MIXED:
+		return mixed_size(r);
+	default:
+		return mapping_size(r);
+	}
+}
+
+static void *obtain(enum kind kind, size_t size)
+{
+	void *p;
+
+	if (kind != MAPS)
+		return malloc(size);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void give_back(enum kind kind, void *block, size_t size)
+{
+	if (kind == MAPS)
+		munmap(block, size);
+	else
+		free(block);
+}
+
 static void *fail_oom(size_t size)
 {
 	fprintf(stderr, "workload: out of memory allocating %zu bytes\n",
@@ -79,31 +123,33 @@ static void *run_worker(void *arg)
 {
 	struct worker *w = arg;
 	unsigned char *ring[RING_SIZE];
+	size_t sizes[RING_SIZE];
 	uint64_t sum = 0;
 
 	for (size_t i = 0; i < RING_SIZE; i++) {
-		size_t size = w->kind == CHURN ? 8 + i % 257 : mixed_size(i);
-
-		ring[i] = malloc(size);
-		sum += touch(ring[i], size, i);
+		sizes[i] = size_of_kind(w->kind, i);
+		ring[i] = obtain(w->kind, sizes[i]);
+		sum += touch(ring[i], sizes[i], i);
 	}
 	for (uint64_t op = 0; op < w->ops; op++) {
 		uint64_t r = next_random(&w->rng);
 		size_t slot = r & (RING_SIZE - 1);
-		size_t size = w->kind == CHURN ? 8 + (r >> 32) % 257
-					       : mixed_size(r >> 10);
+		size_t size = size_of_kind(w->kind, w->kind == CHURN
+							    ? r >> 32
+							    : r >> 10);
 
 		sum += ring[slot][0];
 		if (w->kind == MIXED && (r >> 61) == 0) {
 			ring[slot] = realloc(ring[slot], size);
 		} else {
-			free(ring[slot]);
-			ring[slot] = malloc(size);
+			give_back(w->kind, ring[slot], sizes[slot]);
+			ring[slot] = obtain(w->kind, size);
 		}
+		sizes[slot] = size;
 		sum += touch(ring[slot], size, op);
 	}
 	for (size_t i = 0; i < RING_SIZE; i++)
-		free(ring[i]);
+		give_back(w->kind, ring[i], sizes[i]);
 	w->checksum = sum;
 	return NULL;
 }
@@ -111,7 +157,7 @@ static void *run_worker(void *arg)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: workload [-t THREADS] churn|mixed OPS\n"
+		"Usage: workload [-t THREADS] churn|mixed|maps OPS\n"
 		"Runs OPS allocation operations split over THREADS threads "
 		"(default 1)\nand prints a checksum.\n"
 		"  -t, --threads=N  number of threads\n"
@@ -142,8 +188,7 @@ int main(int argc, char **argv)
 	};
 	struct worker workers[MAX_THREADS];
 	uint64_t threads = 1, ops, checksum = 0;
-	enum kind kind;
-	int c;
+	int kind = -1, c;
 
 	while ((c = getopt_long(argc, argv, "t:hV", options, NULL)) != -1) {
 		switch (c) {
@@ -154,16 +199,17 @@ int main(int argc, char **argv)
 			return shared_option(c, "workload", usage);
 		}
 	}
-	if (argc - optind != 2 || threads > MAX_THREADS ||
-	    (strcmp(argv[optind], "churn") && strcmp(argv[optind], "mixed"))) {
+	for (int k = 0; argc - optind == 2 && k <= MAPS; k++)
+		if (!strcmp(argv[optind], kind_names[k]))
+			kind = k;
+	if (kind < 0 || threads > MAX_THREADS) {
 		usage(stderr);
 		return 2;
 	}
-	kind = strcmp(argv[optind], "churn") ? MIXED : CHURN;
 	ops = parse_positive(argv[optind + 1], "operation count");
 	for (uint64_t t = 0; t < threads; t++)
 		workers[t] = (struct worker){
-			.kind = kind,
+			.kind = (enum kind)kind,
 			.ops = ops / threads,
 			.rng = 0x9E3779B97F4A7C15ull * (t + 1),
 		};

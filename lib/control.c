@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "control_signal.h"
 #include "process_start.h"
 
 struct control_page *control_page;
@@ -86,6 +87,7 @@ static void register_entry(void)
 	page->pid = getpid();
 	page->start_ticks = process_start_ticks(page->pid);
 	atomic_store(&page->state, CONTROL_DORMANT);
+	atomic_store(&page->signal_ready, control_signal_install() == 0);
 	atomic_store_explicit(&page->magic, CONTROL_MAGIC,
 			      memory_order_release);
 	control_page = page;

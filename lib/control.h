@@ -2,8 +2,10 @@
  *
  * Contract: control_register() makes this process's registry entry when
  * the library loads (nothing when there is no registry directory);
- * control_poll() runs on the sampler's slow path and answers a waiting
- * request through profiler_control(), and else refreshes the page's
+ * control_poll() runs on the sampler's slow path, and in the handler of
+ * the control signal (control_signal.h) of a thread outside the runtime,
+ * and answers a waiting request through profiler_control(), and else
+ * refreshes the page's
  * stats at most once every STATS_REFRESH_NS, so that a reader of the
  * registry sees them recent without asking; control_unregister() removes the
  * entry when the process ends.  A fork() child inherits its parent's

@@ -5,9 +5,12 @@
  * running profiles by listing the registry, and asks a process for
  * something by writing a request into the page.  The runtime looks for a
  * request on its slow path (when the sampler picks an allocation, about
- * once per sampling interval of allocated bytes per thread), so it costs
- * the program no descriptor, thread or signal, and nothing at all while
- * the program does not allocate.  The registry is
+ * once per sampling interval of allocated bytes per thread); a request
+ * that a process does not take there soon (it does not allocate) is
+ * brought to it by CONTROL_SIGNAL, queued with CONTROL_SIGNAL_VALUE
+ * (control_signal.h says why a signal, and why this one).  So it costs
+ * the program no descriptor or thread, and nothing at all while nobody
+ * asks.  The registry is
  * "$XDG_RUNTIME_DIR/spprof", else "/run/spprof" for root and
  * "/run/user/UID/spprof" for other users.
  *
@@ -22,6 +25,7 @@
 #define SPPROF_CONTROL_PAGE_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -30,6 +34,12 @@
 #define CONTROL_MAGIC 0x6c727463u /* "ctrl" */
 #define CONTROL_VERSION 1u
 #define CONTROL_REGISTRY_NAME "spprof"
+
+/* The signal that brings a request to a process that does not allocate,
+ * and the value it is queued with (sigqueue), which tells it from the
+ * program's own. */
+#define CONTROL_SIGNAL SIGURG
+#define CONTROL_SIGNAL_VALUE 0x6d656d70 /* "memp" */
 
 /* What the process is doing. */
 enum control_state {
@@ -66,6 +76,9 @@ struct control_page {
 	/* When the answer was given; also refreshed by the runtime as it
 	 * samples, at most once a second (control.h). */
 	memprof_stats stats;
+	/* 1 while the runtime's handler of CONTROL_SIGNAL stands, so that
+	 * a request not taken may be brought by the signal. */
+	_Atomic uint32_t signal_ready;
 };
 
 #endif /* SPPROF_CONTROL_PAGE_H */

@@ -22,6 +22,7 @@
 
 #include "compiler.h"
 #include "free_filter.h"
+#include "interpose.h"
 #include "profiler.h"
 #include "real_alloc.h"
 #include "sample_pool.h"
@@ -41,10 +42,7 @@ static int is_power_of_two(size_t n)
 	return n && !(n & (n - 1));
 }
 
-/* 1: sample this allocation; 0: do not; -1: the C library's allocator is
- * being looked up right now, use the bootstrap heap.
- *
- * The sampled path starts here (and, for a sampled block given back, in
+/* The sampled path starts here (and, for a sampled block given back, in
  * free_slow() and realloc_slow()).  It runs inside the program's call to
  * the allocator, so the program may hold any lock it takes around an
  * allocation: the runtime never waits for such a lock, nor for a lock of
@@ -88,7 +86,7 @@ static int is_power_of_two(size_t n)
  *    data and the interpreter's frames, and takes no lock.
  * tests/integration/lock-hazards.sh runs each case with every block
  * sampled. */
-static int decide(size_t size)
+int interpose_decide(size_t size)
 {
 	if (unlikely(!real_alloc_init()))
 		return -1;
@@ -176,7 +174,7 @@ static void *tracked_in_place(void *block, size_t size)
 SLOW_PATH static void *aligned_slow(size_t alignment, size_t size,
 			  void *(*unsampled)(size_t, size_t))
 {
-	int d = decide(size);
+	int d = interpose_decide(size);
 
 	if (d < 0)
 		return bootstrap_alloc(size, alignment);
@@ -189,7 +187,7 @@ SLOW_PATH static void *aligned_slow(size_t alignment, size_t size,
 
 SLOW_PATH static void *malloc_slow(size_t size)
 {
-	int d = decide(size);
+	int d = interpose_decide(size);
 
 	if (d < 0)
 		return bootstrap_alloc(size, MIN_ALIGNMENT);
@@ -207,7 +205,7 @@ MEMPROF_PUBLIC void *malloc(size_t size)
 
 SLOW_PATH static void *calloc_slow(size_t n, size_t size, size_t bytes)
 {
-	int d = decide(bytes);
+	int d = interpose_decide(bytes);
 
 	if (d < 0)
 		return bootstrap_alloc(bytes, MIN_ALIGNMENT);
@@ -463,7 +461,7 @@ SLOW_PATH static void *realloc_slow(void *block, size_t size,
 		return within_budget ? real.malloc(size) : malloc_slow(size);
 	if (is_bootstrap(block))
 		return realloc_from_bootstrap(block, size);
-	sample = within_budget ? 0 : decide(size);
+	sample = within_budget ? 0 : interpose_decide(size);
 	tracked = free_filter_maybe_sampled(block) &&
 		  profiler_find(block, &old);
 	if (tracked && old.offset == POOL_OFFSET)

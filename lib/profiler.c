@@ -17,6 +17,7 @@
 #include "free_filter.h"
 #include "modules.h"
 #include "names.h"
+#include "mapping_table.h"
 #include "profiler_state.h"
 #include "script_stack.h"
 #include "symbols.h"
@@ -277,7 +278,8 @@ static void heap_map_stats(memprof_stats *out)
 	out->live_samples = live - sum(COUNT_CARVED_ONLY);
 	out->heap_map_capacity = atomic_load_explicit(&h->capacity, relaxed) +
 				 atomic_load_explicit(&p->capacity, relaxed);
-	out->heap_map_full_drops = load(&h->full_drops) + load(&p->full_drops);
+	out->heap_map_full_drops = load(&h->full_drops) + load(&p->full_drops) +
+				   mapping_table_drops();
 	out->heap_map_collisions = load(&h->collisions) + load(&p->collisions);
 	out->death_during_birth =
 		load(&h->death_during_birth) + load(&p->death_during_birth);

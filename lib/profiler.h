@@ -43,6 +43,23 @@ int profiler_find(void *block, struct heap_record *record);
 /* Puts back a block released by a realloc() that then failed. */
 int profiler_restore(void *block, const struct heap_record *record);
 
+/* A live sample at block counts no more: its free is recorded, and a
+ * carved block is remembered as carved only (memprof_report_chunk(3):
+ * a pool's chunk whose blocks are reported apart). */
+void profiler_unsample(void *block);
+
+/* Anonymous mappings (interpose_mmap.c).  profiler_record_mapping():
+ * the program mapped `length` bytes at start, and the sampler picked
+ * them.  Around a system call that unmaps or replaces [start, start +
+ * length) (munmap, mremap, mmap with MAP_FIXED): profiler_begin_unmap()
+ * returns 1 when the range touches a sampled mapping, and then holds the
+ * mapping table, under the re-entrancy guard, until profiler_end_unmap()
+ * (unmapped: the call succeeded) forgets what the call took; called
+ * outside the guard only. */
+void profiler_record_mapping(void *start, size_t length);
+int profiler_begin_unmap(const void *start, size_t length);
+void profiler_end_unmap(const void *start, size_t length, int unmapped);
+
 /* Called once when the library is loaded. */
 void profiler_load(void);
 void profiler_unload(void);

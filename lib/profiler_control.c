@@ -1,7 +1,9 @@
 /* profiler_control.c - what the profiler does on a request of memprof-ctl
  * (see control.h): start and stop recording windows, take snapshots.
- * These run on the slow path of an allocation, under the re-entrancy
- * guard, on whichever thread found the request. */
+ * These run on the slow path of an allocation, or in the handler of the
+ * control signal on a thread it interrupted outside the runtime
+ * (control_signal.h), under the re-entrancy guard, on whichever thread
+ * found the request. */
 #include "config.h"
 
 #include <errno.h>
@@ -58,8 +60,7 @@ static int start_window(const char *pattern, char *answer, size_t size)
 	if (memprof_start() < 0 && errno != EALREADY)
 		return errno;
 	control_set_state(CONTROL_RECORDING);
-	snprintf(answer, size, "%s", pattern);
-	return 0;
+	return writer_begin(answer, size);
 }
 
 /* 1 when recording; else 0 with the answer that says so. */

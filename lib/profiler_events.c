@@ -26,6 +26,7 @@
 #include "control.h"
 #include "names.h"
 #include "profile_meta.h"
+#include "mapping_table.h"
 #include "profiler_state.h"
 #include "process_owner.h"
 #include "real_alloc.h"
@@ -193,7 +194,7 @@ static int too_tight_at_load(void)
  * find it as the parent's threads left it.  The handlers take no lock
  * that a sampled allocation or free may wait for: fork() takes the
  * program's stream list lock after them, whose holder may wait for a
- * stream's lock, whose holder may be allocating (see decide() in
+ * stream's lock, whose holder may be allocating (see interpose_decide() in
  * interpose.c).  The child resets what the parent's threads held. */
 static INITIAL_EXEC_TLS sigset_t mask_before_fork;
 
@@ -241,6 +242,7 @@ static void after_fork_in_child(void)
 	int follow = prof.settings.follow_fork;
 
 	process_owner_after_fork();
+	mapping_table_postfork_child();
 	if (stood_aside) {
 		sampler_reseed_thread();
 		heap_map_after_fork(&prof.heap);
@@ -304,7 +306,10 @@ static void stop_following_children(void)
 				"%s", error_text(errno));
 }
 
-static void start_recording(void)
+/* A window's label (started_by, or NULL for a plain start) is set before
+ * sampling begins: another thread's first sample creates the file, and
+ * then the label can no longer change. */
+static void start_recording(const char *started_by)
 {
 	struct runtime_config *s = &prof.settings;
 	int descendant = s->root_pid && s->root_pid != getpid();
@@ -322,6 +327,8 @@ static void start_recording(void)
 	if (memprof_init(s->sampling_rate) < 0 ||
 	    writer_configure(s, &prof.stacks, &prof.heap, &prof.in_place,
 			     s->sampling_rate, descendant) < 0 ||
+	    (started_by &&
+	     (errno = writer_restart(s->output, started_by)) != 0) ||
 	    memprof_start() < 0)
 		runtime_message("cannot start profiling: %s", error_text(errno));
 }
@@ -380,6 +387,16 @@ static void check_malloc_owner(void)
 				other);
 }
 
+/* A window begun by memprof-ctl attach has its streamed file at once
+ * (unless a thread's first sample made it already): memprof-ctl names it
+ * when the load is done. */
+static void begin_attached_file(void)
+{
+	char name[PATH_MAX];
+
+	writer_begin(name, sizeof(name));
+}
+
 void profiler_load(void)
 {
 	int saved_errno = enter_runtime(), late;
@@ -415,9 +432,9 @@ void profiler_load(void)
 		return;
 	}
 	if (prof.settings.output[0] && !prof.settings.dormant) {
-		start_recording();
+		start_recording(late ? STARTED_BY_ATTACH : NULL);
 		if (late)
-			writer_restart(prof.settings.output, STARTED_BY_ATTACH);
+			begin_attached_file();
 		control_set_state(CONTROL_RECORDING);
 	}
 	leave_runtime(saved_errno);

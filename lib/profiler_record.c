@@ -61,7 +61,7 @@ static void note_stack_health(uint32_t depth, uint32_t merged, int truncated)
 		;
 }
 
-static uint32_t capture_stack(void)
+uint32_t profiler_capture_stack(void)
 {
 	uint64_t frames[MEMPROF_MAX_STACK_DEPTH];
 	struct unwind_result r = unwind_capture(frames,
@@ -158,7 +158,7 @@ int profiler_record_alloc(void *block, size_t size, size_t slack,
 		.size = size,
 		.sampling_rate = rate,
 		.estimate = sample ? estimate_of(size, rate) : 0,
-		.stack_id = sample ? capture_stack() : STACK_ID_NONE,
+		.stack_id = sample ? profiler_capture_stack() : STACK_ID_NONE,
 		.thread_id = sampler_thread_id(),
 		.timestamp_ns = monotonic_ns(),
 		.offset = offset,
@@ -177,6 +177,19 @@ int profiler_restore(void *block, const struct heap_record *record)
 
 	leave_runtime(saved_errno);
 	return tracked;
+}
+
+void profiler_unsample(void *block)
+{
+	struct heap_record r;
+
+	if (!profiler_find(block, &r) || !is_sample(&r) ||
+	    !profiler_release(block, &r) || r.offset == 0)
+		return; /* the C library's own block needs no record */
+	r.sampling_rate = 0;
+	r.estimate = 0;
+	r.stack_id = STACK_ID_NONE;
+	profiler_restore(block, &r);
 }
 
 /* Calls lookup on the table of compact records (which only samples left
@@ -200,7 +213,7 @@ static int look_up(void *block, struct heap_record *record,
 }
 
 /* Whether the free of a sample is to be written out. */
-static int recording_frees(void)
+int profiler_recording_frees(void)
 {
 	return atomic_load_explicit(&prof.track_frees, relaxed) &&
 	       profiler_may_work_here();
@@ -225,9 +238,9 @@ int profiler_release(void *block, struct heap_record *record)
 	if (sampler_tls.in_runtime) {
 		/* A signal handler's free: its thread may hold the writer's
 		 * lock, so the FREE is written by the next event. */
-		if (recording_frees() && writer_free_later((uintptr_t)block) < 0)
+		if (profiler_recording_frees() && writer_free_later((uintptr_t)block) < 0)
 			count(COUNT_SKIPPED_REENTRANT);
-	} else if (recording_frees()) {
+	} else if (profiler_recording_frees()) {
 		saved_errno = enter_runtime();
 		writer_free((uintptr_t)block);
 		leave_runtime(saved_errno);

@@ -70,6 +70,12 @@ static inline void leave_runtime(int saved_errno)
 	errno = saved_errno;
 }
 
+/* The calling thread's stack, interned (profiler_record.c). */
+uint32_t profiler_capture_stack(void);
+
+/* Whether the end of a sample (a free, an unmap) is to be written. */
+int profiler_recording_frees(void);
+
 /* Records of carved blocks that are not samples (see profiler.h) have
  * no sampling rate: they only remember where the block was carved. */
 static inline int is_sample(const struct heap_record *r)

@@ -889,35 +889,50 @@ static int begin_event(void)
 	return 0;
 }
 
+/* A few times a second, a sample brings a reading of the process's
+ * memory along, read before the lock so that no thread waits for it:
+ * 1 with *memory filled when one is due. */
+static int memory_reading_due(uint64_t now_ns, struct process_memory *memory)
+{
+	return w.enabled && process_memory_due(now_ns) &&
+	       process_memory_read(memory) == 0;
+}
+
+/* begin_event() for a sample taken at now_ns with stack_id, in the
+ * thread that allocates or maps: the stack is defined, and a reading of
+ * memory and the thread's name, when due, come first. */
+static int begin_sample(uint32_t stack_id, uint64_t now_ns)
+{
+	struct process_memory memory;
+	char name[MLYZE_THREAD_NAME_MAX];
+	int measured = memory_reading_due(now_ns, &memory);
+	/* The thread's name, read before the lock too, when it is new. */
+	int named = w.enabled ? thread_name_due(now_ns, name) : -1;
+
+	list_modules_of(stack_id);
+	if (begin_event() < 0) {
+		if (named >= 0)
+			thread_name_lost();
+		return -1;
+	}
+	if (measured)
+		put_memory_event(&memory, now_ns);
+	if (named >= 0)
+		put_thread_event(sampler_thread_id(), name, named, now_ns);
+	ensure_stack_defined(stack_id);
+	return 0;
+}
+
 void writer_alloc(uintptr_t address, const struct heap_record *r)
 {
 	/* Weighed before the lock, which is held the less. */
 	struct estimator_weight weight =
 		w.max_size ? estimator_weigh(r->size, r->sampling_rate)
 			   : (struct estimator_weight){ 0 };
-	struct process_memory memory;
-	char name[MLYZE_THREAD_NAME_MAX];
 	uint8_t *p;
-	/* A few times a second, a sample brings a reading of the process's
-	 * memory along, read before the lock so that no thread waits for
-	 * it. */
-	int measured = w.enabled && process_memory_due(r->timestamp_ns) &&
-		       process_memory_read(&memory) == 0;
-	/* The thread's name, read before the lock too, when it is new. */
-	int named = w.enabled ? thread_name_due(r->timestamp_ns, name) : -1;
 
-	list_modules_of(r->stack_id);
-	if (begin_event() < 0) {
-		if (named >= 0)
-			thread_name_lost();
+	if (begin_sample(r->stack_id, r->timestamp_ns) < 0)
 		return;
-	}
-	if (measured)
-		put_memory_event(&memory, r->timestamp_ns);
-	if (named >= 0)
-		put_thread_event(sampler_thread_id(), name, named,
-				 r->timestamp_ns);
-	ensure_stack_defined(r->stack_id);
 	p = put_event_at(MLYZE_EVENT_ALLOC, r->timestamp_ns);
 	if (p) {
 		p = encode_le(p, address, 8);
@@ -927,6 +942,43 @@ void writer_alloc(uintptr_t address, const struct heap_record *r)
 		if (w.max_size)
 			run_sum_add(run_totals_of(&w.totals, r->stack_id),
 				    &weight);
+	}
+	unlock();
+}
+
+void writer_map(const struct sampled_mapping *m, int remainder)
+{
+	uint8_t *p;
+
+	if (begin_sample(m->stack_id, m->timestamp_ns) < 0)
+		return;
+	p = put_sized_event_at(MLYZE_EVENT_MAP, m->timestamp_ns,
+			       8 + mlyze_varint_len(m->length) +
+				       mlyze_varint_len(m->sampling_rate) +
+				       mlyze_varint_len(m->stack_id) + 2 + 1);
+	if (p) {
+		p = encode_le(p, m->start, 8);
+		p = encode_varint(p, m->length);
+		p = encode_varint(p, m->sampling_rate);
+		p = encode_varint(p, m->stack_id);
+		p = encode_le(p, m->thread_id & 0xffff, 2);
+		piece_end(encode_varint(p, remainder ? 1 : 0));
+	}
+	unlock();
+}
+
+void writer_unmap(uintptr_t start, uint64_t length)
+{
+	uint64_t now_ns = monotonic_ns(); /* before the lock, held the less */
+	uint8_t *p;
+
+	if (begin_event() < 0)
+		return;
+	p = put_sized_event_at(MLYZE_EVENT_UNMAP, now_ns,
+			       8 + mlyze_varint_len(length));
+	if (p) {
+		p = encode_le(p, start, 8);
+		piece_end(encode_varint(p, length));
 	}
 	unlock();
 }
@@ -1278,6 +1330,27 @@ int writer_restart(const char *pattern, const char *started_by)
 	w.ended_by = NULL;
 	unlock();
 	return 0;
+}
+
+int writer_begin(char *name, size_t size)
+{
+	static const char part[] = ".part";
+	size_t n;
+	int err = 0;
+
+	if (!w.enabled)
+		return ENOTCONN;
+	lock();
+	if (!w.created && create_file() < 0)
+		err = EIO;
+	n = strlen(w.files.part);
+	if (n >= sizeof(part) - 1 &&
+	    !strcmp(w.files.part + n - (sizeof(part) - 1), part))
+		n -= sizeof(part) - 1;
+	if (!err)
+		snprintf(name, size, "%.*s", (int)n, w.files.part);
+	unlock();
+	return err;
 }
 
 void writer_exec_failed(void)

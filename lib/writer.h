@@ -45,6 +45,7 @@
 #include <spprof/memprof.h>
 
 #include "heap_map.h"
+#include "mapping_table.h"
 #include "settings.h"
 #include "stack_table.h"
 
@@ -63,6 +64,11 @@ void writer_stand_aside(void);
 
 void writer_alloc(uintptr_t address, const struct heap_record *record);
 void writer_free(uintptr_t address);
+/* A sampled anonymous mapping (MAP), or what remains of one after part
+ * of it was unmapped (remainder 1: nothing newly allocated), and the end
+ * of one, whole (UNMAP). */
+void writer_map(const struct sampled_mapping *m, int remainder);
+void writer_unmap(uintptr_t start, uint64_t length);
 /* For a free made while this thread may hold the writer's lock (a
  * signal handler that interrupted the runtime): the FREE is written
  * before the next event of any thread, so before any ALLOC that reuses
@@ -89,13 +95,17 @@ void writer_exec_failed(void);
  * writer_finish_window() finalises the profile as writer_finalise() does,
  * labelled with why it ended, and gives its name.  writer_restart() makes
  * the next event start a new profile, named after pattern, labelled with
- * why it started.  writer_snapshot() publishes a finalised profile of the
+ * why it started; writer_begin() then creates its streamed file at once
+ * (so that memprof-ctl sees the window before its first sample) and
+ * gives the name it will be published under (the streamed file's,
+ * without ".part", %p filled in).  writer_snapshot() publishes a finalised profile of the
  * events so far next to the streamed file, "NAME.snapshot.mlyze" (or the
  * first free name after it), and the stream goes on. */
 int writer_recording(void);
 int writer_finish_window(const memprof_stats *stats, const char *ended_by,
 			 char *final, size_t size);
 int writer_restart(const char *pattern, const char *started_by);
+int writer_begin(char *name, size_t size);
 int writer_snapshot(const memprof_stats *stats, char *final, size_t size);
 
 /* Before the process changes its effective user or group to uid or gid

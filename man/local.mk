@@ -9,4 +9,10 @@ RUNTIME_MAN_LINKS = \
 	man/memprof_gc_event.3 man/memprof_estimate_bytes.3 \
 	man/memprof_estimate_variance.3 man/memprof_estimate_interval95.3 \
 	man/memprof_set_frame_walker.3
-dist_man_MANS += man/libspprof-alloc.3 $(RUNTIME_MAN_LINKS)
+# Reports of pool allocators (<spprof/memprof-pool.h>): one page.
+POOL_MAN_LINKS = \
+	man/memprof_pool_free.3 man/memprof_pool_chunk.3 \
+	man/memprof_report_alloc.3 man/memprof_report_free.3 \
+	man/memprof_report_chunk.3 man/memprof_report_gates.3
+dist_man_MANS += man/libspprof-alloc.3 $(RUNTIME_MAN_LINKS) \
+	man/memprof_pool_alloc.3 $(POOL_MAN_LINKS)

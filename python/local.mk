@@ -11,6 +11,7 @@ PYTHON_TEST_FILES = \
 	python/tests/test_interpreters.py \
 	python/tests/test_attribution.py \
 	python/tests/test_lifecycle.py \
+	python/tests/test_modules.py \
 	python/tests/test_notebook.py \
 	python/tests/test_pytest_plugin.py \
 	python/tests/test_processes.py \
@@ -27,11 +28,13 @@ spprofpyexecdir = $(pyexecdir)/spprof
 spprofpyexec_PYTHON = \
 	python/spprof/__init__.py \
 	python/spprof/_cli.py \
+	python/spprof/_control.py \
 	python/spprof/_export.py \
 	python/spprof/_kernel.py \
 	python/spprof/_late.py \
 	python/spprof/_magic.py \
 	python/spprof/_measure.py \
+	python/spprof/_model.py \
 	python/spprof/_session.py \
 	python/spprof/_sizes.py \
 	python/spprof/_stream.py \

@@ -76,6 +76,9 @@ check_PROGRAMS += tests/integration/hold-program
 tests_integration_hold_program_CFLAGS = $(AM_CFLAGS) -pthread
 tests_integration_hold_program_LDFLAGS = -pthread
 
+# One that stops allocating, for ctl-quiet.sh.
+check_PROGRAMS += tests/integration/quiet-program
+
 # One with a known heap and a site that leaks, for prometheus.sh.
 check_PROGRAMS += tests/integration/leak-program
 TESTS += tests/integration/prometheus.sh
@@ -108,6 +111,12 @@ tests_integration_libattach_deepbind_plugin_la_SOURCES = \
 tests_integration_libattach_deepbind_plugin_la_LDFLAGS = -module \
 	-avoid-version -shared -rpath $(abs_builddir)/tests/integration
 
+# One that loads the runtime itself while its threads allocate, for
+# late-load.sh.
+check_PROGRAMS += tests/integration/late-load
+tests_integration_late_load_CFLAGS = $(AM_CFLAGS) -pthread
+tests_integration_late_load_LDFLAGS = -pthread
+
 check_PROGRAMS += tests/integration/handler-allocs
 tests_integration_handler_allocs_SOURCES = \
 	tests/integration/handler-allocs.c $(integ_api_sources)
@@ -116,6 +125,11 @@ tests_integration_handler_allocs_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_integration_handler_allocs_LDADD = $(RUNTIME_LIBS)
 
 check_PROGRAMS += tests/integration/bounded
+
+# The example pool, built as a user builds it: without the runtime.
+check_PROGRAMS += tests/integration/pool
+tests_integration_pool_SOURCES = examples/pool.c
+tests_integration_pool_LDADD = $(DLSYM_LIBS)
 
 check_PROGRAMS += tests/integration/sandboxed tests/integration/limited
 
@@ -129,8 +143,13 @@ tests_integration_libdeepbind_plugin_la_LDFLAGS = -module \
 	-avoid-version -shared -rpath $(abs_builddir)/tests/integration
 tests_integration_bounded_SOURCES = tests/integration/bounded.c
 
+# Anonymous mappings beside the heap, of known sizes, for mapped.sh.
+check_PROGRAMS += tests/integration/mapped
+
 integ_drivers = tests/integration/accuracy.sh \
+	tests/integration/mapped.sh \
 	tests/integration/bounded.sh \
+	tests/integration/pool-api.sh \
 	tests/integration/undisturbed.sh \
 	tests/integration/sandboxed.sh \
 	tests/integration/deepbind.sh \
@@ -147,10 +166,14 @@ integ_drivers = tests/integration/accuracy.sh \
 	tests/integration/native-stacks.sh \
 	tests/integration/titles.sh \
 	tests/integration/ctl.sh \
+	tests/integration/ctl-quiet.sh \
+	tests/integration/ctl-memcached.sh \
 	tests/integration/serve.sh \
 	tests/integration/serve-robust.sh \
 	tests/integration/attach.sh \
+	tests/integration/late-load.sh \
 	tests/integration/text-paths.sh \
+	tests/integration/symbolize.sh \
 	tests/integration/debuginfod.sh
 TESTS += $(integ_drivers)
 EXTRA_DIST += $(integ_drivers) tests/integration/common.sh \

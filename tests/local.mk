@@ -12,6 +12,7 @@ RUNTIME_UNIT_TESTS = \
 	tests/unit/test-free-filter \
 	tests/unit/test-heap-map \
 	tests/unit/test-lifecycle \
+	tests/unit/test-mapping-table \
 	tests/unit/test-prng \
 	tests/unit/test-profile-files \
 	tests/unit/test-sample-pool \
@@ -78,6 +79,11 @@ tests_unit_test_estimator_LDADD = $(UNIT_LDADD) -lm
 tests_unit_test_free_filter_SOURCES = tests/unit/test-free-filter.c tests/unit/suite-main.c
 tests_unit_test_free_filter_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_free_filter_LDADD = $(UNIT_LDADD)
+tests_unit_test_mapping_table_SOURCES = tests/unit/test-mapping-table.c \
+	tests/unit/suite-main.c
+tests_unit_test_mapping_table_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_mapping_table_LDADD = $(UNIT_LDADD) -lm
+
 tests_unit_test_heap_map_SOURCES = tests/unit/test-heap-map.c tests/unit/suite-main.c
 tests_unit_test_heap_map_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_heap_map_LDADD = $(UNIT_LDADD)

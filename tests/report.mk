@@ -86,6 +86,10 @@ tests_report_unwindless_program_CFLAGS = $(AM_CFLAGS) \
 check_PROGRAMS += tests/report/wrapper-program
 tests_report_wrapper_program_SOURCES = tests/report/wrapper-program.c \
 	tests/report/site.h
+# One workload in two windows, whose wrappers must not flip.
+check_PROGRAMS += tests/report/window-program
+tests_report_window_program_SOURCES = tests/report/window-program.c \
+	tests/report/site.h
 # One that holds most of its memory outside malloc.
 check_PROGRAMS += tests/report/unseen-program
 tests_report_unseen_program_SOURCES = tests/report/unseen-program.c \
@@ -121,6 +125,7 @@ REPORT_SHELL_TESTS = \
 	tests/report/html.sh \
 	tests/report/json-leak.sh \
 	tests/report/leaks.sh \
+	tests/report/moments.sh \
 	tests/report/malformed.sh \
 	tests/report/mutations.sh \
 	tests/report/peak.sh \
@@ -139,5 +144,6 @@ EXTRA_DIST += $(REPORT_SHELL_TESTS) \
 	tests/report/exports \
 	tests/report/runtime \
 	tests/report/golden \
+	tests/report/html \
 	tests/report/malformed \
 	tests/report/profiles

@@ -73,6 +73,11 @@ enum mlyze_event_kind {
 	MLYZE_EVENT_STRING = 6, /* a file or function name was defined */
 	MLYZE_EVENT_RATE = 7,   /* the sampling rate changed */
 	MLYZE_EVENT_MEMORY = 8, /* the process's resident memory, read */
+	MLYZE_EVENT_MAP = 9,    /* a sampled anonymous mapping */
+	MLYZE_EVENT_UNMAP = 10, /* a sampled mapping given back */
+	/* What a native frame's address is in source terms, carried by the
+	 * profile (written by memprof-report --symbolize). */
+	MLYZE_EVENT_SYMBOL = 11,
 	MLYZE_EVENT_THREAD = 12, /* a thread's name, as the kernel had it */
 	/* A profile with a size limit starts at a checkpoint (mlyze(5)):
 	 * the events before it were discarded, and what follows it, up to
@@ -120,6 +125,25 @@ struct mlyze_frame {
 	const struct mlyze_string *file;
 	const struct mlyze_string *function;
 	uint64_t line;
+};
+
+/* The most functions one SYMBOL event names at an address: those the
+ * compiler inlined there and the one that holds them (see mlyze(5)). */
+#define MLYZE_SYMBOL_CHAIN_MAX 32
+/* A SYMBOL names a module whose id is below 2^24 and an address below
+ * 2^40 (a terabyte of code): the frames past them are left to the
+ * binaries. */
+#define MLYZE_SYMBOL_MODULE_ID_BITS 24
+#define MLYZE_SYMBOL_ADDRESS_BITS 40
+
+/* One function at a native frame's address, as a profile carries it.
+ * The text is the bytes the binary's symbols and debug information gave,
+ * NUL-terminated, not necessarily UTF-8. */
+struct mlyze_symbol {
+	const char *function; /* NULL when unknown */
+	const char *file;     /* source file; NULL when unknown */
+	uint64_t line;        /* 0 when unknown */
+	int inlined;          /* 1: inlined into the next symbol of the list */
 };
 
 /* A call stack, leaf first: frames[0] is the code that called malloc. */
@@ -173,6 +197,15 @@ struct mlyze_event {
 		struct {
 			uint64_t sampling_rate;
 		} rate;
+		/* The functions at a module's ELF virtual address, innermost
+		 * first (count 0: its module was read, and nothing covers the
+		 * address); the same as mlyze_find_symbols() gives. */
+		struct {
+			const struct mlyze_module *module;
+			uint64_t offset;
+			size_t count;
+			const struct mlyze_symbol *symbols;
+		} symbol;
 		struct {
 			/* Bytes in RAM, and those of them not backed
 			 * by a file: all the process holds, malloc's
@@ -197,6 +230,24 @@ struct mlyze_event {
 			uint64_t number;        /* 1 for the first checkpoint */
 			uint64_t events_before; /* events written until it */
 		} checkpoint;
+		/* A sampled anonymous mapping: a block of `size` bytes of
+		 * the kind "mapped", weighed as a sample of that size at
+		 * that rate.  remainder: what is left of an earlier
+		 * mapping once part of it was unmapped (an UNMAP of that
+		 * mapping comes just before), which allocates nothing. */
+		struct {
+			uint64_t address;
+			uint64_t size;
+			uint64_t sampling_rate; /* of this sample */
+			const struct mlyze_stack *stack;
+			uint16_t thread;
+			uint8_t remainder;
+		} map;
+		/* The sampled mapping at `address` was given back. */
+		struct {
+			uint64_t address;
+			uint64_t length;
+		} unmap;
 		/* As an ALLOC, but its weight is already in the TOTALS. */
 		struct {
 			uint64_t address;
@@ -360,6 +411,16 @@ mlyze_string_at(const mlyze_reader *reader, enum mlyze_table table,
 MLYZE_PUBLIC const struct mlyze_string *
 mlyze_find_string(const mlyze_reader *reader, enum mlyze_table table,
 		  uint64_t id);
+
+/* The symbols the profile carries for the native frame at `offset` (an
+ * ELF virtual address) in `module` (SYMBOL events read so far): returns
+ * their number and points *symbols at them, innermost first; 0 when the
+ * module was read and no function covers the address; -1 when the
+ * profile carries nothing for that frame (the binary must tell). */
+MLYZE_PUBLIC int mlyze_find_symbols(const mlyze_reader *reader,
+				    const struct mlyze_module *module,
+				    uint64_t offset,
+				    const struct mlyze_symbol **symbols);
 
 /* What one sample stands for (Horvitz-Thompson).  A block of `size` bytes
  * sampled at mean interval `sampling_rate` had probability

@@ -19,6 +19,7 @@
 #endif
 
 #include <spprof/memprof.h>
+#include <spprof/memprof-pool.h>
 
 #include "small_objects.h"
 #include "walker.h"
@@ -373,6 +374,67 @@ static PyObject *py_gc_event(PyObject *self, PyObject *args)
 	return written_or_not(memprof_gc_event(objects, bytes));
 }
 
+/* "O&" converters: a non-negative int that fits, or an exception. */
+static int to_address(PyObject *arg, void *out)
+{
+	unsigned long long value = PyLong_AsUnsignedLongLong(arg);
+
+	if (value == (unsigned long long)-1 && PyErr_Occurred())
+		return 0;
+	if (value > UINTPTR_MAX) {
+		PyErr_SetString(PyExc_OverflowError,
+				"an address larger than a pointer");
+		return 0;
+	}
+	*(void **)out = (void *)(uintptr_t)value;
+	return 1;
+}
+
+static int to_size(PyObject *arg, void *out)
+{
+	size_t value = PyLong_AsSize_t(arg);
+
+	if (value == (size_t)-1 && PyErr_Occurred())
+		return 0;
+	*(size_t *)out = value;
+	return 1;
+}
+
+PyDoc_STRVAR(report_alloc_doc,
+	     "report_alloc(address, size)\n\n"
+	     "A pool of the program's own hands out the block of size bytes\n"
+	     "at address (a non-zero int naming the block while it is live):\n"
+	     "memprof_report_alloc(3), sampled as malloc's blocks are.");
+
+static PyObject *py_report_alloc(PyObject *self, PyObject *args)
+{
+	void *block;
+	size_t size;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "O&O&:report_alloc", to_address, &block,
+			      to_size, &size))
+		return NULL;
+	memprof_report_alloc(block, size);
+	Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(report_free_doc,
+	     "report_free(address)\n\n"
+	     "The block reported at address is given back to its pool:\n"
+	     "memprof_report_free(3).");
+
+static PyObject *py_report_free(PyObject *self, PyObject *arg)
+{
+	void *block;
+
+	(void)self;
+	if (!to_address(arg, &block))
+		return NULL;
+	memprof_report_free(block);
+	Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(estimate_doc,
 	     "estimate(size, sampling_rate) -> (bytes, count)\n\n"
 	     "The unbiased estimate one sample stands for: size / p bytes and\n"
@@ -470,6 +532,8 @@ static PyMethodDef functions[] = {
 	FUNCTION(stats, METH_NOARGS),
 	FUNCTION(marker, METH_O),
 	FUNCTION(gc_event, METH_VARARGS),
+	FUNCTION(report_alloc, METH_VARARGS),
+	FUNCTION(report_free, METH_O),
 	FUNCTION(estimate, METH_VARARGS),
 	FUNCTION(estimate_variance, METH_VARARGS),
 	FUNCTION(estimate_interval95, METH_O),

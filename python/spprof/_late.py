@@ -42,7 +42,7 @@ import time
 
 from . import _memprof, _session
 from ._cli import tool_path
-from .memprof import _attach_walker
+from ._control import _attach_walker, shutdown
 
 PR_SET_PTRACER = 0x59616d61
 #: How long memprof-ctl may take (gdb stops the process for a few seconds).
@@ -129,6 +129,5 @@ def attach_here(name: str) -> str:
 
 
 def _finish(directory: str) -> None:
-    from . import memprof
-    memprof.shutdown()
+    shutdown()
     shutil.rmtree(directory, ignore_errors=True)

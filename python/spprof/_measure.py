@@ -15,7 +15,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from . import _memprof
 from ._cli import report_output
-from .memprof import StackFrame, _site_frame as site_frame
+from ._model import StackFrame, _site_frame as site_frame
 from ._sizes import human
 from ._stream import weight
 

@@ -75,8 +75,8 @@ def run_again_under_runtime(name: str, keep: Optional[str] = None,
 def finish(own_profile: Optional[str]) -> None:
     """Finalises this process's profile (whose streamed file is
     `own_profile`, None when it recorded nothing) and cleans up."""
-    from . import memprof
-    memprof.shutdown()
+    from . import _control
+    _control.shutdown()
     directory = session_directory()
     if not directory or os.environ.get(_KEEP_VARIABLE):
         return

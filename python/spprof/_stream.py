@@ -17,7 +17,7 @@ import struct
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from . import _memprof
-from .memprof import StackFrame
+from ._model import StackFrame
 
 ALLOC, FREE, GC, MARKER, STACK, MODULE, STRING, RATE = range(8)
 _HEADER_SIZE = 256

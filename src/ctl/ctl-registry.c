@@ -324,9 +324,11 @@ static void explain_missing(long pid, char *why, size_t size)
 			 pid, ctl_registry_own(), strerror(errno));
 	else
 		snprintf(why, size, "process %ld is not running the "
-			 "profiler's runtime (start it under memprof-wrap "
-			 "--dormant, or with SPPROF_DORMANT=1), or it belongs "
-			 "to another user", pid);
+			 "profiler's runtime (load it into the running "
+			 "process with memprof-ctl attach %ld, or start it "
+			 "under memprof-wrap --dormant, or with "
+			 "SPPROF_DORMANT=1), or it belongs to another user",
+			 pid, pid);
 }
 
 int ctl_registry_find(long pid, struct ctl_process *out, char *why,

@@ -2,11 +2,11 @@
  *
  * Contract: ctl_request() puts one request into the process's registry
  * entry and waits for the answer.  The runtime answers on its next slow
- * path, which a process that allocates reaches within a second: a request
- * not taken within ANSWER_WAIT_MS is withdrawn (the process is not
- * allocating), one taken is waited for as long as it takes.  Returns 0
+ * path, or, when the process does not allocate, when the control signal
+ * brings it (control_page.h): a request not taken within ANSWER_WAIT_MS
+ * is withdrawn, one taken is waited for as long as it takes.  Returns 0
  * with the answer, or -1 with why (the request failed in the process,
- * the process is not allocating, it exited meanwhile, or its entry was
+ * the process took it neither way, it exited meanwhile, or its entry was
  * cut short: the page is mapped, and a SIGBUS handler of its own stands
  * meanwhile, so it is for a program's one thread only).
  */
@@ -17,7 +17,7 @@
 
 #include "ctl-registry.h"
 
-#define ANSWER_WAIT_MS 1000
+#define ANSWER_WAIT_MS 3000
 
 struct ctl_answer {
 	char text[PATH_MAX]; /* a file name, a state */

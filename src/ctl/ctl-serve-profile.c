@@ -204,15 +204,22 @@ static void report_child(const struct ctl_process *p, int stream,
 	_exit(127);
 }
 
-/* memprof-report --format=pprof [--base=BASE] STREAM, its output in out
- * and its messages in err; the base is the stream as it was (none when
- * NULL).  0, or -1 with why set. */
+/* The option of memprof-report that writes each format. */
+static const char *const report_options[] = {
+	[CTL_PROFILE_PPROF] = "--format=pprof",
+	[CTL_PROFILE_MLYZE] = "--symbolize",
+};
+
+/* memprof-report OPTION [--base=BASE] STREAM, its output in out and its
+ * messages in err; the base is the stream as it was (none when NULL).
+ * 0, or -1 with why set. */
 static int run_report(const struct ctl_process *p, int stream,
+		      enum ctl_profile_format format,
 		      const struct reading *base, int out, int err,
 		      int stop_fd, char *why, size_t size)
 {
 	char program[PATH_MAX];
-	char *argv[] = { program, "--format=pprof",
+	char *argv[] = { program, (char *)report_options[format],
 			 base ? "--base=" BASE_PATH : NULL, NULL, NULL };
 	pid_t child;
 	int status;
@@ -252,15 +259,16 @@ static int wait_unless_stopped(unsigned seconds, int stop_fd)
 /* The profile of the stream into out, with the base reading when there
  * is one.  0, or an HTTP status with why set. */
 static int render(const struct ctl_process *p, int stream,
-		  const struct reading *base, int stop_fd,
-		  struct ctl_served_profile *out, char *why, size_t size)
+		  enum ctl_profile_format format, const struct reading *base,
+		  int stop_fd, struct ctl_served_profile *out, char *why,
+		  size_t size)
 {
 	int err = unnamed_file(why, size);
 	int fd = err < 0 ? -1 : unnamed_file(why, size);
 	int rc = HTTP_INTERNAL_ERROR;
 
-	if (fd >= 0 && run_report(p, stream, base, fd, err, stop_fd, why,
-				  size) == 0) {
+	if (fd >= 0 && run_report(p, stream, format, base, fd, err, stop_fd,
+				  why, size) == 0) {
 		out->fd = fd;
 		out->size = lseek(fd, 0, SEEK_END);
 		rc = out->size < 0 ? HTTP_INTERNAL_ERROR : 0;
@@ -273,14 +281,16 @@ static int render(const struct ctl_process *p, int stream,
 }
 
 int ctl_serve_profile(const struct ctl_process *p, int stream,
-		      unsigned seconds, int stop_fd,
+		      enum ctl_profile_format format, unsigned seconds,
+		      int stop_fd,
 		      struct ctl_served_profile *out, char *why, size_t size)
 {
 	struct reading base;
 	struct stat st;
 
 	if (seconds == 0)
-		return render(p, stream, NULL, stop_fd, out, why, size);
+		return render(p, stream, format, NULL, stop_fd, out, why,
+			      size);
 	/* The first reading: only what there is now. */
 	if (fstat(stream, &st) < 0) {
 		snprintf(why, size, "the stream of process %ld: %s", p->pid,
@@ -295,5 +305,5 @@ int ctl_serve_profile(const struct ctl_process *p, int stream,
 		snprintf(why, size, "the server is stopping");
 		return HTTP_UNAVAILABLE;
 	}
-	return render(p, stream, &base, stop_fd, out, why, size);
+	return render(p, stream, format, &base, stop_fd, out, why, size);
 }

@@ -1,9 +1,11 @@
-/* ctl-serve-profile.h - the gzip pprof of a live profile, for one HTTP
- * request of memprof-ctl serve.
+/* ctl-serve-profile.h - the gzip pprof of a live profile, or the profile
+ * with its symbols inside, for one HTTP request of memprof-ctl serve.
  *
  * Contract: ctl_serve_profile() writes the profile of a recording
  * process's stream, open at `stream` (ctl-stream.h), exactly as
- * `memprof-report --format=pprof` does, by running memprof-report on that
+ * `memprof-report --format=pprof` does (or `memprof-report --symbolize`,
+ * the stream as it is with the symbols of its frames, as the process's
+ * user can read its binaries), by running memprof-report on that
  * descriptor as the process's user, into an unnamed temporary file: the
  * replay and the symbolization happen in that child, so the server's
  * memory stays the same whatever the size of the profile, and a stream
@@ -28,15 +30,23 @@
 
 #include "ctl-registry.h"
 
+/* What is served: memprof-report's output with one of its options. */
+enum ctl_profile_format {
+	CTL_PROFILE_PPROF, /* --format=pprof */
+	CTL_PROFILE_MLYZE, /* --symbolize: a .mlyze carrying its symbols */
+};
+
 struct ctl_served_profile {
 	int fd;     /* the gzip pprof, from offset 0 */
 	off_t size;
 };
 
 /* 0 with *out set (close out->fd), or an HTTP status (4xx, 5xx) with a
- * one-line reason in why.  The stream is not closed. */
+ * one-line reason in why.  The stream is not closed.  seconds > 0 is for
+ * CTL_PROFILE_PPROF only. */
 int ctl_serve_profile(const struct ctl_process *p, int stream,
-		      unsigned seconds, int stop_fd,
+		      enum ctl_profile_format format, unsigned seconds,
+		      int stop_fd,
 		      struct ctl_served_profile *out, char *why, size_t size);
 
 #endif /* SPPROF_CTL_SERVE_PROFILE_H */

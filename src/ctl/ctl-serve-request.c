@@ -24,6 +24,7 @@ static const struct ctl_route routes[] = {
 	{ "/debug/pprof/", CTL_PAGE_INDEX, false },
 	{ "/debug/pprof/heap", CTL_PAGE_PROFILE, true },
 	{ "/debug/pprof/allocs", CTL_PAGE_PROFILE, true },
+	{ "/debug/mlyze", CTL_PAGE_SYMBOLIZED, true },
 	{ "/metrics", CTL_PAGE_METRICS, false },
 };
 

@@ -16,7 +16,12 @@
 #define CTL_SERVE_MAX_SECONDS 300 /* of ?seconds= */
 #define CTL_CREDENTIAL_SIZE 256   /* the longest name or secret, with NUL */
 
-enum ctl_page { CTL_PAGE_INDEX, CTL_PAGE_PROFILE, CTL_PAGE_METRICS };
+enum ctl_page {
+	CTL_PAGE_INDEX,
+	CTL_PAGE_PROFILE,    /* the gzip pprof of a process */
+	CTL_PAGE_SYMBOLIZED, /* its .mlyze with its symbols inside */
+	CTL_PAGE_METRICS,
+};
 
 struct ctl_route {
 	const char *path;

@@ -365,9 +365,16 @@ static int watch_for_the_end(struct request *r)
 }
 
 
-/* /debug/pprof/heap and /allocs: the same profile, whose sample types
- * hold both what is live and what was allocated. */
-static enum MHD_Result serve_profile(struct request *r)
+/* What a page of one process's profile serves. */
+struct served_profile {
+	enum ctl_profile_format format;
+	const char *disposition; /* of the response: its file name */
+	bool takes_seconds;      /* a difference over ?seconds= */
+};
+
+/* The profile of the process a request names, as `kind` says. */
+static enum MHD_Result serve_process(struct request *r,
+				     const struct served_profile *kind)
 {
 	struct ctl_process p;
 	struct ctl_served_profile profile;
@@ -378,6 +385,9 @@ static enum MHD_Result serve_profile(struct request *r)
 	if (!r->query.pid && r->query.seconds)
 		return reply_line(r->c, HTTP_BAD_REQUEST,
 				  "seconds= needs pid=");
+	if (r->query.seconds && !kind->takes_seconds)
+		return reply_line(r->c, HTTP_BAD_REQUEST,
+				  "seconds= is for /debug/pprof/ only");
 	if (!r->query.pid)
 		return serve_index(r);
 	if (!r->client.known)
@@ -388,9 +398,9 @@ static enum MHD_Result serve_profile(struct request *r)
 		close(stream);
 		return reply_line(r->c, HTTP_INTERNAL_ERROR, r->why);
 	}
-	status = (unsigned)ctl_serve_profile(&p, stream, r->query.seconds, end,
-					     &profile, r->why,
-					     sizeof(r->why));
+	status = (unsigned)ctl_serve_profile(&p, stream, kind->format,
+					     r->query.seconds, end, &profile,
+					     r->why, sizeof(r->why));
 	close(stream);
 	close(end);
 	if (status != 0 && client_gone(r))
@@ -404,8 +414,32 @@ static enum MHD_Result serve_profile(struct request *r)
 		close(profile.fd);
 	else
 		MHD_add_response_header(response, "Content-Disposition",
-					"attachment; filename=\"profile.pb.gz\"");
+					kind->disposition);
 	return reply(r->c, response, "application/octet-stream");
+}
+
+/* /debug/pprof/heap and /allocs: the same profile, whose sample types
+ * hold both what is live and what was allocated. */
+static enum MHD_Result serve_profile(struct request *r)
+{
+	static const struct served_profile pprof = {
+		CTL_PROFILE_PPROF, "attachment; filename=\"profile.pb.gz\"",
+		true
+	};
+
+	return serve_process(r, &pprof);
+}
+
+/* /debug/mlyze: the stream itself, with the symbols of its frames, read
+ * the same on a machine without the process's binaries. */
+static enum MHD_Result serve_symbolized(struct request *r)
+{
+	static const struct served_profile mlyze = {
+		CTL_PROFILE_MLYZE, "attachment; filename=\"profile.mlyze\"",
+		false
+	};
+
+	return serve_process(r, &mlyze);
 }
 
 static enum MHD_Result parse_parameter(void *ctx, enum MHD_ValueKind kind,
@@ -420,6 +454,7 @@ static enum MHD_Result parse_parameter(void *ctx, enum MHD_ValueKind kind,
 static enum MHD_Result (*const pages[])(struct request *r) = {
 	[CTL_PAGE_INDEX] = serve_index,
 	[CTL_PAGE_PROFILE] = serve_profile,
+	[CTL_PAGE_SYMBOLIZED] = serve_symbolized,
 	[CTL_PAGE_METRICS] = serve_metrics,
 };
 

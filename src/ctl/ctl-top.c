@@ -62,8 +62,8 @@ static void report_child(const char *program, const struct ctl_process *p,
 	if (null < 0 || dup2(output, STDOUT_FILENO) < 0 ||
 	    dup2(null, STDERR_FILENO) < 0 || ctl_stream_child(p, stream) < 0)
 		_exit(127);
-	execlp(program, program, "--at", "end", "--growth", "--top", TOP_SITES,
-	       CTL_STREAM_PATH, (char *)NULL);
+	execlp(program, program, "--running", "--at", "end", "--growth",
+	       "--top", TOP_SITES, CTL_STREAM_PATH, (char *)NULL);
 	_exit(127);
 }
 
@@ -131,12 +131,13 @@ static bool still_recording(const struct ctl_process *p)
 	char why[256];
 
 	return ctl_registry_find(p->pid, &now, why, sizeof(why)) == 0 &&
-	       now.page.state == CONTROL_RECORDING && now.page.part[0];
+	       now.page.state == CONTROL_RECORDING;
 }
 
 /* The process's entry as it is now, in now, and its stream opened
  * (ctl-stream.h); -1 with a message on stderr when it stopped recording
- * or its stream is refused. */
+ * or its stream is refused, -2 when it records but has taken no sample
+ * yet (its stream is made with the first). */
 static int open_stream(const struct ctl_process *p, struct ctl_process *now)
 {
 	char why[512], shown[CTL_ESCAPED_SIZE(512)];
@@ -144,11 +145,13 @@ static int open_stream(const struct ctl_process *p, struct ctl_process *now)
 	int stream;
 
 	if (ctl_registry_find(p->pid, now, why, sizeof(why)) < 0 ||
-	    now->page.state != CONTROL_RECORDING || !now->page.part[0]) {
+	    now->page.state != CONTROL_RECORDING) {
 		fprintf(stderr, "memprof-ctl: process %ld is not recording "
 			"(memprof-ctl start %ld begins)\n", p->pid, p->pid);
 		return -1;
 	}
+	if (!now->page.part[0])
+		return -2;
 	if ((stream = ctl_stream_open(now, &st, why, sizeof(why))) < 0)
 		fprintf(stderr, "memprof-ctl: %s\n",
 			ctl_escaped(why, shown, sizeof(shown)));
@@ -164,6 +167,11 @@ static int report_now(const char *program, const struct ctl_process *p,
 	struct ctl_process now;
 	int stream = open_stream(p, &now), rc;
 
+	if (stream == -2) {
+		snprintf(out, size, "process %ld is recording, and has taken "
+			 "no sample yet\n", p->pid);
+		return 0;
+	}
 	if (stream < 0)
 		return -1;
 	rc = run_report(program, &now, stream, said, sizeof(said));

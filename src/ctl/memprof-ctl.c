@@ -47,6 +47,25 @@
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
+/* The options of serve: parsed by parse_serve_option(), by their code. */
+static const struct serve_option {
+	const char *name, *argument, *help;
+	int code;
+} serve_options[] = {
+	{ "listen", "ADDR:PORT",
+	  "where to listen (" CTL_SERVE_DEFAULT_LISTEN ")", 'l' },
+	{ "web-config-file", "FILE",
+	  "TLS and the clients' accounts (Prometheus' format)", 'w' },
+	{ "max-connections", "N", "requests under way at once (64)", 'c' },
+	{ "max-per-client", "N",
+	  "requests under way at once of one client (16)", 'p' },
+	{ "timeout", "SECONDS", "an idle connection is closed after (30)", 't' },
+	{ "top-sites", "N", "sites per process in /metrics (10)", 'n' },
+	{ "service-variable", "NAME",
+	  "the environment variable naming a process's service "
+	  "(SPPROF_SERVICE)", 's' },
+};
+
 static void usage(FILE *to)
 {
 	fprintf(to,
@@ -82,7 +101,12 @@ static void usage(FILE *to)
 		"Options:\n"
 		"  -h, --help            display this help and exit\n"
 		"  -V, --version         output version information and "
-		"exit\n");
+		"exit\n\n"
+		"Options of serve:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(serve_options); i++)
+		fprintf(to, "  --%s=%-*s %s\n", serve_options[i].name,
+			(int)(21 - strlen(serve_options[i].name)),
+			serve_options[i].argument, serve_options[i].help);
 }
 
 /* Text of the processes' users, shown escaped (ctl-text.h). */
@@ -293,6 +317,22 @@ static void print_line(const char *text)
 	puts(ctl_escaped(text, shown, sizeof(shown)));
 }
 
+/* "process N: recording to NAME": the name the window's profile will
+ * be published under (the runtime's answer, or its streamed file's name
+ * without ".part"), %p filled in. */
+static void print_recording(long pid, const char *name)
+{
+	static const char part[] = ".part";
+	char shown[PATH_MAX];
+	size_t n = strlen(name);
+
+	if (n >= sizeof(part) - 1 && !strcmp(name + n - (sizeof(part) - 1), part))
+		n -= sizeof(part) - 1;
+	snprintf(shown, sizeof(shown), "%.*s", (int)n, name);
+	printf("process %ld: recording to ", pid);
+	print_line(shown);
+}
+
 /* Copies what fd holds to out, and closes out: 0, or -1 with errno. */
 static int copy_to(int fd, int out)
 {
@@ -403,8 +443,7 @@ static int start_window(struct target *t, const char *pattern)
 				sizeof(why) - strlen(why) - 1);
 		return fail(why);
 	}
-	printf("process %ld: recording to ", t->process.pid);
-	print_line(answer.text);
+	print_recording(t->process.pid, answer.text);
 	return EXIT_OK;
 }
 
@@ -548,7 +587,8 @@ static int attach(int argc, char **argv)
 					      : "it did not start recording");
 		return fail(why);
 	}
-	printf("process %ld: recording to %s\n", r.pid, pattern);
+	print_recording(r.pid, t.process.page.part[0] ? t.process.page.part
+						   : pattern);
 	return EXIT_OK;
 }
 
@@ -609,16 +649,7 @@ static int parse_serve_option(int c, struct ctl_serve_options *o)
 
 static int serve(int argc, char **argv)
 {
-	static const struct option longs[] = {
-		{ "listen", required_argument, NULL, 'l' },
-		{ "max-connections", required_argument, NULL, 'c' },
-		{ "max-per-client", required_argument, NULL, 'p' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "web-config-file", required_argument, NULL, 'w' },
-		{ "top-sites", required_argument, NULL, 'n' },
-		{ "service-variable", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longs[ARRAY_SIZE(serve_options) + 1] = { { 0 } };
 	struct ctl_serve_options o = {
 		.listen = CTL_SERVE_DEFAULT_LISTEN,
 		.max_connections = 64, .max_per_client = 16, .timeout = 30,
@@ -627,6 +658,10 @@ static int serve(int argc, char **argv)
 	};
 	int c, rc;
 
+	for (size_t i = 0; i < ARRAY_SIZE(serve_options); i++)
+		longs[i] = (struct option){ serve_options[i].name,
+					    required_argument, NULL,
+					    serve_options[i].code };
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "l:", longs, NULL)) != -1)
 		if ((rc = parse_serve_option(c, &o)) != EXIT_OK)

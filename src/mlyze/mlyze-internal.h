@@ -44,6 +44,9 @@ struct mlyze_tables {
 	 * over older ones replaces them for the addresses seen afterwards. */
 	const struct mlyze_module **ranges;
 	size_t range_count, range_capacity;
+	/* The symbols of SYMBOL events, by module id and address
+	 * (mlyze-symbols.c). */
+	struct u64map symbols;
 };
 
 struct mlyze_reader {
@@ -130,6 +133,25 @@ const struct mlyze_stack *define_stack(struct mlyze_reader *r, uint64_t offset,
  * already a stack that is not damaged. */
 const struct mlyze_stack *define_damaged_stack(struct mlyze_reader *r,
 					       uint64_t offset, uint64_t id);
+
+/* One function of a SYMBOL event, as its bytes lie in the payload
+ * (length 0: unknown). */
+struct symbol_text {
+	const char *function, *file;
+	size_t function_length, file_length;
+	uint64_t line;
+};
+
+/* The symbols of module's `address` (see mlyze-symbols.c): the stored
+ * ones, or NULL after input_fail() (text with a NUL byte, a module id or
+ * address out of bounds, a different earlier SYMBOL for the same
+ * address, out of memory). */
+const struct mlyze_symbol *define_symbols(struct mlyze_reader *r,
+					  uint64_t offset,
+					  const struct mlyze_module *module,
+					  uint64_t address,
+					  const struct symbol_text *symbols,
+					  size_t count);
 
 /* Frame of a Python code location; fails on undefined ids. */
 int python_frame(struct mlyze_reader *r, uint64_t offset, uint64_t stack_id,

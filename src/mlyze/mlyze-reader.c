@@ -450,6 +450,71 @@ static bool decode_string(struct mlyze_reader *r, struct cursor *c,
 	return ev->string.string != NULL;
 }
 
+/* Bytes of a length given before them, within the payload. */
+static bool take_bytes(struct mlyze_reader *r, struct cursor *c,
+		       const char *field, const char **bytes, size_t *length)
+{
+	uint64_t n;
+
+	if (!take_count(r, c, field, 1, &n))
+		return false;
+	*bytes = (const char *)c->p;
+	*length = (size_t)n;
+	c->p += n;
+	return true;
+}
+
+/* The functions of a SYMBOL event into symbols[]; false after
+ * input_fail(). */
+static bool take_symbols(struct mlyze_reader *r, struct cursor *c,
+			 struct symbol_text symbols[MLYZE_SYMBOL_CHAIN_MAX],
+			 uint64_t *count)
+{
+	/* Every function takes at least three bytes: two lengths, a line. */
+	if (!take_count(r, c, "function count", 3, count))
+		return false;
+	if (*count > MLYZE_SYMBOL_CHAIN_MAX) {
+		input_fail(&r->in, input_offset(&r->in, c->event),
+			   "SYMBOL names %" PRIu64 " functions at one address, "
+			   "more than the %d a profile may", *count,
+			   MLYZE_SYMBOL_CHAIN_MAX);
+		return false;
+	}
+	for (uint64_t i = 0; i < *count; i++)
+		if (!take_bytes(r, c, "function length", &symbols[i].function,
+				&symbols[i].function_length) ||
+		    !take_bytes(r, c, "file length", &symbols[i].file,
+				&symbols[i].file_length) ||
+		    !take_varint(r, c, "line", &symbols[i].line))
+			return false;
+	return true;
+}
+
+static bool decode_symbol(struct mlyze_reader *r, struct cursor *c,
+			  struct mlyze_event *ev)
+{
+	struct symbol_text symbols[MLYZE_SYMBOL_CHAIN_MAX];
+	uint64_t offset = input_offset(&r->in, c->event);
+	uint64_t module_id, count;
+
+	if (!take_varint(r, c, "module id", &module_id) ||
+	    !take_varint(r, c, "address", &ev->symbol.offset) ||
+	    !take_symbols(r, c, symbols, &count))
+		return false;
+	ev->symbol.module = table_find(&r->tables.modules, module_id);
+	if (!ev->symbol.module) {
+		input_fail(&r->in, offset,
+			   "SYMBOL references undefined module %" PRIu64,
+			   module_id);
+		return false;
+	}
+	ev->symbol.count = (size_t)count;
+	ev->symbol.symbols = define_symbols(r, offset, ev->symbol.module,
+					    ev->symbol.offset, symbols,
+					    (size_t)count);
+	return ev->symbol.symbols != NULL;
+}
+
 static bool decode_rate(struct mlyze_reader *r, struct cursor *c,
 			struct mlyze_event *ev)
 {
@@ -579,6 +644,36 @@ static bool decode_live(struct mlyze_reader *r, struct cursor *c,
 	return true;
 }
 
+static bool decode_map(struct mlyze_reader *r, struct cursor *c,
+		       struct mlyze_event *ev)
+{
+	uint64_t thread = 0, remainder = 0;
+
+	if (!take_le(r, c, 8, &ev->map.address) ||
+	    !take_varint(r, c, "size", &ev->map.size) ||
+	    !take_varint(r, c, "sampling rate", &ev->map.sampling_rate) ||
+	    !take_stack(r, c, &ev->map.stack) || !take_le(r, c, 2, &thread) ||
+	    !take_varint(r, c, "remainder", &remainder))
+		return false;
+	if (ev->map.sampling_rate == 0 || remainder > 1) {
+		input_fail(&r->in, input_offset(&r->in, c->event),
+			   ev->map.sampling_rate == 0
+				   ? "MAP has a sampling rate of 0"
+				   : "MAP has a remainder flag other than 0 or 1");
+		return false;
+	}
+	ev->map.thread = (uint16_t)thread;
+	ev->map.remainder = (uint8_t)remainder;
+	return true;
+}
+
+static bool decode_unmap(struct mlyze_reader *r, struct cursor *c,
+			 struct mlyze_event *ev)
+{
+	return take_le(r, c, 8, &ev->unmap.address) &&
+	       take_varint(r, c, "length", &ev->unmap.length);
+}
+
 /* A sample count and four sums of weights (bytes, its variance, count,
  * its variance), as the bits of doubles. */
 static bool take_sum(struct mlyze_reader *r, struct cursor *c,
@@ -638,6 +733,9 @@ static const struct event_type event_types[] = {
 	[MLYZE_EVENT_STRING] = { "STRING", decode_string },
 	[MLYZE_EVENT_RATE] = { "RATE", decode_rate },
 	[MLYZE_EVENT_MEMORY] = { "MEMORY", decode_memory },
+	[MLYZE_EVENT_MAP] = { "MAP", decode_map },
+	[MLYZE_EVENT_UNMAP] = { "UNMAP", decode_unmap },
+	[MLYZE_EVENT_SYMBOL] = { "SYMBOL", decode_symbol },
 	[MLYZE_EVENT_THREAD] = { "THREAD", decode_thread },
 	[MLYZE_EVENT_CHECKPOINT] = { "CHECKPOINT", decode_checkpoint },
 	[MLYZE_EVENT_LIVE] = { "LIVE", decode_live },

@@ -116,6 +116,7 @@ void tables_init(struct mlyze_tables *t)
 	table_init(&t->strings[MLYZE_TABLE_FUNCTIONS]);
 	t->ranges = NULL;
 	t->range_count = t->range_capacity = 0;
+	u64map_init(&t->symbols);
 }
 
 void tables_free(struct mlyze_tables *t)
@@ -125,6 +126,7 @@ void tables_free(struct mlyze_tables *t)
 	table_free(&t->strings[MLYZE_TABLE_FILES]);
 	table_free(&t->strings[MLYZE_TABLE_FUNCTIONS]);
 	free(t->ranges);
+	u64map_free(&t->symbols);
 	arena_free(&t->entries);
 	arena_free(&t->arena);
 	tables_init(t);

@@ -7,6 +7,7 @@ MLYZE_READER_C = \
 	src/mlyze/mlyze-input.c \
 	src/mlyze/mlyze-metadata.c \
 	src/mlyze/mlyze-reader.c \
+	src/mlyze/mlyze-symbols.c \
 	src/mlyze/mlyze-tables.c \
 	src/mlyze/mlyze-weights.c \
 	src/mlyze/u64map.c

@@ -18,9 +18,11 @@
 
 #include "report-frames.h"
 #include "report-heap.h"
+#include "report-moment.h"
 #include "report-progress.h"
 #include "report-sites.h"
 #include "report-suppress.h"
+#include "report-symbolize.h"
 #include "report-util.h"
 #include "report-view.h"
 #include "report-wrappers.h"
@@ -40,6 +42,8 @@ struct options {
 	enum grouping grouping;
 	enum sort_key sort;
 	enum moment at;
+	/* --at TIME or MARKER (then `at` is AT_TIME), --from and --to. */
+	struct moment_spec at_spec, from, to;
 	bool cumulative;
 	bool all;
 	const struct view *view; /* NULL: chosen by the output's name */
@@ -53,6 +57,8 @@ struct options {
 	bool leaks; /* --leaks: rank the sites by their growth */
 	bool growth; /* --growth: each site's growth in its table */
 	bool keep_wrappers; /* allocation wrappers may be sites */
+	bool running; /* --running: the streams of running processes */
+	enum memory_kind kinds; /* --kind: what memory the sites hold */
 	/* --suppressions, with --at end or --leaks; NULL without. */
 	struct suppressions *suppressions;
 	/* --temporary, --histogram, --group-by thread: blocks.view. */
@@ -61,6 +67,7 @@ struct options {
 	/* --thread: only its blocks; NULL without. */
 	const struct thread_filter *thread;
 	struct thread_filter thread_chosen;
+	bool symbolize; /* write the profile with its symbols, no view */
 };
 
 /* Growable list of messages (warnings, notes). */
@@ -102,7 +109,13 @@ static void usage(FILE *out)
 	      "                          holds\n"
 	      "  -s, --sort=KEY          live (default), allocated or count; also what\n"
 	      "                          the exports weigh stacks by\n"
-	      "  -a, --at=WHEN           peak (default) or end: when to count live bytes\n"
+	      "  -a, --at=WHEN           peak (default), end, a time from the start\n"
+	      "                          (12.5s) or a marker's name: when to count\n"
+	      "                          live bytes\n"
+	      "      --from=WHEN         count only the blocks allocated from WHEN on\n"
+	      "      --to=WHEN           ... and before WHEN (a time or a marker)\n"
+	      "      --kind=KIND         all (default): the malloc heap and anonymous\n"
+	      "                          mappings; heap or mapped: one of them\n"
 	      "      --all               also list sites with nothing live\n"
 	      "      --keep-wrappers     let allocation wrappers (xmalloc, g_malloc...)\n"
 	      "                          be sites, not their callers\n"
@@ -128,6 +141,12 @@ static void usage(FILE *out)
 	      "                          holds TEXT\n"
 	      "      --thread=ID|NAME    only the blocks of the thread of this id (its\n"
 	      "                          low 16 bits) or of the threads of this name\n"
+	      "      --symbolize         write the one profile given, with the\n"
+	      "                          symbols of its frames inside it, to -o FILE\n"
+	      "                          (a .mlyze that reads the same without the\n"
+	      "                          binaries), instead of a view of it\n"
+	      "      --running           the profiles are streams of running\n"
+	      "                          processes (memprof-ctl top): not ended\n"
 	      "  -h, --help              show this help and exit\n"
 	      "  -V, --version           show the version and exit\n"
 	      "\n"
@@ -159,6 +178,11 @@ static int choose(const char *option, const char *value,
 	fputs(")\nTry 'memprof-report --help' for more information.\n", stderr);
 	exit(2);
 }
+
+/* The values of --kind, and the kinds of memory each counts. */
+static const char *const kind_names[] = { "all", "heap", "mapped" };
+static const enum memory_kind kind_bits[] = { KIND_ALL, KIND_HEAP,
+					      KIND_MAPPED };
 
 static const struct view *choose_view(const char *value)
 {
@@ -198,6 +222,26 @@ static void choose_blocks(struct options *o, enum block_view view)
 			    block_option_names[view]);
 	o->blocks_wanted = true;
 	o->blocks.view = view;
+}
+
+/* A moment of --at, --from or --to, or a usage error. */
+static void parse_moment(struct moment_spec *spec, const char *option,
+			 const char *value)
+{
+	char why[512];
+
+	if (moment_parse(spec, option, value, why, sizeof(why)) < 0)
+		usage_error("%s", why);
+}
+
+/* --at: peak, end, or a moment the profile names (AT_TIME). */
+static enum moment parse_at(const char *value, struct moment_spec *spec)
+{
+	for (int m = 0; m < AT_TIME; m++)
+		if (strcmp(value, moment_names[m]) == 0)
+			return (enum moment)m;
+	parse_moment(spec, "--at", value);
+	return AT_TIME;
 }
 
 /* --suppressions FILE, once. */
@@ -290,7 +334,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_TEMPORARY,
 		OPT_HISTOGRAM,
 		OPT_SITE,
-		OPT_THREAD
+		OPT_THREAD,
+		OPT_SYMBOLIZE,
+		OPT_FROM,
+		OPT_TO,
+		OPT_RUNNING,
+		OPT_KIND
 	};
 	static const struct option long_options[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -301,6 +350,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "cumulative", no_argument, NULL, 'c' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "at", required_argument, NULL, 'a' },
+		{ "kind", required_argument, NULL, OPT_KIND },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
@@ -314,6 +364,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "histogram", no_argument, NULL, OPT_HISTOGRAM },
 		{ "site", required_argument, NULL, OPT_SITE },
 		{ "thread", required_argument, NULL, OPT_THREAD },
+		{ "symbolize", no_argument, NULL, OPT_SYMBOLIZE },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
+		{ "running", no_argument, NULL, OPT_RUNNING },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -335,6 +389,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'c':
 			o->cumulative = true;
 			break;
+		case OPT_KIND:
+			o->kinds = kind_bits[choose("--kind", optarg,
+						    kind_names, 3)];
+			break;
 		case OPT_ALL:
 			o->all = true;
 			break;
@@ -349,8 +407,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 							sort_names, 3);
 			break;
 		case 'a':
-			o->at = (enum moment)choose("--at", optarg,
-						    moment_names, MOMENTS);
+			o->at = parse_at(optarg, &o->at_spec);
+			break;
+		case OPT_FROM:
+			parse_moment(&o->from, "--from", optarg);
+			break;
+		case OPT_TO:
+			parse_moment(&o->to, "--to", optarg);
 			break;
 		case OPT_DEBUG_DIR:
 			o->debug_dirs = xrealloc(o->debug_dirs,
@@ -396,6 +459,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_THREAD:
 			o->thread = parse_thread(&o->thread_chosen, optarg);
 			break;
+		case OPT_SYMBOLIZE:
+			o->symbolize = true;
+			break;
+		case OPT_RUNNING:
+			o->running = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -410,6 +479,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind == argc)
 		usage_error("%s", "no profile given");
+	if (o->symbolize && (o->view || o->base_count || o->leaks ||
+			     o->growth || o->suppressions))
+		usage_error("%s", "--symbolize writes a profile, not a view: "
+				  "no --format, --base, --leaks, --growth or "
+				  "--suppressions");
+	if (o->symbolize && argc - optind != 1)
+		usage_error("%s", "--symbolize writes one profile: give one");
 	if (o->cumulative && o->grouping == GROUP_BY_STACK)
 		usage_error("%s", "--cumulative groups by function or line, "
 				  "not by stack");
@@ -428,6 +504,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 			    o->view->name);
 	if (o->growth && o->base_count)
 		usage_error("%s", "--growth reads one run; --base compares two");
+	if (o->from.kind == MOMENT_SECONDS && o->to.kind == MOMENT_SECONDS &&
+	    o->from.seconds >= o->to.seconds)
+		usage_error("%s", "--from must come before --to: the stretch "
+				  "between them is empty");
 	if (o->suppressions && o->at != AT_END && !o->leaks)
 		usage_error("%s", "--suppressions applies to what was never "
 				  "freed: give --at end or --leaks");
@@ -453,6 +533,13 @@ struct gathered {
 	struct block_table table;  /* the threads, and then the view */
 	const struct thread_filter *thread; /* --thread, or NULL */
 	bool several_files;
+	const struct options *options;
+	uint64_t born_outside;     /* sampled blocks left out by a stretch */
+	char *moment;              /* with --at TIME: its label */
+	char *from, *to;           /* of --from and --to, or NULL */
+	enum memory_kind kinds;    /* --kind */
+	bool has_mappings;         /* a profile holds some, counted or not */
+	double mapped_peak;        /* of the peaks, the mappings' counted */
 };
 
 static void warn(void *ctx, const char *message)
@@ -494,13 +581,22 @@ static char *replaced_by(const struct mlyze_info *info)
 }
 
 /* How a recording window that did not start with the process came to be,
- * or NULL. */
-static char *recording_window(const struct mlyze_info *info)
+ * or NULL.  A running process's has not ended. */
+static char *recording_window(const struct mlyze_info *info, bool running)
 {
-	return info->started_by
-		       ? xasprintf("started by %s, ended by %s", info->started_by,
-				   info->ended_by ? info->ended_by : "?")
-		       : NULL;
+	if (!info->started_by)
+		return NULL;
+	if (!info->ended_by && running)
+		return xasprintf("started by %s, still recording",
+				 info->started_by);
+	return xasprintf("started by %s, ended by %s", info->started_by,
+			 info->ended_by ? info->ended_by : "?");
+}
+
+static void map_stacks(struct stack_amounts *a, const size_t *stack_map)
+{
+	for (size_t k = 0; k < a->count; k++)
+		a->stacks[k] = stack_map[a->stacks[k]];
 }
 
 /* The replay's series move to the summary; the stacks of its snapshots
@@ -514,15 +610,22 @@ static void take_series(struct profile_summary *p, struct heap_replay *h,
 	p->mark_count = h->events_kept_count;
 	p->snapshots = h->snapshots;
 	p->snapshot_count = h->snapshot_count;
-	for (size_t i = 0; i < p->snapshot_count; i++)
-		for (size_t k = 0; k < p->snapshots[i].count; k++)
-			p->snapshots[i].stacks[k] =
-				stack_map[p->snapshots[i].stacks[k]];
+	p->allocated_after_snapshots = h->allocated_after_snapshots;
+	for (size_t i = 0; i < p->snapshot_count; i++) {
+		struct heap_snapshot *snap = &p->snapshots[i];
+
+		for (size_t k = 0; k < snap->count; k++)
+			snap->stacks[k] = stack_map[snap->stacks[k]];
+		map_stacks(&snap->allocated, stack_map);
+	}
+	map_stacks(&p->allocated_after_snapshots, stack_map);
 	p->memory = h->memory;
 	memset(&h->memory, 0, sizeof(h->memory));
 	h->timeline = NULL;
 	h->events_kept = NULL;
 	h->snapshots = NULL;
+	memset(&h->allocated_after_snapshots, 0,
+	       sizeof(h->allocated_after_snapshots));
 	h->timeline_count = h->events_kept_count = h->snapshot_count = 0;
 }
 
@@ -542,13 +645,14 @@ static void summarise(struct gathered *g, const char *file,
 	p->start_time_us = info->start_time_us;
 	p->command_line = copy_command_line(info);
 	p->title = info->title ? xstrdup(info->title) : NULL;
-	p->window = recording_window(info);
+	p->window = recording_window(info, g->options->running);
 	p->duration_s = end > info->start_time_us
 				? (double)(end - info->start_time_us) / 1e6
 				: 0.0;
 	p->sampling_rate = info->sampling_rate;
 	p->rate_changed = h->rate_changed;
 	p->complete = info->complete;
+	p->running = g->options->running && info->complete == 0;
 	p->truncated = mlyze_truncated(r);
 	p->exec_program = replaced_by(info);
 	p->malloc_defined_by = info->malloc_defined_by
@@ -567,8 +671,10 @@ static void summarise(struct gathered *g, const char *file,
 			(double)(h->kept_from_us - info->start_time_us) / 1e6;
 	p->peak_time_s = (double)(h->peak_time_us - info->start_time_us) / 1e6;
 	p->peak = h->total.live[AT_PEAK];
+	p->mapped_peak = h->mapped_peak_bytes;
 	p->peak_level_share = h->peak_level_share;
 	p->end = h->total.live[AT_END];
+	p->at_time_s = (double)(h->at.passed_us - info->start_time_us) / 1e6;
 }
 
 static void add_stats(struct mlyze_stats *total, const struct mlyze_stats *s)
@@ -625,6 +731,18 @@ static struct unseen_malloc unseen_malloc_of(const struct gathered *g)
 	return unseen;
 }
 
+/* "Only the blocks allocated from 2 s to marker done are counted ..." */
+static char *stretch_note(const struct gathered *g)
+{
+	return xasprintf(
+		"Only the blocks allocated from %s to %s are counted (--from, "
+		"--to), in every estimate and over time; %" PRIu64 " sampled "
+		"block%s allocated outside %s left out.",
+		g->from ? g->from : "the start", g->to ? g->to : "the end",
+		g->born_outside, g->born_outside == 1 ? "" : "s",
+		g->born_outside == 1 ? "is" : "are");
+}
+
 /* Caveats of all the profiles together, in plain words. */
 static void note_caveats(struct gathered *g)
 {
@@ -636,10 +754,13 @@ static void note_caveats(struct gathered *g)
 	size_t processes = resident_peaks(g, &peaks);
 	struct unseen_malloc unseen = unseen_malloc_of(g);
 	char *memory = memory_explained_note(
-		&peaks, processes, g->stacks.heap.live[AT_PEAK].bytes, &unseen);
+		&peaks, processes, g->stacks.heap.live[AT_PEAK].bytes,
+		g->mapped_peak, &unseen);
 
 	if (memory)
 		add_message(&g->notes, memory);
+	if (g->from || g->to)
+		add_message(&g->notes, stretch_note(g));
 	if (broken_stacks)
 		add_message(&g->notes, broken_stacks);
 	if (dropped)
@@ -740,12 +861,55 @@ static void note_thread_filter(struct gathered *g, const char *file,
 			"id.", file, g->thread->name));
 }
 
+/* The moments of --at, --from and --to must be moments of the profile
+ * that its events show, and the stretch must not be empty; else a usage
+ * error. */
+static void check_moments(const char *file, const mlyze_reader *r,
+			  const struct heap_replay *h)
+{
+	const struct mlyze_info *info = mlyze_info(r);
+	uint64_t end = info->end_time_us ? info->end_time_us : h->last_time_us;
+	const struct moment_track *tracks[] = { &h->at, &h->from, &h->to };
+	char why[4096 + 512];
+
+	for (size_t i = 0; i < sizeof(tracks) / sizeof(tracks[0]); i++) {
+		struct moment_bounds bounds = {
+			.file = file,
+			.duration_s = (double)(end - info->start_time_us) / 1e6,
+			.kept_from_s = h->checkpoints
+					       ? (double)(h->kept_from_us -
+							  info->start_time_us) /
+							 1e6
+					       : 0,
+			.passed = tracks[i]->passed,
+		};
+
+		if (tracks[i]->spec &&
+		    moment_check(tracks[i]->spec, &bounds, why,
+				 sizeof(why)) < 0) {
+			fprintf(stderr, "memprof-report: %s\n", why);
+			exit(2);
+		}
+	}
+	if (h->from.passed && h->to.passed &&
+	    h->to.passed_us <= h->from.passed_us) {
+		fprintf(stderr, "memprof-report: --from %s, --to %s: in %s, "
+			"the stretch between them is empty (--to comes at "
+			"%.3f s, --from at %.3f s)\n", h->from.spec->text,
+			h->to.spec->text, file,
+			(double)(h->to.passed_us - info->start_time_us) / 1e6,
+			(double)(h->from.passed_us - info->start_time_us) / 1e6);
+		exit(2);
+	}
+}
+
 /* Read one profile into the stacks.  A profile that cannot be read is
  * named on stderr and left out; returns its status. */
 static enum mlyze_status read_profile(struct gathered *g, const char *file)
 {
 	struct mlyze_options ro = { .warn = warn, .warn_ctx = g };
 	struct block_collector collector = { .options = g->blocks };
+	const struct options *o = g->options;
 	struct replay_options options = {
 		.tick = progress_tick,
 		.tick_ctx = &g->progress,
@@ -754,6 +918,10 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 		.block_ended = g->blocks ? blocks_collect : NULL,
 		.block_ended_ctx = &collector,
 		.thread = g->thread,
+		.at = o->at == AT_TIME ? &o->at_spec : NULL,
+		.from = o->from.kind ? &o->from : NULL,
+		.to = o->to.kind ? &o->to : NULL,
+		.kinds = g->kinds,
 	};
 	mlyze_reader *r = mlyze_open(file, &ro);
 	enum mlyze_status status;
@@ -776,7 +944,11 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 		mlyze_close(r);
 		return status;
 	}
+	check_moments(file, r, &replay);
+	g->born_outside += replay.born_outside;
 	summarise(g, file, r, &replay);
+	g->has_mappings |= replay.has_mappings;
+	g->mapped_peak += replay.mapped_peak_bytes;
 	add_stats(&g->stats, &mlyze_info(r)->stats);
 	warn_replaced(g, file, &replay);
 	note_checkpoints(g, file, r, &replay);
@@ -814,6 +986,7 @@ static void free_series(struct profile_summary *p)
 		.events_kept_count = p->mark_count,
 		.snapshots = p->snapshots,
 		.snapshot_count = p->snapshot_count,
+		.allocated_after_snapshots = p->allocated_after_snapshots,
 		.memory = p->memory,
 	};
 
@@ -848,6 +1021,9 @@ static void free_gathered(struct gathered *g)
 	free_messages(&g->warnings);
 	free_messages(&g->notes);
 	free_messages(&g->unread);
+	free(g->moment);
+	free(g->from);
+	free(g->to);
 }
 
 /* The sites a table shows: without --all, a table of live bytes leaves
@@ -892,22 +1068,33 @@ static bool colour_wanted(const struct options *o)
 	return !o->output && isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
 }
 
-/* Read `files` into g, their modules found under `sysroot`.  Returns the
- * exit status of reading them (see read_profiles). */
-static int gather(struct gathered *g, const struct options *o,
-		  const char *sysroot, char **files, int count)
+/* How the modules are found: under `sysroot`, the debug files in the
+ * --debug-dir directories too; warnings go to g. */
+static struct symbolizer_options symbolizing(struct gathered *g,
+					     const struct options *o,
+					     const char *sysroot)
 {
-	struct symbolizer_options so = {
+	return (struct symbolizer_options){
 		.sysroot = sysroot,
 		.debug_dirs = o->debug_dirs,
 		.n_debug_dirs = o->debug_dir_count,
 		.warn = warn,
 		.warn_ctx = g,
 	};
+}
+
+/* Read `files` into g, their modules found under `sysroot`.  Returns the
+ * exit status of reading them (see read_profiles). */
+static int gather(struct gathered *g, const struct options *o,
+		  const char *sysroot, char **files, int count)
+{
+	struct symbolizer_options so = symbolizing(g, o, sysroot);
 	int rc;
 
 	g->namer = frame_namer_new(&so);
+	g->options = o;
 	g->snapshots = o->view->snapshots;
+	g->kinds = o->kinds ? o->kinds : KIND_ALL;
 	/* A comparison shows no growth: its base needs none either. */
 	g->growth = o->leaks || o->growth ||
 		    (o->view->shows_growth && !o->base_count);
@@ -919,6 +1106,10 @@ static int gather(struct gathered *g, const struct options *o,
 		class_table_init(&g->cells);
 		block_table_init(&g->table, &o->blocks);
 	}
+	if (o->from.kind)
+		g->from = moment_label(&o->from);
+	if (o->to.kind)
+		g->to = moment_label(&o->to);
 	rc = read_profiles(g, files, count);
 	if (g->profile_count)
 		note_caveats(g);
@@ -944,6 +1135,8 @@ static struct report make_report(struct gathered *g, struct site_table *sites,
 		if (wrappers)
 			add_message(&g->notes, wrappers);
 	}
+	if (o->at == AT_TIME && !g->moment)
+		g->moment = moment_label(&o->at_spec);
 	sites_build(sites, &g->stacks, o->grouping, o->cumulative);
 	sites_sort(sites, o->sort, o->at);
 	unnamed = sites_unnamed_note(sites, &g->stacks);
@@ -959,11 +1152,17 @@ static struct report make_report(struct gathered *g, struct site_table *sites,
 		.grouping = o->grouping,
 		.sort = o->sort,
 		.at = o->at,
+		.moment = g->moment,
+		.moment_is_marker = o->at_spec.kind == MOMENT_MARKER,
+		.from = g->from,
+		.to = g->to,
+		.born_outside = g->born_outside,
 		.colour = colour_wanted(o),
 		.all = o->all,
 		.resident = resident,
 		.resident_processes = resident_processes,
 		.unseen_malloc = unseen_malloc_of(g),
+		.mapped_peak = g->mapped_peak,
 		.notes = g->notes.items,
 		.note_count = g->notes.count,
 		.warnings = g->warnings.items,
@@ -1058,7 +1257,17 @@ int main(int argc, char **argv)
 	struct site_table sites;
 	int first = parse_options(argc, argv, &o);
 	struct report report;
-	int rc = gather(&g, &o, o.sysroot, argv + first, argc - first);
+	struct symbolizer_options so;
+	int rc;
+
+	if (o.symbolize) {
+		so = symbolizing(&g, &o, o.sysroot);
+		rc = symbolize_profile(argv[first], o.output, &so);
+		free_messages(&g.warnings);
+		free(o.debug_dirs);
+		return rc;
+	}
+	rc = gather(&g, &o, o.sysroot, argv + first, argc - first);
 
 	if (g.profile_count == 0)
 		exit(rc);

@@ -16,6 +16,7 @@ static const char *const measure_keys[MEASURES] = {
 	[MEASURE_LIVE_AT_END] = "live_at_end",
 	[MEASURE_ALLOCATED] = "allocated_bytes",
 	[MEASURE_ALLOCATIONS] = "allocations",
+	[MEASURE_LIVE_AT_TIME] = "live_at_moment",
 };
 
 static json_t *files_json(const struct report *r)

@@ -15,6 +15,7 @@ static const char *const measure_phrases[MEASURES] = {
 	[MEASURE_LIVE_AT_END] = "live bytes at the end",
 	[MEASURE_ALLOCATED] = "bytes allocated",
 	[MEASURE_ALLOCATIONS] = "number of allocations",
+	[MEASURE_LIVE_AT_TIME] = "live bytes at the chosen moment",
 };
 
 /* A size or a count by the measure, with a sign when asked. */

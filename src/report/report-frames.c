@@ -17,7 +17,8 @@ struct frame_namer {
 
 /* The allocators whose frames are never the site of an allocation: the
  * C library's malloc family, C++ operator new, CPython's allocators and
- * pymalloc.  (Frames in the runtime library itself are recognised by
+ * pymalloc, and the Python binding's report of a pool's block
+ * (spprof.memprof.report_alloc), whose site is the Python line.  (Frames in the runtime library itself are recognised by
  * their module, see in_runtime().) */
 static const char *const allocator_functions[] = {
 	"malloc", "calloc", "realloc", "reallocarray", "free",
@@ -27,7 +28,8 @@ static const char *const allocator_functions[] = {
 	"_int_malloc", "_int_realloc", "_int_memalign", "tcache_init",
 	"malloc_hook_ini", "sysmalloc",
 	"PyObject_Malloc", "PyObject_Calloc", "PyObject_Realloc",
-	"allocate_from_new_pool", "new_arena", NULL
+	"allocate_from_new_pool", "new_arena",
+	"py_report_alloc", NULL
 };
 static const char *const allocator_prefixes[] = {
 	"operator new", "_Znw", "_Zna", /* demangled and mangled */
@@ -97,7 +99,7 @@ static bool in_cxx_headers(const char *file)
 	return file && strstr(file, "/include/c++/") != NULL;
 }
 
-static void native_frame(const struct symbol_info *symbol, bool in_runtime,
+static void native_frame(const struct mlyze_symbol *symbol, bool in_runtime,
 			 bool readable, size_t module_index, uint64_t address,
 			 struct report_frame *out)
 {
@@ -119,21 +121,47 @@ static void native_frame(const struct symbol_info *symbol, bool in_runtime,
 					is_allocator_function(symbol->function));
 }
 
+int frame_binary_symbols(struct frame_namer *namer,
+			 const struct mlyze_module *module, uint64_t offset,
+			 struct mlyze_symbol out[FRAME_CHAIN_MAX])
+{
+	struct symbol_info symbols[FRAME_CHAIN_MAX];
+	int n = symbolizer_lookup_inlined(namer->symbolizer, module->path,
+					  module->build_id, offset, 1,
+					  symbols, FRAME_CHAIN_MAX);
+
+	if (!symbolizer_module_readable(namer->symbolizer, module->path,
+					module->build_id) && n < 1)
+		return -1;
+	for (int i = 0; i < n; i++)
+		out[i] = (struct mlyze_symbol){
+			.function = symbols[i].function,
+			.file = symbols[i].file,
+			.line = symbols[i].line,
+			.inlined = symbols[i].inlined,
+		};
+	return n < 1 ? 0 : n;
+}
+
 static size_t resolve_native(struct frame_namer *namer,
+			     const mlyze_reader *reader,
 			     const struct mlyze_frame *frame,
 			     size_t module_index,
 			     struct report_frame out[FRAME_CHAIN_MAX])
 {
 	const struct mlyze_module *module = frame->module;
-	struct symbol_info symbols[FRAME_CHAIN_MAX];
-	int n = symbolizer_lookup_inlined(namer->symbolizer, module->path,
-					  module->build_id, frame->offset, 1,
-					  symbols, FRAME_CHAIN_MAX);
-	bool readable = symbolizer_module_readable(
-		namer->symbolizer, module->path, module->build_id);
+	struct mlyze_symbol symbols[FRAME_CHAIN_MAX];
+	const struct mlyze_symbol *own;
+	int n = mlyze_find_symbols(reader, module, frame->offset, &own);
+	bool readable = true;
 
+	if (n >= 0)
+		memcpy(symbols, own, (size_t)n * sizeof(*own));
+	else
+		n = frame_binary_symbols(namer, module, frame->offset, symbols);
 	if (n < 1) {
-		symbols[0] = (struct symbol_info){ NULL, NULL, 0, 0 };
+		readable = n == 0;
+		symbols[0] = (struct mlyze_symbol){ 0 };
 		n = 1;
 	}
 	for (int i = 0; i < n; i++)
@@ -142,7 +170,7 @@ static size_t resolve_native(struct frame_namer *namer,
 	return (size_t)n;
 }
 
-size_t frame_resolve(struct frame_namer *namer,
+size_t frame_resolve(struct frame_namer *namer, const mlyze_reader *reader,
 		     const struct mlyze_frame *frame, size_t module_index,
 		     struct report_frame out[FRAME_CHAIN_MAX])
 {
@@ -156,7 +184,7 @@ size_t frame_resolve(struct frame_namer *namer,
 		out->line = frame->line;
 		return 1;
 	case MLYZE_FORM_MODULE:
-		return resolve_native(namer, frame, module_index, out);
+		return resolve_native(namer, reader, frame, module_index, out);
 	default:
 		out->kind = FRAME_ADDRESS;
 		return 1;

@@ -51,6 +51,10 @@ struct report_frame {
 	/* Its function hands allocations on to the allocator: no site
 	 * unless --keep-wrappers (see report-wrappers.h). */
 	bool wrapper;
+	/* Why it is a wrapper, or why not though it only hands allocations
+	 * on (enum wrapper_reason of report-wrappers.h), and from how many
+	 * sampled callers (at most WRAPPER_CALLERS). */
+	uint8_t wrapper_reason, wrapper_callers;
 	bool inlined;   /* native: inlined into the next frame of the stack */
 	/* Inlined from the C++ standard library's headers (std::vector's
 	 * allocation plumbing...): shown in a stack, never a site. */
@@ -70,12 +74,26 @@ void frame_namer_free(struct frame_namer *namer);
  * holds them. */
 #define FRAME_CHAIN_MAX 32
 
-/* What the frame is: fills out[0..n), innermost first, and returns n
- * (>= 1).  Their strings belong to the caller (report_frame_free).
- * `module_index` is the index the caller gave the frame's module. */
-size_t frame_resolve(struct frame_namer *namer,
+_Static_assert(FRAME_CHAIN_MAX == MLYZE_SYMBOL_CHAIN_MAX,
+	       "a profile carries every function the symbolizer gives");
+
+/* What the frame of `reader`'s profile is: fills out[0..n), innermost
+ * first, and returns n (>= 1).  A native frame is named by the symbols
+ * the profile carries when it carries them for the frame (see
+ * mlyze_find_symbols), else by its module's binary.  Their strings
+ * belong to the caller (report_frame_free).  `module_index` is the index
+ * the caller gave the frame's module. */
+size_t frame_resolve(struct frame_namer *namer, const mlyze_reader *reader,
 		     const struct mlyze_frame *frame, size_t module_index,
 		     struct report_frame out[FRAME_CHAIN_MAX]);
+/* The functions the binary of `module` gives at `offset` (an ELF virtual
+ * address, of a frame that is a return address), innermost first, into
+ * out: how many (>= 1); 0 when the module's file was read and no function
+ * covers the address; -1 when it could not be read (a warning said why).
+ * The strings belong to the namer. */
+int frame_binary_symbols(struct frame_namer *namer,
+			 const struct mlyze_module *module, uint64_t offset,
+			 struct mlyze_symbol out[FRAME_CHAIN_MAX]);
 void report_frame_free(struct report_frame *frame);
 
 /* The name of a frame for a group of frames.  Sites with the same key are

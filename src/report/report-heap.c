@@ -43,7 +43,7 @@
 /* The stride of the series when the duration of the profile is unknown. */
 #define DEFAULT_STRIDE_US 1000
 
-const char *const moment_names[MOMENTS] = { "peak", "end" };
+const char *const moment_names[MOMENTS] = { "peak", "end", "moment" };
 
 /* What a live block keeps: the count it stood for when it was weighed
  * (1/p), from which its FREE rebuilds the very weight its ALLOC added
@@ -59,6 +59,9 @@ struct slot {
 	/* Listed by a checkpoint: its ALLOC may still follow (written by a
 	 * thread that waited while the checkpoint was taken). */
 	bool listed;
+	/* What remained of a sampled mapping once part of it was unmapped
+	 * (a MAP remainder): its life was told with the mapping's. */
+	bool piece;
 };
 
 /* The sampled blocks still live: address -> size (value.a), and the
@@ -75,6 +78,7 @@ struct live_blocks {
  * takes; what only a peak or the trends touch comes after. */
 struct stack_now {
 	struct estimate allocated, live;
+	bool mapped; /* its samples are anonymous mappings */
 	struct estimate half_live[ESTIMATOR_HALVES];
 	/* since each half's last peak (then listed) */
 	bool changed[ESTIMATOR_HALVES];
@@ -83,6 +87,7 @@ struct stack_now {
 	struct estimate at_half_peak[ESTIMATOR_HALVES];
 	struct estimate whole_at_half_peak[ESTIMATOR_HALVES];
 	struct trend_sums growth[AXES];
+	struct estimate allocated_at_snapshot; /* at the last one */
 };
 
 /* The largest live total one half has seen, and the stacks whose estimate
@@ -103,8 +108,10 @@ struct replay_state {
 	struct half_peak halves[ESTIMATOR_HALVES];
 	double live_bytes;     /* all stacks together, now */
 	double live_variance;
+	double mapped_live_bytes; /* of live_bytes, the mappings' */
 	uint64_t live_samples;
 	bool growth;           /* measure it (replay_options) */
+	enum memory_kind kinds; /* counted (replay_options) */
 	double position[AXES]; /* now: seconds since the origin, markers */
 	uint64_t origin_us;    /* the start, or the last checkpoint */
 	bool in_checkpoint;    /* reading the events of a checkpoint */
@@ -115,6 +122,10 @@ struct replay_state {
 	replay_block_ended *block_ended; /* replay_options */
 	void *block_ended_ctx;
 	const struct thread_filter *thread;
+	/* What the stacks allocated before a snapshot that thinning
+	 * dropped, not yet in a kept one. */
+	struct stack_amounts dropped_allocations;
+	bool follows_moments; /* replay_options has at, from or to */
 };
 
 void estimate_add(struct estimate *into, const struct estimate *from)
@@ -124,6 +135,18 @@ void estimate_add(struct estimate *into, const struct estimate *from)
 	into->bytes_variance += from->bytes_variance;
 	into->count += from->count;
 	into->count_variance += from->count_variance;
+}
+
+static struct estimate estimate_less(const struct estimate *a,
+				     const struct estimate *b)
+{
+	return (struct estimate){
+		.samples = a->samples - b->samples,
+		.bytes = a->bytes - b->bytes,
+		.bytes_variance = a->bytes_variance - b->bytes_variance,
+		.count = a->count - b->count,
+		.count_variance = a->count_variance - b->count_variance,
+	};
 }
 
 void heap_estimates_add(struct heap_estimates *into,
@@ -277,7 +300,8 @@ static struct heap_point live_now(const struct replay_state *st,
 	return (struct heap_point){ .time_us = time_us,
 				    .bytes = st->live_bytes,
 				    .bytes_variance = st->live_variance,
-				    .samples = st->live_samples };
+				    .samples = st->live_samples,
+				    .mapped_bytes = st->mapped_live_bytes };
 }
 
 /* A half's live total is larger than ever: the stacks changed since its
@@ -319,7 +343,8 @@ static void add_life(struct replay_state *st, struct u64map_value block,
 }
 
 /* The end of a block's life, for whoever asked (replay_options): a block
- * allocated by an ALLOC. */
+ * allocated by an ALLOC, or a mapping by a MAP (whose life ends when any
+ * part of it is unmapped). */
 static void tell_life(const struct replay_state *st,
 		      struct u64map_value block,
 		      const struct estimator_weight *w, uint64_t time_us,
@@ -338,7 +363,7 @@ static void tell_life(const struct replay_state *st,
 
 	/* A checkpoint's LIVE block was allocated among the events its
 	 * profile discarded: its life is not known. */
-	if (st->block_ended && !slot->listed)
+	if (st->block_ended && !slot->listed && !slot->piece)
 		st->block_ended(st->block_ended_ctx, &life);
 }
 
@@ -358,11 +383,26 @@ static void release_block(struct replay_state *st, struct u64map_value block,
 	if (--st->live_samples) {
 		st->live_bytes -= w.bytes;
 		st->live_variance -= w.bytes_variance;
+		if (st->now[stack].mapped)
+			st->mapped_live_bytes -= w.bytes;
 	} else {
 		st->live_bytes = st->live_variance = 0;
+		st->mapped_live_bytes = 0;
 	}
 	st->blocks.vacant[st->blocks.vacant_count++] =
 		(uint32_t)(block.b & UINT32_MAX);
+}
+
+/* An ALLOC (or LIVE) at the address of a live block: the block counts as
+ * freed.  A block that a checkpoint listed may see its ALLOC follow, which
+ * is no error. */
+static void replace_block(struct replay_state *st, const struct mlyze_event *ev,
+			  struct u64map_value block)
+{
+	if (!st->blocks.slots[block.b & UINT32_MAX].listed &&
+	    !st->h->replaced++)
+		st->h->first_replaced_offset = ev->offset;
+	release_block(st, block, ev->time_us);
 }
 
 /* The index of a stack, with room for it.  (An index beyond 32 bits is
@@ -394,21 +434,21 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 
 	if (!block)
 		out_of_memory();
-	if (replaced) {
-		if (!st->blocks.slots[block->b & UINT32_MAX].listed &&
-		    !st->h->replaced++)
-			st->h->first_replaced_offset = ev->offset;
-		release_block(st, *block, ev->time_us);
-	}
+	if (replaced)
+		replace_block(st, ev, *block);
 	slot = keep_count(&st->blocks, w->count, weights->half.count, halves,
 			  born);
 	st->blocks.slots[slot].listed = ev->type == MLYZE_EVENT_LIVE;
+	st->blocks.slots[slot].piece =
+		ev->type == MLYZE_EVENT_MAP && ev->map.remainder;
 	st->blocks.slots[slot].born_us = ev->time_us;
 	st->blocks.slots[slot].thread = thread;
 	*block = (struct u64map_value){ .a = size,
 					.b = (uint64_t)stack << 32 | slot };
 	add_weight(&st->now[stack].live, w);
 	st->live_bytes += w->bytes;
+	if (st->now[stack].mapped)
+		st->mapped_live_bytes += w->bytes;
 	st->live_variance += w->bytes_variance;
 	st->live_samples++;
 	move_halves(st, stack, halves, &weights->half, 1);
@@ -429,6 +469,26 @@ static bool thread_followed(const struct replay_state *st, uint16_t thread)
 	return name && strcmp(name, f->name) == 0;
 }
 
+/* Whether a block born now is counted: within the stretch asked for. */
+static bool in_stretch(const struct replay_state *st)
+{
+	const struct heap_replay *h = st->h;
+
+	return (!h->from.spec || h->from.passed) &&
+	       !(h->to.spec && h->to.passed);
+}
+
+/* An ALLOC outside the stretch: as if it never was, but for the block it
+ * replaces, which is freed all the same. */
+static void leave_out(struct replay_state *st, const struct mlyze_event *ev)
+{
+	struct u64map_value replaced;
+
+	st->h->born_outside++;
+	if (u64map_take(&st->blocks.by_address, ev->alloc.address, &replaced))
+		replace_block(st, ev, replaced);
+}
+
 static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 {
 	size_t stack;
@@ -436,6 +496,10 @@ static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 
 	if (!thread_followed(st, ev->alloc.thread))
 		return;
+	if (!in_stretch(st)) {
+		leave_out(st, ev);
+		return;
+	}
 	stack = stack_index(st, ev->alloc.stack);
 	weights = weights_of(&st->weights, ev->alloc.size,
 			     ev->alloc.sampling_rate);
@@ -454,6 +518,52 @@ static void on_thread(struct replay_state *st, const struct mlyze_event *ev)
 		h->thread_names = xcalloc(THREAD_IDS, sizeof(char *));
 	free(h->thread_names[thread]);
 	h->thread_names[thread] = xstrdup(ev->thread.name);
+}
+
+/* A sampled mapping is a block as a sampled allocation is, weighed by
+ * the rate it carries; what remains of a mapping once part of it was
+ * unmapped allocated nothing. */
+static void on_map(struct replay_state *st, const struct mlyze_event *ev)
+{
+	size_t stack;
+	const struct block_weights *weights;
+
+	if (!thread_followed(st, ev->map.thread))
+		return;
+	stack = stack_index(st, ev->map.stack);
+	weights = weights_of(&st->weights, ev->map.size, ev->map.sampling_rate);
+	st->now[stack].mapped = true;
+	if (!ev->map.remainder)
+		add_weight(&st->now[stack].allocated, &weights->whole);
+	make_live(st, ev, ev->map.address, ev->map.size, stack,
+		  ev->map.thread, weights, st->position);
+}
+
+static void release_at(struct replay_state *st, uint64_t address,
+		       uint64_t time_us)
+{
+	struct u64map_value freed;
+
+	if (u64map_take(&st->blocks.by_address, address, &freed))
+		release_block(st, freed, time_us);
+}
+
+/* Whether the replay counts events of this type: those of a kind of
+ * memory not asked for are left out. */
+static bool counted(const struct replay_state *st, enum mlyze_event_kind type)
+{
+	switch (type) {
+	case MLYZE_EVENT_ALLOC:
+	case MLYZE_EVENT_FREE:
+	case MLYZE_EVENT_LIVE:
+	case MLYZE_EVENT_TOTALS:
+		return st->kinds & KIND_HEAP;
+	case MLYZE_EVENT_MAP:
+	case MLYZE_EVENT_UNMAP:
+		return st->kinds & KIND_MAPPED;
+	default:
+		return true;
+	}
 }
 
 static void keep_event(struct replay_state *st, const struct mlyze_event *ev)
@@ -495,6 +605,85 @@ static void thin_timeline(struct heap_replay *h)
 	h->timeline_count = kept;
 }
 
+/* Empty, with room for `room` stacks. */
+static struct stack_amounts amounts_with_room(size_t room)
+{
+	return (struct stack_amounts){
+		.stacks = xcalloc(room + 1, sizeof(size_t)),
+		.amounts = xcalloc(room + 1, sizeof(struct estimate)),
+	};
+}
+
+/* Into the room made by amounts_with_room(). */
+static void add_amount(struct stack_amounts *a, size_t stack,
+		       const struct estimate *e)
+{
+	a->stacks[a->count] = stack;
+	a->amounts[a->count++] = *e;
+}
+
+static void free_amounts(struct stack_amounts *a)
+{
+	free(a->stacks);
+	free(a->amounts);
+	memset(a, 0, sizeof(*a));
+}
+
+/* `from` added into `into`, both in the order of their stacks; `from` is
+ * emptied. */
+static void merge_amounts(struct stack_amounts *into, struct stack_amounts *from)
+{
+	struct stack_amounts merged =
+		amounts_with_room(into->count + from->count);
+	size_t i = 0, k = 0;
+
+	while (i < into->count || k < from->count) {
+		if (k == from->count ||
+		    (i < into->count && into->stacks[i] < from->stacks[k])) {
+			add_amount(&merged, into->stacks[i], &into->amounts[i]);
+			i++;
+		} else if (i == into->count ||
+			   from->stacks[k] < into->stacks[i]) {
+			add_amount(&merged, from->stacks[k], &from->amounts[k]);
+			k++;
+		} else {
+			add_amount(&merged, into->stacks[i], &into->amounts[i]);
+			estimate_add(&merged.amounts[merged.count - 1],
+				     &from->amounts[k]);
+			i++, k++;
+		}
+	}
+	free_amounts(into);
+	free_amounts(from);
+	*into = merged;
+}
+
+/* What the stacks allocated since the last snapshot, and before those
+ * that thinning dropped since. */
+static struct stack_amounts allocated_since_snapshot(struct replay_state *st)
+{
+	struct stack_amounts since;
+	size_t changed = 0;
+
+	for (size_t i = 0; i < st->h->stack_count; i++)
+		changed += st->now[i].allocated.samples !=
+			   st->now[i].allocated_at_snapshot.samples;
+	since = amounts_with_room(changed);
+	for (size_t i = 0; i < st->h->stack_count; i++) {
+		struct stack_now *now = &st->now[i];
+		struct estimate change;
+
+		if (now->allocated.samples == now->allocated_at_snapshot.samples)
+			continue;
+		change = estimate_less(&now->allocated,
+				       &now->allocated_at_snapshot);
+		add_amount(&since, i, &change);
+		now->allocated_at_snapshot = now->allocated;
+	}
+	merge_amounts(&since, &st->dropped_allocations);
+	return since;
+}
+
 static void take_snapshot(struct replay_state *st, uint64_t time_us)
 {
 	struct heap_replay *h = st->h;
@@ -521,6 +710,7 @@ static void take_snapshot(struct replay_state *st, uint64_t time_us)
 		snap->samples[n++] = live->samples;
 	}
 	snap->count = n;
+	snap->allocated = allocated_since_snapshot(st);
 }
 
 static void free_snapshot(struct heap_snapshot *snap)
@@ -529,17 +719,28 @@ static void free_snapshot(struct heap_snapshot *snap)
 	free(snap->bytes);
 	free(snap->bytes_variance);
 	free(snap->samples);
+	free_amounts(&snap->allocated);
 }
 
-static void thin_snapshots(struct heap_replay *h)
+/* Every other snapshot goes; what the stacks allocated before one that
+ * goes joins the next one. */
+static void thin_snapshots(struct replay_state *st)
 {
+	struct heap_replay *h = st->h;
 	size_t kept = 0;
 
 	for (size_t i = 0; i < h->snapshot_count; i++) {
-		if (i % 2)
-			free_snapshot(&h->snapshots[i]);
-		else
-			h->snapshots[kept++] = h->snapshots[i];
+		struct heap_snapshot *snap = &h->snapshots[i];
+
+		if (i % 2 == 0) {
+			h->snapshots[kept++] = *snap;
+			continue;
+		}
+		merge_amounts(i + 1 < h->snapshot_count
+				      ? &h->snapshots[i + 1].allocated
+				      : &st->dropped_allocations,
+			      &snap->allocated);
+		free_snapshot(snap);
 	}
 	h->snapshot_count = kept;
 }
@@ -559,7 +760,7 @@ static void follow_time(struct replay_state *st, uint64_t time_us)
 	}
 	if (st->snapshots_wanted && time_us >= st->next_snapshot_us) {
 		if (h->snapshot_count == st->snapshots_wanted) {
-			thin_snapshots(h);
+			thin_snapshots(st);
 			st->snapshot_stride_us *= 2;
 		}
 		take_snapshot(st, time_us);
@@ -586,6 +787,7 @@ static void start_time_series(struct replay_state *st, const mlyze_reader *r,
 		st->block_ended_ctx = options->block_ended_ctx;
 		st->thread = options->thread;
 	}
+	st->kinds = options && options->kinds ? options->kinds : KIND_ALL;
 	if (st->snapshots_wanted) {
 		st->snapshot_stride_us = duration / st->snapshots_wanted;
 		if (st->snapshot_stride_us == 0)
@@ -695,7 +897,8 @@ static void keep_memory(struct replay_state *st, const struct mlyze_event *ev)
 		.resident = ev->memory.resident,
 		.anonymous = ev->memory.anonymous,
 		.resident_peak = ev->memory.resident_peak,
-		.malloc_bytes = st->live_bytes,
+		.malloc_bytes = st->live_bytes - st->mapped_live_bytes,
+		.mapped_bytes = st->mapped_live_bytes,
 	};
 
 	memory_series_add(&st->h->memory, &point);
@@ -721,21 +924,28 @@ static void on_checkpoint(struct replay_state *st, const mlyze_reader *r,
 	st->next_point_us = ev->time_us;
 }
 
-/* What a stack allocated before the checkpoint. */
+/* What a stack allocated before the checkpoint: at no moment the
+ * snapshots can tell. */
 static void on_totals(struct replay_state *st, const struct mlyze_event *ev)
 {
-	size_t stack = stack_index(st, ev->totals.stack);
-	struct estimate *allocated = &st->now[stack].allocated;
+	size_t stack;
+	struct estimate totals = {
+		.samples = ev->totals.samples,
+		.bytes = ev->totals.sum->bytes,
+		.bytes_variance = ev->totals.sum->bytes_variance,
+		.count = ev->totals.sum->count,
+		.count_variance = ev->totals.sum->count_variance,
+	};
 
+	if (!in_stretch(st))
+		return;
 	if (st->thread) {
 		st->h->totals_left_out = true;
 		return;
 	}
-	allocated->samples += ev->totals.samples;
-	allocated->bytes += ev->totals.sum->bytes;
-	allocated->bytes_variance += ev->totals.sum->bytes_variance;
-	allocated->count += ev->totals.sum->count;
-	allocated->count_variance += ev->totals.sum->count_variance;
+	stack = stack_index(st, ev->totals.stack);
+	estimate_add(&st->now[stack].allocated, &totals);
+	estimate_add(&st->now[stack].allocated_at_snapshot, &totals);
 }
 
 static void on_live(struct replay_state *st, const struct mlyze_event *ev)
@@ -747,6 +957,10 @@ static void on_live(struct replay_state *st, const struct mlyze_event *ev)
 
 	if (!thread_followed(st, ev->live.thread))
 		return;
+	if (!in_stretch(st)) {
+		st->h->born_outside++;
+		return;
+	}
 	stack = stack_index(st, ev->live.stack);
 	weights = weights_of(&st->weights, ev->live.size,
 			     ev->live.sampling_rate);
@@ -754,9 +968,13 @@ static void on_live(struct replay_state *st, const struct mlyze_event *ev)
 		  ev->live.thread, weights, origin);
 }
 
+/* The whole live heap at an earlier checkpoint: not what a stretch
+ * from a moment on holds. */
 static void on_heap_point(struct replay_state *st,
 			  const struct mlyze_event *ev)
 {
+	if (st->h->from.spec)
+		return;
 	add_point(st->h, (struct heap_point){
 				 .time_us = ev->heap_point.time_us,
 				 .bytes = ev->heap_point.sum->bytes,
@@ -765,21 +983,57 @@ static void on_heap_point(struct replay_state *st,
 				 .samples = ev->heap_point.samples });
 }
 
+/* The live bytes of every stack now are those at the moment asked for. */
+static void take_moment(struct replay_state *st)
+{
+	for (size_t i = 0; i < st->h->stack_count; i++)
+		st->h->by_stack[i].live[AT_TIME] = st->now[i].live;
+}
+
+/* The moments asked for in seconds that ev passes, before its replay. */
+static void follow_times(struct replay_state *st, const struct mlyze_event *ev)
+{
+	struct heap_replay *h = st->h;
+
+	if (moment_passes_before(&h->at, ev))
+		take_moment(st);
+	moment_passes_before(&h->from, ev);
+	moment_passes_before(&h->to, ev);
+}
+
+/* The moments asked for by the name of the MARKER ev. */
+static void follow_markers(struct replay_state *st,
+			   const struct mlyze_event *ev)
+{
+	struct heap_replay *h = st->h;
+
+	if (moment_passes_marker(&h->at, ev))
+		take_moment(st);
+	moment_passes_marker(&h->from, ev);
+	moment_passes_marker(&h->to, ev);
+}
+
 static void replay_event(struct replay_state *st, const mlyze_reader *r,
 			 const struct mlyze_event *ev, uint64_t first_rate)
 {
-	struct u64map_value freed;
-
 	if (ev->type <= MLYZE_EVENT_MARKER)
 		st->in_checkpoint = false;
+	if (ev->type == MLYZE_EVENT_MAP)
+		st->h->has_mappings = true;
+	if (!counted(st, ev->type))
+		return;
 	switch (ev->type) {
 	case MLYZE_EVENT_ALLOC:
 		on_alloc(st, ev);
 		break;
 	case MLYZE_EVENT_FREE:
-		if (u64map_take(&st->blocks.by_address, ev->free.address,
-				&freed))
-			release_block(st, freed, ev->time_us);
+		release_at(st, ev->free.address, ev->time_us);
+		break;
+	case MLYZE_EVENT_MAP:
+		on_map(st, ev);
+		break;
+	case MLYZE_EVENT_UNMAP:
+		release_at(st, ev->unmap.address, ev->time_us);
 		break;
 	case MLYZE_EVENT_THREAD:
 		on_thread(st, ev);
@@ -790,6 +1044,7 @@ static void replay_event(struct replay_state *st, const mlyze_reader *r,
 	case MLYZE_EVENT_MARKER:
 		st->position[PER_MARKER] = (double)++st->h->markers;
 		keep_event(st, ev);
+		follow_markers(st, ev);
 		break;
 	case MLYZE_EVENT_GC:
 		keep_event(st, ev);
@@ -822,19 +1077,32 @@ static void finish(struct replay_state *st)
 	struct estimator_weight w;
 	size_t cursor = 0;
 
+	/* A moment after the last event: the state at the end. */
+	if (h->at.spec && h->at.spec->kind == MOMENT_SECONDS && !h->at.passed) {
+		take_moment(st);
+		h->at.passed = true;
+		h->at.passed_us = h->at.time_us;
+	}
+	if (st->snapshots_wanted)
+		h->allocated_after_snapshots = allocated_since_snapshot(st);
 	while ((slot = u64map_next(&st->blocks.by_address, &cursor))) {
 		w = block_weight(&st->blocks, slot->value);
 		add_weight(&h->by_stack[slot->value.b >> 32].live[AT_END], &w);
 		add_life(st, slot->value, &w);
 		tell_life(st, slot->value, &w, h->last_time_us, true);
 	}
+	h->stack_kinds = xcalloc(h->stack_count ? h->stack_count : 1,
+				 sizeof(*h->stack_kinds));
 	for (size_t i = 0; i < h->stack_count; i++) {
+		h->stack_kinds[i] = st->now[i].mapped ? KIND_MAPPED : KIND_HEAP;
 		h->by_stack[i].allocated = st->now[i].allocated;
 		h->by_stack[i].live[AT_PEAK] = peak_of_stack(st, i);
 		for (int a = 0; a < AXES; a++)
 			h->by_stack[i].growth[a] = trend_of(
 				&st->now[i].growth[a], st->position[a]);
 		heap_estimates_add(&h->total, &h->by_stack[i]);
+		if (st->now[i].mapped)
+			h->mapped_peak_bytes += h->by_stack[i].live[AT_PEAK].bytes;
 	}
 	if (h->timeline[h->timeline_count - 1].time_us < h->last_time_us)
 		add_point(h, live_now(st, h->last_time_us));
@@ -853,6 +1121,7 @@ static void free_state(struct replay_state *st)
 	free(st->now);
 	for (int half = 0; half < ESTIMATOR_HALVES; half++)
 		free(st->halves[half].changed);
+	free_amounts(&st->dropped_allocations);
 }
 
 static double seconds_since(uint64_t origin_us, uint64_t time_us)
@@ -946,6 +1215,8 @@ static void replay_batch(struct replay_state *st, mlyze_reader *r,
 		const struct mlyze_event *ev = &events[i];
 
 		prefetch_ahead(st, events, count, i);
+		if (st->follows_moments)
+			follow_times(st, ev);
 		if (st->growth)
 			st->position[PER_SECOND] =
 				seconds_since(st->origin_us, ev->time_us);
@@ -953,12 +1224,29 @@ static void replay_batch(struct replay_state *st, mlyze_reader *r,
 		if (!st->in_checkpoint)
 			follow_time(st, ev->time_us);
 	}
-	/* A tick when the batch passes a multiple of TICK_EVENTS. */
-	h->events += (uint64_t)count;
+	/* The events the process wrote: not the SYMBOL events that
+	 * memprof-report --symbolize adds, which say what its code is (an
+	 * event of a type other than ALLOC and FREE ends a batch, so only
+	 * the last can be one).  A tick when the batch passes a multiple
+	 * of TICK_EVENTS. */
+	h->events += (uint64_t)count -
+		     (events[count - 1].type == MLYZE_EVENT_SYMBOL);
 	if (h->events % TICK_EVENTS < (uint64_t)count && options &&
 	    options->tick)
 		options->tick(options->tick_ctx, r);
 	h->last_time_us = events[count - 1].time_us;
+}
+
+static void start_moments(struct heap_replay *h,
+			  const struct replay_options *options,
+			  uint64_t start_us)
+{
+	moment_track_start(&h->at, options ? options->at : NULL, PASSED_AFTER,
+			   start_us);
+	moment_track_start(&h->from, options ? options->from : NULL,
+			   PASSED_AT, start_us);
+	moment_track_start(&h->to, options ? options->to : NULL, PASSED_AT,
+			   start_us);
 }
 
 int heap_replay(mlyze_reader *r, struct heap_replay *h,
@@ -975,6 +1263,8 @@ int heap_replay(mlyze_reader *r, struct heap_replay *h,
 	h->last_time_us = h->peak_time_us = mlyze_info(r)->start_time_us;
 	st.origin_us = mlyze_info(r)->start_time_us;
 	start_time_series(&st, r, options);
+	start_moments(h, options, st.origin_us);
+	st.follows_moments = h->at.spec || h->from.spec || h->to.spec;
 	while ((rc = mlyze_next_events(r, events, BATCH_EVENTS)) > 0)
 		replay_batch(&st, r, events, rc, options, first_rate);
 	if (rc == 0)
@@ -999,6 +1289,8 @@ void heap_replay_free(struct heap_replay *h)
 		for (size_t i = 0; i < THREAD_IDS; i++)
 			free(h->thread_names[i]);
 	free(h->thread_names);
+	free_amounts(&h->allocated_after_snapshots);
+	free(h->stack_kinds);
 	memory_series_free(&h->memory);
 	memset(h, 0, sizeof(*h));
 }

@@ -18,6 +18,8 @@
  * A profile that starts at a checkpoint (mlyze(5)) adds the totals it
  * carries to what each stack allocated, and takes the blocks live at it
  * as live from then on: its trends run from the checkpoint on.
+ * When asked, also the live bytes of every stack at a moment the user
+ * names, and only the blocks allocated in a stretch of the profile.
  * One pass over the events; memory grows
  * with the live sampled blocks and the stacks, not with the events.
  */
@@ -29,6 +31,7 @@
 
 #include "estimator.h"
 #include "report-memory.h"
+#include "report-moment.h"
 #include "report-trend.h"
 #include "spprof/mlyze.h"
 
@@ -45,10 +48,11 @@ void estimate_add(struct estimate *into, const struct estimate *from);
 enum moment {
 	AT_PEAK, /* when the estimated live heap was largest */
 	AT_END,  /* when the profile ends: what was never freed */
+	AT_TIME, /* a moment the user named (replay_options.at) */
 	MOMENTS
 };
 
-/* "peak", "end", by enum moment. */
+/* "peak", "end", "moment", by enum moment. */
 extern const char *const moment_names[MOMENTS];
 
 /* What a stack, a site or a whole profile allocated over the profile,
@@ -72,6 +76,7 @@ struct heap_point {
 	uint64_t time_us;
 	double bytes, bytes_variance;
 	uint64_t samples;
+	double mapped_bytes; /* of bytes, the anonymous mappings' */
 };
 
 enum heap_event_kind { HEAP_EVENT_MARKER, HEAP_EVENT_GC };
@@ -84,13 +89,23 @@ struct heap_event {
 	struct heap_point live;
 };
 
-/* The live bytes of every stack that held some at one moment. */
+/* Estimates of some stacks, in the order of their indexes. */
+struct stack_amounts {
+	size_t count;
+	size_t *stacks; /* by mlyze_stack.index */
+	struct estimate *amounts;
+};
+
+/* The live bytes of every stack that held some at one moment, and what
+ * the stacks allocated since the snapshot before (since the start, for
+ * the first). */
 struct heap_snapshot {
 	struct heap_point live; /* of the whole profile */
 	size_t count;
 	size_t *stacks;         /* by mlyze_stack.index */
 	double *bytes, *bytes_variance;
 	uint64_t *samples;
+	struct stack_amounts allocated;
 };
 
 struct heap_replay {
@@ -119,6 +134,8 @@ struct heap_replay {
 	size_t events_kept_count;
 	struct heap_snapshot *snapshots; /* in time order */
 	size_t snapshot_count;
+	/* With snapshots: what the stacks allocated after the last one. */
+	struct stack_amounts allocated_after_snapshots;
 	struct memory_series memory; /* the process's resident memory */
 	/* By thread (low 16 bits of its id): its last name in the profile
 	 * (THREAD events), or NULL; NULL when no thread has one. */
@@ -126,6 +143,18 @@ struct heap_replay {
 	/* With a thread filter: the TOTALS of a checkpoint, which do not
 	 * say by which thread, were left out. */
 	bool totals_left_out;
+	/* Whether the replay passed the moments of replay_options, and
+	 * when (see report-moment.h). */
+	struct moment_track at, from, to;
+	uint64_t born_outside; /* sampled blocks left out by from and to */
+	/* Whether the profile holds anonymous mappings (MAP events),
+	 * counted or not, and the part of the peak that the stacks which
+	 * mapped them hold. */
+	bool has_mappings;
+	double mapped_peak_bytes;
+	/* By stack (as by_stack): the kinds of memory it holds, enum
+	 * memory_kind bits. */
+	uint8_t *stack_kinds;
 };
 
 /* Called every few thousand events, e.g. to show progress. */
@@ -133,8 +162,9 @@ typedef void replay_tick(void *ctx, const mlyze_reader *reader);
 
 /* The life of one sampled block, told when it ends: when it is freed (or
  * replaced), or when the profile ends with it still live.  Only blocks
- * whose ALLOC the profile kept: a checkpoint's LIVE blocks were born
- * among the events it discarded. */
+ * whose ALLOC (or MAP) the profile kept: a checkpoint's LIVE blocks were
+ * born among the events it discarded.  A mapping's life ends when any
+ * part of it is unmapped (what remains of it is not told again). */
 struct block_life {
 	size_t stack;           /* by mlyze_stack.index */
 	uint64_t size;
@@ -155,7 +185,16 @@ struct thread_filter {
 	uint16_t id;
 };
 
+/* The kinds of memory a report counts, as bits: the malloc heap (ALLOC
+ * events), anonymous mappings (MAP events), or both. */
+enum memory_kind {
+	KIND_HEAP = 1,
+	KIND_MAPPED = 2,
+	KIND_ALL = KIND_HEAP | KIND_MAPPED,
+};
+
 struct replay_options {
+	enum memory_kind kinds; /* 0: all */
 	replay_tick *tick; /* may be NULL */
 	void *tick_ctx;
 	size_t snapshots;  /* moments at which to keep every stack's bytes */
@@ -166,6 +205,11 @@ struct replay_options {
 	void *block_ended_ctx;
 	/* Only these threads' blocks; NULL: every thread's. */
 	const struct thread_filter *thread;
+	/* A moment whose live bytes go to live[AT_TIME] (NULL: none), and a
+	 * stretch (NULL: unbounded on that side): only the blocks allocated
+	 * from `from` on and before `to` are counted, in every estimate and
+	 * series, as if the others were never allocated. */
+	const struct moment_spec *at, *from, *to;
 };
 
 /* Threads have 16-bit ids in a profile. */

@@ -33,17 +33,31 @@
 extern const char report_html_css[];
 extern const char report_html_js[];
 
-/* The measures of the page's flame graph, in the order of its menu. */
+/* The measures of the page's flame graph, in the order of its menu; the
+ * last with --at TIME or MARKER only. */
 static const enum measure page_measures[] = {
 	MEASURE_LIVE_AT_PEAK, MEASURE_LIVE_AT_END, MEASURE_ALLOCATED,
+	MEASURE_LIVE_AT_TIME,
 };
-#define PAGE_MEASURES 3
+
+static int page_measure_count(const struct report *r)
+{
+	return r->at == AT_TIME ? 4 : 3;
+}
 
 static const struct estimate *measured(const struct report_stack *s,
 				       enum measure m)
 {
-	return m == MEASURE_ALLOCATED ? &s->heap.allocated
-				      : &s->heap.live[m == MEASURE_LIVE_AT_END];
+	switch (m) {
+	case MEASURE_ALLOCATED:
+		return &s->heap.allocated;
+	case MEASURE_LIVE_AT_END:
+		return &s->heap.live[AT_END];
+	case MEASURE_LIVE_AT_TIME:
+		return &s->heap.live[AT_TIME];
+	default:
+		return &s->heap.live[AT_PEAK];
+	}
 }
 
 static json_t *frames_json(const struct flame_frames *ff, json_t **kinds)
@@ -90,7 +104,7 @@ static void measures_json(json_t *data, const struct report *r)
 	json_t *values = json_array(), *intervals = json_array(),
 	       *samples = json_array();
 
-	for (int m = 0; m < PAGE_MEASURES; m++) {
+	for (int m = 0; m < page_measure_count(r); m++) {
 		json_t *v = json_array(), *ci = json_array(), *n = json_array();
 
 		for (size_t i = 0; i < t->stack_count; i++) {
@@ -137,8 +151,29 @@ static json_t *mark_json(const struct report *r, const struct heap_event *m)
 	return mark;
 }
 
+/* [[stack...], [bytes...], [interval...], [samples...]] of `a`,
+ * appended to `array`. */
+static void amounts_json(json_t *array, const struct stack_amounts *a)
+{
+	json_t *stacks = json_array(), *bytes = json_array(),
+	       *intervals = json_array(), *samples = json_array();
+
+	for (size_t i = 0; i < a->count; i++) {
+		append(stacks, json_integer((json_int_t)a->stacks[i]));
+		append(bytes, whole(a->amounts[i].bytes));
+		append(intervals, whole(estimator_interval95(
+					  a->amounts[i].bytes_variance)));
+		append(samples, json_integer((json_int_t)a->amounts[i].samples));
+	}
+	append(array, stacks);
+	append(array, bytes);
+	append(array, intervals);
+	append(array, samples);
+}
+
 /* [time, bytes, interval, [stack...], [bytes...], [interval...],
- *  [samples...]] */
+ *  [samples...], then the same four of what the stacks allocated since
+ *  the snapshot before] */
 static json_t *snapshot_json(const struct report *r,
 			     const struct heap_snapshot *snap)
 {
@@ -157,7 +192,23 @@ static json_t *snapshot_json(const struct report *r,
 	append(json, bytes);
 	append(json, intervals);
 	append(json, samples);
+	amounts_json(json, &snap->allocated);
 	return json;
+}
+
+/* The part of the live estimate in anonymous mappings over time: time,
+ * bytes, time, bytes... */
+static json_t *mapped_json(const struct report *r,
+			   const struct profile_summary *p)
+{
+	json_t *mapped = json_array();
+
+	for (size_t i = 0; i < p->timeline_count; i++) {
+		append(mapped, json_real(report_seconds(
+				       r, p->timeline[i].time_us)));
+		append(mapped, whole(p->timeline[i].mapped_bytes));
+	}
+	return mapped;
 }
 
 static json_t *profile_json(const struct report *r,
@@ -165,7 +216,8 @@ static json_t *profile_json(const struct report *r,
 {
 	json_t *json = json_object(), *timeline = json_array(),
 	       *marks = json_array(), *snapshots = json_array(),
-	       *peak = json_array(), *resident = json_array();
+	       *peak = json_array(), *resident = json_array(),
+	       *after = json_array();
 	struct heap_point at_peak = {
 		.time_us = p->start_time_us +
 			   (uint64_t)(p->peak_time_s * 1e6 + 0.5),
@@ -193,6 +245,8 @@ static json_t *profile_json(const struct report *r,
 				   p->duration_s));
 	set(json, "timeline", timeline);
 	set(json, "resident", resident); /* time, bytes, time, bytes... */
+	if (p->mapped_peak > 0)
+		set(json, "mapped", mapped_json(r, p));
 	/* Before it, the timeline has one point per checkpoint. */
 	if (p->checkpoints)
 		set(json, "kept_from",
@@ -201,12 +255,16 @@ static json_t *profile_json(const struct report *r,
 	set(json, "peak", peak);
 	set(json, "marks", marks);
 	set(json, "snapshots", snapshots);
+	/* What the stacks allocated after the last snapshot. */
+	amounts_json(after, &p->allocated_after_snapshots);
+	set(json, "allocated_after", after);
 	return json;
 }
 
 static json_t *sites_json(const struct report *r)
 {
-	static const char *const live_titles[MOMENTS] = { "AT PEAK", "AT END" };
+	static const char *const live_titles[MOMENTS] = { "AT PEAK", "AT END",
+							  "AT MOMENT" };
 	const char *columns[] = { live_titles[r->at], "±95%", "SHARE",
 				  "SAMPLES", "ALLOCS", "ALLOCATED", "SITE" };
 	json_t *json = json_object(), *titles = json_array(),
@@ -369,7 +427,8 @@ static json_t *page_data(const struct report *r)
 	char *summary = summary_text(r);
 	char *resident_note = memory_explained_note(
 		&r->resident, r->resident_processes,
-		r->stacks->heap.live[AT_PEAK].bytes, &r->unseen_malloc);
+		r->stacks->heap.live[AT_PEAK].bytes, r->mapped_peak,
+		&r->unseen_malloc);
 
 	flame_frames_build(r, &ff);
 	set(data, "title", text(r->profile_count == 1 ? r->profiles[0].file
@@ -377,9 +436,15 @@ static json_t *page_data(const struct report *r)
 	set(data, "summary", text(summary));
 	if (resident_note)
 		set(data, "resident_note", text(resident_note));
-	set(data, "measure", json_integer(m == MEASURE_ALLOCATIONS
-						  ? MEASURE_ALLOCATED
-						  : m));
+	set(data, "measure", json_integer(m == MEASURE_ALLOCATIONS ? MEASURE_ALLOCATED
+					  : m == MEASURE_LIVE_AT_TIME ? 3
+								      : m));
+	if (r->at == AT_TIME) {
+		char *title = xasprintf("Live bytes at %s", r->moment);
+
+		set(data, "moment_title", text(title));
+		free(title);
+	}
 	set(data, "frames", frames_json(&ff, &kinds));
 	set(data, "kinds", kinds);
 	set(data, "stacks", stacks_json(r, &ff, NULL));
@@ -431,10 +496,15 @@ static const char page_body[] =
 	"), and so often below the highest point of the band; a shaded level "
 	"when no single moment stands out. Dashed lines are markers, "
 	"triangles garbage collections. Click a moment to see its flame "
-	"graph.</p>\n"
+	"graph, or drag across a stretch to see what was allocated in it."
+	"</p>\n"
 	"<p class=\"legend\" id=\"resident-legend\" hidden>The grey line is "
 	"the resident memory of the process, all it holds in RAM as the kernel "
 	"counts it: <span id=\"resident-note\"></span></p>\n"
+	"<p class=\"legend\" id=\"mapped-legend\" hidden>The dotted line is "
+	"the part of the estimate held in anonymous mappings, the rest is the "
+	"malloc heap (memprof-report --kind heap or --kind mapped draws one "
+	"of them).</p>\n"
 	"<svg id=\"chart\" role=\"img\" aria-label=\"Estimated live heap over "
 	"time\"></svg>\n"
 	"<div class=\"controls\" id=\"growth\" hidden><label><input "
@@ -447,13 +517,16 @@ static const char page_body[] =
 	"<option value=\"1\">Live bytes at the end</option>"
 	"<option value=\"2\">Bytes allocated</option>"
 	"<option value=\"moment\" disabled>A moment of the chart</option>"
+	"<option value=\"stretch\" disabled>A stretch of the chart</option>"
 	"</select></label>\n"
 	"<input type=\"search\" id=\"search\" placeholder=\"Search functions\" "
 	"aria-label=\"Search functions\">\n"
 	"<span class=\"status\" id=\"search-status\"></span>\n"
 	"<button id=\"reset\" type=\"button\">Reset zoom</button>\n</div>\n"
 	"<p class=\"legend\">Callers above, callees below; width is the "
-	"estimate. Click a box to zoom."
+	"estimate. Click a box to zoom and to see its function's callers and "
+	"callees beside; the trees hold the same stacks, and the search "
+	"opens them at the functions it matches."
 	"<span class=\"swatch\" style=\"background:hsl(36,85%,65%)\"></span>"
 	"native"
 	"<span class=\"swatch\" style=\"background:hsl(210,65%,69%)\"></span>"
@@ -462,7 +535,23 @@ static const char page_body[] =
 	"no name"
 	"<span class=\"swatch\" style=\"background:#a626a4\"></span>"
 	"search match</p>\n"
+	"<div class=\"panes\">\n"
 	"<div id=\"flame-box\"><canvas id=\"flame\"></canvas></div>\n"
+	"<section id=\"trees-box\" aria-label=\"Call trees\">\n"
+	"<div class=\"controls\"><label>Tree <select id=\"tree-kind\">"
+	"<option value=\"top-down\">top-down, from the callers</option>"
+	"<option value=\"bottom-up\">bottom-up, from the sites</option>"
+	"</select></label>"
+	"<span class=\"status\" id=\"tree-status\"></span></div>\n"
+	"<ul class=\"tree\" id=\"tree\" role=\"tree\"></ul>\n"
+	"<div id=\"relatives\" hidden><h3 id=\"relatives-title\"></h3>\n"
+	"<table id=\"callers\"><thead><tr><th>BYTES</th><th>±95%</th>"
+	"<th>SHARE</th><th class=\"site\">CALLED BY</th></tr></thead>"
+	"<tbody></tbody></table>\n"
+	"<table id=\"callees\"><thead><tr><th>BYTES</th><th>±95%</th>"
+	"<th>SHARE</th><th class=\"site\">CALLS</th></tr></thead>"
+	"<tbody></tbody></table></div>\n"
+	"</section>\n</div>\n"
 	"<details><summary>The largest boxes as text</summary>"
 	"<ol id=\"largest\"></ol></details>\n"
 	"<h2>Top sites</h2>\n"

@@ -16,6 +16,17 @@
  *
  * The sites that grow significantly (data.growing) are drawn on the
  * chart of the heap, each its own colour and dash, under a checkbox.
+ *
+ * A click on the chart shows the live stacks at the nearest snapshot; a
+ * stretch dragged across it shows what the stacks allocated in it, from
+ * what each snapshot says they allocated since the one before (the
+ * stretch widens to the snapshots around it).
+ *
+ * Beside the flame graph, the same stacks as trees: top-down (from the
+ * callers) or bottom-up (from the sites), opened a level at a click, or
+ * along every path to a function the search matches; and the callers and
+ * callees of the function chosen in a tree or the flame graph.  A
+ * function that recurses counts once per stack.
  */
 "use strict";
 
@@ -92,20 +103,24 @@ function addBase(root, m) {
 
 /* What the flame graph shows: for each listed stack, its value, 95 %
  * interval and samples; with a comparison, the base of measure `baseOf`
- * (undefined: none). */
-function buildTree(stacks, values, intervals, samples, baseOf) {
+ * (undefined: none).  Bottom-up (`upward`), each stack starts at its
+ * site. */
+function buildTree(stacks, values, intervals, samples, baseOf, upward) {
 	const root = newNode(-1, null);
 	let height = 1;
+	root.source = { stacks: stacks, values: values, intervals: intervals,
+		samples: samples };
 	for (let i = 0; i < stacks.length; i++) {
 		const value = values[i];
 		if (!(value > 0))
 			continue;
 		const variance = intervals[i] * intervals[i];
+		const frames = data.stacks[stacks[i]];
 		let node = root;
 		root.value += value;
 		root.variance += variance;
 		root.samples += samples[i];
-		for (const frame of data.stacks[stacks[i]]) {
+		for (const frame of upward ? frames.slice().reverse() : frames) {
 			const child = childOf(node, frame);
 			child.value += value;
 			child.variance += variance;
@@ -310,6 +325,8 @@ function showTree(root, title) {
 	drawFlame();
 	searchFlame();
 	listLargest();
+	showCallTree();
+	showRelatives();
 }
 
 /* Matching boxes, counted once where they nest. */
@@ -338,6 +355,12 @@ function searchFlame() {
 		formatShare(matched, flame.root.value) + " of the total";
 }
 
+/* Whether the search matches the node's function. */
+function matches(node) {
+	return flame.query !== "" && node.frame >= 0 &&
+		data.frames[node.frame].toLowerCase().includes(flame.query);
+}
+
 /* The widest boxes as text, for reading without the canvas. */
 function listLargest() {
 	const nodes = [];
@@ -362,10 +385,14 @@ function listLargest() {
 function saveState() {
 	const state = new URLSearchParams();
 	const measure = document.getElementById("measure").value;
-	if (measure === "moment")
+	if (measure === "moment") {
 		state.set("moment", chart.moment.toFixed(6));
-	else
+	} else if (measure === "stretch") {
+		state.set("from", chart.stretch[0].toFixed(6));
+		state.set("to", chart.stretch[1].toFixed(6));
+	} else {
 		state.set("measure", measure);
+	}
 	if (flame.query)
 		state.set("search", flame.query);
 	history.replaceState(null, "", "#" + state.toString());
@@ -376,12 +403,15 @@ function loadState() {
 	const measure = Number(state.get("measure"));
 	if (state.has("moment"))
 		showMoment(Number(state.get("moment")));
+	else if (state.has("from") && state.has("to"))
+		showStretch(Number(state.get("from")), Number(state.get("to")));
 	else if (measure >= 0 && measure < MEASURES.length &&
 		 state.has("measure"))
 		showMeasure(measure);
 	if (state.has("search")) {
 		document.getElementById("search").value = state.get("search");
 		searchFlame();
+		showCallTree();
 	}
 }
 
@@ -389,13 +419,15 @@ function showMeasure(m) {
 	document.getElementById("measure").value = String(m);
 	showTree(buildTree(allStacks(), data.values[m], data.intervals[m],
 		data.samples[m], m), MEASURES[m]);
-	chart.moment = null;
+	chart.moment = chart.stretch = null;
 	drawChart();
 }
 
 /* ---- the heap over time ---- */
 
 const chart = { svg: document.getElementById("chart"), moment: null,
+	stretch: null, /* [from, to] shown in the flame graph */
+	dragFrom: null, dragTo: null, /* a stretch being dragged */
 	x: null, y: null, end: 0 };
 function svg(tag, attributes, text) {
 	return element(tag, attributes, text, SVG);
@@ -450,6 +482,19 @@ function drawResident(r) {
 	return svg("path", { class: "resident", d: line });
 }
 
+/* The part of the heap in anonymous mappings, as steps too. */
+function drawMapped(m) {
+	let line = "";
+	for (let i = 0; i < m.length; i += 2) {
+		const x = chart.x(m[i]).toFixed(1);
+		const y = chart.y(m[i + 1]).toFixed(1);
+		line += (i ? "H" + x + "V" : "M" + x + ",") + y;
+	}
+	if (m.length)
+		line += "H" + chart.x(chart.end).toFixed(1);
+	return svg("path", { class: "mapped", d: line });
+}
+
 /* The heap holds its value until the next point: steps, not slopes. */
 function drawProfile(p) {
 	const g = svg("g", {});
@@ -473,6 +518,8 @@ function drawProfile(p) {
 	g.append(svg("path", { class: "band", d: upper + lower + "Z" }));
 	g.append(svg("path", { class: "heap", d: line }));
 	g.append(drawResident(p.resident));
+	if (p.mapped)
+		g.append(drawMapped(p.mapped));
 	if (p.kept_from !== undefined) { /* a profile with a size limit */
 		const x = chart.x(p.kept_from);
 		g.append(svg("line", { class: "marker", x1: x, x2: x, y1: 10,
@@ -592,13 +639,99 @@ function drawChart() {
 		s.append(svg("line", { class: "moment", x1: x, x2: x, y1: 10,
 			y2: chart.y(0) }));
 	}
+	const stretch = chart.dragFrom !== null ?
+		[chart.dragFrom, chart.dragTo] : chart.stretch;
+	if (stretch) {
+		const left = chart.x(Math.min(...stretch));
+		s.append(svg("rect", { class: "stretch", x: left, y: 10,
+			width: Math.max(chart.x(Math.max(...stretch)) - left, 1),
+			height: chart.y(0) - 10 }));
+	}
 }
 
-/* The snapshot nearest the time clicked, among all profiles. */
-function chooseMoment(event) {
+function chartTime(event) {
 	const rect = chart.svg.getBoundingClientRect();
-	showMoment(chart.time(event.clientX - rect.left));
-	saveState();
+	return Math.min(Math.max(chart.time(event.clientX - rect.left), 0),
+		chart.end);
+}
+
+/* A click shows the snapshot nearest it; a drag, the stretch. */
+function followDrag() {
+	chart.svg.addEventListener("mousedown", (event) => {
+		chart.dragFrom = chart.dragTo = chartTime(event);
+		event.preventDefault();
+	});
+	chart.svg.addEventListener("mousemove", (event) => {
+		if (chart.dragFrom === null)
+			return;
+		chart.dragTo = chartTime(event);
+		drawChart();
+	});
+	window.addEventListener("mouseup", (event) => {
+		if (chart.dragFrom === null)
+			return;
+		const from = chart.dragFrom, to = chartTime(event);
+		chart.dragFrom = chart.dragTo = null;
+		if (Math.abs(chart.x(to) - chart.x(from)) < 4)
+			showMoment(to);
+		else
+			showStretch(Math.min(from, to), Math.max(from, to));
+		saveState();
+	});
+}
+
+/* What a profile's snapshots say its stacks allocated, by stretch of
+ * time: [from, to, stacks, bytes, intervals, samples]; the last runs to
+ * the end.  A profile with a size limit knows nothing before kept_from. */
+function allocationBuckets(p) {
+	const buckets = [];
+	let from = p.kept_from !== undefined ? p.kept_from :
+		(p.timeline.length ? p.timeline[0] : 0);
+	for (const snap of p.snapshots) {
+		buckets.push([from, Math.max(snap[0], from), ...snap.slice(7, 11)]);
+		from = Math.max(snap[0], from);
+	}
+	buckets.push([from, Math.max(p.end, from), ...p.allocated_after]);
+	return buckets;
+}
+
+/* The stacks' allocations in the snapshots' stretches that overlap
+ * [from, to] (an instant takes the stretch around it). */
+function showStretch(from, to) {
+	const sums = new Map();
+	let first = Infinity, last = -Infinity, unknown = false;
+	for (const p of data.profiles) {
+		if (p.kept_from !== undefined && from < p.kept_from)
+			unknown = true;
+		for (const [start, end, stacks, bytes, intervals, samples] of
+			allocationBuckets(p)) {
+			const overlaps = end > start ? start < to && end > from :
+				start >= from && start <= to;
+			if (!overlaps)
+				continue;
+			first = Math.min(first, start);
+			last = Math.max(last, end);
+			for (let i = 0; i < stacks.length; i++) {
+				const sum = sums.get(stacks[i]) || [0, 0, 0];
+				sum[0] += bytes[i];
+				sum[1] += intervals[i] * intervals[i];
+				sum[2] += samples[i];
+				sums.set(stacks[i], sum);
+			}
+		}
+	}
+	const stacks = Array.from(sums.keys());
+	chart.moment = null;
+	chart.stretch = [from, to];
+	document.getElementById("measure").value = "stretch";
+	showTree(buildTree(stacks, stacks.map((s) => sums.get(s)[0]),
+		stacks.map((s) => Math.sqrt(sums.get(s)[1])),
+		stacks.map((s) => sums.get(s)[2])),
+	"Bytes allocated from " + (first <= last ? first : from).toFixed(3) +
+		" s to " + (first <= last ? last : to).toFixed(3) + " s" +
+		(unknown ? " (a size limit left no events before " +
+			"the first checkpoint kept)" : ""));
+	drawChart();
 }
 
 function showMoment(time) {
@@ -612,10 +745,172 @@ function showMoment(time) {
 		return;
 	const [t, , , stacks, values, intervals, samples] = best;
 	chart.moment = t;
+	chart.stretch = null;
 	document.getElementById("measure").value = "moment";
 	showTree(buildTree(stacks, values, intervals, samples),
 		"Live bytes at " + t.toFixed(3) + " s");
 	drawChart();
+}
+
+/* ---- the trees: top-down, bottom-up, callers and callees ---- */
+
+/* Rows a tree shows at most when the search opens it. */
+const TREE_ROWS = 400;
+const trees = { chosen: -1 /* the function whose relatives show */ };
+
+function treeRow(node, total) {
+	const row = element("li", { role: "treeitem" });
+	const twisty = element("button", { type: "button", class: "twisty",
+		"aria-label": "open" }, node.kids.length ? "▸" : "");
+	twisty.disabled = !node.kids.length;
+	const name = element("span", { class: matches(node) ? "name match" :
+		"name" }, frameName(node));
+	name.addEventListener("click", () => chooseFunction(node.frame));
+	row.append(twisty, name, element("span", { class: "amount" },
+		formatBytes(node.value) + " ± " + formatBytes(Math.sqrt(
+			node.variance)) + " · " + formatShare(node.value,
+			total)));
+	twisty.addEventListener("click", () => {
+		const open = row.getAttribute("aria-expanded") === "true";
+		if (open) {
+			row.querySelector("ul").remove();
+			row.setAttribute("aria-expanded", "false");
+			twisty.textContent = "▸";
+		} else {
+			openRow(row, node, total, null, { rows: TREE_ROWS });
+		}
+	});
+	return row;
+}
+
+/* The node's children under its row. */
+function openRow(row, node, total, leads, budget) {
+	const list = element("ul", { role: "group" });
+	fillList(list, node, total, leads, budget);
+	row.append(list);
+	row.setAttribute("aria-expanded", "true");
+	row.querySelector(".twisty").textContent = "▾";
+}
+
+/* The rows of the node's children: those leading to a match of the
+ * search when `leads` tells them (opened in turn), else all. */
+function fillList(list, node, total, leads, budget) {
+	for (const kid of node.kids) {
+		if (leads && !leads.has(kid))
+			continue;
+		if (budget.rows-- <= 0)
+			break;
+		const kidRow = treeRow(kid, total);
+		list.append(kidRow);
+		if (leads && !matches(kid))
+			openRow(kidRow, kid, total, leads, budget);
+	}
+}
+
+/* The nodes on a path from the root to a match of the search. */
+function leadingToMatches(root) {
+	const leads = new Set();
+	const visit = (node) => {
+		let found = matches(node);
+		for (const kid of node.kids)
+			found = visit(kid) || found;
+		if (found)
+			leads.add(node);
+		return found;
+	};
+	visit(root);
+	return leads;
+}
+
+/* The stacks of the flame graph as the tree chosen, its first level
+ * open, or every path to a match of the search. */
+function showCallTree() {
+	const upward = document.getElementById("tree-kind").value ===
+		"bottom-up";
+	const s = flame.root.source;
+	const root = upward ? buildTree(s.stacks, s.values, s.intervals,
+		s.samples, undefined, true) : flame.root;
+	const top = document.getElementById("tree");
+	const status = document.getElementById("tree-status");
+	top.replaceChildren();
+	if (!root || !(root.value > 0)) {
+		status.textContent = "nothing to show";
+		return;
+	}
+	const leads = flame.query ? leadingToMatches(root) : null;
+	const budget = { rows: TREE_ROWS };
+	fillList(top, root, root.value, leads, budget);
+	status.textContent = leads ? (leads.size ? "paths to the functions " +
+		"that match" : "no function matches") +
+		(budget.rows < 0 ? "; the first " + TREE_ROWS + " rows" : "") : "";
+}
+
+function chooseFunction(frame) {
+	if (frame < 0)
+		return;
+	trees.chosen = frame;
+	showRelatives();
+}
+
+/* A list of [frame, value, variance], the largest first, as rows. */
+function relativeRows(sums, total) {
+	return Array.from(sums.entries()).sort((a, b) => b[1][0] - a[1][0])
+		.slice(0, 50).map(([frame, [value, variance]]) => {
+			const row = element("tr");
+			const name = element("td", { class: "site" }, frame < 0 ?
+				"(the root: nothing calls it)" : frame === -3 ?
+				"(itself: it allocates)" : data.frames[frame]);
+			if (frame >= 0)
+				name.addEventListener("click", () =>
+					chooseFunction(frame));
+			row.append(element("td", {}, formatBytes(value)),
+				element("td", {}, formatBytes(Math.sqrt(variance))),
+				element("td", {}, formatShare(value, total)), name);
+			return row;
+		});
+}
+
+function addTo(sums, key, value, variance) {
+	const sum = sums.get(key) || [0, 0];
+	sum[0] += value;
+	sum[1] += variance;
+	sums.set(key, sum);
+}
+
+/* The callers and callees of the chosen function, over the stacks that
+ * the flame graph shows, each stack counted once per relative. */
+function showRelatives() {
+	const box = document.getElementById("relatives");
+	const s = flame.root.source, frame = trees.chosen;
+	box.hidden = frame < 0 || !s;
+	if (box.hidden)
+		return;
+	const callers = new Map(), callees = new Map();
+	let value = 0, variance = 0;
+	for (let i = 0; i < s.stacks.length; i++) {
+		const frames = data.stacks[s.stacks[i]];
+		if (!(s.values[i] > 0) || !frames.includes(frame))
+			continue;
+		const v = s.values[i], w = s.intervals[i] * s.intervals[i];
+		const above = new Set(), below = new Set();
+		value += v;
+		variance += w;
+		frames.forEach((f, k) => {
+			if (f !== frame)
+				return;
+			above.add(k > 0 ? frames[k - 1] : -1);
+			below.add(k + 1 < frames.length ? frames[k + 1] : -3);
+		});
+		above.forEach((f) => addTo(callers, f, v, w));
+		below.forEach((f) => addTo(callees, f, v, w));
+	}
+	document.getElementById("relatives-title").textContent =
+		data.frames[frame] + ": " + formatBytes(value) + " ± " +
+		formatBytes(Math.sqrt(variance)) + " (95 %)";
+	document.querySelector("#callers tbody").replaceChildren(
+		...relativeRows(callers, value));
+	document.querySelector("#callees tbody").replaceChildren(
+		...relativeRows(callees, value));
 }
 
 /* ---- the table of sites ---- */
@@ -651,7 +946,14 @@ function start() {
 			data.resident_note;
 		document.getElementById("resident-legend").hidden = false;
 	}
+	if (data.profiles.some(p => p.mapped))
+		document.getElementById("mapped-legend").hidden = false;
 	const measure = document.getElementById("measure");
+	if (data.moment_title !== undefined) {
+		MEASURES.push(data.moment_title);
+		measure.querySelector("option[value=moment]").before(element(
+			"option", { value: "3" }, data.moment_title));
+	}
 	measure.value = String(data.measure);
 	measure.addEventListener("change", () => {
 		if (measure.value !== "moment")
@@ -660,6 +962,7 @@ function start() {
 	});
 	document.getElementById("search").addEventListener("input", () => {
 		searchFlame();
+		showCallTree();
 		saveState();
 	});
 	document.getElementById("reset").addEventListener("click", () => {
@@ -671,6 +974,8 @@ function start() {
 		if (node && node.frame !== -2) {
 			flame.focus = node;
 			drawFlame();
+			if (node.frame >= 0)
+				chooseFunction(node.frame);
 		}
 	});
 	const tip = document.getElementById("tip");
@@ -687,7 +992,9 @@ function start() {
 	flame.canvas.addEventListener("mouseleave", () => {
 		tip.style.display = "none";
 	});
-	chart.svg.addEventListener("click", chooseMoment);
+	followDrag();
+	document.getElementById("tree-kind").addEventListener("change",
+		showCallTree);
 	let resizing = 0;
 	window.addEventListener("resize", () => {
 		cancelAnimationFrame(resizing);

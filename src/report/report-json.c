@@ -45,11 +45,14 @@ static json_t *moment_json(const struct estimate *e)
 	return o;
 }
 
-/* The "peak" and "end" members of a site or of the whole report. */
-static void moment_members(json_t *o, const struct heap_estimates *heap)
+/* The "peak" and "end" members of a site or of the whole report, and
+ * "moment" with --at TIME or MARKER. */
+static void moment_members(json_t *o, const struct report *r,
+			   const struct heap_estimates *heap)
 {
 	for (int m = 0; m < MOMENTS; m++)
-		set(o, moment_names[m], moment_json(&heap->live[m]));
+		if (m != AT_TIME || r->at == AT_TIME)
+			set(o, moment_names[m], moment_json(&heap->live[m]));
 }
 
 /* A marker or garbage collection and the live heap at its moment. */
@@ -84,6 +87,17 @@ static json_t *marks_json(const struct report *r,
 	return array;
 }
 
+/* The share of the resident memory of reading m that `bytes` make, of
+ * a heap (and mappings) that fit in it; else null. */
+static json_t *share_of(const struct memory_point *m, double bytes)
+{
+	double counted = m->malloc_bytes + m->mapped_bytes;
+
+	return counted <= (double)m->resident && m->resident
+		       ? json_real(bytes / (double)m->resident)
+		       : json_null();
+}
+
 /* The members of a reading of the process's memory. */
 static json_t *memory_point_json(const struct report *r,
 				 const struct memory_point *m)
@@ -99,10 +113,11 @@ static json_t *memory_point_json(const struct report *r,
 	set(o, "malloc_bytes", whole(m->malloc_bytes));
 	/* null when the heap is more than resident memory: blocks never
 	 * touched take no RAM, and no share can be given. */
-	set(o, "malloc_share",
-	    m->malloc_bytes <= (double)m->resident && m->resident
-		    ? json_real(m->malloc_bytes / (double)m->resident)
-		    : json_null());
+	set(o, "malloc_share", share_of(m, m->malloc_bytes));
+	if (r->mapped_peak > 0) {
+		set(o, "mapped_bytes", whole(m->mapped_bytes));
+		set(o, "mapped_share", share_of(m, m->mapped_bytes));
+	}
 	return o;
 }
 
@@ -111,13 +126,23 @@ static json_t *memory_point_json(const struct report *r,
  * (`heap_peak` bytes) makes, null when none can be given. */
 static json_t *resident_peak_json(const struct report *r,
 				  const struct memory_point *peaks,
-				  double heap_peak)
+				  double heap_peak, double mapped_peak)
 {
 	json_t *o = memory_point_json(r, peaks);
 	double share = memory_heap_share(peaks, heap_peak);
+	double malloc_peak = heap_peak - mapped_peak;
 
-	set(o, "malloc_peak_bytes", whole(heap_peak));
-	set(o, "malloc_peak_share", share < 0 ? json_null() : json_real(share));
+	set(o, "malloc_peak_bytes", whole(malloc_peak));
+	set(o, "malloc_peak_share",
+	    share < 0 ? json_null()
+		      : json_real(memory_heap_share(peaks, malloc_peak)));
+	if (r->mapped_peak > 0) {
+		set(o, "mapped_peak_bytes", whole(mapped_peak));
+		set(o, "mapped_peak_share",
+		    share < 0 ? json_null()
+			      : json_real(memory_heap_share(peaks,
+							    mapped_peak)));
+	}
 	return o;
 }
 
@@ -132,7 +157,7 @@ static json_t *resident_json(const struct report *r,
 	if (!memory_peak_add(&peaks, series))
 		return json_null();
 	readings = json_array();
-	o = resident_peak_json(r, &peaks, p->peak.bytes);
+	o = resident_peak_json(r, &peaks, p->peak.bytes, p->mapped_peak);
 	for (size_t i = 0; i < series->count; i++)
 		append(readings, memory_point_json(r, &series->points[i]));
 	set(o, "readings", readings);
@@ -147,7 +172,8 @@ static json_t *resident_total_json(const struct report *r)
 	if (!r->resident_processes)
 		return json_null();
 	o = resident_peak_json(r, &r->resident,
-			       r->stacks->heap.live[AT_PEAK].bytes);
+			       r->stacks->heap.live[AT_PEAK].bytes,
+			       r->mapped_peak);
 	set(o, "processes", json_integer((json_int_t)r->resident_processes));
 	return o;
 }
@@ -205,6 +231,8 @@ static json_t *profile_json(const struct report *r,
 	set(peak, "level_share", json_real(p->peak_level_share));
 	set(o, moment_names[AT_PEAK], peak);
 	set(o, moment_names[AT_END], moment_json(&p->end));
+	if (r->at == AT_TIME)
+		set(o, "moment_time_s", json_real(p->at_time_s));
 	set(o, "marks", marks_json(r, p));
 	set(o, "resident", resident_json(r, p));
 	return o;
@@ -244,6 +272,10 @@ static json_t *site_json(const struct report *r, const struct site *s)
 	double total = r->sites->heap.live[r->at].bytes;
 
 	set(o, "site", text(s->text));
+	/* Only in a report that counts mappings: the same output as ever
+	 * for the profiles without. */
+	if (r->mapped_peak > 0)
+		set(o, "kind", text(site_kind_name(s->kinds)));
 	if (r->grouping == GROUP_BY_STACK) {
 		set(o, "callers", strings(s->callers, s->caller_count));
 		set(o, "frames", frames_json(r, s));
@@ -258,7 +290,20 @@ static json_t *site_json(const struct report *r, const struct site *s)
 	    json_boolean(site_measure(s, r->sort, r->at)->samples <
 			 FEW_SAMPLES));
 	set(o, "rough", json_boolean(site_rough(s, r->sort, r->at)));
-	moment_members(o, &s->heap);
+	moment_members(o, r, &s->heap);
+	return o;
+}
+
+/* --from and --to: {"from": "marker load", "to": null (the end),
+ * "sampled_blocks_left_out": 12}. */
+static json_t *stretch_json(const struct report *r)
+{
+	json_t *o = json_object();
+
+	set(o, "from", r->from ? text(r->from) : json_null());
+	set(o, "to", r->to ? text(r->to) : json_null());
+	set(o, "sampled_blocks_left_out",
+	    json_integer((json_int_t)r->born_outside));
 	return o;
 }
 
@@ -290,7 +335,11 @@ int view_json(FILE *out, const struct report *r)
 	estimate_members(root, "live_bytes", "live_blocks", &heap->live[r->at]);
 	estimate_members(root, "allocated_bytes", "allocations",
 			 &heap->allocated);
-	moment_members(root, heap);
+	moment_members(root, r, heap);
+	if (r->at == AT_TIME)
+		set(json_object_get(root, "moment"), "name", text(r->moment));
+	if (r->from || r->to)
+		set(root, "stretch", stretch_json(r));
 	set(root, "resident", resident_total_json(r));
 	set(root, "site_count", json_integer((json_int_t)r->sites->count));
 	set(root, "sites", sites);

@@ -58,6 +58,7 @@ bool memory_peak_add(struct memory_point *peaks,
 	peaks->anonymous += p->anonymous;
 	peaks->resident_peak += series->resident_high;
 	peaks->malloc_bytes += p->malloc_bytes;
+	peaks->mapped_bytes += p->mapped_bytes;
 	if (p->time_us > peaks->time_us)
 		peaks->time_us = p->time_us;
 	return true;
@@ -104,8 +105,42 @@ static char *unseen_malloc_note(const struct memory_point *peaks,
 	return note;
 }
 
+/* The sentence of a report that counts anonymous mappings: their share
+ * beside malloc's, of the peak of both (heap_peak bytes, mapped_peak of
+ * them the mappings'). */
+static char *mapped_note(double share, double heap_peak, double mapped_peak,
+			 const char *held, const char *resident)
+{
+	double malloc_peak = heap_peak - mapped_peak;
+	char heap[32], mapped[32];
+
+	format_size(heap, malloc_peak > 0 ? malloc_peak : 0);
+	format_size(mapped, mapped_peak);
+	if (share < 0)
+		return xasprintf(
+			"The peak of the malloc heap (%s) and of anonymous "
+			"mappings (%s) is more than the most %s, %s: memory "
+			"allocated or mapped but never touched is not resident "
+			"(the kernel gives a page RAM only as it is written), "
+			"so no share of resident memory can be given.",
+			heap, mapped, held, resident);
+	return xasprintf(
+		"malloc accounts for %.0f %% and anonymous mappings for "
+		"%.0f %% of resident memory at the peak: the malloc heap's "
+		"peak, %s, and the mappings', %s, of the most %s, %s; %s",
+		100.0 * share * (malloc_peak > 0 ? malloc_peak : 0) / heap_peak,
+		100.0 * share * mapped_peak / heap_peak, heap, mapped, held,
+		resident,
+		share < MOSTLY_MALLOC
+			? "the rest is neither (code, thread stacks, memory "
+			  "mapped by the program's own system calls, as Go "
+			  "does, and the C library's own mappings)."
+			: "nearly all of it is one or the other.");
+}
+
 char *memory_explained_note(const struct memory_point *peaks,
 			    size_t processes, double heap_peak,
+			    double mapped_peak,
 			    const struct unseen_malloc *unseen)
 {
 	double share = memory_heap_share(peaks, heap_peak);
@@ -120,6 +155,9 @@ char *memory_explained_note(const struct memory_point *peaks,
 	if (!processes || peaks->resident_peak == 0)
 		return NULL;
 	format_size(resident, (double)peaks->resident_peak);
+	if (mapped_peak > 0)
+		return mapped_note(share, heap_peak, mapped_peak, held,
+				   resident);
 	format_size(heap, heap_peak);
 	if (share < 0)
 		return xasprintf(

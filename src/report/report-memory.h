@@ -28,6 +28,7 @@ struct memory_point {
 	 * high-water mark); 0 when unknown. */
 	uint64_t resident_peak;
 	double malloc_bytes; /* the estimated live malloc heap then */
+	double mapped_bytes; /* and the anonymous mappings counted */
 };
 
 struct memory_series {
@@ -70,13 +71,16 @@ struct unseen_malloc {
 
 /* "malloc accounts for 8 % of resident memory at the peak: ...", of the
  * sums of the peaks of `processes` series (see memory_peak_add()) and of
- * the peaks of their heaps (`heap_peak` bytes); or, when the heap's peak
+ * the peaks of their heaps (`heap_peak` bytes, of which `mapped_peak`
+ * are anonymous mappings, when the report counts any: "malloc accounts
+ * for 3 % and anonymous mappings for 85 % ..."); or, when the heap's peak
  * is more than the resident one, what that means; or, when a program
  * allocated through a malloc of its own (`unseen`), that the profile
  * cannot say; NULL when there is nothing to say (no reading).  Belongs
  * to the caller. */
 char *memory_explained_note(const struct memory_point *peaks,
 			    size_t processes, double heap_peak,
+			    double mapped_peak,
 			    const struct unseen_malloc *unseen);
 
 #endif /* SPPROF_REPORT_MEMORY_H */

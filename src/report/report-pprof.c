@@ -341,7 +341,7 @@ static void locations(struct encoder *e, const struct side *side)
 static void header(struct encoder *e)
 {
 	const struct report *r = e->r;
-	static const int default_type[MEASURES] = { 3, 3, 1, 0 };
+	static const int default_type[MEASURES] = { 3, 3, 1, 0, 3 };
 	uint64_t start = r->profiles[0].start_time_us;
 	double duration = 0;
 

@@ -10,7 +10,7 @@
 
 enum wire_type { WIRE_VARINT = 0, WIRE_LENGTH = 2 };
 
-static void put(struct pb *pb, const void *data, size_t length)
+void pb_put(struct pb *pb, const void *data, size_t length)
 {
 	pb->data = xgrow(pb->data, &pb->capacity, pb->length + length, 1);
 	if (length)
@@ -18,7 +18,7 @@ static void put(struct pb *pb, const void *data, size_t length)
 	pb->length += length;
 }
 
-static void varint(struct pb *pb, uint64_t value)
+void pb_varint(struct pb *pb, uint64_t value)
 {
 	uint8_t bytes[10];
 	size_t n = 0;
@@ -27,12 +27,12 @@ static void varint(struct pb *pb, uint64_t value)
 		bytes[n++] = (uint8_t)(value & 0x7f) | (value > 0x7f ? 0x80 : 0);
 		value >>= 7;
 	} while (value);
-	put(pb, bytes, n);
+	pb_put(pb, bytes, n);
 }
 
 static void tag(struct pb *pb, unsigned field, enum wire_type type)
 {
-	varint(pb, (uint64_t)field << 3 | type);
+	pb_varint(pb, (uint64_t)field << 3 | type);
 }
 
 void pb_uint(struct pb *pb, unsigned field, uint64_t value)
@@ -40,7 +40,7 @@ void pb_uint(struct pb *pb, unsigned field, uint64_t value)
 	if (value == 0)
 		return;
 	tag(pb, field, WIRE_VARINT);
-	varint(pb, value);
+	pb_varint(pb, value);
 }
 
 /* int64 is a varint of the two's complement bits. */
@@ -57,8 +57,8 @@ void pb_bool(struct pb *pb, unsigned field, int value)
 void pb_bytes(struct pb *pb, unsigned field, const void *data, size_t length)
 {
 	tag(pb, field, WIRE_LENGTH);
-	varint(pb, length);
-	put(pb, data, length);
+	pb_varint(pb, length);
+	pb_put(pb, data, length);
 }
 
 void pb_string(struct pb *pb, unsigned field, const char *text)
@@ -78,7 +78,7 @@ void pb_packed(struct pb *pb, unsigned field, const uint64_t *values,
 	struct pb packed = { 0 };
 
 	for (size_t i = 0; i < count; i++)
-		varint(&packed, values[i]);
+		pb_varint(&packed, values[i]);
 	pb_bytes(pb, field, packed.data, packed.length);
 	pb_free(&packed);
 }

@@ -19,6 +19,10 @@ struct pb {
 	size_t length, capacity;
 };
 
+/* Untagged: bytes as they are, and a varint alone (the varints of the
+ * .mlyze format are these too). */
+void pb_put(struct pb *pb, const void *data, size_t length);
+void pb_varint(struct pb *pb, uint64_t value);
 void pb_uint(struct pb *pb, unsigned field, uint64_t value);
 void pb_int(struct pb *pb, unsigned field, int64_t value);
 void pb_bool(struct pb *pb, unsigned field, int value);

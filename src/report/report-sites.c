@@ -11,6 +11,17 @@
 
 const char *const sort_names[3] = { "live", "allocated", "count" };
 
+const char *site_kind_name(unsigned kinds)
+{
+	static const char *const names[] = {
+		[KIND_HEAP] = "heap",
+		[KIND_MAPPED] = "mapped",
+		[KIND_ALL] = "heap and mapped",
+	};
+
+	return names[kinds & KIND_ALL] ? names[kinds & KIND_ALL] : "heap";
+}
+
 /* The site of `key`, created with `text` when new. */
 static struct site *find_site(struct site_table *table, const char *key,
 			      const char *text)
@@ -141,6 +152,7 @@ static void attribute(struct site *s, const struct stack_table *stacks,
 			  sizeof(*s->stacks));
 	s->stacks[s->stack_count++] = (size_t)(stack - stacks->stacks);
 	heap_estimates_add(&s->heap, &stack->heap);
+	s->kinds |= stack->kinds;
 }
 
 /* Every function from the site out holds what the stack holds, once

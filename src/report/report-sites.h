@@ -33,6 +33,10 @@ enum sort_key {
 /* "live", "allocated", "count", by enum sort_key. */
 extern const char *const sort_names[3];
 
+/* The kind of memory a site holds, by its enum memory_kind bits:
+ * "heap", "mapped" or "heap and mapped". */
+const char *site_kind_name(unsigned kinds);
+
 struct site {
 	char *key;
 	char *text;
@@ -42,6 +46,7 @@ struct site {
 	 * stack table's frames (caller_count + 1 of them). */
 	size_t *frames;
 	struct heap_estimates heap;
+	unsigned kinds; /* enum memory_kind bits of its stacks */
 	/* The stacks that add to the site, as indexes in the stack table. */
 	size_t *stacks;
 	size_t stack_count, stack_capacity;

@@ -88,7 +88,7 @@ int view_speedscope(FILE *out, const struct report *r)
 	set(root, "$schema", json_string(SPEEDSCOPE_SCHEMA));
 	set(shared, "frames", shared_frames(&ff));
 	set(root, "shared", shared);
-	for (int m = 0; m < MEASURES; m++)
+	for (size_t m = 0; m < report_measures(r); m++)
 		append(profiles, profile(r, (enum measure)m, &ff));
 	set(root, "profiles", profiles);
 	set(root, "name", text(r->profile_count == 1 ? r->profiles[0].file

@@ -51,9 +51,11 @@ void stacks_free(struct stack_table *table)
 	stacks_init(table);
 }
 
-/* Module indexes by the module ids of the profile being added. */
+/* Module indexes by the module ids of the profile being added, and its
+ * reader, which holds the symbols the profile carries. */
 struct profile_modules {
 	struct u64map by_id;
+	const mlyze_reader *reader;
 };
 
 /* The index of a module, added when new. */
@@ -133,12 +135,13 @@ static bool native_number(const struct mlyze_frame *f, size_t module,
 /* Resolve `f` into new frames at the end of the table. */
 static struct frame_run add_frames(struct stack_table *table,
 				   struct frame_namer *namer,
+				   const mlyze_reader *reader,
 				   const struct mlyze_frame *f, size_t module)
 {
 	struct report_frame resolved[FRAME_CHAIN_MAX];
 	struct frame_run run = { table->frame_count, 0 };
 
-	run.count = frame_resolve(namer, f, module, resolved);
+	run.count = frame_resolve(namer, reader, f, module, resolved);
 	table->frames = xgrow(table->frames, &table->frame_capacity,
 			      run.first + run.count, sizeof(*table->frames));
 	memcpy(&table->frames[run.first], resolved,
@@ -170,7 +173,8 @@ static struct frame_run frame_run(struct stack_table *table,
 	if (added) {
 		table->runs = xgrow(table->runs, &table->run_capacity, i + 1,
 				    sizeof(*table->runs));
-		table->runs[i] = add_frames(table, namer, f, module);
+		table->runs[i] = add_frames(table, namer, seen->reader, f,
+					    module);
 	}
 	if (numbered &&
 	    u64map_put(&table->native_frames, number,
@@ -285,7 +289,7 @@ size_t *stacks_add_profile(struct stack_table *table,
 {
 	size_t n = mlyze_stack_count(reader);
 	size_t *map = xcalloc(replay->stack_count, sizeof(*map));
-	struct profile_modules seen;
+	struct profile_modules seen = { .reader = reader };
 
 	u64map_init(&seen.by_id);
 	for (size_t i = 0; i < replay->stack_count; i++) {
@@ -297,6 +301,7 @@ size_t *stacks_add_profile(struct stack_table *table,
 		map[i] = stack_index(table, namer, &seen,
 				     mlyze_stack_at(reader, i));
 		heap_estimates_add(&table->stacks[map[i]].heap, e);
+		table->stacks[map[i]].kinds |= replay->stack_kinds[i];
 	}
 	u64map_free(&seen.by_id);
 	heap_estimates_add(&table->heap, &replay->total);

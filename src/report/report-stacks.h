@@ -39,6 +39,7 @@ struct report_stack {
 	bool damaged;   /* the profile could not define it: no frames */
 	enum stack_end end;
 	struct heap_estimates heap;
+	unsigned kinds; /* enum memory_kind bits: what memory it holds */
 };
 
 /* The frames one frame of a profile became: `count` consecutive indexes

@@ -42,6 +42,7 @@ static const char *const growth_titles[AXES] = {
 static const char *const live_titles[MOMENTS] = {
 	[AT_PEAK] = "AT PEAK",
 	[AT_END] = "AT END",
+	[AT_TIME] = "AT MOMENT",
 };
 
 static const char *const sort_phrases[] = {
@@ -53,7 +54,15 @@ static const char *const sort_phrases[] = {
 static const char *const moment_phrases[MOMENTS] = {
 	[AT_PEAK] = " at the peak",
 	[AT_END] = " at the end",
+	[AT_TIME] = " at ",
 };
+
+/* " at the peak", " at 12.5 s", " at marker load" (to free). */
+static char *moment_phrase(const struct report *r)
+{
+	return xasprintf("%s%s", moment_phrases[r->at],
+			 r->at == AT_TIME ? r->moment : "");
+}
 
 /* Lines of markers and garbage collections, at most. */
 #define MARKS_SHOWN 50
@@ -131,6 +140,7 @@ static char *sampling_text(uint64_t low, uint64_t high, bool changed)
 }
 
 #define NOT_FINALISED "not finalised (the process ended early)"
+#define RUNNING "recording (the process is running)"
 #define CUT_SHORT "cut short; read up to the last whole event"
 
 /* "replaced by exec of /usr/bin/env" */
@@ -185,7 +195,7 @@ static void profile_block(FILE *out, const struct style *st,
 		free(text);
 	}
 	if (p->complete == 0)
-		line(out, st, "  state", NOT_FINALISED);
+		line(out, st, "  state", p->running ? RUNNING : NOT_FINALISED);
 	if (p->truncated)
 		line(out, st, "  state", CUT_SHORT);
 	if (p->exec_program) {
@@ -205,7 +215,8 @@ static char *bracketed_states(const struct profile_summary *p)
 	if (p->window)
 		sb_printf(&sb, " [window %s]", p->window);
 	if (p->complete == 0)
-		sb_add(&sb, " [" NOT_FINALISED "]");
+		sb_add(&sb, p->running ? " [" RUNNING "]"
+				       : " [" NOT_FINALISED "]");
 	if (p->truncated)
 		sb_add(&sb, " [" CUT_SHORT "]");
 	if (p->exec_program) {
@@ -332,6 +343,28 @@ static char *peak_text(const struct profile_summary *p, const char *estimate)
 			 100 * p->peak_level_share);
 }
 
+/* "marker load, 2.300 s: 3.0 MiB ± 120 KiB (95 % interval), 12
+ * samples"; a moment in seconds is one of each profile. */
+static void moment_line(FILE *out, const struct style *st,
+			const struct report *r)
+{
+	const struct estimate *live = &r->sites->heap.live[AT_TIME];
+	char *estimate = estimate_text(live);
+	char *when = r->profile_count > 1 ? xasprintf("%s of each profile",
+						      r->moment)
+		     : r->moment_is_marker ? xasprintf("%s, %.3f s", r->moment,
+						       r->profiles[0].at_time_s)
+					   : xstrdup(r->moment);
+	char *text = xasprintf("%s: %s (95 %% interval), %" PRIu64
+			       " sample%s", when, estimate, live->samples,
+			       live->samples == 1 ? "" : "s");
+
+	line(out, st, "At moment", text);
+	free(when);
+	free(estimate);
+	free(text);
+}
+
 static void totals_block(FILE *out, const struct style *st,
 			 const struct report *r)
 {
@@ -359,6 +392,8 @@ static void totals_block(FILE *out, const struct style *st,
 	line(out, st, "Live at end", text);
 	free(text);
 	free(estimate);
+	if (r->at == AT_TIME)
+		moment_line(out, st, r);
 	format_size(bytes, heap->allocated.bytes);
 	format_count(count, heap->allocated.count);
 	text = xasprintf("%s in an estimated %s allocations", bytes, count);
@@ -456,7 +491,10 @@ static void sites_table(FILE *out, const struct style *st,
 			fputs("  ", out);
 			indent += widths[c] + 2;
 		}
-		fprintf(out, "%s\n", s->text);
+		fprintf(out, "%s%s\n", s->text,
+			r->mapped_peak > 0 && s->kinds == KIND_MAPPED
+				? " [mapped]"
+				: "");
 		for (size_t k = 0; k < s->caller_count; k++)
 			fprintf(out, "%*s  < %s\n", indent, "", s->callers[k]);
 	}
@@ -520,13 +558,16 @@ static void left_out_note(FILE *out, const struct style *st,
 			  const struct report *r)
 {
 	size_t n = r->sites->count - r->shown_sites;
+	char *moment;
 
-	if (n)
-		fprintf(out, "%s  %zu site%s with nothing live%s %s left out "
-			     "(--all lists %s).%s\n",
-			st->warn, n, n == 1 ? "" : "s", moment_phrases[r->at],
-			n == 1 ? "is" : "are", n == 1 ? "it" : "them",
-			st->reset);
+	if (!n)
+		return;
+	moment = moment_phrase(r);
+	fprintf(out, "%s  %zu site%s with nothing live%s %s left out "
+		     "(--all lists %s).%s\n",
+		st->warn, n, n == 1 ? "" : "s", moment,
+		n == 1 ? "is" : "are", n == 1 ? "it" : "them", st->reset);
+	free(moment);
 }
 
 /* Markers and garbage collections, with the live heap at their moment;
@@ -574,12 +615,15 @@ int view_text(FILE *out, const struct report *r)
 	if (r->sites->count == 0) {
 		nothing_sampled(out, r);
 	} else {
+		char *moment = moment_phrase(r);
+
 		fprintf(out,
 			"%sTop %zu of %zu sites by %s%s, %sgrouped by %s%s\n",
 			st->bold, rows, r->shown_sites, sort_phrases[r->sort],
-			r->sort == SORT_BY_LIVE ? moment_phrases[r->at] : "",
+			r->sort == SORT_BY_LIVE ? moment : "",
 			r->sites->cumulative ? "cumulative, " : "",
 			grouping_names[r->grouping], st->reset);
+		free(moment);
 		sites_table(out, st, r, &any_rough);
 	}
 	if (!any_rough && r->note_count == 0 && !r->leaks &&

@@ -33,6 +33,8 @@ struct profile_summary {
 	uint64_t sampling_rate; /* at the start; 0 when unknown */
 	bool rate_changed;
 	int complete;          /* as in struct mlyze_info */
+	/* Not finalised because its process still runs (--running). */
+	bool running;
 	bool truncated;
 	char *exec_program; /* the process was replaced by exec; else NULL */
 	/* The file defining the malloc the program's calls reached, when it
@@ -51,7 +53,9 @@ struct profile_summary {
 	uint64_t checkpoints;
 	double kept_from_s;
 	double peak_time_s; /* since the start */
+	double at_time_s;   /* of --at TIME or MARKER, since the start */
 	struct estimate peak, end; /* live heap of the profile */
+	double mapped_peak; /* of peak, the anonymous mappings counted */
 	/* The share of the run the live heap was within the peak's interval
 	 * of its estimate; SINGLE_PEAK_MAX_SHARE or more: no single peak. */
 	double peak_level_share;
@@ -64,6 +68,7 @@ struct profile_summary {
 	size_t mark_count;
 	struct heap_snapshot *snapshots;
 	size_t snapshot_count;
+	struct stack_amounts allocated_after_snapshots;
 	/* The process's resident memory over time (no readings in
 	 * profiles of older runtimes). */
 	struct memory_series memory;
@@ -79,6 +84,12 @@ struct report {
 	enum grouping grouping;
 	enum sort_key sort; /* also the measure of the flame graphs */
 	enum moment at;     /* when the live bytes of the sites are counted */
+	const char *moment; /* at AT_TIME: "12.5 s", "marker load" */
+	bool moment_is_marker;
+	/* With --from or --to: their labels (NULL: the start, the end), and
+	 * the sampled blocks allocated outside the stretch. */
+	const char *from, *to;
+	uint64_t born_outside;
 	bool colour;        /* the text view may use colour */
 	bool all;           /* --all: every site, not only the notable ones */
 	/* With --base: the report of the base profiles, and what changed
@@ -96,6 +107,9 @@ struct report {
 	size_t resident_processes;
 	/* The profiles whose program's malloc was not the runtime's. */
 	struct unseen_malloc unseen_malloc;
+	/* Of the peak, the bytes of anonymous mappings counted (0 when the
+	 * report counts none). */
+	double mapped_peak;
 	char **notes; /* caveats in plain words, for people and programs */
 	size_t note_count;
 	char **warnings; /* the warnings printed on stderr */
@@ -119,11 +133,15 @@ enum measure {
 	MEASURE_LIVE_AT_END,
 	MEASURE_ALLOCATED,   /* bytes */
 	MEASURE_ALLOCATIONS, /* count */
+	MEASURE_LIVE_AT_TIME, /* at --at TIME or MARKER */
 	MEASURES
 };
 
 /* "Live bytes at the peak", ... by enum measure. */
 extern const char *const measure_titles[MEASURES];
+/* The measures the report has: those before MEASURE_LIVE_AT_TIME, and
+ * that one with --at TIME or MARKER. */
+size_t report_measures(const struct report *report);
 
 /* The measure of the report: --sort, and --at for live bytes. */
 enum measure report_measure(const struct report *report);

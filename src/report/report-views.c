@@ -78,8 +78,13 @@ double report_seconds(const struct report *report, uint64_t time_us)
 
 const char *const measure_titles[MEASURES] = {
 	"Live bytes at the peak", "Live bytes at the end", "Bytes allocated",
-	"Allocations",
+	"Allocations", "Live bytes at the chosen moment",
 };
+
+size_t report_measures(const struct report *report)
+{
+	return report->at == AT_TIME ? MEASURES : MEASURE_LIVE_AT_TIME;
+}
 
 enum measure report_measure(const struct report *report)
 {
@@ -89,8 +94,9 @@ enum measure report_measure(const struct report *report)
 	case SORT_BY_COUNT:
 		return MEASURE_ALLOCATIONS;
 	default:
-		return report->at == AT_PEAK ? MEASURE_LIVE_AT_PEAK
-					     : MEASURE_LIVE_AT_END;
+		return report->at == AT_PEAK  ? MEASURE_LIVE_AT_PEAK
+		       : report->at == AT_END ? MEASURE_LIVE_AT_END
+					      : MEASURE_LIVE_AT_TIME;
 	}
 }
 
@@ -103,6 +109,8 @@ double stack_value(const struct report_stack *stack, enum measure measure)
 		return round(h->live[AT_PEAK].bytes);
 	case MEASURE_LIVE_AT_END:
 		return round(h->live[AT_END].bytes);
+	case MEASURE_LIVE_AT_TIME:
+		return round(h->live[AT_TIME].bytes);
 	case MEASURE_ALLOCATED:
 		return round(h->allocated.bytes);
 	default:

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Wrappers known by name, for profiles too small to show enough of
  * their callers: exact names, then prefixes. */
@@ -59,10 +60,30 @@ size_t stack_first_past_wrappers(const struct stack_table *table,
 /* No caller: the outermost frame of a stack. */
 #define NO_CALLER SIZE_MAX
 
+/* A name that says its function allocates: the stem every allocating
+ * function of C libraries carries (malloc, calloc, palloc, alloc_root,
+ * pool_alloc), of any case, in the function's own name: not in its
+ * parameters, its template arguments or its class (a C++ name such as
+ * grow_series(std::vector<double, std::allocator<double> >&) says
+ * nothing of the kind). */
+static bool name_says_it_allocates(const char *name)
+{
+	size_t end = strcspn(name, "(<"), start = end;
+
+	while (start > 0 && name[start - 1] != ':' && name[start - 1] != ' ')
+		start--;
+	for (size_t i = start; i + 5 <= end; i++)
+		if (!strncasecmp(name + i, "alloc", 5))
+			return true;
+	return false;
+}
+
 /* What the sampled stacks show of a function. */
 struct function {
 	bool candidate;   /* named native code, no allocator */
+	bool named;       /* its name says it allocates */
 	bool wrapper;
+	enum wrapper_reason reason;
 	/* In this round: some stack goes through it elsewhere than
 	 * straight into the allocator. */
 	bool does_more;
@@ -102,8 +123,13 @@ static void functions_build(struct functions *fns,
 
 		fn->candidate = f->kind == FRAME_NATIVE && frame_is_named(f) &&
 				!f->allocator;
+		/* The C++ library's allocation plumbing is inlined into
+		 * its callers, and never a site anyway. */
+		fn->named = fn->candidate && !f->inlined && !f->library_inline &&
+			    name_says_it_allocates(f->function);
 		fn->wrapper = fn->candidate && function_listed(f->function, known_wrappers,
 						     known_wrapper_prefixes);
+		fn->reason = fn->wrapper ? WRAPPER_BY_LIST : WRAPPER_NOT;
 	}
 	text_index_free(&names);
 }
@@ -148,8 +174,27 @@ static void observe(struct functions *fns, const struct stack_table *stacks,
 /* Sets the frames' flags from their functions'. */
 static void mark_frames(const struct functions *fns, struct stack_table *stacks)
 {
-	for (size_t i = 0; i < stacks->frame_count; i++)
-		stacks->frames[i].wrapper = fns->at[fns->of_frame[i]].wrapper;
+	for (size_t i = 0; i < stacks->frame_count; i++) {
+		const struct function *fn = &fns->at[fns->of_frame[i]];
+
+		stacks->frames[i].wrapper = fn->wrapper;
+		stacks->frames[i].wrapper_reason = (uint8_t)fn->reason;
+		stacks->frames[i].wrapper_callers = (uint8_t)fn->caller_count;
+	}
+}
+
+/* What this round's stacks make of a function that is no wrapper yet. */
+static enum wrapper_reason judge(const struct function *fn)
+{
+	if (!fn->candidate || fn->does_more || fn->caller_count == 0)
+		return WRAPPER_NOT;
+	if (fn->caller_count >= WRAPPER_CALLERS)
+		return WRAPPER_BY_CALLERS;
+	if (fn->named)
+		return WRAPPER_BY_NAME;
+	/* One caller short: another window's samples may show one more. */
+	return fn->caller_count + 1 == WRAPPER_CALLERS ? WRAPPER_FEW_CALLERS
+						       : WRAPPER_NOT;
 }
 
 /* Looks at every stack with the wrappers known so far; returns whether it
@@ -169,8 +214,11 @@ static bool find_more(struct functions *fns, struct stack_table *stacks)
 	for (size_t i = 0; i < fns->count; i++) {
 		struct function *fn = &fns->at[i];
 
-		if (fn->candidate && !fn->wrapper && !fn->does_more &&
-		    fn->caller_count >= WRAPPER_CALLERS) {
+		if (fn->wrapper)
+			continue;
+		fn->reason = judge(fn);
+		if (fn->reason != WRAPPER_NOT &&
+		    fn->reason != WRAPPER_FEW_CALLERS) {
 			fn->wrapper = true;
 			found = true;
 		}
@@ -194,11 +242,17 @@ void wrappers_mark(struct stack_table *stacks)
 /* Wrappers named in the note; the others are counted. */
 #define NOTE_WRAPPERS 5
 
-/* The samples whose site passed over each wrapper (by index in names). */
-static uint64_t *samples_passed(const struct stack_table *stacks,
-				struct text_index *names)
+/* The samples whose site passed over each wrapper, and why it is one (by
+ * index in names). */
+struct passed {
+	uint64_t samples;
+	enum wrapper_reason reason;
+};
+
+static struct passed *samples_passed(const struct stack_table *stacks,
+				     struct text_index *names)
 {
-	uint64_t *samples = NULL;
+	struct passed *passed = NULL;
 	size_t capacity = 0;
 
 	for (size_t i = 0; i < stacks->stack_count; i++) {
@@ -218,57 +272,113 @@ static uint64_t *samples_passed(const struct stack_table *stacks,
 			name = frame_display_name(f, stacks->modules);
 			at = text_index_intern(names, name, &added);
 			free(name);
-			samples = xgrow(samples, &capacity, at + 1,
-					sizeof(*samples));
+			passed = xgrow(passed, &capacity, at + 1,
+				       sizeof(*passed));
 			if (added)
-				samples[at] = 0;
-			samples[at] += s->heap.allocated.samples;
+				passed[at] = (struct passed){
+					0, (enum wrapper_reason)f->wrapper_reason
+				};
+			passed[at].samples += s->heap.allocated.samples;
 		}
 	}
-	return samples;
+	return passed;
 }
 
 /* qsort has no context argument */
-static const uint64_t *sorting_samples;
+static const struct passed *sorting_passed;
 
 static int more_samples_first(const void *pa, const void *pb)
 {
-	uint64_t a = sorting_samples[*(const size_t *)pa],
-		 b = sorting_samples[*(const size_t *)pb];
+	uint64_t a = sorting_passed[*(const size_t *)pa].samples,
+		 b = sorting_passed[*(const size_t *)pb].samples;
 
 	if (a != b)
 		return a > b ? -1 : 1;
 	return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
 }
 
+/* Why a wrapper is one, by enum wrapper_reason. */
+static const char *const reason_texts[] = {
+	[WRAPPER_BY_LIST] = "a known wrapper",
+	[WRAPPER_BY_NAME] = "its name says it allocates",
+	[WRAPPER_BY_CALLERS] = "3 callers or more",
+};
+_Static_assert(WRAPPER_CALLERS == 3, "reason_texts counts the callers");
+
+static void note_wrappers(struct strbuf *note, const struct text_index *names,
+			  const struct passed *passed)
+{
+	size_t *order = xcalloc(names->count, sizeof(*order));
+
+	for (size_t i = 0; i < names->count; i++)
+		order[i] = i;
+	sorting_passed = passed;
+	qsort(order, names->count, sizeof(*order), more_samples_first);
+	sb_add(note, "Allocations through");
+	for (size_t i = 0; i < names->count && i < NOTE_WRAPPERS; i++)
+		sb_printf(note, "%s %s (%s)", i ? "," : "",
+			  names->texts[order[i]],
+			  reason_texts[passed[order[i]].reason]);
+	if (names->count > NOTE_WRAPPERS)
+		sb_printf(note, " and %zu more", names->count - NOTE_WRAPPERS);
+	sb_add(note, ", which only pass allocations on to the allocator, "
+		     "are charged to their callers; --keep-wrappers shows "
+		     "them as sites.");
+	free(order);
+}
+
+/* The functions that only hand allocations on, but from one caller too
+ * few and without a name that says they allocate: the reason they are
+ * sites where another profile of the same code, with one more caller in
+ * its samples, finds wrappers. */
+static void note_sites_for_want_of_callers(struct strbuf *note,
+					   const struct stack_table *stacks)
+{
+	struct text_index names;
+
+	text_index_init(&names);
+	for (size_t i = 0; i < stacks->frame_count; i++) {
+		const struct report_frame *f = &stacks->frames[i];
+		char *name;
+		bool added;
+
+		if (f->wrapper_reason != WRAPPER_FEW_CALLERS)
+			continue;
+		name = frame_display_name(f, stacks->modules);
+		text_index_intern(&names, name, &added);
+		free(name);
+		if (added && names.count <= NOTE_WRAPPERS)
+			sb_printf(note, "%s%s (%u caller%s)",
+				  names.count == 1 ? (note->length ? " " : "")
+						   : ", ",
+				  names.texts[names.count - 1],
+				  f->wrapper_callers,
+				  f->wrapper_callers == 1 ? "" : "s");
+	}
+	if (names.count > NOTE_WRAPPERS)
+		sb_printf(note, " and %zu more", names.count - NOTE_WRAPPERS);
+	if (names.count)
+		sb_printf(note, " only pass%s allocations on to the allocator "
+			  "too, but %s: a function whose name does not "
+			  "say it allocates is a wrapper when %d callers or "
+			  "more are sampled.", names.count == 1 ? "es" : "",
+			  names.count == 1 ? "is a site" : "are sites",
+			  WRAPPER_CALLERS);
+	text_index_free(&names);
+}
+
 char *wrappers_note(const struct stack_table *stacks)
 {
 	struct text_index names;
-	uint64_t *samples;
-	size_t *order;
+	struct passed *passed;
 	struct strbuf note = { 0 };
 
 	text_index_init(&names);
-	samples = samples_passed(stacks, &names);
-	if (names.count == 0) {
-		text_index_free(&names);
-		return NULL;
-	}
-	order = xcalloc(names.count, sizeof(*order));
-	for (size_t i = 0; i < names.count; i++)
-		order[i] = i;
-	sorting_samples = samples;
-	qsort(order, names.count, sizeof(*order), more_samples_first);
-	sb_add(&note, "Allocations through");
-	for (size_t i = 0; i < names.count && i < NOTE_WRAPPERS; i++)
-		sb_printf(&note, "%s %s", i ? "," : "", names.texts[order[i]]);
-	if (names.count > NOTE_WRAPPERS)
-		sb_printf(&note, " and %zu more", names.count - NOTE_WRAPPERS);
-	sb_add(&note, ", which only pass allocations on to the allocator, "
-		      "are charged to their callers; --keep-wrappers shows "
-		      "them as sites.");
-	free(order);
-	free(samples);
+	passed = samples_passed(stacks, &names);
+	if (names.count)
+		note_wrappers(&note, &names, passed);
+	note_sites_for_want_of_callers(&note, stacks);
+	free(passed);
 	text_index_free(&names);
-	return sb_take(&note);
+	return note.length ? sb_take(&note) : NULL;
 }

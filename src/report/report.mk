@@ -5,6 +5,7 @@
 REPORT_REPLAY_SOURCES = \
 	src/report/report-heap.c src/report/report-heap.h \
 	src/report/report-memory.c src/report/report-memory.h \
+	src/report/report-moment.c src/report/report-moment.h \
 	src/report/report-trend.c src/report/report-trend.h \
 	src/report/report-util.c src/report/report-util.h \
 	src/report/report-weights.c src/report/report-weights.h \
@@ -35,11 +36,13 @@ src_memprof_report_SOURCES = \
 	src/report/report-jansson.c src/report/report-jansson.h \
 	src/report/report-leaks-json.c src/report/report-leaks-text.c \
 	src/report/report-memory.c src/report/report-memory.h \
+	src/report/report-moment.c src/report/report-moment.h \
 	src/report/report-json.c \
 	src/report/report-pprof.c \
 	src/report/report-progress.c src/report/report-progress.h \
 	src/report/report-protobuf.c src/report/report-protobuf.h \
 	src/report/report-speedscope.c \
+	src/report/report-symbolize.c src/report/report-symbolize.h \
 	src/report/report-suppress.c src/report/report-suppress.h \
 	src/report/report-text.c \
 	src/report/report-trend.c src/report/report-trend.h \

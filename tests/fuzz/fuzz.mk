@@ -19,7 +19,7 @@
 ## slow to tests/fuzz/artifacts/NAME-*.
 
 FUZZ_TARGETS =
-FUZZ_TARGETS += reader:src/mlyze/mlyze-input.c:src/mlyze/mlyze-metadata.c:src/mlyze/mlyze-reader.c:src/mlyze/mlyze-tables.c:src/mlyze/mlyze-weights.c:src/mlyze/u64map.c
+FUZZ_TARGETS += reader:src/mlyze/mlyze-input.c:src/mlyze/mlyze-metadata.c:src/mlyze/mlyze-reader.c:src/mlyze/mlyze-symbols.c:src/mlyze/mlyze-tables.c:src/mlyze/mlyze-weights.c:src/mlyze/u64map.c
 FUZZ_TARGETS += wrap-message:src/wrap/wrap-message.c:src/wrap/wrap-util.c
 FUZZ_TARGETS += registry-entry:src/ctl/ctl-entry.c:src/ctl/ctl-text.c
 FUZZ_TARGETS += serve-request:src/ctl/ctl-serve-request.c

@@ -89,7 +89,7 @@ mt=$!
 programs="$programs $mt"
 wait_for_line mt.out ready
 expect 1 "process $mt is not in the registry" status $mt
-expect 0 "process $mt: recording to $scratch/mt1.%p.mlyze" \
+expect 0 "process $mt: recording to $scratch/mt1.$mt.mlyze$" \
 	attach $mt -o mt1.%p.mlyze
 expect 0 "^$mt *recording" list
 touch mt.go

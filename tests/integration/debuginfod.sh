@@ -2,7 +2,9 @@
 # debuginfod.sh - a stripped program whose debug file is on no path of
 # this machine: memprof-report names its functions only when a debuginfod
 # server (elfutils', on the loopback) is named in DEBUGINFOD_URLS and has
-# that file, fetched by the build-id the profile recorded.
+# that file, fetched by the build-id the profile recorded.  A profile
+# --symbolize'd with the server keeps the names once the server and the
+# client's cache are gone.
 . "$(dirname "$0")/common.sh"
 
 report=$abs_top_builddir/src/memprof-report
@@ -59,5 +61,13 @@ grep -q make_table "$scratch/fetched.txt" ||
 	fail "not named with the server: $(cat "$scratch/fetched.txt")"
 ls "$scratch/cache/$build_id/debuginfo" >/dev/null 2>&1 ||
 	fail "nothing in the client's cache: $(ls -R "$scratch/cache")"
+DEBUGINFOD_URLS=$url "$report" --symbolize -o "$scratch/carried.mlyze" \
+	"$scratch/prog.mlyze" 2>"$scratch/symbolize.err" ||
+	fail "--symbolize: $(cat "$scratch/symbolize.err")"
 kill $server
+rm -r "$scratch/cache"
+"$report" --top 5 "$scratch/carried.mlyze" >"$scratch/carried.txt" 2>&1 ||
+	fail "no report: $(cat "$scratch/carried.txt")"
+grep -q make_table "$scratch/carried.txt" ||
+	fail "the symbolized profile lost the names: $(cat "$scratch/carried.txt")"
 pass

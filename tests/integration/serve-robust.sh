@@ -49,6 +49,12 @@ refused "/debug/pprof/heap?seconds=1" 400 "seconds= needs pid="
 refused "/metrics?pid=1" 400 "this path takes no parameters"
 refused "/debug/pprof/goroutine" 404 "no such path"
 refused "/debug/pprof/heap?pid=999999999" 404 "999999999"
+# A process without the runtime: attach loads it into the process as it runs.
+sleep 300 &
+bare=$!
+programs="$programs $bare"
+refused "/debug/pprof/heap?pid=$bare" 404 "memprof-ctl attach $bare"
+kill $bare
 
 # qemu-user keeps some 280 KiB of every thread that ended, and the server
 # runs a thread per connection: its resident memory grows by that much a

@@ -405,6 +405,40 @@ START_TEST(sampled_weights)
 }
 END_TEST
 
+/* A heap block (stack 0, 1000 bytes) and a mapping (stack 1, 64 KiB)
+ * of which 16 KiB remain once the rest is unmapped, at rate 1 (exact
+ * weights): each kind counts its own, what remains allocates nothing,
+ * and the peak says which part of it the mappings hold. */
+static const char kinds_script[] =
+	"header start=0\n"
+	"metadata {\"sampling_rate\": 1, \"stack_traces\": {\"0\": [], \"1\": []}}\n"
+	"alloc 1 0x10 1000 0 1\n"
+	"event 9 1 00001000000000008080040101010000\n"
+	"event 10 1 0000100000000000808004\n"
+	"event 9 1 00001000000000008080010101010001\n";
+
+static void expect_kind(enum memory_kind kinds, double live, double allocated,
+			double mapped_peak)
+{
+	struct replay_options options = { .kinds = kinds };
+	struct heap_replay h;
+
+	replay_script(kinds_script, &h, &options);
+	ck_assert(h.has_mappings);
+	ck_assert_double_eq_tol(h.total.live[AT_END].bytes, live, 1e-6);
+	ck_assert_double_eq_tol(h.total.allocated.bytes, allocated, 1e-6);
+	ck_assert_double_eq_tol(h.mapped_peak_bytes, mapped_peak, 1e-6);
+	heap_replay_free(&h);
+}
+
+START_TEST(kinds_select_the_memory_counted)
+{
+	expect_kind(KIND_ALL, 1000 + 16384, 1000 + 65536, 65536);
+	expect_kind(KIND_HEAP, 1000, 1000, 0);
+	expect_kind(KIND_MAPPED, 16384, 65536, 65536);
+}
+END_TEST
+
 /* An empty profile: nothing allocated, the peak at the start. */
 START_TEST(nothing_allocated)
 {
@@ -794,6 +828,214 @@ START_TEST(peak_of_a_flat_heap)
 }
 END_TEST
 
+/* ---- any moment and any stretch ----
+ *
+ * The live bytes at a moment the user names (--at TIME) and what was
+ * allocated in a stretch (--from, --to) are sums of the same unbiased
+ * weights as the end: their 95 % intervals must cover the truth of the
+ * simulated program about 95 times in 100.  The figures go in
+ * memprof-report(1); SPPROF_TEST_COVERAGE_RUNS measures over more runs. */
+
+/* What a simulated program truly held at `at` of the blocks born in
+ * [from, to), in total and by site, and what it allocated there. */
+struct stretch_truth {
+	double live, sites[PROGRAM_SITES], allocated;
+};
+
+static bool born_within(const struct sim_program *p, const struct sim_block *b,
+			double from, double to)
+{
+	return b->born >= from && b->born < to && b->born < p->duration;
+}
+
+static struct stretch_truth stretch_truth(const struct sim_program *p,
+					  double at, double from, double to)
+{
+	struct stretch_truth t = { 0 };
+
+	for (size_t i = 0; i < p->count; i++) {
+		const struct sim_block *b = &p->blocks[i];
+
+		if (!born_within(p, b, from, to))
+			continue;
+		t.allocated += (double)b->size;
+		if (b->born <= at && !(b->died <= at && b->died < p->duration)) {
+			t.live += (double)b->size;
+			t.sites[b->site] += (double)b->size;
+		}
+	}
+	return t;
+}
+
+struct moment_coverage {
+	unsigned runs, live, allocated, sites, sites_covered;
+	double ratio; /* the sum of estimate / truth of the live bytes */
+	double width; /* the sum of their half-widths / truth */
+};
+
+static void measure_moment_run(void (*program)(struct sim_program *),
+			       double at, double from, double to,
+			       struct moment_coverage *c)
+{
+	struct sim_program p = { 0 };
+	struct moment_spec at_spec = { .kind = MOMENT_SECONDS, .seconds = at },
+			   from_spec = { .kind = MOMENT_SECONDS,
+					 .seconds = from },
+			   to_spec = { .kind = MOMENT_SECONDS, .seconds = to };
+	struct replay_options options = { .at = &at_spec };
+	struct stretch_truth truth;
+	struct heap_replay h;
+	struct sim_event *ev;
+	size_t count;
+	char *script;
+
+	if (from > 0)
+		options.from = &from_spec;
+	if (to < INFINITY)
+		options.to = &to_spec;
+	program(&p);
+	ev = sim_events(&p, &count);
+	truth = stretch_truth(&p, at, from, to);
+	script = sampled_profile(&p, ev, count);
+	replay_script(script, &h, &options);
+	c->runs++;
+	c->live += covers(&h.total.live[AT_TIME], truth.live);
+	c->allocated += covers(&h.total.allocated, truth.allocated);
+	c->ratio += h.total.live[AT_TIME].bytes / truth.live;
+	c->width += estimator_interval95(h.total.live[AT_TIME].bytes_variance) /
+		    truth.live;
+	for (unsigned s = 0; s < PROGRAM_SITES; s++) {
+		if (truth.sites[s] < SITE_AT_LEAST)
+			continue;
+		c->sites++;
+		c->sites_covered += s < h.stack_count &&
+				    covers(&h.by_stack[s].live[AT_TIME],
+					   truth.sites[s]);
+	}
+	heap_replay_free(&h);
+	free(script);
+	free(ev);
+	free(p.blocks);
+}
+
+static int coverage_runs(void)
+{
+	const char *runs = getenv("SPPROF_TEST_COVERAGE_RUNS");
+
+	return runs && atoi(runs) > 0 ? atoi(runs) : COVERAGE_RUNS;
+}
+
+static void check_moment_coverage(const char *name,
+				  void (*program)(struct sim_program *),
+				  double at, double from, double to)
+{
+	struct moment_coverage c = { 0 };
+	int runs = coverage_runs();
+	double live, allocated, sites, bias, standard_error;
+
+	for (int run = 0; run < runs; run++)
+		measure_moment_run(program, at, from, to, &c);
+	live = 100.0 * c.live / c.runs;
+	allocated = 100.0 * c.allocated / c.runs;
+	sites = 100.0 * c.sites_covered / c.sites;
+	printf("%-16s at %.2f s, born in [%.1f, %.1f) s: live %5.1f %%, "
+	       "allocated %5.1f %%, sites %5.1f %% of %u covered over %u runs "
+	       "(estimate / truth %.3f)\n", name, at, from, to, live,
+	       allocated, sites, c.sites, c.runs, c.ratio / c.runs);
+	fflush(stdout);
+	ck_assert_msg(live >= 90 && live <= 99, "%s: live coverage %.1f %%",
+		      name, live);
+	ck_assert_msg(allocated >= 90 && allocated <= 99,
+		      "%s: allocated coverage %.1f %%", name, allocated);
+	ck_assert_msg(sites >= 90 && sites <= 99, "%s: site coverage %.1f %%",
+		      name, sites);
+	/* Unbiased: the average estimate within 4 standard errors of the
+	 * truth (one run's is about a half-width / 1.96). */
+	bias = c.ratio / c.runs - 1;
+	standard_error = c.width / c.runs / 1.96 / sqrt(c.runs);
+	ck_assert_msg(fabs(bias) < 4 * standard_error,
+		      "%s: estimate / truth %.4f, %.1f standard errors off",
+		      name, c.ratio / c.runs, fabs(bias) / standard_error);
+}
+
+START_TEST(moment_of_a_rotating_heap)
+{
+	random_state = UINT64_C(0x510e527fade682d1);
+	check_moment_coverage("rotating", rotating_program, 3.3, 0, INFINITY);
+}
+END_TEST
+
+/* Moments 10 ms from the spike's end, on either side: a moment taken
+ * late (or early) finds the heap of the other side. */
+START_TEST(moment_in_a_spike)
+{
+	random_state = UINT64_C(0x9b05688c2b3e6c1f);
+	check_moment_coverage("spike", spike_program, 4.49, 0, INFINITY);
+}
+END_TEST
+
+START_TEST(moment_after_a_spike)
+{
+	random_state = UINT64_C(0xbb67ae8584caa73b);
+	check_moment_coverage("after the spike", spike_program, 4.51, 0,
+			      INFINITY);
+}
+END_TEST
+
+START_TEST(moment_of_a_stretch)
+{
+	random_state = UINT64_C(0x1f83d9abfb41bd6b);
+	check_moment_coverage("rotating stretch", rotating_program, 4.0, 2.0,
+			      5.0);
+}
+END_TEST
+
+/* What the snapshots say each stack allocated since the one before, and
+ * after the last, adds up to what it allocated: also when the snapshots
+ * were thinned many times over (the profile does not say when it ends,
+ * so the stride starts at a millisecond over its 10 s). */
+START_TEST(allocations_between_snapshots_add_up)
+{
+	struct sim_program p = { 0 };
+	struct replay_options options = { .snapshots = 24 };
+	struct estimate sums[PROGRAM_SITES] = { { 0 } };
+	struct heap_replay h;
+	struct sim_event *ev;
+	size_t count;
+	char *script;
+
+	random_state = UINT64_C(0x6a09e667f3bcc908);
+	rotating_program(&p);
+	ev = sim_events(&p, &count);
+	script = sampled_profile(&p, ev, count);
+	replay_script(script, &h, &options);
+	ck_assert_uint_ge(h.snapshot_count, 12);
+	ck_assert_uint_le(h.snapshot_count, 24);
+	for (size_t i = 0; i <= h.snapshot_count; i++) {
+		const struct stack_amounts *a =
+			i < h.snapshot_count ? &h.snapshots[i].allocated
+					     : &h.allocated_after_snapshots;
+
+		for (size_t k = 0; k < a->count; k++) {
+			ck_assert_uint_lt(a->stacks[k], PROGRAM_SITES);
+			ck_assert(k == 0 || a->stacks[k - 1] < a->stacks[k]);
+			estimate_add(&sums[a->stacks[k]], &a->amounts[k]);
+		}
+	}
+	for (unsigned site = 0; site < PROGRAM_SITES; site++) {
+		const struct estimate *all = &h.by_stack[site].allocated;
+
+		ck_assert_uint_eq(sums[site].samples, all->samples);
+		same_sum(sums[site].bytes, all->bytes, all->bytes, 1e-9,
+			 "allocated", "bytes", (int)site);
+	}
+	heap_replay_free(&h);
+	free(script);
+	free(ev);
+	free(p.blocks);
+}
+END_TEST
+
 static void assert_same_weight(const struct estimator_weight *a,
 			       const struct estimator_weight *b)
 {
@@ -843,16 +1085,25 @@ Suite *test_suite(void)
 	tcase_add_test(t, exact_weights_and_ties);
 	tcase_add_test(t, sampled_weights);
 	tcase_add_test(t, nothing_allocated);
+	tcase_add_test(t, kinds_select_the_memory_counted);
 	tcase_add_test(t, interval_of_rounding_noise);
 	tcase_add_test(t, growth_per_marker);
 	tcase_add_test(t, failed_replay_holds_nothing);
 	tcase_add_test(t, remembered_weights_are_exact);
+	tcase_add_test(t, allocations_between_snapshots_add_up);
 	suite_add_tcase(s, t);
 	t = tcase_create("peak coverage");
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, peak_of_a_rotating_heap);
 	tcase_add_test(t, peak_of_a_spike);
 	tcase_add_test(t, peak_of_a_flat_heap);
+	suite_add_tcase(s, t);
+	t = tcase_create("moment coverage");
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, moment_of_a_rotating_heap);
+	tcase_add_test(t, moment_in_a_spike);
+	tcase_add_test(t, moment_after_a_spike);
+	tcase_add_test(t, moment_of_a_stretch);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -415,7 +415,7 @@ START_TEST(unknown_event_types_are_skipped)
 	mlyze_reader *r = open_script("header start=0\n"
 				      "metadata {\"sampling_rate\": 1, "
 				      "\"stack_traces\": {\"0\": []}}\n"
-				      "event 9 3 deadbeef\n"
+				      "event 13 3 deadbeef\n"
 				      "event 255 4 \n"
 				      "alloc 1 0x10 8 0 1\n");
 	struct mlyze_event ev;
@@ -423,6 +423,77 @@ START_TEST(unknown_event_types_are_skipped)
 	next_ok(r, &ev, MLYZE_EVENT_ALLOC);
 	ck_assert_uint_eq(ev.time_us, 8);
 	ck_assert_uint_eq(ev.offset, mlyze_position(r) - 14);
+	expect_end(r);
+	close_reader(r);
+}
+END_TEST
+
+/* fill_row (/src/row.h:7) inlined into build_table (/src/table.c:42) at
+ * 0x1234 of module 0; nothing at 0x3000, which module 0 was read for. */
+#define SYMBOL_EVENTS                                                        \
+	"event 11 0 00b424020866696c6c5f726f770a2f7372632f726f772e68070b"    \
+	"6275696c645f7461626c650c2f7372632f7461626c652e632a\n"                 \
+	"event 11 0 00806000\n"
+
+START_TEST(symbol_events_name_native_frames)
+{
+	mlyze_reader *r = open_script("header\n" FINALISED_METADATA
+				      SYMBOL_EVENTS SYMBOL_EVENTS);
+	const struct mlyze_module *module;
+	const struct mlyze_symbol *symbols;
+	struct mlyze_event ev;
+
+	next_ok(r, &ev, MLYZE_EVENT_SYMBOL);
+	module = mlyze_find_module(r, 0);
+	ck_assert_ptr_eq(ev.symbol.module, module);
+	ck_assert_uint_eq(ev.symbol.offset, 0x1234);
+	ck_assert_uint_eq(ev.symbol.count, 2);
+	ck_assert_str_eq(ev.symbol.symbols[0].function, "fill_row");
+	ck_assert_str_eq(ev.symbol.symbols[0].file, "/src/row.h");
+	ck_assert_uint_eq(ev.symbol.symbols[0].line, 7);
+	ck_assert_int_eq(ev.symbol.symbols[0].inlined, 1);
+	ck_assert_str_eq(ev.symbol.symbols[1].function, "build_table");
+	ck_assert_uint_eq(ev.symbol.symbols[1].line, 42);
+	ck_assert_int_eq(ev.symbol.symbols[1].inlined, 0);
+	next_ok(r, &ev, MLYZE_EVENT_SYMBOL);
+	ck_assert_uint_eq(ev.symbol.count, 0);
+	/* The same again: accepted, as an identical redefinition is. */
+	next_ok(r, &ev, MLYZE_EVENT_SYMBOL);
+	next_ok(r, &ev, MLYZE_EVENT_SYMBOL);
+	expect_end(r);
+	ck_assert_int_eq(mlyze_find_symbols(r, module, 0x1234, &symbols), 2);
+	ck_assert_str_eq(symbols[1].file, "/src/table.c");
+	ck_assert_int_eq(mlyze_find_symbols(r, module, 0x3000, &symbols), 0);
+	ck_assert_int_eq(mlyze_find_symbols(r, module, 0x1235, &symbols), -1);
+	close_reader(r);
+}
+END_TEST
+
+/* A sampled mapping, its end, and what remains of it. */
+START_TEST(mappings_are_read)
+{
+	mlyze_reader *r = open_script(
+		"header start=0\n"
+		"metadata {\"sampling_rate\": 1, \"stack_traces\": {\"0\": []}}\n"
+		"event 9 1 0000100000000000808004802000020000\n"
+		"event 10 1 0000100000000000808004\n"
+		"event 9 1 0000100000000000808001800800020001\n");
+	struct mlyze_event ev;
+
+	next_ok(r, &ev, MLYZE_EVENT_MAP);
+	ck_assert_uint_eq(ev.map.address, 0x100000);
+	ck_assert_uint_eq(ev.map.size, 65536);
+	ck_assert_uint_eq(ev.map.sampling_rate, 4096);
+	ck_assert_uint_eq(ev.map.stack->id, 0);
+	ck_assert_uint_eq(ev.map.thread, 2);
+	ck_assert_uint_eq(ev.map.remainder, 0);
+	next_ok(r, &ev, MLYZE_EVENT_UNMAP);
+	ck_assert_uint_eq(ev.unmap.address, 0x100000);
+	ck_assert_uint_eq(ev.unmap.length, 65536);
+	next_ok(r, &ev, MLYZE_EVENT_MAP);
+	ck_assert_uint_eq(ev.map.size, 16384);
+	ck_assert_uint_eq(ev.map.sampling_rate, 1024);
+	ck_assert_uint_eq(ev.map.remainder, 1);
 	expect_end(r);
 	close_reader(r);
 }
@@ -595,13 +666,13 @@ START_TEST(a_cut_unknown_payload_is_a_cut_file)
 {
 	mlyze_reader *r = open_script_buffered("header\n"
 					       "metadata {}\n"
-					       "bytes 0a 00 e8 07 0102030405\n",
+					       "bytes 0d 00 e8 07 0102030405\n",
 					       256);
 	struct mlyze_event ev;
 
 	ck_assert_int_eq(mlyze_next(r, &ev), 0);
 	ck_assert_int_eq(mlyze_truncated(r), 1);
-	ck_assert_ptr_nonnull(strstr(last_warning, "offset 258: type 10 event cut short"));
+	ck_assert_ptr_nonnull(strstr(last_warning, "offset 258: type 13 event cut short"));
 	close_reader(r);
 }
 END_TEST
@@ -1103,6 +1174,7 @@ int main(void)
 	tcase_add_test(t, header_and_metadata);
 	tcase_add_test(t, stack_methods);
 	tcase_add_test(t, stats_by_name);
+	tcase_add_test(t, symbol_events_name_native_frames);
 	tcase_add_test(t, every_event_type);
 	tcase_add_test(t, thread_names);
 	tcase_add_test(t, metadata_definitions);
@@ -1110,6 +1182,7 @@ int main(void)
 	tcase_add_test(t, native_addresses_map_through_the_latest_module);
 	tcase_add_test(t, identical_redefinition_is_accepted);
 	tcase_add_test(t, unknown_event_types_are_skipped);
+	tcase_add_test(t, mappings_are_read);
 	tcase_add_test(t, unknown_keys_are_ignored);
 	tcase_add_test(t, payload_bytes_past_the_known_fields_are_ignored);
 	tcase_add_test(t, small_buffer_reads_the_same_events);

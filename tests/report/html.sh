@@ -10,6 +10,10 @@
 # sites hold steady levels says that none grows.  The chart of a run also
 # draws the resident memory of the process, and its legend says how much
 # of it malloc explains; a profile without readings of it shows neither.
+# A stretch dragged across the chart shows what was allocated in it, as
+# does a link with #from and #to; the trees open, a function chosen shows
+# its callers, and the search opens the trees at the functions it
+# matches; a page of --at MARKER opens at that moment.
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
 . "${srcdir:-.}/tests/report/trend-common.sh"
@@ -20,6 +24,8 @@ for candidate in chromium chromium-browser; do
 done
 [ -n "$browser" ] || { echo "no chromium: skipped"; exit 77; }
 . "${srcdir:-.}/tests/emulation.sh"
+python=$(python_with json)
+[ -n "$python" ] || { echo "no python3: skipped"; exit 77; }
 skipped_under_emulation "the page in chromium" \
 	"its GPU process does not start under the emulator; the page is the same on every architecture" &&
 	exit 77
@@ -90,6 +96,62 @@ has "#moment=1.3" moment.dom \
 size=$(wc -c <moment.png 2>/dev/null || echo 0)
 [ "$size" -gt 20000 ]
 verdict "the screenshot is not blank ($size bytes)" $?
+
+# The page as a user drives it: a stretch dragged across the chart
+# (0.95 s to 1.15 s, whose snapshots' stretches run from 0.5 s to 1.2 s)
+# shows what was allocated in it; the top-down tree opens a level at a
+# click; alloc_buffer chosen in it shows its callers (parse and render,
+# over the stretch render alone); the bottom-up tree, searched for
+# render, opens along every path to it.
+{
+	sed '/<\/body>/,$d' tree.html
+	printf '<script>\n'
+	cat "$here/html/interact.js"
+	printf '</script>\n</body>\n</html>\n'
+} >driven.html
+browse driven.html driven.dom
+page_ok "driven" driven.dom
+"$python" - driven.dom <<'PY'
+import html, json, re, sys
+
+dom = open(sys.argv[1]).read()
+found = re.search(r'data-result="([^"]*)"', dom)
+if not found:
+    sys.exit("the script of the test did not finish")
+r = json.loads(html.unescape(found.group(1)))
+print(json.dumps(r, indent=1))
+checks = [
+    ("a stretch changes the flame graph",
+     r["before"] == "Live bytes at the peak: 6.5 MiB ± 0 B" and
+     r["stretch"] == "Bytes allocated from 0.500 s to 1.200 s: "
+                    "4.5 MiB ± 0 B"),
+    ("the address keeps the stretch",
+     re.fullmatch(r"#from=0\.9[0-9]*&to=1\.1[0-9]*", r["address"])),
+    ("a tree expands", r["rowsClosed"] == 1 and r["rowsOpen"] == 2 and
+     r["opened"] == ["render (/srv/app.py)"]),
+    ("a function's callers", r["chosen"].startswith("alloc_buffer") and
+     r["callers"] == ["render (/srv/app.py)"]),
+    ("the search finds a function in the bottom-up tree",
+     r["matches"] and all(m.startswith("render") for m in r["matches"])),
+]
+failed = [name for name, ok in checks if not ok]
+print("failed:", failed)
+sys.exit(1 if failed else 0)
+PY
+verdict "driven: a stretch, a tree, a function's callers, a search" $?
+
+browse 'tree.html#from=0&to=0.45&search=parse' early.dom
+page_ok "#from=0&to=0.45" early.dom
+has "#from=0&to=0.45" early.dom \
+	'Bytes allocated from 0.000 s to 0.500 s: 3.0 MiB ± 0 B' \
+	'<span class="name match">parse (/srv/app.py)</span>'
+
+"$report" --at parsed -o parsed.html tree.mlyze 2>/dev/null || exit 99
+browse parsed.html parsed.dom
+page_ok "--at parsed" parsed.dom
+has "--at parsed" parsed.dom \
+	'Live bytes at marker parsed: 2.0 MiB ± 0 B' \
+	'<th>AT MOMENT</th>'
 
 browse large.html large.dom
 page_ok "100,000 stacks" large.dom

@@ -25,6 +25,11 @@
 #    must recognise by its callers, a well-known name, strdup): each
 #    block is charged to the function that asked for it, in text, by
 #    stack, in JSON and in pprof; --keep-wrappers shows the wrappers;
+#  - window-program, one workload in two processes whose wrappers' sampled
+#    callers straddle the count that makes a wrapper: pool_alloc, whose
+#    name says it allocates, is a wrapper in both, and the report says
+#    why; hand_on is a wrapper in the first only, and the second says why
+#    it is a site;
 #  - unseen-program, which holds most of its memory in a mapping of its
 #    own: the report says, in text and JSON, how little of its resident
 #    memory malloc explains, with the malloc heap at that moment exact;
@@ -190,15 +195,47 @@ if command -v go >/dev/null 2>&1; then
 	verdict "wrapper-program, pprof: the caller holds the most" $? \
 		"$top; $(cat "$scratch/wrapper.top")"
 fi
+# One workload, two windows whose sampled callers straddle the count.
+for callers in 3 2; do
+	(cd "$scratch" && LD_PRELOAD=$runtime SPPROF_SAMPLING_RATE=1 \
+		SPPROF_OUTPUT=$scratch/window-$callers.mlyze \
+		"$programs/window-program" $callers &&
+		NO_COLOR=1 "$report" --all window-$callers.mlyze \
+			>window-$callers.out) || exit 99
+done
+sites() {
+	sed -n '/ SITE$/,/^$/p' "$scratch/$1" |
+		awk 'NR > 1 && NF { print $NF }' | sort | tr '\n' ' '
+}
+[ "$(sites window-3.out)" = "parse_query plan_query run_query " ]
+verdict "window-program, 3 callers: both are wrappers" $? \
+	"$(cat "$scratch/window-3.out")"
+[ "$(sites window-2.out)" = "hand_on parse_query plan_query " ]
+verdict "window-program, 2 callers: pool_alloc is a wrapper still" $? \
+	"$(cat "$scratch/window-2.out")"
+grep -q "pool_alloc (its name says it allocates)" "$scratch/window-2.out"
+verdict "window-program: the note says why pool_alloc is a wrapper" $? \
+	"$(cat "$scratch/window-2.out")"
+grep -q "hand_on (2 callers) only passes allocations on to the allocator too, but is a site" \
+	"$scratch/window-2.out"
+verdict "window-program: the note says why hand_on is a site" $? \
+	"$(cat "$scratch/window-2.out")"
 profile unseen-program auto
-(cd "$scratch" && NO_COLOR=1 "$report" unseen-program-auto.mlyze) \
+(cd "$scratch" && NO_COLOR=1 "$report" --kind heap unseen-program-auto.mlyze) \
 	>"$scratch/unseen.out"
 grep -q '^Resident     [0-9.]* MiB at its peak.* [0-9.]* MiB of it anonymous$' \
 	"$scratch/unseen.out" &&
 	grep -q '^  malloc accounts for [0-9] % of resident memory at the peak: the malloc heap.s peak, 1.0 MiB, of the most the process held in RAM, [0-9.]* MiB; the rest is not allocated through malloc' \
 		"$scratch/unseen.out"
-verdict "unseen-program: malloc explains a small part of resident memory" \
+verdict "unseen-program, heap alone: malloc explains a small part of resident memory" \
 	$? "$(cat "$scratch/unseen.out")"
+# Its own heap is an anonymous mapping, which the report counts too.
+(cd "$scratch" && NO_COLOR=1 "$report" unseen-program-auto.mlyze) \
+	>"$scratch/mapped.out"
+grep -q '^  malloc accounts for [0-9] % and anonymous mappings for 9[0-9] % of resident memory at the peak: the malloc heap.s peak, 1.0 MiB, and the mappings., 64.0 MiB, of the most the process held in RAM' \
+	"$scratch/mapped.out"
+verdict "unseen-program: its own mapped heap explains the rest" \
+	$? "$(cat "$scratch/mapped.out")"
 # resident BYTES or malloc BYTES from the JSON report, at the peak.
 resident_json() {
 	(cd "$scratch" && "$report" --json unseen-program-auto.mlyze) |

@@ -5,7 +5,8 @@
 # only when that is a regular file of that user's: an entry for pid 1,
 # or one naming root's private profile (directly or through a link),
 # shows nothing of that profile in list, status, top or /metrics, and
-# the refusal reads the same whether a root file exists or not.  An entry
+# the refusal reads the same whether a root file exists or not; an entry
+# for a process of root's that handles SIGURG brings it no signal.  An entry
 # its user cuts short while it is asked ends the request, not
 # memprof-ctl.
 attacker=spprof-t-ctlforge
@@ -36,6 +37,24 @@ as_user "$forge" write "$registry" 1 "$scratch/private.mlyze" ||
 ! grep -q "^1 " list.out || fail "list believes an entry for pid 1: $(cat list.out)"
 "$ctl" status 1 >ctl.out 2>&1 && fail "status 1 believed the entry: $(cat ctl.out)"
 expect_nothing_shown 1 "an entry for pid 1"
+
+# An entry for a process of root's without the runtime, which handles
+# SIGURG itself: root's memprof-ctl refuses it, and signals nothing.
+rm -f victim.in
+mkfifo victim.in
+"$abs_top_builddir/tests/integration/quiet-program" 64 own <victim.in \
+	>victim.out 2>&1 &
+victim=$!
+exec 3>victim.in
+for i in $(seq 300); do grep -q holding victim.out && break; sleep 0.1; done
+as_user "$forge" write "$registry" $victim none ||
+	fail "cannot forge an entry"
+"$ctl" status $victim >ctl.out 2>&1 &&
+	fail "status believed the entry of root's process: $(cat ctl.out)"
+exec 3>&-
+wait $victim || fail "root's process failed: $(cat victim.out)"
+grep -qx "SIGURG 0" victim.out ||
+	fail "root's process was signalled through a forged entry: $(cat victim.out)"
 
 # The user's own process, naming root's profile, or a link to it.
 forged_process "$scratch/private.mlyze" none

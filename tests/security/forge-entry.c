@@ -60,6 +60,9 @@ static struct control_page *make_entry(const char *dir, long pid,
 	page->start_ticks = process_start_ticks(pid);
 	atomic_store(&page->state, CONTROL_RECORDING);
 	snprintf(page->part, sizeof(page->part), "%s", part);
+	/* It claims the runtime's handler of the control signal: an entry
+	 * believed would bring requests by signal to the process it names. */
+	atomic_store(&page->signal_ready, 1);
 	atomic_store(&page->magic, CONTROL_MAGIC);
 	return page;
 }

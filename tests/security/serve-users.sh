@@ -4,7 +4,8 @@
 # processes: a second user's curl for root's process's heap is refused,
 # and /metrics and the index show neither root's process nor the
 # service named in its environment; that user's own process is served.
-# A client on an address that is not loopback is known to no one: it
+# The same holds for the profile with its symbols (/debug/mlyze).  A
+# client on an address that is not loopback is known to no one: it
 # sees an empty index and no data.
 . "$(dirname "$0")/../integration/common.sh"
 . "$(dirname "$0")/../integration/ctl-helpers.sh"
@@ -23,6 +24,7 @@ start_serve
 # The other user's requests for root's process.
 expect_status 403 $user "$url/debug/pprof/heap?pid=$rec"
 expect_status 403 $user "$url/debug/pprof/allocs?pid=$rec&seconds=1"
+expect_status 403 $user "$url/debug/mlyze?pid=$rec"
 expect_status 200 $user "$url/metrics"
 grep -q "pid=\"$rec\"" body.out && fail "root's process in the user's /metrics"
 grep -q root-secret-service body.out &&
@@ -32,6 +34,8 @@ expect_status 200 $user "$url/" -H "Accept: application/json"
 grep -q "\"pid\": $rec" body.out && fail "root's process in the user's index"
 grep -q "\"pid\": $own" body.out || fail "the user's own process not in its index"
 expect_status 200 $user "$url/debug/pprof/heap?pid=$own"
+expect_status 200 $user "$url/debug/mlyze?pid=$own"
+head -c 4 body.out | grep -q MTRC || fail "the user's /debug/mlyze is no profile"
 
 # A pid that is no process is refused as another user's is: the user
 # learns nothing of which pids exist.
@@ -57,6 +61,7 @@ if [ -n "$address" ]; then
 	expect_status 403 "" "$url/metrics"
 	grep -q "who you are is not known" body.out || fail "the 403 says: $(cat body.out)"
 	expect_status 403 "" "$url/debug/pprof/heap?pid=$rec"
+	expect_status 403 "" "$url/debug/mlyze?pid=$rec"
 	stop_serve
 else
 	echo "no address but loopback: an unknown client not tested"
