@@ -126,6 +126,9 @@ struct replay_state {
 	 * dropped, not yet in a kept one. */
 	struct stack_amounts dropped_allocations;
 	bool follows_moments; /* replay_options has at, from or to */
+	/* The last UNMAP released a counted mapping, whose remainders (the
+	 * MAP events that follow it) count too. */
+	bool unmapped_counted;
 };
 
 void estimate_add(struct estimate *into, const struct estimate *from)
@@ -478,14 +481,15 @@ static bool in_stretch(const struct replay_state *st)
 	       !(h->to.spec && h->to.passed);
 }
 
-/* An ALLOC outside the stretch: as if it never was, but for the block it
- * replaces, which is freed all the same. */
-static void leave_out(struct replay_state *st, const struct mlyze_event *ev)
+/* An ALLOC or MAP outside the stretch: as if it never was, but for the
+ * block it replaces at `address`, which is freed all the same. */
+static void leave_out(struct replay_state *st, const struct mlyze_event *ev,
+		      uint64_t address)
 {
 	struct u64map_value replaced;
 
 	st->h->born_outside++;
-	if (u64map_take(&st->blocks.by_address, ev->alloc.address, &replaced))
+	if (u64map_take(&st->blocks.by_address, address, &replaced))
 		replace_block(st, ev, replaced);
 }
 
@@ -497,7 +501,7 @@ static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 	if (!thread_followed(st, ev->alloc.thread))
 		return;
 	if (!in_stretch(st)) {
-		leave_out(st, ev);
+		leave_out(st, ev, ev->alloc.address);
 		return;
 	}
 	stack = stack_index(st, ev->alloc.stack);
@@ -521,8 +525,10 @@ static void on_thread(struct replay_state *st, const struct mlyze_event *ev)
 }
 
 /* A sampled mapping is a block as a sampled allocation is, weighed by
- * the rate it carries; what remains of a mapping once part of it was
- * unmapped allocated nothing. */
+ * the rate it carries, counted when it is born in the stretch; what
+ * remains of a mapping once part of it was unmapped allocated nothing,
+ * and counts when the mapping did (the UNMAP just before released it),
+ * wherever the stretch ends. */
 static void on_map(struct replay_state *st, const struct mlyze_event *ev)
 {
 	size_t stack;
@@ -530,6 +536,12 @@ static void on_map(struct replay_state *st, const struct mlyze_event *ev)
 
 	if (!thread_followed(st, ev->map.thread))
 		return;
+	if (ev->map.remainder && !st->unmapped_counted)
+		return;
+	if (!ev->map.remainder && !in_stretch(st)) {
+		leave_out(st, ev, ev->map.address);
+		return;
+	}
 	stack = stack_index(st, ev->map.stack);
 	weights = weights_of(&st->weights, ev->map.size, ev->map.sampling_rate);
 	st->now[stack].mapped = true;
@@ -539,13 +551,16 @@ static void on_map(struct replay_state *st, const struct mlyze_event *ev)
 		  ev->map.thread, weights, st->position);
 }
 
-static void release_at(struct replay_state *st, uint64_t address,
+/* Whether a counted block lived at `address`, now released. */
+static bool release_at(struct replay_state *st, uint64_t address,
 		       uint64_t time_us)
 {
 	struct u64map_value freed;
 
-	if (u64map_take(&st->blocks.by_address, address, &freed))
-		release_block(st, freed, time_us);
+	if (!u64map_take(&st->blocks.by_address, address, &freed))
+		return false;
+	release_block(st, freed, time_us);
+	return true;
 }
 
 /* Whether the replay counts events of this type: those of a kind of
@@ -1033,7 +1048,8 @@ static void replay_event(struct replay_state *st, const mlyze_reader *r,
 		on_map(st, ev);
 		break;
 	case MLYZE_EVENT_UNMAP:
-		release_at(st, ev->unmap.address, ev->time_us);
+		st->unmapped_counted =
+			release_at(st, ev->unmap.address, ev->time_us);
 		break;
 	case MLYZE_EVENT_THREAD:
 		on_thread(st, ev);
