@@ -317,6 +317,14 @@ static void check_blocks(const struct options *o)
 	if (o->base_count || o->leaks || o->growth)
 		usage_error("--%s reads one run: not with --base, --leaks or "
 			    "--growth", block_option_names[o->blocks.view]);
+	/* A life is whole: a stretch chooses the blocks it counts, but no
+	 * single moment has lives to show. */
+	if (o->at == AT_TIME)
+		usage_error("%s", xasprintf("--%s counts whole lives: not with "
+					    "--at %s (--from and --to choose "
+					    "the blocks it counts)",
+					    block_option_names[o->blocks.view],
+					    o->at_spec.text));
 }
 
 static int parse_options(int argc, char **argv, struct options *o)

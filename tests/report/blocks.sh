@@ -52,4 +52,17 @@ churn = [s["site"] for s in json.load(open(sys.argv[2]))["sites"]]
 sys.exit(0 if hold == ["hold_worker"] and churn == ["churn_worker"] else 1)
 PY
 verdict "--thread by name and by id" $?
+
+# A view of lives has no single moment: --at a time is refused, while a
+# stretch chooses the blocks it counts.
+"$report" --temporary --at 0.1s "$scratch/run1.mlyze" >/dev/null \
+	2>"$scratch/at.err"
+[ $? -eq 2 ] && grep -q -- '--temporary counts whole lives' "$scratch/at.err"
+verdict "--temporary refuses --at TIME" $?
+"$report" --temporary "$scratch/run1.mlyze" >"$scratch/all.txt" || exit 99
+"$report" --temporary --from 0s "$scratch/run1.mlyze" >"$scratch/from.txt"
+[ $? -eq 0 ] && grep -q 'allocated from 0' "$scratch/from.txt" &&
+	grep -v 'allocated from 0' "$scratch/from.txt" |
+	diff -q - "$scratch/all.txt" >/dev/null
+verdict "--temporary takes a stretch" $?
 [ "$failures" -eq 0 ]
