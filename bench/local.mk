@@ -83,3 +83,11 @@ serve-bench: bench/stream-grower$(EXEEXT) lib/libspprof-alloc.la \
 		src/memprof-ctl$(EXEEXT)
 	$(SHELL) $(srcdir)/bench/serve-bench.sh $(abs_top_builddir) $(SERVE_BENCH_MIB)
 .PHONY: serve-bench
+
+# The coverage of the intervals of --temporary, --group-by thread and
+# --histogram over many runs (the figures of memprof-report(1)).
+EXTRA_DIST += bench/blocks-coverage.sh
+blocks-coverage: tests/report/blocks-program$(EXEEXT) \
+		lib/libspprof-alloc.la src/memprof-report$(EXEEXT)
+	srcdir=$(srcdir) $(SHELL) $(srcdir)/bench/blocks-coverage.sh $(BENCH_RUNS)
+.PHONY: blocks-coverage

@@ -50,6 +50,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/stack_table.c lib/stack_table.h \
 	lib/names.c lib/names.h \
 	lib/symbols.c lib/symbols.h \
+	lib/thread_names.c lib/thread_names.h \
 	lib/unwind.c lib/unwind.h \
 	lib/usable_size.c lib/usable_size.h \
 	lib/event_stream.c lib/event_stream.h \

@@ -32,7 +32,9 @@
 #include "profile_meta.h"
 #include "rawmem.h"
 #include "run_totals.h"
+#include "sampler.h"
 #include "spinlock.h"
+#include "thread_names.h"
 
 #define LOCK_WAIT_NS 10000000ull
 #define FREES_LATER_MAX 64
@@ -476,6 +478,25 @@ static void put_memory_event(const struct process_memory *m, uint64_t now_ns)
 	piece_end(encode_varint(p, m->resident_peak));
 }
 
+/* The name of thread `tid` from now on: the kernel's bytes as they are
+ * (any but NUL; readers repair what is not UTF-8). */
+static void put_thread_event(uint32_t tid, const char *name, int length,
+			     uint64_t now_ns)
+{
+	uint8_t *p = put_sized_event_at(
+		MLYZE_EVENT_THREAD, now_ns,
+		mlyze_varint_len(tid) + mlyze_varint_len((uint64_t)length) +
+			(uint64_t)length);
+
+	if (!p) {
+		thread_name_lost();
+		return;
+	}
+	p = encode_varint(p, tid);
+	p = encode_varint(p, (uint64_t)length);
+	piece_end(encode_bytes(p, name, (size_t)length));
+}
+
 /* The last reading, when the profile ends. */
 static void put_memory_now(void)
 {
@@ -809,6 +830,7 @@ static void checkpoint(void)
 		return;
 	}
 	w.checkpoints++;
+	thread_names_restart(); /* the names went with the old file */
 	plan_next_checkpoint();
 }
 
@@ -876,18 +898,27 @@ static int memory_reading_due(uint64_t now_ns, struct process_memory *memory)
 	       process_memory_read(memory) == 0;
 }
 
-/* begin_event() for a sample taken at now_ns with stack_id: the
- * stack is defined, and a reading of memory that is due comes first. */
+/* begin_event() for a sample taken at now_ns with stack_id, in the
+ * thread that allocates or maps: the stack is defined, and a reading of
+ * memory and the thread's name, when due, come first. */
 static int begin_sample(uint32_t stack_id, uint64_t now_ns)
 {
 	struct process_memory memory;
+	char name[MLYZE_THREAD_NAME_MAX];
 	int measured = memory_reading_due(now_ns, &memory);
+	/* The thread's name, read before the lock too, when it is new. */
+	int named = w.enabled ? thread_name_due(now_ns, name) : -1;
 
 	list_modules_of(stack_id);
-	if (begin_event() < 0)
+	if (begin_event() < 0) {
+		if (named >= 0)
+			thread_name_lost();
 		return -1;
+	}
 	if (measured)
 		put_memory_event(&memory, now_ns);
+	if (named >= 0)
+		put_thread_event(sampler_thread_id(), name, named, now_ns);
 	ensure_stack_defined(stack_id);
 	return 0;
 }
@@ -1279,6 +1310,7 @@ static void start_over(void)
 	atomic_store(&w.events, 0);
 	atomic_store(&w.dropped, 0);
 	process_memory_reset(); /* the new file starts with a reading */
+	thread_names_restart(); /* and with the threads' names */
 	reset_clock();
 }
 

@@ -18,6 +18,7 @@ RUNTIME_UNIT_TESTS = \
 	tests/unit/test-sample-pool \
 	tests/unit/test-script-stack \
 	tests/unit/test-stack-table \
+	tests/unit/test-thread-names \
 	tests/unit/test-unwind \
 	tests/unit/test-usable-size \
 	tests/unit/test-utf8 \
@@ -134,6 +135,11 @@ tests_unit_test_writer_SOURCES = tests/unit/test-writer.c tests/unit/suite-main.
 	$(SCRATCH_DIR_SOURCES)
 tests_unit_test_writer_CFLAGS = $(UNIT_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_test_writer_LDADD = $(UNIT_LDADD) $(JANSSON_LIBS)
+
+tests_unit_test_thread_names_SOURCES = tests/unit/test-thread-names.c \
+	tests/unit/suite-main.c
+tests_unit_test_thread_names_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_thread_names_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_utf8_SOURCES = tests/unit/test-utf8.c tests/unit/suite-main.c
 tests_unit_test_utf8_CFLAGS = $(UNIT_CFLAGS)

@@ -106,12 +106,20 @@ tests_report_rotating_program_SOURCES = tests/report/rotating-program.c
 tests_report_rotating_program_CFLAGS = $(AM_CFLAGS) \
 	-fno-optimize-sibling-calls
 tests_report_rotating_program_LDADD = -lpthread
+# Temporary blocks, threads and sizes that are known, for blocks.sh.
+check_PROGRAMS += tests/report/blocks-program
+tests_report_blocks_program_SOURCES = tests/report/blocks-program.c \
+	tests/report/site.h
+tests_report_blocks_program_CFLAGS = $(AM_CFLAGS) \
+	-fno-optimize-sibling-calls
+tests_report_blocks_program_LDADD = -lpthread
 # Heaps whose changes are known, for compare.sh, leaks.sh and seed.sh.
 check_PROGRAMS += tests/report/trend-program
 tests_report_trend_program_SOURCES = tests/report/trend-program.c
 tests_report_trend_program_LDADD = -ldl
 
 REPORT_SHELL_TESTS = \
+	tests/report/blocks.sh \
 	tests/report/compare.sh \
 	tests/report/deep-stack.sh \
 	tests/report/exports.sh \
@@ -131,6 +139,8 @@ TESTS += $(REPORT_SHELL_TESTS)
 EXTRA_DIST += $(REPORT_SHELL_TESTS) \
 	tests/report/arch \
 	tests/report/arch-record.sh \
+	tests/report/blocks-common.sh \
+	tests/report/blocks-coverage.py \
 	tests/report/common.sh \
 	tests/report/trend-common.sh \
 	tests/report/exports \

@@ -49,6 +49,9 @@ extern "C" {
 
 /* The most frames a stack of a profile may have (see mlyze(5)). */
 #define MLYZE_STACK_DEPTH_MAX 1024
+/* The most bytes of a THREAD event's name: the kernel keeps 15 (and its
+ * NUL) of a thread's name. */
+#define MLYZE_THREAD_NAME_MAX 15
 
 #if defined(__GNUC__) && defined(MLYZE_BUILDING_LIBRARY)
 #define MLYZE_PUBLIC __attribute__((visibility("default")))
@@ -75,6 +78,7 @@ enum mlyze_event_kind {
 	/* What a native frame's address is in source terms, carried by the
 	 * profile (written by memprof-report --symbolize). */
 	MLYZE_EVENT_SYMBOL = 11,
+	MLYZE_EVENT_THREAD = 12, /* a thread's name, as the kernel had it */
 	/* A profile with a size limit starts at a checkpoint (mlyze(5)):
 	 * the events before it were discarded, and what follows it, up to
 	 * the next event of another type, stands for them. */
@@ -212,6 +216,16 @@ struct mlyze_event {
 			 * reading does not say. */
 			uint64_t resident_peak;
 		} memory;
+		/* The name of a thread (its kernel thread id) from now on,
+		 * until another THREAD event of the same thread. */
+		struct {
+			uint64_t tid;
+			/* UTF-8, NUL-terminated, each byte of the file's
+			 * name that starts no character a terminal shows
+			 * as it is (not UTF-8, a control) as U+FFFD; valid
+			 * until the next mlyze_next(). */
+			const char *name;
+		} thread;
 		struct {
 			uint64_t number;        /* 1 for the first checkpoint */
 			uint64_t events_before; /* events written until it */

@@ -69,6 +69,9 @@ struct mlyze_reader {
 	uint64_t time_us;
 	uint64_t sampling_rate;
 	struct mlyze_weight event_sum; /* of the TOTALS or HEAP_POINT event */
+	/* The name of the THREAD event, repaired (each byte as U+FFFD at
+	 * most: three bytes). */
+	char thread_name[3 * MLYZE_THREAD_NAME_MAX + 1];
 	struct mlyze_frame *scratch_frames; /* decoding a STACK event */
 	size_t scratch_capacity;
 

@@ -12,6 +12,7 @@
 #include "mlyze-internal.h"
 #include "mlyze-codec.h"
 #include "mlyze-input.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -574,6 +575,51 @@ static bool decode_memory(struct mlyze_reader *r, struct cursor *c,
 	return true;
 }
 
+/* The name of a THREAD event, repaired into r->thread_name: each byte
+ * that starts no character a terminal shows as it is (a control
+ * character, a byte that is not UTF-8) becomes U+FFFD.  A thread may be
+ * given any bytes but NUL, and its name is shown as it is: so no name is
+ * refused, and none moves a terminal's cursor. */
+static void repair_thread_name(struct mlyze_reader *r, const uint8_t *name,
+			       size_t length)
+{
+	char *out = r->thread_name;
+
+	for (size_t i = 0, n; i < length; i += n) {
+		n = utf8_shown_length(name + i, length - i);
+		if (n == 0) {
+			memcpy(out, "\xef\xbf\xbd", 3);
+			out += 3;
+			n = 1;
+		} else {
+			memcpy(out, name + i, n);
+			out += n;
+		}
+	}
+	*out = '\0';
+}
+
+static bool decode_thread(struct mlyze_reader *r, struct cursor *c,
+			  struct mlyze_event *ev)
+{
+	uint64_t length;
+
+	if (!take_varint(r, c, "thread id", &ev->thread.tid) ||
+	    !take_count(r, c, "name length", 1, &length))
+		return false;
+	if (length > MLYZE_THREAD_NAME_MAX) {
+		input_fail(&r->in, input_offset(&r->in, c->event),
+			   "THREAD name of %" PRIu64 " bytes, more than the "
+			   "%d a thread's name has", length,
+			   MLYZE_THREAD_NAME_MAX);
+		return false;
+	}
+	repair_thread_name(r, c->p, (size_t)length);
+	c->p += length;
+	ev->thread.name = r->thread_name;
+	return true;
+}
+
 /* The stack of id `id` for an event that needs it defined. */
 static bool take_stack(struct mlyze_reader *r, struct cursor *c,
 		       const struct mlyze_stack **stack)
@@ -704,6 +750,7 @@ static const struct event_type event_types[] = {
 	[MLYZE_EVENT_MAP] = { "MAP", decode_map },
 	[MLYZE_EVENT_UNMAP] = { "UNMAP", decode_unmap },
 	[MLYZE_EVENT_SYMBOL] = { "SYMBOL", decode_symbol },
+	[MLYZE_EVENT_THREAD] = { "THREAD", decode_thread },
 	[MLYZE_EVENT_CHECKPOINT] = { "CHECKPOINT", decode_checkpoint },
 	[MLYZE_EVENT_LIVE] = { "LIVE", decode_live },
 	[MLYZE_EVENT_TOTALS] = { "TOTALS", decode_totals },

@@ -62,6 +62,12 @@ struct options {
 	bool label_pid; /* --label-pid: stacks apart by process, labelled */
 	/* --suppressions, with --at end or --leaks; NULL without. */
 	struct suppressions *suppressions;
+	/* --temporary, --histogram, --group-by thread: blocks.view. */
+	bool blocks_wanted;
+	struct block_options blocks;
+	/* --thread: only its blocks; NULL without. */
+	const struct thread_filter *thread;
+	struct thread_filter thread_chosen;
 	bool symbolize; /* write the profile with its symbols, no view */
 };
 
@@ -98,7 +104,8 @@ static void usage(FILE *out)
 	      "                          .pb.gz, .html)\n"
 	      "  -j, --json              the same as --format=json\n"
 	      "  -n, --top=N             show the N largest sites (default 20; 0: all)\n"
-	      "  -g, --group-by=WHAT     function (default), line or stack\n"
+	      "  -g, --group-by=WHAT     function (default), line or stack; thread:\n"
+	      "                          what each thread allocated and left live\n"
 	      "  -c, --cumulative        rank functions by what everything they call\n"
 	      "                          holds\n"
 	      "  -s, --sort=KEY          live (default), allocated or count; also what\n"
@@ -128,6 +135,15 @@ static void usage(FILE *out)
 	      "      --suppressions=FILE with --at end or --leaks, leave out the stacks\n"
 	      "                          that FILE's leak:PATTERN lines match\n"
 	      "                          (LeakSanitizer's format)\n"
+	      "      --temporary[=DURATION]  the sites whose blocks are freed within\n"
+	      "                          DURATION of their birth (default 10ms; us, ms\n"
+	      "                          or s), and the lifetimes of their blocks\n"
+	      "      --histogram         allocations and bytes by size class (powers\n"
+	      "                          of two)\n"
+	      "      --site=TEXT         with --histogram, only the sites whose name\n"
+	      "                          holds TEXT\n"
+	      "      --thread=ID|NAME    only the blocks of the thread of this id (its\n"
+	      "                          low 16 bits) or of the threads of this name\n"
 	      "      --symbolize         write the one profile given, with the\n"
 	      "                          symbols of its frames inside it, to -o FILE\n"
 	      "                          (a .mlyze that reads the same without the\n"
@@ -193,6 +209,24 @@ static size_t parse_top(const char *value)
 	return (size_t)n;
 }
 
+/* The options that choose each view of blocks, for messages. */
+static const char *const block_option_names[BLOCK_VIEWS] = {
+	[BLOCKS_TEMPORARY] = "temporary",
+	[BLOCKS_SIZES] = "histogram",
+	[BLOCKS_THREADS] = "group-by thread",
+};
+
+/* --temporary, --histogram or --group-by thread: one of them. */
+static void choose_blocks(struct options *o, enum block_view view)
+{
+	if (o->blocks_wanted && o->blocks.view != view)
+		usage_error("--%s and another of --temporary, --histogram and "
+			    "--group-by thread: one at a time",
+			    block_option_names[view]);
+	o->blocks_wanted = true;
+	o->blocks.view = view;
+}
+
 /* A moment of --at, --from or --to, or a usage error. */
 static void parse_moment(struct moment_spec *spec, const char *option,
 			 const char *value)
@@ -229,6 +263,73 @@ static struct suppressions *load_suppressions(struct suppressions *loaded,
 	return s;
 }
 
+/* --group-by: a grouping of the sites, or the threads' view. */
+static void choose_grouping(struct options *o, const char *value)
+{
+	const char *names[] = { grouping_names[GROUP_BY_FUNCTION],
+				grouping_names[GROUP_BY_LINE],
+				grouping_names[GROUP_BY_STACK], "thread" };
+	int chosen = choose("--group-by", value, names, 4);
+
+	if (chosen == 3)
+		choose_blocks(o, BLOCKS_THREADS);
+	else
+		o->grouping = (enum grouping)chosen;
+}
+
+/* DURATION of --temporary, or its default. */
+static uint64_t parse_temporary(const char *value)
+{
+	int64_t us = value ? blocks_parse_duration(value)
+			   : TEMPORARY_DEFAULT_US;
+
+	if (us < 0)
+		usage_error("invalid --temporary duration '%s' (expected a "
+			    "number and us, ms or s, e.g. 10ms)", value);
+	return (uint64_t)us;
+}
+
+/* --thread: digits are a thread's id, anything else its name. */
+static const struct thread_filter *parse_thread(struct thread_filter *f,
+						const char *value)
+{
+	char *end;
+	unsigned long long id;
+
+	errno = 0;
+	id = strtoull(value, &end, 10);
+	if (value[0] >= '0' && value[0] <= '9' && !*end && !errno)
+		*f = (struct thread_filter){ .id = (uint16_t)(id % THREAD_IDS) };
+	else
+		*f = (struct thread_filter){ .name = value };
+	return f;
+}
+
+/* The options of the views of blocks, checked once all are known. */
+static void check_blocks(const struct options *o)
+{
+	if (o->blocks.site && (!o->blocks_wanted ||
+			       o->blocks.view != BLOCKS_SIZES))
+		usage_error("%s", "--site chooses the sites of --histogram");
+	if (!o->blocks_wanted)
+		return;
+	if (!o->view->write_blocks)
+		usage_error("%s", xasprintf("--%s writes no --format=%s",
+					    block_option_names[o->blocks.view],
+					    o->view->name));
+	if (o->base_count || o->leaks || o->growth)
+		usage_error("--%s reads one run: not with --base, --leaks or "
+			    "--growth", block_option_names[o->blocks.view]);
+	/* A life is whole: a stretch chooses the blocks it counts, but no
+	 * single moment has lives to show. */
+	if (o->at == AT_TIME)
+		usage_error("%s", xasprintf("--%s counts whole lives: not with "
+					    "--at %s (--from and --to choose "
+					    "the blocks it counts)",
+					    block_option_names[o->blocks.view],
+					    o->at_spec.text));
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum {
@@ -242,6 +343,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_KEEP_WRAPPERS,
 		OPT_LABEL_PID,
 		OPT_SUPPRESSIONS,
+		OPT_TEMPORARY,
+		OPT_HISTOGRAM,
+		OPT_SITE,
+		OPT_THREAD,
 		OPT_SYMBOLIZE,
 		OPT_FROM,
 		OPT_TO,
@@ -268,6 +373,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "keep-wrappers", no_argument, NULL, OPT_KEEP_WRAPPERS },
 		{ "label-pid", no_argument, NULL, OPT_LABEL_PID },
 		{ "suppressions", required_argument, NULL, OPT_SUPPRESSIONS },
+		{ "temporary", optional_argument, NULL, OPT_TEMPORARY },
+		{ "histogram", no_argument, NULL, OPT_HISTOGRAM },
+		{ "site", required_argument, NULL, OPT_SITE },
+		{ "thread", required_argument, NULL, OPT_THREAD },
 		{ "symbolize", no_argument, NULL, OPT_SYMBOLIZE },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
@@ -304,8 +413,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->top = parse_top(optarg);
 			break;
 		case 'g':
-			o->grouping = (enum grouping)choose(
-				"--group-by", optarg, grouping_names, 3);
+			choose_grouping(o, optarg);
 			break;
 		case 's':
 			o->sort = (enum sort_key)choose("--sort", optarg,
@@ -353,6 +461,19 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_SUPPRESSIONS:
 			o->suppressions = load_suppressions(o->suppressions,
 							    optarg);
+			break;
+		case OPT_TEMPORARY:
+			choose_blocks(o, BLOCKS_TEMPORARY);
+			o->blocks.temporary_us = parse_temporary(optarg);
+			break;
+		case OPT_HISTOGRAM:
+			choose_blocks(o, BLOCKS_SIZES);
+			break;
+		case OPT_SITE:
+			o->blocks.site = optarg;
+			break;
+		case OPT_THREAD:
+			o->thread = parse_thread(&o->thread_chosen, optarg);
 			break;
 		case OPT_SYMBOLIZE:
 			o->symbolize = true;
@@ -406,6 +527,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	if (o->suppressions && o->at != AT_END && !o->leaks)
 		usage_error("%s", "--suppressions applies to what was never "
 				  "freed: give --at end or --leaks");
+	check_blocks(o);
 	return optind;
 }
 
@@ -421,6 +543,12 @@ struct gathered {
 	struct stack_table stacks; /* of all profiles */
 	size_t snapshots;          /* wanted by the view */
 	bool growth;               /* wanted by --leaks or the view */
+	/* --temporary, --histogram, --group-by thread; else NULL: */
+	const struct block_options *blocks;
+	struct class_table cells;  /* the blocks of the report's stacks */
+	struct block_table table;  /* the threads, and then the view */
+	const struct thread_filter *thread; /* --thread, or NULL */
+	bool several_files;
 	const struct options *options;
 	uint64_t born_outside;     /* sampled blocks left out by a stretch */
 	char *moment;              /* with --at TIME: its label */
@@ -714,6 +842,42 @@ static void note_checkpoints(struct gathered *g, const char *file,
 		(double)(h->kept_from_us - start) / 1e6));
 }
 
+/* What the replay of one profile told of its blocks joins the report's
+ * (its stacks as stack_map says, see stacks_add_profile). */
+static void take_blocks(struct gathered *g, const char *file,
+			const struct class_table *cells,
+			const struct heap_replay *h, const size_t *stack_map,
+			const mlyze_reader *r)
+{
+	if (g->blocks->view == BLOCKS_THREADS)
+		blocks_add_threads(&g->table, cells, h->thread_names,
+				   g->several_files ? mlyze_info(r)->pid : 0);
+	else
+		class_table_merge(&g->cells, cells, stack_map);
+	if (h->checkpoints)
+		add_message(&g->notes, xasprintf(
+			"%s: this view counts the blocks allocated after its "
+			"last checkpoint only (the lives of those before it "
+			"were discarded).", file));
+}
+
+/* What --thread left out of a profile that the report should say. */
+static void note_thread_filter(struct gathered *g, const char *file,
+			       const struct heap_replay *h)
+{
+	if (h->totals_left_out)
+		add_message(&g->notes, xasprintf(
+			"%s: --thread leaves out what was allocated before "
+			"its checkpoint (its totals do not say by which "
+			"thread).", file));
+	if (g->thread->name && !h->thread_names)
+		add_message(&g->notes, xasprintf(
+			"%s: no thread has a name in this profile (its "
+			"runtime did not record them, or could not read "
+			"/proc): --thread=%s matches none; give a thread's "
+			"id.", file, g->thread->name));
+}
+
 /* The moments of --at, --from and --to must be moments of the profile
  * that its events show, and the stretch must not be empty; else a usage
  * error. */
@@ -761,12 +925,16 @@ static void check_moments(const char *file, const mlyze_reader *r,
 static enum mlyze_status read_profile(struct gathered *g, const char *file)
 {
 	struct mlyze_options ro = { .warn = warn, .warn_ctx = g };
+	struct block_collector collector = { .options = g->blocks };
 	const struct options *o = g->options;
 	struct replay_options options = {
 		.tick = progress_tick,
 		.tick_ctx = &g->progress,
 		.snapshots = g->snapshots,
 		.growth = g->growth,
+		.block_ended = g->blocks ? blocks_collect : NULL,
+		.block_ended_ctx = &collector,
+		.thread = g->thread,
 		.at = o->at == AT_TIME ? &o->at_spec : NULL,
 		.from = o->from.kind ? &o->from : NULL,
 		.to = o->to.kind ? &o->to : NULL,
@@ -780,6 +948,7 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 
 	if (!r)
 		out_of_memory();
+	class_table_init(&collector.cells);
 	progress_start(&g->progress, file);
 	if (mlyze_status(r) == MLYZE_OK)
 		rc = heap_replay(r, &replay, &options);
@@ -788,6 +957,7 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 	if (rc < 0) {
 		fprintf(stderr, "memprof-report: %s\n", mlyze_error(r));
 		add_message(&g->unread, xstrdup(file));
+		class_table_free(&collector.cells);
 		mlyze_close(r);
 		return status;
 	}
@@ -802,6 +972,11 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 	if (g->label_pid)
 		g->stacks.pid = mlyze_info(r)->pid;
 	stack_map = stacks_add_profile(&g->stacks, g->namer, r, &replay);
+	if (g->blocks)
+		take_blocks(g, file, &collector.cells, &replay, stack_map, r);
+	if (g->thread)
+		note_thread_filter(g, file, &replay);
+	class_table_free(&collector.cells);
 	take_series(&g->profiles[g->profile_count - 1], &replay, stack_map);
 	free(stack_map);
 	heap_replay_free(&replay);
@@ -856,6 +1031,10 @@ static void free_gathered(struct gathered *g)
 		free_series(p);
 	}
 	free(g->profiles);
+	if (g->blocks) {
+		class_table_free(&g->cells);
+		block_table_free(&g->table);
+	}
 	stacks_free(&g->stacks);
 	frame_namer_free(g->namer);
 	free_messages(&g->warnings);
@@ -940,6 +1119,13 @@ static int gather(struct gathered *g, const struct options *o,
 		    (o->view->shows_growth && !o->base_count);
 	g->label_pid = o->label_pid;
 	stacks_init(&g->stacks);
+	g->thread = o->thread;
+	g->several_files = count > 1;
+	if (o->blocks_wanted) {
+		g->blocks = &o->blocks;
+		class_table_init(&g->cells);
+		block_table_init(&g->table, &o->blocks);
+	}
 	if (o->from.kind)
 		g->from = moment_label(&o->from);
 	if (o->to.kind)
@@ -1067,9 +1253,26 @@ static int write_with_growth(const struct options *o, struct report *report)
 	return rc;
 }
 
+/* --temporary, --histogram or --group-by thread.  Returns 0 or 1. */
+static int write_blocks(const struct options *o, struct gathered *g,
+			const struct site_table *sites, struct report *report)
+{
+	struct view view = *o->view;
+
+	if (o->blocks.view == BLOCKS_THREADS)
+		blocks_sort_threads(&g->table);
+	else
+		blocks_tabulate(&g->table, &g->cells, sites, &g->stacks,
+				o->all);
+	report->blocks = &g->table;
+	view.write = view.write_blocks;
+	return write_view(o, &view, report);
+}
+
 int main(int argc, char **argv)
 {
-	struct options o = { .top = DEFAULT_TOP };
+	struct options o = { .top = DEFAULT_TOP,
+			     .blocks.temporary_us = TEMPORARY_DEFAULT_US };
 	struct gathered g = { 0 };
 	struct site_table sites;
 	int first = parse_options(argc, argv, &o);
@@ -1093,6 +1296,8 @@ int main(int argc, char **argv)
 		int base_rc = write_comparison(&o, &report);
 
 		rc = rc ? rc : base_rc;
+	} else if (o.blocks_wanted) {
+		rc |= write_blocks(&o, &g, &sites, &report);
 	} else if (o.leaks || o.growth || o.view->shows_growth) {
 		rc |= write_with_growth(&o, &report);
 	} else if (write_view(&o, o.view, &report) != 0) {

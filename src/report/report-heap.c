@@ -54,9 +54,14 @@ struct slot {
 	double half_count; /* in each half it joined */
 	unsigned halves;   /* enum estimator_half bits */
 	double born[AXES];
+	uint64_t born_us;
+	uint16_t thread;
 	/* Listed by a checkpoint: its ALLOC may still follow (written by a
 	 * thread that waited while the checkpoint was taken). */
 	bool listed;
+	/* What remained of a sampled mapping once part of it was unmapped
+	 * (a MAP remainder): its life was told with the mapping's. */
+	bool piece;
 };
 
 /* The sampled blocks still live: address -> size (value.a), and the
@@ -115,10 +120,16 @@ struct replay_state {
 	uint64_t point_stride_us, next_point_us;
 	size_t snapshots_wanted;
 	uint64_t snapshot_stride_us, next_snapshot_us;
+	replay_block_ended *block_ended; /* replay_options */
+	void *block_ended_ctx;
+	const struct thread_filter *thread;
 	/* What the stacks allocated before a snapshot that thinning
 	 * dropped, not yet in a kept one. */
 	struct stack_amounts dropped_allocations;
 	bool follows_moments; /* replay_options has at, from or to */
+	/* The last UNMAP released a counted mapping, whose remainders (the
+	 * MAP events that follow it) count too. */
+	bool unmapped_counted;
 };
 
 void estimate_add(struct estimate *into, const struct estimate *from)
@@ -335,14 +346,41 @@ static void add_life(struct replay_state *st, struct u64map_value block,
 				st->position[a]);
 }
 
-/* A live block is freed (or replaced). */
-static void release_block(struct replay_state *st, struct u64map_value block)
+/* The end of a block's life, for whoever asked (replay_options): a block
+ * allocated by an ALLOC, or a mapping by a MAP (whose life ends when any
+ * part of it is unmapped). */
+static void tell_life(const struct replay_state *st,
+		      struct u64map_value block,
+		      const struct estimator_weight *w, uint64_t time_us,
+		      bool live_at_end)
+{
+	const struct slot *slot = &st->blocks.slots[block.b & UINT32_MAX];
+	struct block_life life = {
+		.stack = block.b >> 32,
+		.size = block.a,
+		.weight = *w,
+		.born_us = slot->born_us,
+		.died_us = time_us,
+		.live_at_end = live_at_end,
+		.thread = slot->thread,
+	};
+
+	/* A checkpoint's LIVE block was allocated among the events its
+	 * profile discarded: its life is not known. */
+	if (st->block_ended && !slot->listed && !slot->piece)
+		st->block_ended(st->block_ended_ctx, &life);
+}
+
+/* A live block is freed (or replaced) at time_us. */
+static void release_block(struct replay_state *st, struct u64map_value block,
+			  uint64_t time_us)
 {
 	size_t stack = block.b >> 32;
 	struct estimator_weight w = block_weight(&st->blocks, block);
 	struct estimator_weight half = half_weight(&st->blocks, block);
 
 	add_life(st, block, &w);
+	tell_life(st, block, &w, time_us, false);
 	remove_weight(&st->now[stack].live, &w);
 	move_halves(st, stack, st->blocks.slots[block.b & UINT32_MAX].halves,
 		    &half, -1);
@@ -368,7 +406,7 @@ static void replace_block(struct replay_state *st, const struct mlyze_event *ev,
 	if (!st->blocks.slots[block.b & UINT32_MAX].listed &&
 	    !st->h->replaced++)
 		st->h->first_replaced_offset = ev->offset;
-	release_block(st, block);
+	release_block(st, block, ev->time_us);
 }
 
 /* The index of a stack, with room for it.  (An index beyond 32 bits is
@@ -386,7 +424,7 @@ static inline size_t stack_index(struct replay_state *st,
  * `address` from the moment of ev on, born at `born`. */
 static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 		      uint64_t address, uint64_t size, size_t stack,
-		      const struct block_weights *weights,
+		      uint16_t thread, const struct block_weights *weights,
 		      const double born[AXES])
 {
 	const struct estimator_weight *w = &weights->whole;
@@ -405,6 +443,10 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 	slot = keep_count(&st->blocks, w->count, weights->half.count, halves,
 			  born);
 	st->blocks.slots[slot].listed = ev->type == MLYZE_EVENT_LIVE;
+	st->blocks.slots[slot].piece =
+		ev->type == MLYZE_EVENT_MAP && ev->map.remainder;
+	st->blocks.slots[slot].born_us = ev->time_us;
+	st->blocks.slots[slot].thread = thread;
 	*block = (struct u64map_value){ .a = size,
 					.b = (uint64_t)stack << 32 | slot };
 	add_weight(&st->now[stack].live, w);
@@ -417,6 +459,20 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 	record_half_peaks(st, ev->time_us);
 }
 
+/* Whether the blocks of `thread` are followed (replay_options). */
+static bool thread_followed(const struct replay_state *st, uint16_t thread)
+{
+	const struct thread_filter *f = st->thread;
+	const char *name;
+
+	if (!f)
+		return true;
+	if (!f->name)
+		return thread == f->id;
+	name = st->h->thread_names ? st->h->thread_names[thread] : NULL;
+	return name && strcmp(name, f->name) == 0;
+}
+
 /* Whether a block born now is counted: within the stretch asked for. */
 static bool in_stretch(const struct replay_state *st)
 {
@@ -426,14 +482,15 @@ static bool in_stretch(const struct replay_state *st)
 	       !(h->to.spec && h->to.passed);
 }
 
-/* An ALLOC outside the stretch: as if it never was, but for the block it
- * replaces, which is freed all the same. */
-static void leave_out(struct replay_state *st, const struct mlyze_event *ev)
+/* An ALLOC or MAP outside the stretch: as if it never was, but for the
+ * block it replaces at `address`, which is freed all the same. */
+static void leave_out(struct replay_state *st, const struct mlyze_event *ev,
+		      uint64_t address)
 {
 	struct u64map_value replaced;
 
 	st->h->born_outside++;
-	if (u64map_take(&st->blocks.by_address, ev->alloc.address, &replaced))
+	if (u64map_take(&st->blocks.by_address, address, &replaced))
 		replace_block(st, ev, replaced);
 }
 
@@ -442,40 +499,69 @@ static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 	size_t stack;
 	const struct block_weights *weights;
 
+	if (!thread_followed(st, ev->alloc.thread))
+		return;
 	if (!in_stretch(st)) {
-		leave_out(st, ev);
+		leave_out(st, ev, ev->alloc.address);
 		return;
 	}
 	stack = stack_index(st, ev->alloc.stack);
 	weights = weights_of(&st->weights, ev->alloc.size,
 			     ev->alloc.sampling_rate);
 	add_weight(&st->now[stack].allocated, &weights->whole);
-	make_live(st, ev, ev->alloc.address, ev->alloc.size, stack, weights,
-		  st->position);
+	make_live(st, ev, ev->alloc.address, ev->alloc.size, stack,
+		  ev->alloc.thread, weights, st->position);
+}
+
+/* A thread's name from now on. */
+static void on_thread(struct replay_state *st, const struct mlyze_event *ev)
+{
+	struct heap_replay *h = st->h;
+	size_t thread = ev->thread.tid % THREAD_IDS;
+
+	if (!h->thread_names)
+		h->thread_names = xcalloc(THREAD_IDS, sizeof(char *));
+	free(h->thread_names[thread]);
+	h->thread_names[thread] = xstrdup(ev->thread.name);
 }
 
 /* A sampled mapping is a block as a sampled allocation is, weighed by
- * the rate it carries; what remains of a mapping once part of it was
- * unmapped allocated nothing. */
+ * the rate it carries, counted when it is born in the stretch; what
+ * remains of a mapping once part of it was unmapped allocated nothing,
+ * and counts when the mapping did (the UNMAP just before released it),
+ * wherever the stretch ends. */
 static void on_map(struct replay_state *st, const struct mlyze_event *ev)
 {
-	size_t stack = stack_index(st, ev->map.stack);
-	const struct block_weights *weights = weights_of(
-		&st->weights, ev->map.size, ev->map.sampling_rate);
+	size_t stack;
+	const struct block_weights *weights;
 
+	if (!thread_followed(st, ev->map.thread))
+		return;
+	if (ev->map.remainder && !st->unmapped_counted)
+		return;
+	if (!ev->map.remainder && !in_stretch(st)) {
+		leave_out(st, ev, ev->map.address);
+		return;
+	}
+	stack = stack_index(st, ev->map.stack);
+	weights = weights_of(&st->weights, ev->map.size, ev->map.sampling_rate);
 	st->now[stack].mapped = true;
 	if (!ev->map.remainder)
 		add_weight(&st->now[stack].allocated, &weights->whole);
-	make_live(st, ev, ev->map.address, ev->map.size, stack, weights,
-		  st->position);
+	make_live(st, ev, ev->map.address, ev->map.size, stack,
+		  ev->map.thread, weights, st->position);
 }
 
-static void release_at(struct replay_state *st, uint64_t address)
+/* Whether a counted block lived at `address`, now released. */
+static bool release_at(struct replay_state *st, uint64_t address,
+		       uint64_t time_us)
 {
 	struct u64map_value freed;
 
-	if (u64map_take(&st->blocks.by_address, address, &freed))
-		release_block(st, freed);
+	if (!u64map_take(&st->blocks.by_address, address, &freed))
+		return false;
+	release_block(st, freed, time_us);
+	return true;
 }
 
 /* Whether the replay counts events of this type: those of a kind of
@@ -712,6 +798,11 @@ static void start_time_series(struct replay_state *st, const mlyze_reader *r,
 		st->point_stride_us = DEFAULT_STRIDE_US;
 	st->snapshots_wanted = options ? options->snapshots : 0;
 	st->growth = options && options->growth;
+	if (options) {
+		st->block_ended = options->block_ended;
+		st->block_ended_ctx = options->block_ended_ctx;
+		st->thread = options->thread;
+	}
 	st->kinds = options && options->kinds ? options->kinds : KIND_ALL;
 	st->until_us = options ? options->until_us : 0;
 	if (st->snapshots_wanted) {
@@ -865,6 +956,10 @@ static void on_totals(struct replay_state *st, const struct mlyze_event *ev)
 
 	if (!in_stretch(st))
 		return;
+	if (st->thread) {
+		st->h->totals_left_out = true;
+		return;
+	}
 	stack = stack_index(st, ev->totals.stack);
 	estimate_add(&st->now[stack].allocated, &totals);
 	estimate_add(&st->now[stack].allocated_at_snapshot, &totals);
@@ -877,6 +972,8 @@ static void on_live(struct replay_state *st, const struct mlyze_event *ev)
 	size_t stack;
 	const struct block_weights *weights;
 
+	if (!thread_followed(st, ev->live.thread))
+		return;
 	if (!in_stretch(st)) {
 		st->h->born_outside++;
 		return;
@@ -884,8 +981,8 @@ static void on_live(struct replay_state *st, const struct mlyze_event *ev)
 	stack = stack_index(st, ev->live.stack);
 	weights = weights_of(&st->weights, ev->live.size,
 			     ev->live.sampling_rate);
-	make_live(st, ev, ev->live.address, ev->live.size, stack, weights,
-		  origin);
+	make_live(st, ev, ev->live.address, ev->live.size, stack,
+		  ev->live.thread, weights, origin);
 }
 
 /* The whole live heap at an earlier checkpoint: not what a stretch
@@ -947,13 +1044,17 @@ static void replay_event(struct replay_state *st, const mlyze_reader *r,
 		on_alloc(st, ev);
 		break;
 	case MLYZE_EVENT_FREE:
-		release_at(st, ev->free.address);
+		release_at(st, ev->free.address, ev->time_us);
 		break;
 	case MLYZE_EVENT_MAP:
 		on_map(st, ev);
 		break;
 	case MLYZE_EVENT_UNMAP:
-		release_at(st, ev->unmap.address);
+		st->unmapped_counted =
+			release_at(st, ev->unmap.address, ev->time_us);
+		break;
+	case MLYZE_EVENT_THREAD:
+		on_thread(st, ev);
 		break;
 	case MLYZE_EVENT_RATE:
 		st->h->rate_changed |= ev->rate.sampling_rate != first_rate;
@@ -1022,6 +1123,7 @@ static void finish(struct replay_state *st)
 		w = block_weight(&st->blocks, slot->value);
 		add_weight(&h->by_stack[slot->value.b >> 32].live[AT_END], &w);
 		add_life(st, slot->value, &w);
+		tell_life(st, slot->value, &w, h->last_time_us, true);
 	}
 	h->stack_kinds = xcalloc(h->stack_count ? h->stack_count : 1,
 				 sizeof(*h->stack_kinds));
@@ -1338,6 +1440,10 @@ void heap_replay_free(struct heap_replay *h)
 	free(h->snapshots);
 	free(h->timeline);
 	free(h->by_stack);
+	if (h->thread_names)
+		for (size_t i = 0; i < THREAD_IDS; i++)
+			free(h->thread_names[i]);
+	free(h->thread_names);
 	free_amounts(&h->allocated_after_snapshots);
 	free(h->stack_kinds);
 	memory_series_free(&h->memory);

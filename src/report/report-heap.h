@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "estimator.h"
 #include "report-memory.h"
 #include "report-moment.h"
 #include "report-trend.h"
@@ -136,6 +137,12 @@ struct heap_replay {
 	/* With snapshots: what the stacks allocated after the last one. */
 	struct stack_amounts allocated_after_snapshots;
 	struct memory_series memory; /* the process's resident memory */
+	/* By thread (low 16 bits of its id): its last name in the profile
+	 * (THREAD events), or NULL; NULL when no thread has one. */
+	char **thread_names;
+	/* With a thread filter: the TOTALS of a checkpoint, which do not
+	 * say by which thread, were left out. */
+	bool totals_left_out;
 	/* Whether the replay passed the moments of replay_options, and
 	 * when (see report-moment.h). */
 	struct moment_track at, from, to;
@@ -153,6 +160,31 @@ struct heap_replay {
 /* Called every few thousand events, e.g. to show progress. */
 typedef void replay_tick(void *ctx, const mlyze_reader *reader);
 
+/* The life of one sampled block, told when it ends: when it is freed (or
+ * replaced), or when the profile ends with it still live.  Only blocks
+ * whose ALLOC (or MAP) the profile kept: a checkpoint's LIVE blocks were
+ * born among the events it discarded.  A mapping's life ends when any
+ * part of it is unmapped (what remains of it is not told again). */
+struct block_life {
+	size_t stack;           /* by mlyze_stack.index */
+	uint64_t size;
+	struct estimator_weight weight; /* what the sample stands for */
+	uint64_t born_us;       /* allocated */
+	uint64_t died_us;       /* freed; the end when still live */
+	bool live_at_end;
+	uint16_t thread;        /* low 16 bits of its thread's id */
+};
+
+typedef void replay_block_ended(void *ctx, const struct block_life *life);
+
+/* Which threads' allocations a replay follows: the thread whose id has
+ * these low 16 bits, or the threads that bore this name when they
+ * allocated. */
+struct thread_filter {
+	const char *name;  /* NULL: by id */
+	uint16_t id;
+};
+
 /* The kinds of memory a report counts, as bits: the malloc heap (ALLOC
  * events), anonymous mappings (MAP events), or both. */
 enum memory_kind {
@@ -167,6 +199,12 @@ struct replay_options {
 	void *tick_ctx;
 	size_t snapshots;  /* moments at which to keep every stack's bytes */
 	bool growth;       /* measure the trends (else they stay 0) */
+	/* Told of the life of every sampled block when it ends; may be
+	 * NULL. */
+	replay_block_ended *block_ended;
+	void *block_ended_ctx;
+	/* Only these threads' blocks; NULL: every thread's. */
+	const struct thread_filter *thread;
 	/* A moment whose live bytes go to live[AT_TIME] (NULL: none), and a
 	 * stretch (NULL: unbounded on that side): only the blocks allocated
 	 * from `from` on and before `to` are counted, in every estimate and
@@ -179,6 +217,9 @@ struct replay_options {
 	 * seen flat since, not growing to its last sample. */
 	uint64_t until_us;
 };
+
+/* Threads have 16-bit ids in a profile. */
+#define THREAD_IDS 65536
 
 /* Read every event of r; returns 0, or -1 when the reader failed (out
  * then holds nothing to free).  options may be NULL. */

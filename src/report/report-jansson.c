@@ -1,6 +1,7 @@
 /* report-jansson.c - JSON values of the views (see report-jansson.h). */
 #include "config.h"
 
+#include "estimator.h"
 #include "report-jansson.h"
 #include "report-util.h"
 
@@ -72,4 +73,17 @@ int write_json(FILE *out, json_t *root)
 	if (rc == 0 && fputc('\n', out) == EOF)
 		rc = -1;
 	return rc;
+}
+
+void estimate_members(json_t *o, const char *bytes_key, const char *count_key,
+		      const struct estimate *e)
+{
+	char key[64];
+
+	set(o, bytes_key, whole(e->bytes));
+	snprintf(key, sizeof(key), "%s_ci95", bytes_key);
+	set(o, key, whole(estimator_interval95(e->bytes_variance)));
+	set(o, count_key, whole(e->count));
+	snprintf(key, sizeof(key), "%s_ci95", count_key);
+	set(o, key, whole(estimator_interval95(e->count_variance)));
 }

@@ -10,6 +10,8 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "report-heap.h"
+
 /* object[key] = value, taking value over. */
 void set(json_t *object, const char *key, json_t *value);
 /* array += value, taking value over. */
@@ -23,5 +25,10 @@ int write_json(FILE *out, json_t *root);
 json_t *whole(double value);
 /* The same with its sign, -(2^63 - 1) to 2^63 - 1. */
 json_t *signed_whole(double value);
+/* Estimated bytes and count of an estimate, with their 95 % intervals,
+ * as members named bytes_key, bytes_key_ci95, count_key and
+ * count_key_ci95. */
+void estimate_members(json_t *o, const char *bytes_key, const char *count_key,
+		      const struct estimate *e);
 
 #endif /* SPPROF_REPORT_JANSSON_H */

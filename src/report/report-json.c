@@ -35,21 +35,6 @@ static size_t count_strings(char *const *items)
 	return n;
 }
 
-/* Estimated bytes and count of an estimate, with their 95 % intervals,
- * as members named prefix_bytes, prefix_bytes_ci95, ... */
-static void estimate_members(json_t *o, const char *bytes_key,
-			     const char *count_key, const struct estimate *e)
-{
-	char key[64];
-
-	set(o, bytes_key, whole(e->bytes));
-	snprintf(key, sizeof(key), "%s_ci95", bytes_key);
-	set(o, key, whole(estimator_interval95(e->bytes_variance)));
-	set(o, count_key, whole(e->count));
-	snprintf(key, sizeof(key), "%s_ci95", count_key);
-	set(o, key, whole(estimator_interval95(e->count_variance)));
-}
-
 /* Live bytes and blocks at one moment, and the samples behind them. */
 static json_t *moment_json(const struct estimate *e)
 {

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "report-blocks.h"
 #include "report-compare.h"
 #include "report-heap.h"
 #include "report-leaks.h"
@@ -98,6 +99,8 @@ struct report {
 	/* With --leaks or --growth, or for a view that shows_growth, else
 	 * NULL. */
 	const struct leaks *leaks;
+	/* With --temporary, --histogram or --group-by thread, else NULL. */
+	const struct block_table *blocks;
 	/* The sum of the peaks of resident memory of the processes that
 	 * read it (report-memory.h), and how many did. */
 	struct memory_point resident;
@@ -184,6 +187,9 @@ struct view {
 	/* --growth adds a column of each site's growth to its table (from
 	 * report->leaks). */
 	bool growth_column;
+	/* Writes --temporary, --histogram or --group-by thread (from
+	 * report->blocks); NULL when the view has none. */
+	int (*write_blocks)(FILE *out, const struct report *report);
 };
 
 /* The view of --format NAME, or NULL. */
@@ -205,5 +211,7 @@ int view_compare_json(FILE *out, const struct report *report);
 int view_compare_pprof(FILE *out, const struct report *report);
 int view_leaks_text(FILE *out, const struct report *report);
 int view_leaks_json(FILE *out, const struct report *report);
+int view_blocks_text(FILE *out, const struct report *report);
+int view_blocks_json(FILE *out, const struct report *report);
 
 #endif /* SPPROF_REPORT_VIEW_H */

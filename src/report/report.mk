@@ -15,6 +15,8 @@ REPORT_REPLAY_SOURCES = \
 # sites (--top, --leaks), which memprof-ctl's metrics use too; with
 # libsymbolizer.la.
 REPORT_SITES_SOURCES = \
+	src/report/report-blocks.c src/report/report-blocks.h \
+	src/report/report-classes.c src/report/report-classes.h \
 	src/report/report-compare.c src/report/report-compare.h \
 	src/report/report-frames.c src/report/report-frames.h \
 	src/report/report-index.c src/report/report-index.h \
@@ -26,6 +28,7 @@ REPORT_SITES_SOURCES = \
 bin_PROGRAMS += src/memprof-report
 src_memprof_report_SOURCES = \
 	src/report/memprof-report.c \
+	src/report/report-blocks-json.c src/report/report-blocks-text.c \
 	src/report/report-folded.c \
 	src/report/report-compare-json.c src/report/report-compare-text.c \
 	src/report/report-heap.c src/report/report-heap.h \

@@ -262,6 +262,20 @@ static void on_alloc(struct profile *p, const struct expectations *x,
 	p->allocs++;
 }
 
+/* A thread's name: of the thread that allocates (with --thread, that
+ * one), at most 15 bytes as the kernel keeps. */
+static void on_thread(struct profile *p, const struct expectations *x,
+		      struct cursor *c, size_t offset)
+{
+	uint64_t tid = next_varint(c), length = next_varint(c);
+
+	if (x->thread != ANY && tid != (uint64_t)x->thread)
+		fail(p, offset, "THREAD names thread %" PRIu64
+			       ", expected only %lld", tid, x->thread);
+	if (length == 0 || length > MLYZE_THREAD_NAME_MAX)
+		fail(p, offset, "THREAD name of %" PRIu64 " bytes", length);
+}
+
 /* A reading of the process's memory: some resident bytes, of which the
  * anonymous ones are a part. */
 static void on_memory(struct profile *p, struct cursor *c, size_t offset)
@@ -307,6 +321,9 @@ static void on_event(struct profile *p, const struct expectations *x,
 		break;
 	case MLYZE_EVENT_MEMORY:
 		on_memory(p, c, offset);
+		break;
+	case MLYZE_EVENT_THREAD:
+		on_thread(p, x, c, offset);
 		break;
 	default: /* the runtime writes no other type: this is garbage */
 		fail(p, offset, "unknown event type %u", type);

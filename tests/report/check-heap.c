@@ -439,6 +439,26 @@ START_TEST(kinds_select_the_memory_counted)
 }
 END_TEST
 
+/* A stretch from 2.5 us on, after the block and the mapping of
+ * kinds_script were born (at 1 and 2 us) and before what remains of the
+ * mapping (at 4 us): nothing is counted, the remainder no more than the
+ * mapping it is a part of. */
+START_TEST(stretch_leaves_out_mappings_born_before_it)
+{
+	struct moment_spec from = { .kind = MOMENT_SECONDS, .seconds = 2.5e-6,
+				    .option = "--from", .text = "2.5us" };
+	struct replay_options options = { .from = &from };
+	struct heap_replay h;
+
+	replay_script(kinds_script, &h, &options);
+	ck_assert(h.from.passed);
+	ck_assert_uint_eq(h.born_outside, 2);
+	ck_assert_double_eq(h.total.live[AT_END].bytes, 0);
+	ck_assert_double_eq(h.total.allocated.bytes, 0);
+	heap_replay_free(&h);
+}
+END_TEST
+
 /* An empty profile: nothing allocated, the peak at the start. */
 START_TEST(nothing_allocated)
 {
@@ -1086,6 +1106,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, sampled_weights);
 	tcase_add_test(t, nothing_allocated);
 	tcase_add_test(t, kinds_select_the_memory_counted);
+	tcase_add_test(t, stretch_leaves_out_mappings_born_before_it);
 	tcase_add_test(t, interval_of_rounding_noise);
 	tcase_add_test(t, growth_per_marker);
 	tcase_add_test(t, failed_replay_holds_nothing);

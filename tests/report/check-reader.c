@@ -272,6 +272,40 @@ START_TEST(every_event_type)
 }
 END_TEST
 
+/* A THREAD event names a thread by its whole id; bytes that are not
+ * UTF-8 and control characters (a thread may be named with any) are
+ * shown as U+FFFD, not refused; a name longer than the kernel keeps is an
+ * error. */
+START_TEST(thread_names)
+{
+	mlyze_reader *r = open_script(
+		"header start=1000\n" FINALISED_METADATA
+		/* tid 70000, "worker-1" */
+		"event 12 1 f0a20408776f726b65722d31\n"
+		/* tid 5, "a", a stray byte and an escape; an empty name */
+		"event 12 1 0503" "61ff1b\n"
+		"event 12 1 0600\n");
+	struct mlyze_event ev;
+
+	next_ok(r, &ev, MLYZE_EVENT_THREAD);
+	ck_assert_uint_eq(ev.time_us, 1001);
+	ck_assert_uint_eq(ev.thread.tid, 70000);
+	ck_assert_str_eq(ev.thread.name, "worker-1");
+	next_ok(r, &ev, MLYZE_EVENT_THREAD);
+	ck_assert_uint_eq(ev.thread.tid, 5);
+	ck_assert_str_eq(ev.thread.name, "a\xef\xbf\xbd\xef\xbf\xbd");
+	next_ok(r, &ev, MLYZE_EVENT_THREAD);
+	ck_assert_uint_eq(ev.thread.tid, 6);
+	ck_assert_str_eq(ev.thread.name, "");
+	expect_end(r);
+	close_reader(r);
+	expect_error("header start=1000\n" FINALISED_METADATA
+		     "event 12 1 011030313233343536373839616263646566\n",
+		     "test.mlyze: offset 871: THREAD name of 16 bytes, more "
+		     "than the 15 a thread's name has");
+}
+END_TEST
+
 static void check_frames(const struct mlyze_stack *stack)
 {
 	const struct mlyze_frame *f = stack->frames;
@@ -521,7 +555,7 @@ static char *long_script(void)
 				      i, i * 977, i % 50, 0x1000 + i * 16,
 				      i * i + 1, i, 0x1000 + i * 16);
 		if (i % 7 == 0) {
-			n += (size_t)snprintf(s + n, size - n, "event 12 1 ");
+			n += (size_t)snprintf(s + n, size - n, "event 13 1 ");
 			for (int k = 0; k < 100 + i; k++)
 				n += (size_t)snprintf(s + n, size - n, "%02x", k & 0xff);
 			n += (size_t)snprintf(s + n, size - n, "\n");
@@ -1275,6 +1309,7 @@ int main(void)
 	tcase_add_test(t, stats_by_name);
 	tcase_add_test(t, symbol_events_name_native_frames);
 	tcase_add_test(t, every_event_type);
+	tcase_add_test(t, thread_names);
 	tcase_add_test(t, metadata_definitions);
 	tcase_add_test(t, inline_definitions);
 	tcase_add_test(t, native_addresses_map_through_the_latest_module);

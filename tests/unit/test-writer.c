@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +30,10 @@ struct decoded {
 	uint64_t last_alloc_size, last_alloc_address, last_free_address;
 	uint64_t last_resident, last_anonymous, last_resident_peak;
 	uint32_t last_stack;
+	unsigned threads;
+	unsigned maps;
+	uint64_t last_thread_id;
+	char last_thread_name[MLYZE_THREAD_NAME_MAX + 1];
 };
 
 static void setup(void)
@@ -111,6 +117,22 @@ static void decode(const uint8_t *ev, unsigned type, struct decoded *d)
 		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX,
 				 &d->last_resident_peak, &used);
 		break;
+	case MLYZE_EVENT_THREAD:
+		d->threads++;
+		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX, &v, &used);
+		pos += used; /* the payload length */
+		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX,
+				 &d->last_thread_id, &used);
+		pos += used;
+		mlyze_get_varint(ev + pos, MLYZE_VARINT_MAX, &v, &used);
+		pos += used;
+		ck_assert_uint_le(v, MLYZE_THREAD_NAME_MAX);
+		memcpy(d->last_thread_name, ev + pos, (size_t)v);
+		d->last_thread_name[v] = '\0';
+		break;
+	case MLYZE_EVENT_MAP:
+		d->maps++;
+		break;
 	default:
 		d->definitions++;
 	}
@@ -158,6 +180,7 @@ START_TEST(round_trip)
 	json_t *meta, *stack;
 
 	r.stack_id = stack_table_intern(&stacks, frames, 2);
+	ck_assert_int_eq(prctl(PR_SET_NAME, "writer-test"), 0);
 	writer_alloc(0x7000, &r);
 	writer_marker("phase two");
 	writer_rate(8192);
@@ -176,6 +199,10 @@ START_TEST(round_trip)
 	ck_assert_uint_eq(d.gcs, 1);
 	ck_assert_uint_eq(d.rates, 2); /* initial and changed rate */
 	ck_assert_uint_eq(d.definitions, 0);
+	/* The thread that allocated, by its name. */
+	ck_assert_uint_eq(d.threads, 1);
+	ck_assert_uint_eq(d.last_thread_id, (uint64_t)syscall(SYS_gettid));
+	ck_assert_str_eq(d.last_thread_name, "writer-test");
 	/* The process's memory, read with the first sample and at the end
 	 * (the next reading is not due for a while). */
 	ck_assert_uint_eq(d.memories, 2);
@@ -201,6 +228,30 @@ START_TEST(round_trip)
 			 "phase two");
 	ck_assert(json_object_size(json_object_get(meta, "modules")) > 0);
 	json_decref(meta);
+}
+END_TEST
+
+/* A thread whose first sample is an anonymous mapping is named before
+ * it, as for an allocation. */
+START_TEST(mapping_thread_is_named)
+{
+	uint64_t frame = (uintptr_t)&setup;
+	struct sampled_mapping m = { .start = 0x10000, .length = 65536,
+				     .sampling_rate = 4096 };
+	char path[PATH_MAX];
+	struct decoded d;
+
+	m.stack_id = stack_table_intern(&stacks, &frame, 1);
+	ck_assert_int_eq(prctl(PR_SET_NAME, "mapper"), 0);
+	writer_map(&m, 0);
+	writer_finalise(&no_stats);
+
+	snprintf(path, sizeof(path), "%s/out.mlyze", dir);
+	json_decref(read_profile(path, &d));
+	ck_assert_uint_eq(d.maps, 1);
+	ck_assert_uint_eq(d.threads, 1);
+	ck_assert_uint_eq(d.last_thread_id, (uint64_t)syscall(SYS_gettid));
+	ck_assert_str_eq(d.last_thread_name, "mapper");
 }
 END_TEST
 
@@ -301,6 +352,7 @@ Suite *test_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, round_trip);
+	tcase_add_test(tc, mapping_thread_is_named);
 	tcase_add_test(tc, never_overwrites);
 	tcase_add_test(tc, streamed_file_defines_before_use);
 	tcase_add_test(tc, finalising_names_only_the_profile);
