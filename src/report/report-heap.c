@@ -1366,6 +1366,13 @@ static void copy_replay(struct heap_replay *to, const struct heap_replay *from)
 	to->memory.capacity = from->memory.count;
 	copy_amounts(&to->allocated_after_snapshots,
 		     &from->allocated_after_snapshots);
+	if (from->thread_names) {
+		to->thread_names = xcalloc(THREAD_IDS, sizeof(char *));
+		for (size_t i = 0; i < THREAD_IDS; i++)
+			if (from->thread_names[i])
+				to->thread_names[i] =
+					xstrdup(from->thread_names[i]);
+	}
 	to->stack_kinds = from->stack_kinds
 				  ? copy_of(from->stack_kinds, from->stack_count,
 					    sizeof(*to->stack_kinds))
