@@ -318,6 +318,8 @@ static void on_event(struct profile *p, const struct expectations *x,
 	case MLYZE_EVENT_GC:
 	case MLYZE_EVENT_MARKER:
 	case MLYZE_EVENT_RATE:
+	case MLYZE_EVENT_MAP: /* a program's own mappings: memprof-report */
+	case MLYZE_EVENT_UNMAP: /* checks them (mapped.sh) */
 		break;
 	case MLYZE_EVENT_MEMORY:
 		on_memory(p, c, offset);
