@@ -29,6 +29,7 @@
 #include "ctl-serve-auth.h"
 #include "ctl-serve-index.h"
 #include "ctl-serve-limits.h"
+#include "ctl-serve-silence.h"
 #include "ctl-serve-profile.h"
 #include "ctl-serve-targets.h"
 #include "ctl-service.h"
@@ -61,6 +62,7 @@ struct server {
 						kept between scrapes */
 	struct ctl_serve_limits limits;      /* requests under way */
 	struct ctl_serve_limits connections; /* their connections */
+	struct ctl_silence *silence;         /* of those past a share */
 	int stop[2]; /* readable once the server stops */
 };
 
@@ -638,41 +640,78 @@ static unsigned identify(struct request *r)
 		sizeof(r->why));
 }
 
+/* What serve keeps of a connection: the key of the client's share of the
+ * connections it counts against, or, past that share, its silence, which
+ * is watched. */
+struct connection_note {
+	char *share;
+	struct ctl_silent *silent;
+};
+
 /* A connection counts against its client's share of the connections (by
  * its socket's owner or its address: its credentials come later); past
  * that share it is closed after OVERDRAWN_TIMEOUT seconds of silence
- * rather than --timeout, so that a client holding connections open
- * without asking anything cannot keep the others out for long, while one
- * that asks is answered.  The share's key goes in the connection's
- * context, to be given back when it closes. */
+ * rather than --timeout (ctl-serve-silence.h), so that a client holding
+ * connections open without asking anything cannot keep the others out
+ * for long, while one that asks is answered. */
 static void notify_connection(void *ctx, struct MHD_Connection *c,
 			      void **context,
 			      enum MHD_ConnectionNotificationCode code)
 {
 	struct server *s = ctx;
+	struct connection_note *note = *context;
+	const union MHD_ConnectionInfo *socket;
 	const struct sockaddr *peer;
 	struct sockaddr_storage local;
 	struct ctl_client client;
 	char why[WHY_SIZE];
 
 	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-		if (*context)
-			ctl_serve_limits_give(&s->connections, *context);
-		free(*context);
+		if (note && note->share)
+			ctl_serve_limits_give(&s->connections, note->share);
+		if (note && note->silent)
+			ctl_silence_forget(s->silence, note->silent);
+		if (note)
+			free(note->share);
+		free(note);
 		*context = NULL;
 		return;
 	}
-	*context = NULL;
+	*context = note = calloc(1, sizeof(*note));
+	if (!note)
+		return;
 	if (addresses_of(c, &peer, &local) == 0 &&
 	    ctl_serve_identify(NULL, NULL, peer,
 			       (const struct sockaddr *)&local, &client, why,
 			       sizeof(why)) == 0 &&
 	    ctl_serve_limits_take(&s->connections, client.name) == 0 &&
-	    !(*context = strdup(client.name)))
+	    !(note->share = strdup(client.name)))
 		ctl_serve_limits_give(&s->connections, client.name);
-	if (!*context)
-		MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT,
-					  (unsigned)OVERDRAWN_TIMEOUT);
+	if (!note->share &&
+	    (socket = MHD_get_connection_info(
+		     c, MHD_CONNECTION_INFO_CONNECTION_FD)))
+		note->silent = ctl_silence_watch(s->silence, socket->connect_fd);
+}
+
+/* A request on a connection past its client's share is under way
+ * (asking) or has ended, from when its silence counts. */
+static void note_asking(struct server *s, struct MHD_Connection *c,
+			bool asking)
+{
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct connection_note *note = info ? info->socket_context : NULL;
+
+	if (note && note->silent)
+		ctl_silence_asking(s->silence, note->silent, asking);
+}
+
+static void request_ended(void *ctx, struct MHD_Connection *c, void **state,
+			  enum MHD_RequestTerminationCode how)
+{
+	(void)state;
+	(void)how;
+	note_asking(ctx, c, false);
 }
 
 /* The request of a known route, by a client within its limits. */
@@ -702,6 +741,7 @@ static enum MHD_Result answer(void *ctx, struct MHD_Connection *c,
 	(void)upload_data;
 	(void)upload_data_size;
 	(void)state;
+	note_asking(r.server, c, true);
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return reply_line(c, HTTP_METHOD_NOT_ALLOWED,
 				  "only GET and HEAD are served");
@@ -808,6 +848,7 @@ static struct MHD_Daemon *start(struct server *s, const struct addrinfo *a)
 		MHD_OPTION_CONNECTION_LIMIT, s->connections.total,
 		MHD_OPTION_CONNECTION_TIMEOUT, o->timeout,
 		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, s,
+		MHD_OPTION_NOTIFY_COMPLETED, request_ended, s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
 		MHD_OPTION_THREAD_STACK_SIZE, (size_t)THREAD_STACK,
 		MHD_OPTION_ARRAY, tls,
@@ -887,10 +928,13 @@ int ctl_serve(const struct ctl_serve_options *o)
 	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	s.metrics.follow = ctl_follow_cache_new();
-	if (pipe2(s.stop, O_CLOEXEC) == 0)
+	/* After the mask: its thread must not take the signals either. */
+	s.silence = ctl_silence_start(OVERDRAWN_TIMEOUT);
+	if (s.silence && pipe2(s.stop, O_CLOEXEC) == 0)
 		daemon = start(&s, address);
 	freeaddrinfo(address);
 	if (!daemon) {
+		ctl_silence_stop(s.silence);
 		ctl_follow_cache_free(s.metrics.follow);
 		fprintf(stderr, "memprof-ctl: cannot listen on %s: %s\n",
 			o->listen, strerror(errno));
@@ -902,6 +946,7 @@ int ctl_serve(const struct ctl_serve_options *o)
 	while (sigwait(&stop_signals, &signal_number) != 0)
 		;
 	stop(daemon, s.stop[1]);
+	ctl_silence_stop(s.silence);
 	close(s.stop[0]);
 	close(s.stop[1]);
 	ctl_serve_limits_destroy(&s.limits);

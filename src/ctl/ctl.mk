@@ -24,6 +24,7 @@ src_memprof_ctl_SOURCES = \
 	src/ctl/ctl-serve-auth.c src/ctl/ctl-serve-auth.h \
 	src/ctl/ctl-serve-secrets.c src/ctl/ctl-serve-secrets.h \
 	src/ctl/ctl-serve-limits.c src/ctl/ctl-serve-limits.h \
+	src/ctl/ctl-serve-silence.c src/ctl/ctl-serve-silence.h \
 	src/ctl/ctl-peer.c src/ctl/ctl-peer.h \
 	src/ctl/ctl-web-config.c src/ctl/ctl-web-config.h \
 	lib/process_start.c lib/process_start.h lib/control_page.h \
