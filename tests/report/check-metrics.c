@@ -61,8 +61,27 @@ static void write_profile(const char *script)
 	bytes_free(&b);
 }
 
+/* Whether /proc/PID/environ holds `entry`.  Between the moment exec closes
+ * the process's close-on-exec descriptors and the moment the kernel lays
+ * out the new image's strings, that file reads empty. */
+static bool environ_holds(pid_t pid, const char *entry)
+{
+	char path[64], text[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	ck_assert_int_ge(n, 0);
+	text[n] = '\0';
+	return strcmp(text, entry) == 0;
+}
+
 /* A process that runs with `service` in its environment until killed;
- * returns once it has exec'd, so that its environ is its own. */
+ * returns once its environ is its own. */
 static pid_t start_service(const char *service)
 {
 	char variable[256];
@@ -81,6 +100,8 @@ static pid_t start_service(const char *service)
 	close(fds[1]);
 	ck_assert_int_eq(read(fds[0], &byte, 1), 0); /* closed by exec */
 	close(fds[0]);
+	while (!environ_holds(child, variable))
+		usleep(1000);
 	return child;
 }
 
