@@ -12,12 +12,12 @@ lib_libspprof_core_la_SOURCES = \
 	lib/cfi.c lib/cfi.h \
 	lib/clock.h \
 	lib/code_map.c lib/code_map.h \
-	lib/compiler.h \
+	common/compiler.h \
 	lib/control.c lib/control.h \
-	lib/control_signal.c lib/control_signal.h lib/control_page.h \
+	lib/control_signal.c lib/control_signal.h common/control_page.h \
 	lib/counters.c lib/counters.h \
 	lib/environ_edit.c lib/environ_edit.h \
-	lib/estimator.h \
+	common/estimator.h \
 	lib/frames.h \
 	lib/keeps_frame_pointers.c lib/keeps_frame_pointers.h \
 	lib/loaded_objects.c lib/loaded_objects.h \
@@ -25,9 +25,9 @@ lib_libspprof_core_la_SOURCES = \
 	lib/mapping_table.c lib/mapping_table.h \
 	lib/free_filter.c lib/free_filter.h \
 	lib/heap_map.c lib/heap_map.h \
-	lib/mlyze-codec.h \
+	common/mlyze-codec.h \
 	lib/modules.c lib/modules.h \
-	lib/outbuf.c lib/outbuf.h \
+	common/outbuf.c common/outbuf.h \
 	lib/prng.c lib/prng.h \
 	lib/process_memory.c lib/process_memory.h \
 	lib/profiler.c lib/profiler.h lib/profiler_state.h \
@@ -36,7 +36,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/profiler_control.c lib/late_binding.c lib/late_binding.h \
 	lib/late_dlopen.c lib/late_dlopen.h \
 	lib/process_owner.c lib/process_owner.h \
-	lib/process_start.c lib/process_start.h \
+	common/process_start.c common/process_start.h \
 	lib/rawmem.c lib/rawmem.h \
 	lib/run_totals.c lib/run_totals.h \
 	lib/sandbox.c lib/sandbox.h \
@@ -55,13 +55,14 @@ lib_libspprof_core_la_SOURCES = \
 	lib/usable_size.c lib/usable_size.h \
 	lib/event_stream.c lib/event_stream.h \
 	lib/profile_assembly.c lib/profile_assembly.h \
-	lib/profile_files.c lib/profile_files.h \
+	common/profile_files.c common/profile_files.h \
 	lib/profile_meta.c lib/profile_meta.h \
 	lib/eh_frame_hdr.h \
 	lib/unwind_arch.h \
 	lib/unwind_tables.c lib/unwind_tables.h lib/packed_rule.h \
-	lib/wrap_channel.c lib/wrap_channel.h \
+	common/wrap_channel.c common/wrap_channel.h \
 	lib/writer.c lib/writer.h
+lib_libspprof_core_la_CPPFLAGS = $(RUNTIME_CPPFLAGS)
 lib_libspprof_core_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)
 lib_libspprof_core_la_LIBADD = $(RUNTIME_LIBS)
 
@@ -75,6 +76,7 @@ lib_LTLIBRARIES += lib/libspprof-alloc.la
 lib_libspprof_alloc_la_SOURCES = lib/interpose.c lib/interpose.h \
 	lib/interpose_exec.c lib/interpose_ids.c lib/interpose_sandbox.c \
 	lib/interpose_dlopen.c lib/interpose_signal.c lib/interpose_mmap.c
+lib_libspprof_alloc_la_CPPFLAGS = $(RUNTIME_CPPFLAGS)
 lib_libspprof_alloc_la_CFLAGS = $(AM_CFLAGS) $(RUNTIME_CFLAGS)
 lib_libspprof_alloc_la_LIBADD = lib/libspprof-core.la $(RUNTIME_LIBS)
 # nodelete: hooks may be running on other threads when a dlclose() comes.

@@ -11,14 +11,7 @@
 #include <limits.h>
 #include <stdint.h>
 
-/* A profile checkpoints when its streamed file reaches this many bytes
- * (SPPROF_MAX_SIZE).  256 MiB holds an hour of a service that allocates
- * 1 GB/s at the default rate (some 4,000 events a second), is read in
- * about a second, and is never reached by most runs, whose profiles stay
- * as they were. */
-#define PROFILE_MAX_SIZE_DEFAULT (UINT64_C(256) << 20)
-/* The smallest limit taken: a checkpoint needs room to be worth it. */
-#define PROFILE_MAX_SIZE_MIN (UINT64_C(64) << 10)
+#include "profile_files.h" /* PROFILE_MAX_SIZE_DEFAULT, _MIN */
 
 /* How native stacks are walked (SPPROF_UNWIND; see unwind.h). */
 enum unwind_method {

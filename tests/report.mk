@@ -37,7 +37,7 @@ tests_report_check_metrics_SOURCES = tests/report/check-metrics.c \
 	src/ctl/ctl-stream.c src/ctl/ctl-stream.h \
 	src/ctl/ctl-user.c src/ctl/ctl-user.h \
 	src/ctl/ctl-text.c src/ctl/ctl-text.h \
-	lib/process_start.c lib/process_start.h \
+	common/process_start.c common/process_start.h \
 	$(REPORT_REPLAY_SOURCES) $(REPORT_SITES_SOURCES)
 tests_report_check_metrics_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/ctl \
 	-I$(top_srcdir)/src/report -I$(top_srcdir)/src/mlyze \

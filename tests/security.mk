@@ -14,7 +14,7 @@ tests_security_check_ctl_entry_LDADD = $(CHECK_LIBS)
 
 check_PROGRAMS += tests/security/forge-entry
 tests_security_forge_entry_SOURCES = tests/security/forge-entry.c \
-	lib/process_start.c lib/process_start.h lib/control_page.h
+	common/process_start.c common/process_start.h common/control_page.h
 
 security_drivers = \
 	tests/security/ctl-snapshot-answer.sh \

@@ -15,7 +15,7 @@ tests_wrap_idle_child_SOURCES = tests/wrap/idle-child.c
 ## -rpath makes libtool build it shared, as LD_PRELOAD needs.
 check_LTLIBRARIES += tests/wrap/libwrap-fake-runtime.la
 tests_wrap_libwrap_fake_runtime_la_SOURCES = tests/wrap/fake-runtime.c \
-	lib/wrap_channel.c lib/outbuf.c
+	common/wrap_channel.c common/outbuf.c
 tests_wrap_libwrap_fake_runtime_la_LDFLAGS = -module -avoid-version \
 	-shared -rpath $(abs_builddir)/tests/wrap
 

@@ -27,7 +27,7 @@ src_memprof_ctl_SOURCES = \
 	src/ctl/ctl-serve-silence.c src/ctl/ctl-serve-silence.h \
 	src/ctl/ctl-peer.c src/ctl/ctl-peer.h \
 	src/ctl/ctl-web-config.c src/ctl/ctl-web-config.h \
-	lib/process_start.c lib/process_start.h lib/control_page.h \
+	common/process_start.c common/process_start.h common/control_page.h \
 	$(REPORT_REPLAY_SOURCES) $(REPORT_SITES_SOURCES)
 src_memprof_ctl_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/src/report -I$(top_srcdir)/src/mlyze \

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "settings.h"
+#include "profile_files.h"
 
 #ifndef SPPROF_RUNTIME_PATH
 #error "SPPROF_RUNTIME_PATH must name the installed runtime library"

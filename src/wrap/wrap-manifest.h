@@ -4,7 +4,7 @@
  * namespace, close-on-exec, whose address ("@NAME") goes to the runtime in
  * SPPROF_MANIFEST: every profiled process reaches it, whatever user it
  * has become, and the program sees no descriptor of it.  Each datagram is
- * one line (lib/profile_files.h): "P <part>" when a process starts
+ * one line (common/profile_files.h): "P <part>" when a process starts
  * streaming, "F <part>\t<final>" once it has finalised, "X <part>\t<program>"
  * when an exec replaced its image ("N <part>" when that exec failed),
  * "E <part>\t<reason>" when recording stopped early, "W <part>\t<reason>"

@@ -1,7 +1,7 @@
 /* wrap-message.h - one datagram of the runtime, read.
  *
  * Contract: every datagram on memprof-wrap's socket is
- * "<key> <kind> <subject>[\t<detail>]\n" (lib/profile_files.h lists the
+ * "<key> <kind> <subject>[\t<detail>]\n" (common/profile_files.h lists the
  * kinds), where <key> is the secret memprof-wrap gave the command's
  * processes in SPPROF_MANIFEST: other users see the socket, not the key.
  * wrap_message_read() checks the key, the kind, that the line is whole (a

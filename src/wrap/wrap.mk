@@ -1,7 +1,7 @@
 ## memprof-wrap: runs a command under the profiler runtime.
 ## Its parts live in a convenience library so the unit tests can link them.
 ## It names and publishes profiles handed over to it by the runtime's own
-## rules (lib/profile_files.c).
+## rules (common/profile_files.c).
 
 noinst_LTLIBRARIES += src/wrap/libmemprof-wrap.la
 src_wrap_libmemprof_wrap_la_SOURCES = \
@@ -14,7 +14,7 @@ src_wrap_libmemprof_wrap_la_SOURCES = \
 	src/wrap/wrap-sender.c src/wrap/wrap-sender.h \
 	src/wrap/wrap-target.c src/wrap/wrap-target.h \
 	src/wrap/wrap-util.c src/wrap/wrap-util.h \
-	lib/outbuf.c lib/profile_files.c lib/wrap_channel.c
+	common/outbuf.c common/profile_files.c common/wrap_channel.c
 src_wrap_libmemprof_wrap_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 src_wrap_libmemprof_wrap_la_LIBADD = $(LIBELF_LIBS)
 

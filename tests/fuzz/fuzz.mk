@@ -26,7 +26,7 @@ FUZZ_TARGETS += serve-request:src/ctl/ctl-serve-request.c
 FUZZ_TARGETS += web-config:src/ctl/ctl-web-config.c
 
 FUZZ_CPPFLAGS = -DMLYZE_BUILDING_LIBRARY -I$(top_builddir) \
-	-I$(top_srcdir)/include -I$(top_srcdir)/common -I$(top_srcdir)/lib \
+	-I$(top_srcdir)/include -I$(top_srcdir)/common \
 	-I$(top_srcdir)/src/mlyze -I$(top_srcdir)/src/wrap \
 	-I$(top_srcdir)/src/ctl -I$(top_srcdir)/src/report \
 	$(JANSSON_CFLAGS) $(MHD_CFLAGS) $(YAML_CFLAGS) $(CRYPT_CFLAGS)

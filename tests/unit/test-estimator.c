@@ -1,4 +1,4 @@
-/* Unit tests of the estimator (lib/estimator.h) against simulated
+/* Unit tests of the estimator (common/estimator.h) against simulated
  * sampling: a known population of blocks is sampled as the runtime's
  * Poisson sampler would, many times with fixed seeds, and the estimates,
  * their 95 % intervals and the difference test are held to the truth. */

@@ -43,6 +43,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct profile_files {
 	char pattern[PATH_MAX];  /* SPPROF_OUTPUT */
@@ -53,6 +54,15 @@ struct profile_files {
 	int descendant;
 	long owner_pid;          /* whose profile (%p): 0 for this process */
 };
+
+/* A profile checkpoints when its streamed file reaches this many bytes
+ * (SPPROF_MAX_SIZE).  256 MiB holds an hour of a service that allocates
+ * 1 GB/s at the default rate (some 4,000 events a second), is read in
+ * about a second, and is never reached by most runs, whose profiles stay
+ * as they were. */
+#define PROFILE_MAX_SIZE_DEFAULT (UINT64_C(256) << 20)
+/* The smallest limit taken: a checkpoint needs room to be worth it. */
+#define PROFILE_MAX_SIZE_MIN (UINT64_C(64) << 10)
 
 /* How the runtime creates every file: a new one (never an existing file,
  * never through a symbolic link, however the directory's other users
