@@ -3,9 +3,9 @@
 
 #include "ctl-summary.h"
 
-#include <math.h>
 #include <stdio.h>
 
+#include "estimator.h"
 #include "spprof/mlyze.h"
 
 void ctl_ignore_warning(void *ctx, const char *message)
@@ -20,7 +20,7 @@ void ctl_summary_of(const struct heap_replay *h, struct ctl_summary *out)
 
 	out->samples = h->total.allocated.samples;
 	out->live_bytes = live->bytes;
-	out->live_error = 1.96 * sqrt(live->bytes_variance);
+	out->live_error = estimator_interval95(live->bytes_variance);
 	out->allocated_bytes = h->total.allocated.bytes;
 }
 
