@@ -146,23 +146,28 @@ static inline uint64_t mlyze_get_le(const uint8_t *in, size_t bytes)
 
 /* The layout of a fixed-layout event after its type and delta: `before`
  * bytes of fixed width (the address), then `varints` varints, then
- * `after` bytes of fixed width (the thread). */
+ * `after` bytes of fixed width (the thread), as mlyze-events.def gives
+ * it.  Sized types have none (all zero). */
 struct mlyze_fixed_layout {
 	uint8_t before, varints, after;
 };
 
 static inline struct mlyze_fixed_layout mlyze_fixed_layout(unsigned type)
 {
-	switch (type) {
-	case MLYZE_EVENT_ALLOC: /* address, size, stack id, thread */
-		return (struct mlyze_fixed_layout){ 8, 2, 2 };
-	case MLYZE_EVENT_FREE: /* address */
-		return (struct mlyze_fixed_layout){ 8, 0, 0 };
-	case MLYZE_EVENT_GC: /* objects, bytes */
-		return (struct mlyze_fixed_layout){ 0, 2, 0 };
-	default: /* MARKER: name id */
-		return (struct mlyze_fixed_layout){ 0, 1, 0 };
-	}
+#define FIXED(BEFORE, VARINTS, AFTER) { BEFORE, VARINTS, AFTER }
+#define SIZED { 0, 0, 0 }
+#define MLYZE_EVENT_TYPE(NAME, name, NUMBER, LAYOUT, DESCRIPTION) \
+	[NUMBER] = LAYOUT,
+	static const struct mlyze_fixed_layout layouts[] = {
+#include <spprof/mlyze-events.def>
+	};
+#undef MLYZE_EVENT_TYPE
+#undef SIZED
+#undef FIXED
+
+	return type < sizeof(layouts) / sizeof(layouts[0])
+		       ? layouts[type]
+		       : (struct mlyze_fixed_layout){ 0, 0, 0 };
 }
 
 /* Sums of sample weights travel as the bits of IEEE 754 doubles, in

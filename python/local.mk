@@ -56,12 +56,14 @@ CLEANFILES += python/dist-info/METADATA
 
 python_spprof__memprof_la_SOURCES = \
 	python/ext/module.c \
+	python/ext/format.c python/ext/format.h \
 	python/ext/small_objects.c python/ext/small_objects.h \
 	python/ext/walker.c python/ext/walker.h \
 	python/ext/walker_fit.c python/ext/walker_fit.h
 # Only the public header of the runtime: the bindings use its API as any
-# other program would.
-python_spprof__memprof_la_CPPFLAGS = -I$(top_srcdir)/include $(PYTHON_CPPFLAGS)
+# other program would; and common/, for the file format's codec.
+python_spprof__memprof_la_CPPFLAGS = -I$(top_srcdir)/include \
+	-I$(top_srcdir)/common $(PYTHON_CPPFLAGS)
 python_spprof__memprof_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 python_spprof__memprof_la_LDFLAGS = -module -avoid-version \
 	-shrext $(PYTHON_EXT_SUFFIX)

@@ -61,31 +61,13 @@ extern "C" {
 
 typedef struct mlyze_reader mlyze_reader;
 
-/* Event types, numbered as in the file: the one list of them, which the
- * runtime's writer and the reader's table of decoders both follow. */
+/* Event types, numbered as in the file (mlyze-events.def, the one list of
+ * them, which the runtime's writer and the reader's decoders follow). */
 enum mlyze_event_kind {
-	MLYZE_EVENT_ALLOC = 0,
-	MLYZE_EVENT_FREE = 1,
-	MLYZE_EVENT_GC = 2,
-	MLYZE_EVENT_MARKER = 3,
-	MLYZE_EVENT_STACK = 4,  /* a stack was defined in the stream */
-	MLYZE_EVENT_MODULE = 5, /* a module was defined in the stream */
-	MLYZE_EVENT_STRING = 6, /* a file or function name was defined */
-	MLYZE_EVENT_RATE = 7,   /* the sampling rate changed */
-	MLYZE_EVENT_MEMORY = 8, /* the process's resident memory, read */
-	MLYZE_EVENT_MAP = 9,    /* a sampled anonymous mapping */
-	MLYZE_EVENT_UNMAP = 10, /* a sampled mapping given back */
-	/* What a native frame's address is in source terms, carried by the
-	 * profile (written by memprof-report --symbolize). */
-	MLYZE_EVENT_SYMBOL = 11,
-	MLYZE_EVENT_THREAD = 12, /* a thread's name, as the kernel had it */
-	/* A profile with a size limit starts at a checkpoint (mlyze(5)):
-	 * the events before it were discarded, and what follows it, up to
-	 * the next event of another type, stands for them. */
-	MLYZE_EVENT_CHECKPOINT = 14,
-	MLYZE_EVENT_LIVE = 15,       /* a sampled block live at the checkpoint */
-	MLYZE_EVENT_TOTALS = 16,     /* one stack's sums since the start */
-	MLYZE_EVENT_HEAP_POINT = 17, /* the live heap at an earlier checkpoint */
+#define MLYZE_EVENT_TYPE(NAME, name, NUMBER, LAYOUT, DESCRIPTION) \
+	MLYZE_EVENT_##NAME = NUMBER,
+#include <spprof/mlyze-events.def>
+#undef MLYZE_EVENT_TYPE
 };
 
 /* The two string tables. */

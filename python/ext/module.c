@@ -21,6 +21,7 @@
 #include <spprof/memprof.h>
 #include <spprof/memprof-pool.h>
 
+#include "format.h"
 #include "small_objects.h"
 #include "walker.h"
 
@@ -558,7 +559,8 @@ PyMODINIT_FUNC PyInit__memprof(void)
 	if (m && (PyModule_AddIntConstant(m, "DEFAULT_SAMPLING_RATE",
 					  MEMPROF_DEFAULT_SAMPLING_RATE) < 0 ||
 		  PyModule_AddIntConstant(m, "MAX_STACK_DEPTH",
-					  MEMPROF_MAX_STACK_DEPTH) < 0))
+					  MEMPROF_MAX_STACK_DEPTH) < 0 ||
+		  format_add_constants(m) < 0))
 		Py_CLEAR(m);
 	return m;
 }

@@ -19,8 +19,16 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 from . import _memprof
 from ._model import StackFrame
 
-ALLOC, FREE, GC, MARKER, STACK, MODULE, STRING, RATE = range(8)
-_HEADER_SIZE = 256
+# The event types and the header's layout, from the C definition of the
+# format (mlyze-events.def and the codec), through the extension.
+_TYPES = _memprof.EVENT_TYPES
+ALLOC, FREE, GC, MARKER = (_TYPES[name] for name in
+                           ("ALLOC", "FREE", "GC", "MARKER"))
+STACK, MODULE, STRING, RATE = (_TYPES[name] for name in
+                               ("STACK", "MODULE", "STRING", "RATE"))
+_HEADER_SIZE = _memprof.HEADER_SIZE
+_OFF_START_US = _memprof.OFF_START_US
+_OFF_METADATA_LEN = _memprof.OFF_METADATA_LEN
 _CHUNK = 1 << 20
 
 
@@ -95,9 +103,11 @@ class StreamReader:
         self.path = path
         with open(path, "rb") as f:
             header = f.read(_HEADER_SIZE)
-            if header[:4] != b"MTRC" or len(header) < _HEADER_SIZE:
+            if (not header.startswith(_memprof.MAGIC) or
+                    len(header) < _HEADER_SIZE):
                 raise ValueError(f"{path}: not a .mlyze stream")
-            metadata_length = struct.unpack_from("<I", header, 16)[0]
+            metadata_length = struct.unpack_from("<I", header,
+                                                 _OFF_METADATA_LEN)[0]
             metadata = f.read(metadata_length)
         self.prologue = header + metadata
         self.offset = len(self.prologue)
@@ -229,12 +239,13 @@ class Excerpt:
         changed = json.loads(prologue[_HEADER_SIZE:])
         changed.update(metadata)
         encoded = json.dumps(changed).encode("utf-8")
+        header = bytearray(prologue[:_HEADER_SIZE])
+        start_us = struct.unpack_from("<Q", header, _OFF_START_US)[0]
+        struct.pack_into("<Q", header, _OFF_START_US,
+                         start_us + self.start_us)
+        struct.pack_into("<I", header, _OFF_METADATA_LEN, len(encoded))
         with open(path, "wb") as out:
-            start_us = struct.unpack_from("<Q", prologue, 8)[0]
-            out.write(prologue[:8] +
-                      struct.pack("<QI", start_us + self.start_us,
-                                  len(encoded)) +
-                      prologue[20:_HEADER_SIZE] + encoded)
+            out.write(bytes(header) + encoded)
             out.write(b"".join(self.chunks))
 
 

@@ -8,11 +8,44 @@ reader; this one only lets the tests look at what the runtime recorded.
 
 import json
 import math
+import re
 import struct
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Dict, List, Tuple
 
-ALLOC, FREE, GC, MARKER, STACK, MODULE, STRING, RATE = range(8)
+_SOURCE = Path(__file__).resolve().parents[2]
+
+
+def _format_table() -> Dict[str, int]:
+    """The event types of mlyze-events.def and the header's layout from
+    the codec, read from the source tree: the one definition of the
+    format, without loading the runtime into the test process."""
+    table = {}
+    events = (_SOURCE / "include/spprof/mlyze-events.def").read_text()
+    for name, number in re.findall(r"^MLYZE_EVENT_TYPE\((\w+), \w+, (\d+),",
+                                   events, re.M):
+        table[name] = int(number)
+    codec = (_SOURCE / "common/mlyze-codec.h").read_text()
+    for name, number in re.findall(r"^#define MLYZE_(HEADER_SIZE|OFF_\w+) "
+                                   r"(\d+)u$", codec, re.M):
+        table[name] = int(number)
+    return table
+
+
+def _magic() -> bytes:
+    codec = (_SOURCE / "common/mlyze-codec.h").read_text()
+    return re.search(r'^#define MLYZE_MAGIC "(\w+)"$', codec,
+                     re.M).group(1).encode()
+
+
+_FORMAT = _format_table()
+ALLOC, FREE, GC, MARKER, STACK, MODULE, STRING, RATE = (
+    _FORMAT[name] for name in ("ALLOC", "FREE", "GC", "MARKER", "STACK",
+                               "MODULE", "STRING", "RATE"))
+_HEADER_SIZE = _FORMAT["HEADER_SIZE"]
+_OFF_METADATA_LEN = _FORMAT["OFF_METADATA_LEN"]
+_MAGIC = _magic()
 
 
 @dataclass
@@ -88,16 +121,16 @@ class _Cursor:
 def read(path) -> Profile:
     with open(path, "rb") as f:
         data = f.read()
-    if data[:4] != b"MTRC":
+    if not data.startswith(_MAGIC):
         raise ValueError(f"{path}: not a .mlyze file")
-    meta_len = struct.unpack_from("<I", data, 16)[0]
-    metadata = json.loads(data[256:256 + meta_len])
+    meta_len = struct.unpack_from("<I", data, _OFF_METADATA_LEN)[0]
+    metadata = json.loads(data[_HEADER_SIZE:_HEADER_SIZE + meta_len])
     p = Profile(metadata=metadata)
     p.files = {int(k): v for k, v in metadata.get("files", {}).items()}
     p.functions = {int(k): v for k, v in metadata.get("functions", {}).items()}
     p.stacks = {int(k): v
                 for k, v in metadata.get("stack_traces", {}).items()}
-    c = _Cursor(data, 256 + meta_len)
+    c = _Cursor(data, _HEADER_SIZE + meta_len)
     while c.offset < len(data):
         if not metadata.get("complete") and not any(data[c.offset:]):
             break  # the unwritten tail of a streamed file (mlyze(5))

@@ -260,6 +260,19 @@ def test_raw_stats_hold_every_statistic_of_the_table(runner):
     assert stats["sampling_rate"] == 32 * 1024
 
 
+def test_the_stream_reader_takes_the_format_from_its_one_table():
+    import mlyze
+    from spprof import _memprof, _stream
+    events = {name: number for name, number in mlyze._FORMAT.items()
+              if not name.startswith(("HEADER_", "OFF_"))}
+    assert _memprof.EVENT_TYPES == events
+    assert len(events) > 8 and events["THREAD"] == 12
+    assert (_stream.ALLOC, _stream.MARKER, _stream.RATE) == (0, 3, 7)
+    assert _memprof.MAGIC == mlyze._MAGIC == b"MTRC"
+    assert (_memprof.HEADER_SIZE, _memprof.OFF_START_US,
+            _memprof.OFF_METADATA_LEN) == (256, 8, 16)
+
+
 def test_a_late_load_leaves_the_allocator_hooks_python_set(runner):
     """libmpdec's allocation hooks, variables the loader set to malloc,
     realloc and free, hold PyMem_Malloc and the like once decimal is

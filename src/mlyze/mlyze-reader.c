@@ -728,9 +728,8 @@ static bool decode_heap_point(struct mlyze_reader *r, struct cursor *c,
 	return take_sum(r, c, &ev->heap_point.samples);
 }
 
-/* Every event type the reader knows, by its number in enum
- * mlyze_event_kind: a new type of the format is a new row.  A type
- * without a row is unknown, and skipped by its payload length. */
+/* Every event type the reader knows, a row of mlyze-events.def each.  A
+ * type without a row is unknown, and skipped by its payload length. */
 struct event_type {
 	const char *name;
 	bool (*decode)(struct mlyze_reader *r, struct cursor *c,
@@ -738,23 +737,10 @@ struct event_type {
 };
 
 static const struct event_type event_types[] = {
-	[MLYZE_EVENT_ALLOC] = { "ALLOC", decode_alloc },
-	[MLYZE_EVENT_FREE] = { "FREE", decode_free },
-	[MLYZE_EVENT_GC] = { "GC", decode_gc },
-	[MLYZE_EVENT_MARKER] = { "MARKER", decode_marker },
-	[MLYZE_EVENT_STACK] = { "STACK", decode_stack },
-	[MLYZE_EVENT_MODULE] = { "MODULE", decode_module },
-	[MLYZE_EVENT_STRING] = { "STRING", decode_string },
-	[MLYZE_EVENT_RATE] = { "RATE", decode_rate },
-	[MLYZE_EVENT_MEMORY] = { "MEMORY", decode_memory },
-	[MLYZE_EVENT_MAP] = { "MAP", decode_map },
-	[MLYZE_EVENT_UNMAP] = { "UNMAP", decode_unmap },
-	[MLYZE_EVENT_SYMBOL] = { "SYMBOL", decode_symbol },
-	[MLYZE_EVENT_THREAD] = { "THREAD", decode_thread },
-	[MLYZE_EVENT_CHECKPOINT] = { "CHECKPOINT", decode_checkpoint },
-	[MLYZE_EVENT_LIVE] = { "LIVE", decode_live },
-	[MLYZE_EVENT_TOTALS] = { "TOTALS", decode_totals },
-	[MLYZE_EVENT_HEAP_POINT] = { "HEAP_POINT", decode_heap_point },
+#define MLYZE_EVENT_TYPE(NAME, name, NUMBER, LAYOUT, DESCRIPTION) \
+	[NUMBER] = { #NAME, decode_##name },
+#include <spprof/mlyze-events.def>
+#undef MLYZE_EVENT_TYPE
 };
 
 #define EVENT_TYPE_ROWS (sizeof(event_types) / sizeof(event_types[0]))

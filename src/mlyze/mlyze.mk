@@ -1,7 +1,7 @@
 ## libmlyze: the profile reader, an installed library.
 
 lib_LTLIBRARIES += src/mlyze/libmlyze.la
-spprofinclude_HEADERS += include/spprof/mlyze.h
+spprofinclude_HEADERS += include/spprof/mlyze.h include/spprof/mlyze-events.def
 # The reader's C files, also compiled into the fuzz target (tests/report.mk).
 MLYZE_READER_C = \
 	src/mlyze/mlyze-input.c \

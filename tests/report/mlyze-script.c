@@ -344,11 +344,10 @@ static int directive(struct compiler *c, char *line)
 		const char *name;
 		int type;
 	} events[] = {
-		{ "alloc", MLYZE_EVENT_ALLOC },   { "free", MLYZE_EVENT_FREE },
-		{ "gc", MLYZE_EVENT_GC },	       { "marker", MLYZE_EVENT_MARKER },
-		{ "stack", MLYZE_EVENT_STACK },   { "module", MLYZE_EVENT_MODULE },
-		{ "string", MLYZE_EVENT_STRING }, { "rate", MLYZE_EVENT_RATE },
-		{ "memory", MLYZE_EVENT_MEMORY },
+#define MLYZE_EVENT_TYPE(NAME, name, NUMBER, LAYOUT, DESCRIPTION) \
+	{ #name, MLYZE_EVENT_##NAME },
+#include <spprof/mlyze-events.def>
+#undef MLYZE_EVENT_TYPE
 	};
 	char *word = strtok_r(line, " \t", &c->save);
 	uint64_t type;

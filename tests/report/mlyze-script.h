@@ -16,6 +16,8 @@
  *   string DELTA TABLE ID TEXT (TEXT is the rest of the line)
  *   rate DELTA RATE
  *   memory DELTA RESIDENT ANONYMOUS
+ *   NAME DELTA HEX         any other type of mlyze-events.def, by its
+ *                          name (map, thread...), with this payload
  *   event TYPE DELTA HEX   a sized event with this payload
  *   bytes HEX...           raw bytes
  *   zeros COUNT            COUNT zero bytes
