@@ -213,6 +213,9 @@ for option in listen web-config-file max-connections max-per-client \
 	timeout top-sites service-variable; do
 	expect 0 "^  --$option=" --help
 done
+# And its paths, a service's by name and the discovery of targets.
+expect 0 "heap?pid=N|service=NAME" --help
+expect 0 "/targets" --help
 expect 1 "no process 999999999" status 999999999
 sleep 30 &
 other=$!
