@@ -17,6 +17,10 @@
 #include "ctl-user.h"
 #include "process_start.h"
 
+/* The runtime's shared object, as a process's maps name it
+ * (libspprof-alloc.so.0, installed or in a build tree). */
+#define RUNTIME_SONAME_STEM "libspprof-alloc.so"
+
 static char own_registry[PATH_MAX];
 
 /* The same rule as the runtime's (control.c). */
@@ -313,22 +317,51 @@ static void look_up(const struct registry *r, void *ctx)
 		s->verdict = verdict;
 }
 
+/* Whether process pid has the runtime's shared object mapped: 1, 0, or -1
+ * when its maps cannot be read (another user's process). */
+static int maps_runtime(long pid)
+{
+	char path[64], *line = NULL;
+	size_t size = 0;
+	int found = 0;
+	FILE *maps;
+
+	snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
+	if (!(maps = fopen(path, "re")))
+		return -1;
+	while (!found && getline(&line, &size, maps) > 0)
+		found = strstr(line, "/" RUNTIME_SONAME_STEM) != NULL;
+	free(line);
+	fclose(maps);
+	return found;
+}
+
 static void explain_missing(long pid, char *why, size_t size)
 {
 	struct stat st;
+	bool missing = stat(ctl_registry_own(), &st) < 0;
+	int error = errno, n;
 
-	if (stat(ctl_registry_own(), &st) < 0)
+	/* A process that runs the runtime registered in the directory, which
+	 * was removed under it.  Where no process has registered yet there
+	 * is no directory, and a process without the runtime is told how to
+	 * load it all the same. */
+	if (missing && maps_runtime(pid) == 1) {
 		snprintf(why, size, "process %ld is not in the registry, and "
 			 "the registry directory %s is gone (%s); processes "
 			 "register again when they start after it is back",
-			 pid, ctl_registry_own(), strerror(errno));
-	else
-		snprintf(why, size, "process %ld is not running the "
-			 "profiler's runtime (load it into the running "
-			 "process with memprof-ctl attach %ld, or start it "
-			 "under memprof-wrap --dormant, or with "
-			 "SPPROF_DORMANT=1), or it belongs to another user",
-			 pid, pid);
+			 pid, ctl_registry_own(), strerror(error));
+		return;
+	}
+	n = snprintf(why, size, "process %ld is not running the profiler's "
+		     "runtime (load it into the running process with "
+		     "memprof-ctl attach %ld, or start it under memprof-wrap "
+		     "--dormant, or with SPPROF_DORMANT=1), or it belongs to "
+		     "another user", pid, pid);
+	if (missing && n > 0 && (size_t)n < size)
+		snprintf(why + n, size - (size_t)n, "; no process has "
+			 "registered in %s (%s)", ctl_registry_own(),
+			 strerror(error));
 }
 
 int ctl_registry_find(long pid, struct ctl_process *out, char *why,

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_TOP 20
@@ -58,6 +59,9 @@ struct options {
 	bool growth; /* --growth: each site's growth in its table */
 	bool keep_wrappers; /* allocation wrappers may be sites */
 	bool running; /* --running: the streams of running processes */
+	/* With --running: the moment the report began, on the clock of a
+	 * profile's times, which the processes are known to have lived to. */
+	uint64_t running_until_us;
 	enum memory_kind kinds; /* --kind: what memory the sites hold */
 	bool label_pid; /* --label-pid: stacks apart by process, labelled */
 	/* --suppressions, with --at end or --leaks; NULL without. */
@@ -330,6 +334,15 @@ static void check_blocks(const struct options *o)
 					    o->at_spec.text));
 }
 
+/* Now, on the clock of a profile's times: microseconds since the epoch. */
+static uint64_t wall_clock_us(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum {
@@ -480,6 +493,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_RUNNING:
 			o->running = true;
+			o->running_until_us = wall_clock_us();
 			break;
 		case 'h':
 			usage(stdout);
@@ -652,6 +666,12 @@ static void summarise(struct gathered *g, const char *file,
 	const struct mlyze_info *info = mlyze_info(r);
 	struct profile_summary *p;
 	uint64_t end = info->end_time_us ? info->end_time_us : h->last_time_us;
+	bool running = g->options->running && info->complete == 0;
+
+	/* A running process has lived to now, whether it wrote events since
+	 * its last or not (one that no longer allocates writes none). */
+	if (running && g->options->running_until_us > end)
+		end = g->options->running_until_us;
 
 	g->profiles = xrealloc(g->profiles, g->profile_count + 1,
 			       sizeof(*g->profiles));
@@ -669,7 +689,7 @@ static void summarise(struct gathered *g, const char *file,
 	p->sampling_rate = info->sampling_rate;
 	p->rate_changed = h->rate_changed;
 	p->complete = info->complete;
-	p->running = g->options->running && info->complete == 0;
+	p->running = running;
 	p->truncated = mlyze_truncated(r);
 	p->exec_program = replaced_by(info);
 	p->malloc_defined_by = info->malloc_defined_by
@@ -950,6 +970,9 @@ static enum mlyze_status read_profile(struct gathered *g, const char *file)
 		out_of_memory();
 	class_table_init(&collector.cells);
 	progress_start(&g->progress, file);
+	/* The trends of a running process's stream run to now. */
+	if (mlyze_status(r) == MLYZE_OK && mlyze_info(r)->complete == 0)
+		options.until_us = o->running_until_us;
 	if (mlyze_status(r) == MLYZE_OK)
 		rc = heap_replay(r, &replay, &options);
 	progress_done(&g->progress);

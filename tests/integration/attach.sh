@@ -88,7 +88,10 @@ attach_run() {
 mt=$!
 programs="$programs $mt"
 wait_for_line mt.out ready
-expect 1 "process $mt is not in the registry" status $mt
+# No process has registered yet: the directory is not there, and status
+# points to attach all the same.
+expect 1 "process $mt is not running the profiler's runtime (load it into the running process with memprof-ctl attach $mt" \
+	status $mt
 expect 0 "process $mt: recording to $scratch/mt1.$mt.mlyze$" \
 	attach $mt -o mt1.%p.mlyze
 expect 0 "^$mt *recording" list

@@ -69,6 +69,40 @@ expect 1 "brought by SIGURG [0-9]* times: the process blocks SIGURG" \
 	status $blocked
 end_quiet blocked $blocked 0
 
+# ---- recording, then allocating nothing for seconds: top's duration and
+# the growth of its site run to now, not to its last event, so that a
+# site that stopped growing is not shown growing for ever ----
+# top_now PID - the duration in top's report ($duration, s) and the growth
+# of main ($growth, B/s).
+top_now() {
+	"$ctl" top $1 </dev/null >top.out 2>&1 || fail "top $1: $(cat top.out)"
+	/usr/bin/python3 - top.out >top.now <<'PY' || fail "top $1: $(cat top.out)"
+import re, sys
+text = open(sys.argv[1]).read()
+duration = re.search(r"^  duration +([0-9.]+) s$", text, re.M).group(1)
+row = re.search(r"^ *\S+ \S+ +\S+ \S+ +([-+][0-9.]+) (B|KiB|MiB|GiB) .* main$",
+                text, re.M)
+scale = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[row.group(2)]
+print(duration, float(row.group(1)) * scale)
+PY
+	read duration growth <top.now
+}
+started=$(date +%s.%N)
+SPPROF_OUTPUT=$scratch/flat.%p.mlyze start_quiet flat
+flat=$pid
+sleep 1
+top_now $flat
+age=$(/usr/bin/python3 -c "print($(date +%s.%N) - $started)")
+first=$growth
+# Until it has lived three times as long.
+sleep "$(/usr/bin/python3 -c "print(2 * $age)")"
+top_now $flat
+/usr/bin/python3 -c "import sys; sys.exit(not $duration >= 2 * $age)" ||
+	fail "top: a duration of $duration s for a process that has recorded for more than $(/usr/bin/python3 -c "print(2 * $age)") s: $(cat top.out)"
+/usr/bin/python3 -c "import sys; sys.exit(not 0 < $growth < $first / 2)" ||
+	fail "top: main grew by $first B/s at $age s, by $growth B/s three times as late: $(cat top.out)"
+end_quiet flat $flat 0
+
 # ---- recording, before its first sample: top agrees with status ----
 SPPROF_SAMPLING_RATE=1099511627776 SPPROF_OUTPUT=$scratch/none.%p.mlyze \
 	start_quiet none

@@ -213,6 +213,9 @@ for option in listen web-config-file max-connections max-per-client \
 	timeout top-sites service-variable; do
 	expect 0 "^  --$option=" --help
 done
+# And its paths, a service's by name and the discovery of targets.
+expect 0 "heap?pid=N|service=NAME" --help
+expect 0 "/targets" --help
 expect 1 "no process 999999999" status 999999999
 sleep 30 &
 other=$!
@@ -233,9 +236,16 @@ open(sys.argv[2], "wb").write(page)
 PY
 expect 1 "its pid now names another process" status $$
 [ ! -e "$XDG_RUNTIME_DIR/spprof/$$" ] || fail "stale entry kept"
+sleep 30 &
+other=$!
 mv "$XDG_RUNTIME_DIR/spprof" "$XDG_RUNTIME_DIR/moved"
 expect 1 "registry directory .* is gone" status $idle
+# Without the directory (as on a host where no process has registered
+# yet), a process without the runtime is still pointed to attach.
+expect 1 "not running the profiler's runtime .*memprof-ctl attach $other.*; no process has registered in $XDG_RUNTIME_DIR/spprof" \
+	status $other
 mv "$XDG_RUNTIME_DIR/moved" "$XDG_RUNTIME_DIR/spprof"
+kill $other
 kill -9 $idle
 wait $idle 2>/dev/null
 expect 1 "process $idle has exited" status $idle
