@@ -52,6 +52,13 @@ churn = [s["site"] for s in json.load(open(sys.argv[2]))["sites"]]
 sys.exit(0 if hold == ["hold_worker"] and churn == ["churn_worker"] else 1)
 PY
 verdict "--thread by name and by id" $?
+# A thread that allocated none of the sampled blocks is refused, naming
+# the threads there are, not shown as a program too small to be seen.
+"$report" --thread worker-none "$scratch/run1.mlyze" >/dev/null \
+	2>"$scratch/none.err"
+[ $? -eq 2 ] && grep -q -- '--thread=worker-none: no sampled block' \
+	"$scratch/none.err" && grep -q 'worker-churn' "$scratch/none.err"
+verdict "--thread of no thread is refused" $? "$(cat "$scratch/none.err")"
 
 # A view of lives has no single moment: --at a time is refused, while a
 # stretch chooses the blocks it counts.
