@@ -100,10 +100,10 @@ verdict "the screenshot is not blank ($size bytes)" $?
 # The page as a user drives it: a stretch dragged across the chart
 # (0.95 s to 1.15 s, whose snapshots' stretches run from 0.5 s to 1.2 s)
 # shows what was allocated in it (its title and its boxes: parse's are
-# gone); the top-down tree opens a level at a
-# click; alloc_buffer chosen in it shows its callers (parse and render,
-# over the stretch render alone); the bottom-up tree, searched for
-# render, opens along every path to it.
+# gone); the top-down tree opens a level at a click; alloc_buffer chosen
+# in it shows its callers (parse and render, over the stretch render
+# alone), render its callees; the bottom-up tree, searched for render,
+# opens along every path to it.
 {
 	sed '/<\/body>/,$d' tree.html
 	printf '<script>\n'
@@ -139,6 +139,9 @@ checks = [
      r["opened"] == ["render (/srv/app.py)"]),
     ("a function's callers", r["chosen"].startswith("alloc_buffer") and
      r["callers"] == ["render (/srv/app.py)"]),
+    # render calls alloc_buffer, and allocates 512 KiB itself.
+    ("a function's callees", sorted(r["callees"]) == [
+        "(itself: it allocates)", "alloc_buffer (/srv/lib.py)"]),
     ("the search finds a function in the bottom-up tree",
      r["matches"] and all(m.startswith("render") for m in r["matches"])),
 ]
@@ -146,7 +149,7 @@ failed = [name for name, ok in checks if not ok]
 print("failed:", failed)
 sys.exit(1 if failed else 0)
 PY
-verdict "driven: a stretch, a tree, a function's callers, a search" $?
+verdict "driven: a stretch, a tree, a function's callers and callees, a search" $?
 
 browse 'tree.html#from=0&to=0.45&search=parse' early.dom
 page_ok "#from=0&to=0.45" early.dom

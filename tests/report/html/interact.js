@@ -35,6 +35,10 @@
 	result.chosen = document.getElementById("relatives-title").textContent;
 	result.callers = Array.from(document.querySelectorAll("#callers td.site"),
 		(e) => e.textContent);
+	Array.from(document.querySelectorAll("#tree .name")).find((e) =>
+		e.textContent.startsWith("render")).click();
+	result.callees = Array.from(document.querySelectorAll("#callees td.site"),
+		(e) => e.textContent);
 	const kind = document.getElementById("tree-kind");
 	kind.value = "bottom-up";
 	kind.dispatchEvent(new Event("change"));
