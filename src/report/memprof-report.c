@@ -562,6 +562,8 @@ struct gathered {
 	struct class_table cells;  /* the blocks of the report's stacks */
 	struct block_table table;  /* the threads, and then the view */
 	const struct thread_filter *thread; /* --thread, or NULL */
+	uint64_t thread_blocks;    /* sampled blocks --thread followed */
+	struct messages thread_names; /* the threads' names, once each */
 	bool several_files;
 	const struct options *options;
 	uint64_t born_outside;     /* sampled blocks left out by a stretch */
@@ -881,10 +883,25 @@ static void take_blocks(struct gathered *g, const char *file,
 			"were discarded).", file));
 }
 
-/* What --thread left out of a profile that the report should say. */
+/* What --thread left out of a profile that the report should say; and
+ * what it followed, and the names it could have chosen, for
+ * check_thread_filter. */
 static void note_thread_filter(struct gathered *g, const char *file,
 			       const struct heap_replay *h)
 {
+	g->thread_blocks += h->thread_blocks;
+	for (size_t i = 0; h->thread_names && i < THREAD_IDS; i++) {
+		size_t k = 0;
+
+		if (!h->thread_names[i])
+			continue;
+		while (k < g->thread_names.count &&
+		       strcmp(g->thread_names.items[k], h->thread_names[i]))
+			k++;
+		if (k == g->thread_names.count)
+			add_message(&g->thread_names,
+				    xstrdup(h->thread_names[i]));
+	}
 	if (h->totals_left_out)
 		add_message(&g->notes, xasprintf(
 			"%s: --thread leaves out what was allocated before "
@@ -896,6 +913,37 @@ static void note_thread_filter(struct gathered *g, const char *file,
 			"runtime did not record them, or could not read "
 			"/proc): --thread=%s matches none; give a thread's "
 			"id.", file, g->thread->name));
+}
+
+/* A --thread that no sampled block of the profiles read was allocated
+ * by is a usage error, as a marker they do not have is: an empty report
+ * would read as a program that allocated too little to be seen.  The
+ * message names the threads that could be chosen. */
+static void check_thread_filter(const struct gathered *g)
+{
+	const struct thread_filter *f = g->thread;
+	const size_t shown = 10;
+
+	if (!f || g->thread_blocks || !g->profile_count)
+		return;
+	if (f->name)
+		fprintf(stderr, "memprof-report: --thread=%s: no sampled "
+			"block was allocated by a thread of that name", f->name);
+	else
+		fprintf(stderr, "memprof-report: --thread=%u: no sampled "
+			"block was allocated by a thread of that id (its low "
+			"16 bits)", (unsigned)f->id);
+	for (size_t i = 0; i < g->thread_names.count && i < shown; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "; the threads named in "
+			"the profiles: ", g->thread_names.items[i]);
+	if (g->thread_names.count > shown)
+		fprintf(stderr, " and %zu more",
+			g->thread_names.count - shown);
+	if (!g->thread_names.count)
+		fprintf(stderr, "; no thread has a name in the profiles");
+	fputs(" (--group-by thread lists the threads with their ids)\n",
+	      stderr);
+	exit(2);
 }
 
 /* The moments of --at, --from and --to must be moments of the profile
@@ -1063,6 +1111,7 @@ static void free_gathered(struct gathered *g)
 	free_messages(&g->warnings);
 	free_messages(&g->notes);
 	free_messages(&g->unread);
+	free_messages(&g->thread_names);
 	free(g->moment);
 	free(g->from);
 	free(g->to);
@@ -1314,6 +1363,7 @@ int main(int argc, char **argv)
 
 	if (g.profile_count == 0)
 		exit(rc);
+	check_thread_filter(&g);
 	report = make_report(&g, &sites, &o);
 	if (o.base_count) {
 		int base_rc = write_comparison(&o, &report);

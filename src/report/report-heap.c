@@ -459,7 +459,8 @@ static void make_live(struct replay_state *st, const struct mlyze_event *ev,
 	record_half_peaks(st, ev->time_us);
 }
 
-/* Whether the blocks of `thread` are followed (replay_options). */
+/* Whether the blocks of `thread` are followed (replay_options); counts
+ * those that are in thread_blocks. */
 static bool thread_followed(const struct replay_state *st, uint16_t thread)
 {
 	const struct thread_filter *f = st->thread;
@@ -467,10 +468,16 @@ static bool thread_followed(const struct replay_state *st, uint16_t thread)
 
 	if (!f)
 		return true;
-	if (!f->name)
-		return thread == f->id;
-	name = st->h->thread_names ? st->h->thread_names[thread] : NULL;
-	return name && strcmp(name, f->name) == 0;
+	if (!f->name) {
+		if (thread != f->id)
+			return false;
+	} else {
+		name = st->h->thread_names ? st->h->thread_names[thread] : NULL;
+		if (!name || strcmp(name, f->name) != 0)
+			return false;
+	}
+	st->h->thread_blocks++;
+	return true;
 }
 
 /* Whether a block born now is counted: within the stretch asked for. */

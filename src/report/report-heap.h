@@ -143,6 +143,9 @@ struct heap_replay {
 	/* With a thread filter: the TOTALS of a checkpoint, which do not
 	 * say by which thread, were left out. */
 	bool totals_left_out;
+	/* With a thread filter: the sampled blocks (ALLOC, MAP, LIVE) of
+	 * the threads it follows, in the stretch or not. */
+	uint64_t thread_blocks;
 	/* Whether the replay passed the moments of replay_options, and
 	 * when (see report-moment.h). */
 	struct moment_track at, from, to;

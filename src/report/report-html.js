@@ -857,7 +857,7 @@ function relativeRows(sums, total) {
 	return Array.from(sums.entries()).sort((a, b) => b[1][0] - a[1][0])
 		.slice(0, 50).map(([frame, [value, variance]]) => {
 			const row = element("tr");
-			const name = element("td", { class: "site" }, frame < 0 ?
+			const name = element("td", { class: "site" }, frame === -1 ?
 				"(the root: nothing calls it)" : frame === -3 ?
 				"(itself: it allocates)" : data.frames[frame]);
 			if (frame >= 0)

@@ -12,12 +12,14 @@ blocks_options() {
 	esac
 }
 
-# blocks_runs RUNTIME PROGRAM REPORT DIR RUNS SCALE: runs 1 to RUNS, seeded
-# by their number, into DIR (runN.truth.json and runN.KIND.json).
+# blocks_runs RUNTIME PROGRAM REPORT DIR RUNS SCALE [RATE]: runs 1 to RUNS,
+# seeded by their number, into DIR (runN.truth.json and runN.KIND.json),
+# sampled once per RATE bytes (default: the runtime's, 512 KiB).
 blocks_runs() {
 	_run=1
 	while [ "$_run" -le "$5" ]; do
 		LD_PRELOAD=$1 SPPROF_OUTPUT=$4/run$_run.mlyze SPPROF_SEED=$_run \
+			SPPROF_SAMPLING_RATE=${7:-524288} \
 			"$2" "$6" >"$4/run$_run.truth.json" || return 1
 		for _kind in temporary threads sizes site-sizes; do
 			# shellcheck disable=SC2046 # the options are words

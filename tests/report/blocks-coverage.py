@@ -1,7 +1,7 @@
 """The coverage of memprof-report's --temporary, --group-by thread and
 --histogram over runs of blocks-program, whose truth each run printed.
 
-Usage: blocks-coverage.py DIR RUNS [MIN_COVERAGE MAX_BIAS]
+Usage: blocks-coverage.py DIR RUNS [MIN_COVERAGE MAX_BIAS [RATE]]
 
 DIR holds, for each run N from 1: runN.truth.json (the program's output)
 and the reports runN.temporary.json (--temporary=1s --all),
@@ -11,7 +11,8 @@ For each kind of estimate it prints the share of the 95 % intervals that
 held the truth, and the bias: the sum over the runs of estimate minus
 truth, in standard deviations of that sum (about normal, mean 0, for an
 unbiased estimator).  With MIN_COVERAGE and MAX_BIAS, exits 1 when a kind
-holds the truth less often or is farther from it.
+holds the truth less often or is farther from it.  RATE is the mean bytes
+between samples the runs were sampled at (default 524288, the runtime's).
 
 Two kinds are reported and not judged, as neither is close to normal:
 the number of allocations of a whole site, which rests on the few
@@ -24,10 +25,10 @@ import math
 import sys
 
 Z95 = 1.96
-# The runs sample one block per 512 KiB on average (the default rate): a
-# class of blocks much smaller than that has about one sample expected per
-# 512 KiB of them.
-RATE = 512 * 1024
+# The runs sample one block per RATE bytes on average (512 KiB, the
+# default rate, unless told): a class of blocks much smaller than that has
+# about one sample expected per RATE bytes of them.
+RATE = int(sys.argv[5]) if len(sys.argv) > 5 else 512 * 1024
 ENOUGH_SAMPLES = 10
 
 

@@ -99,10 +99,11 @@ verdict "the screenshot is not blank ($size bytes)" $?
 
 # The page as a user drives it: a stretch dragged across the chart
 # (0.95 s to 1.15 s, whose snapshots' stretches run from 0.5 s to 1.2 s)
-# shows what was allocated in it; the top-down tree opens a level at a
-# click; alloc_buffer chosen in it shows its callers (parse and render,
-# over the stretch render alone); the bottom-up tree, searched for
-# render, opens along every path to it.
+# shows what was allocated in it (its title and its boxes: parse's are
+# gone); the top-down tree opens a level at a click; alloc_buffer chosen
+# in it shows its callers (parse and render, over the stretch render
+# alone), render its callees; the bottom-up tree, searched for render,
+# opens along every path to it.
 {
 	sed '/<\/body>/,$d' tree.html
 	printf '<script>\n'
@@ -120,17 +121,27 @@ if not found:
     sys.exit("the script of the test did not finish")
 r = json.loads(html.unescape(found.group(1)))
 print(json.dumps(r, indent=1))
+def drew(boxes, function):
+    return any(b.startswith(function + " ") for b in boxes)
 checks = [
     ("a stretch changes the flame graph",
      r["before"] == "Live bytes at the peak: 6.5 MiB ± 0 B" and
      r["stretch"] == "Bytes allocated from 0.500 s to 1.200 s: "
                     "4.5 MiB ± 0 B"),
+    # parse allocated before the stretch: its box goes, render's stays.
+    ("the flame graph redraws its boxes for the stretch",
+     drew(r["boxesBefore"], "parse") and drew(r["boxesBefore"], "render")
+     and not drew(r["boxesStretch"], "parse")
+     and drew(r["boxesStretch"], "render")),
     ("the address keeps the stretch",
      re.fullmatch(r"#from=0\.9[0-9]*&to=1\.1[0-9]*", r["address"])),
     ("a tree expands", r["rowsClosed"] == 1 and r["rowsOpen"] == 2 and
      r["opened"] == ["render (/srv/app.py)"]),
     ("a function's callers", r["chosen"].startswith("alloc_buffer") and
      r["callers"] == ["render (/srv/app.py)"]),
+    # render calls alloc_buffer, and allocates 512 KiB itself.
+    ("a function's callees", sorted(r["callees"]) == [
+        "(itself: it allocates)", "alloc_buffer (/srv/lib.py)"]),
     ("the search finds a function in the bottom-up tree",
      r["matches"] and all(m.startswith("render") for m in r["matches"])),
 ]
@@ -138,7 +149,7 @@ failed = [name for name, ok in checks if not ok]
 print("failed:", failed)
 sys.exit(1 if failed else 0)
 PY
-verdict "driven: a stretch, a tree, a function's callers, a search" $?
+verdict "driven: a stretch, a tree, a function's callers and callees, a search" $?
 
 browse 'tree.html#from=0&to=0.45&search=parse' early.dom
 page_ok "#from=0&to=0.45" early.dom

@@ -2,21 +2,27 @@
  * kept in the test's scratch directory: acts as a user would (drags a
  * stretch across the chart, opens a tree two levels, chooses a function, searches
  * the bottom-up tree) and writes what the page showed after each step
- * as JSON in the body's data-result attribute. */
+ * (titles, the boxes the flame graph drew, rows of the trees) as JSON in
+ * the body's data-result attribute. */
 "use strict";
 (function () {
 	const result = {};
 	const title = () => document.getElementById("flame-title").textContent;
+	/* The names of the boxes the flame graph drew, root first. */
+	const boxes = () => flame.drawn.flat().map(([, , node]) =>
+		frameName(node));
 	const box = chart.svg.getBoundingClientRect();
 	const mouse = (target, type, time) => target.dispatchEvent(
 		new MouseEvent(type, { bubbles: true, clientX: box.left +
 			chart.x(time), clientY: box.top + 50 }));
 
 	result.before = title();
+	result.boxesBefore = boxes();
 	mouse(chart.svg, "mousedown", 0.95);
 	mouse(chart.svg, "mousemove", 1.15);
 	mouse(window, "mouseup", 1.15);
 	result.stretch = title();
+	result.boxesStretch = boxes();
 	result.address = location.hash;
 	result.rowsClosed = document.querySelectorAll("#tree li").length;
 	document.querySelector("#tree .twisty:not([disabled])").click();
@@ -28,6 +34,10 @@
 		e.textContent.startsWith("alloc_buffer")).click();
 	result.chosen = document.getElementById("relatives-title").textContent;
 	result.callers = Array.from(document.querySelectorAll("#callers td.site"),
+		(e) => e.textContent);
+	Array.from(document.querySelectorAll("#tree .name")).find((e) =>
+		e.textContent.startsWith("render")).click();
+	result.callees = Array.from(document.querySelectorAll("#callees td.site"),
 		(e) => e.textContent);
 	const kind = document.getElementById("tree-kind");
 	kind.value = "bottom-up";
