@@ -4,7 +4,7 @@
 # and 16 MiB allocated through malloc at another (tests/integration/
 # mapped.c) is reported, over seeded runs, with each within the 95 %
 # interval of its estimate (--kind mapped, --kind heap; both by default,
-# each site marked with its kind), and the mean of
+# each site marked with its kind, in the exports too), and the mean of
 # the estimates near the truth, so that a biased weight fails even where
 # the intervals are wide; mappings given back (in halves, moved by
 # mremap, replaced by MAP_FIXED) leave nothing, a reservation is never
@@ -62,6 +62,17 @@ print(kind.get("map_pages"), kind.get("fill_heap"))')
 test "$kinds" = "mapped heap" || fail "kinds of the sites: $kinds"
 NO_COLOR=1 "$report" --at end "$profile" | grep -q ' map_pages \[mapped\]$' ||
 	fail "the text report does not mark map_pages as mapped"
+# The exports count what --kind selects, as the views do.
+"$report" --at end -f folded "$profile" >"$scratch/all.folded" &&
+	"$report" --at end --kind heap -f folded "$profile" >"$scratch/heap.folded" &&
+	"$report" --at end --kind mapped -f folded "$profile" \
+		>"$scratch/mapped.folded" || fail "no folded stacks"
+grep -q map_pages "$scratch/all.folded" && grep -q fill_heap "$scratch/all.folded" ||
+	fail "the folded stacks miss a kind: $(cat "$scratch/all.folded")"
+grep -q map_pages "$scratch/heap.folded" &&
+	fail "--kind heap: the folded stacks hold the mappings"
+grep -q fill_heap "$scratch/mapped.folded" &&
+	fail "--kind mapped: the folded stacks hold the heap"
 
 # summary KIND MIN_INSIDE MAX_MEAN_ERROR
 summary() {
