@@ -17,8 +17,8 @@
  * instructions (Go).  The runtime's own mappings are made with the
  * thread's re-entrancy guard set (rawmem.h), and pass straight through.
  * A program that never maps pays nothing on any other call; one that
- * maps pays one subtraction per mmap() and one load per munmap() while no
- * mapping of it is sampled.
+ * maps pays one subtraction per mmap() and mremap() and one load per
+ * munmap() while no mapping of it is sampled.
  */
 #include "config.h"
 
@@ -31,6 +31,7 @@
 
 #include "compiler.h"
 #include "interpose.h"
+#include "process_memory.h"
 #include "profiler.h"
 #include "sampler.h"
 
@@ -166,14 +167,29 @@ MEMPROF_PUBLIC int munmap(void *addr, size_t length)
 	return rc;
 }
 
+/* A range that held no sampled mapping, moved or resized by mremap():
+ * a new mapping of its new length too, when it holds memory, so that a
+ * mapping grown from a size seldom sampled is sampled by the size it
+ * grew to (were only a sampled mapping's successor followed, a mapping
+ * would count with the chance of its first size times that of its last,
+ * weighed by the last alone).  Whether it is anonymous and not PROT_NONE
+ * cannot be told here: the kernel is asked, only once it is to be
+ * sampled and the runtime records. */
+static void *untracked_successor(void *start, size_t length)
+{
+	if (start != MAP_FAILED && !sampler_within_budget(length) &&
+	    interpose_decide(length) > 0 &&
+	    process_memory_anonymous_at((uintptr_t)start))
+		profiler_record_mapping(start, length);
+	return start;
+}
+
 /* A moved or resized mapping is a new mapping of its new length, as a
  * realloc() is a new block of its new size; the old range is forgotten
  * as by munmap().  Its protection is not known here: it is taken as
  * holding memory when the old range touched a sampled mapping (a
- * reservation is never sampled), else as anonymous memory only when
- * the program asks for none of the old range's pages to be kept in place
- * (it cannot be told from a file mapping without asking the kernel, so
- * only a sampled mapping's successor is followed). */
+ * reservation is never sampled), else the kernel is asked
+ * (untracked_successor). */
 MEMPROF_PUBLIC void *mremap(void *old, size_t old_length, size_t new_length,
 			    int flags, ...)
 {
@@ -193,7 +209,7 @@ MEMPROF_PUBLIC void *mremap(void *old, size_t old_length, size_t new_length,
 	touches = profiler_begin_unmap(old, old_length);
 	start = next.mremap(old, old_length, new_length, flags, wanted);
 	if (!touches)
-		return start;
+		return untracked_successor(start, new_length);
 	profiler_end_unmap(old, old_length, start != MAP_FAILED);
 	return new_mapping(start, new_length, PROT_READ | PROT_WRITE,
 			   MAP_ANONYMOUS);

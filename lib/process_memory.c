@@ -30,6 +30,12 @@
  * malloc, with its locks held) and may set errno; syscall() is neither.
  * Nothing here allocates, takes a lock or calls stdio.  (mallinfo2()
  * would have given malloc's own view, but it takes malloc's locks.)
+ *
+ * Why /proc/self/maps for one mapping: the kernel keeps no call that
+ * says whether a range is backed by a file, and an mremap() of a range
+ * the runtime never sampled leaves it the only one to ask; the list is
+ * read line by line, in small pieces, only when such a mapping is to be
+ * sampled.
  */
 #include "config.h"
 
@@ -146,4 +152,97 @@ int process_memory_read(struct process_memory *out)
 	out->resident = resident * page;
 	out->anonymous = (resident > shared ? resident - shared : 0) * page;
 	return 0;
+}
+
+/* The hexadecimal number at *p, which then points past it. */
+static uint64_t parse_hex(const char **p, const char *end)
+{
+	uint64_t n = 0;
+
+	for (; *p < end; (*p)++) {
+		char c = **p;
+		unsigned digit = c >= '0' && c <= '9'	? (unsigned)(c - '0')
+				 : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+							: 16;
+
+		if (digit == 16)
+			break;
+		n = n * 16 + digit;
+	}
+	return n;
+}
+
+/* *p past the next field of a line and the spaces after it. */
+static void skip_field(const char **p, const char *end)
+{
+	while (*p < end && **p != ' ')
+		(*p)++;
+	while (*p < end && **p == ' ')
+		(*p)++;
+}
+
+/* Of one line of maps ("start-end perms offset dev inode [path]", the
+ * first `length` bytes of it, `whole` when that is all of it): -1 when
+ * address lies past its mapping (the lines go up by address), else
+ * whether the mapping that starts at or before it holds it and is
+ * anonymous memory: no inode, no path but a name given with
+ * PR_SET_VMA_ANON_NAME, and not PROT_NONE. */
+static int maps_line_verdict(const char *line, size_t length, int whole,
+			     uintptr_t address)
+{
+	const char *p = line, *end = line + length, *perms;
+	uint64_t start = parse_hex(&p, end), stop, inode;
+
+	if (address < start)
+		return 0;
+	if (p < end && *p == '-')
+		p++;
+	stop = parse_hex(&p, end);
+	if (address >= stop)
+		return -1;
+	skip_field(&p, end);
+	perms = p;
+	if (end - perms < 4 ||
+	    (perms[0] != 'r' && perms[1] != 'w' && perms[2] != 'x'))
+		return 0;
+	skip_field(&p, end); /* the permissions */
+	skip_field(&p, end); /* the offset */
+	skip_field(&p, end); /* the device */
+	inode = parse_number(&p, end);
+	while (p < end && *p == ' ')
+		p++;
+	if (inode != 0 || (p == end && !whole))
+		return 0;
+	return p == end || (end - p >= 6 && !__builtin_memcmp(p, "[anon:", 6));
+}
+
+int process_memory_anonymous_at(uintptr_t address)
+{
+	int saved_errno = errno, verdict = -1;
+	char piece[512], line[160];
+	size_t used = 0;
+	int whole = 1;
+	long fd = open_proc_file("/proc/self/maps"), n;
+
+	if (fd < 0) {
+		errno = saved_errno;
+		return 0;
+	}
+	while (verdict < 0 &&
+	       (n = syscall(SYS_read, fd, piece, sizeof(piece))) > 0)
+		for (long i = 0; i < n && verdict < 0; i++) {
+			if (piece[i] != '\n') {
+				if (used < sizeof(line))
+					line[used++] = piece[i];
+				else
+					whole = 0;
+				continue;
+			}
+			verdict = maps_line_verdict(line, used, whole, address);
+			used = 0;
+			whole = 1;
+		}
+	syscall(SYS_close, fd);
+	errno = saved_errno;
+	return verdict > 0;
 }

@@ -30,6 +30,12 @@ struct process_memory {
 
 /* 0, or -1 when the kernel does not say (no /proc: readings stop). */
 int process_memory_read(struct process_memory *out);
+/* 1 when the mapping that holds address is anonymous memory of the
+ * program's (no file, not PROT_NONE), as /proc/self/maps shows it; 0 when
+ * it is not, holds no mapping, or the kernel does not say.  It reads the
+ * whole list of mappings: for the sampled path only.  Raw system calls
+ * only, errno left as it was, as process_memory_read(). */
+int process_memory_anonymous_at(uintptr_t address);
 /* Whether the caller should take a reading at monotonic time now_ns;
  * true for one caller per interval. */
 int process_memory_due(uint64_t now_ns);

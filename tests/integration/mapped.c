@@ -11,12 +11,17 @@
  * reservation (PROT_NONE), which is never sampled.
  * "malloc-only" allocates 32 MiB in blocks the C library maps, and maps
  * nothing itself.
+ * "grown" holds 64 MiB mapped by grow_pages(): 64 mappings of 64 KiB,
+ * seldom sampled at that size, each grown to 1 MiB by mremap() (moved
+ * where it must); and, grown as well, a mapping of a file and a
+ * reservation (PROT_NONE), which hold no memory of the program's.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define KiB ((size_t)1024)
 #define MiB (1024 * KiB)
@@ -111,6 +116,58 @@ static __attribute__((noinline)) void hold_large_blocks(void)
 			exit(1);
 }
 
+#define GROWN_MAPPINGS 64
+#define GROWN_FROM (64 * KiB)
+#define GROWN_TO (1 * MiB)
+
+static void *grown_or_exit(void *p)
+{
+	if (p == MAP_FAILED) {
+		perror("mremap");
+		exit(1);
+	}
+	return p;
+}
+
+/* The site of the grown mappings: mmap() and mremap() called here. */
+static __attribute__((noinline)) void grow_pages(void)
+{
+	for (int i = 0; i < GROWN_MAPPINGS; i++) {
+		char *p = mmap(NULL, GROWN_FROM, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED) {
+			perror("mmap");
+			exit(1);
+		}
+		p = grown_or_exit(mremap(p, GROWN_FROM, GROWN_TO,
+					 MREMAP_MAYMOVE));
+		memset(p, 1, GROWN_TO); /* resident */
+	}
+}
+
+/* Grown too, but no memory of the program's: a file, a reservation. */
+static __attribute__((noinline)) void grow_others(void)
+{
+	FILE *f = tmpfile();
+	void *p;
+
+	if (!f || ftruncate(fileno(f), 64 * MiB) != 0) {
+		perror("tmpfile");
+		exit(1);
+	}
+	for (int i = 0; i < 4; i++) {
+		p = mmap(NULL, GROWN_FROM, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+		if (p == MAP_FAILED) {
+			perror("mmap of a file");
+			exit(1);
+		}
+		grown_or_exit(mremap(p, GROWN_FROM, 16 * MiB, MREMAP_MAYMOVE));
+		p = map_anonymous(GROWN_FROM, PROT_NONE);
+		grown_or_exit(mremap(p, GROWN_FROM, 16 * MiB, MREMAP_MAYMOVE));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "mixed") == 0) {
@@ -119,8 +176,11 @@ int main(int argc, char **argv)
 		fill_heap();
 	} else if (argc == 2 && strcmp(argv[1], "malloc-only") == 0) {
 		hold_large_blocks();
+	} else if (argc == 2 && strcmp(argv[1], "grown") == 0) {
+		grow_pages();
+		grow_others();
 	} else {
-		fputs("usage: mapped mixed|malloc-only\n", stderr);
+		fputs("usage: mapped mixed|malloc-only|grown\n", stderr);
 		return 2;
 	}
 	return 0;

@@ -4,12 +4,14 @@
 # and 16 MiB allocated through malloc at another (tests/integration/
 # mapped.c) is reported, over seeded runs, with each within the 95 %
 # interval of its estimate (--kind mapped, --kind heap; both by default,
-# each site marked with its kind), and the mean of
+# each site marked with its kind, in the exports too), and the mean of
 # the estimates near the truth, so that a biased weight fails even where
 # the intervals are wide; mappings given back (in halves, moved by
 # mremap, replaced by MAP_FIXED) leave nothing, a reservation is never
 # sampled, and the blocks the C library maps for malloc count as heap,
-# never as mappings.  MAPPED_SEEDS=N runs N seeds (default 8) and prints
+# never as mappings.  Mappings grown by mremap from a size seldom sampled
+# count as much as their new size, the growth of a file mapping or of a
+# reservation nothing.  MAPPED_SEEDS=N runs N seeds (default 8) and prints
 # the coverage of the intervals.
 . "$(dirname "$0")/common.sh"
 
@@ -34,14 +36,15 @@ else:
 ' "$3"
 }
 
-# check KIND SITE TRUTH_MIB - one line per seed: "inside ratio".
+# check KIND SITE TRUTH_MIB [NAME] - one line per seed: "inside ratio",
+# in the file NAME (KIND by default).
 check() {
-	set -- $(estimate "$profile" "$1" "$2") "$1" "$2" "$3"
+	set -- $(estimate "$profile" "$1" "$2") "$1" "$2" "$3" "${4:-$1}"
 	test "$3" = 0 || fail "seed $seed: $4 memory at sites other than $5: $3 bytes"
 	test "$1" != 0 || fail "seed $seed: no $4 memory at $5"
 	awk -v est="$1" -v ci="$2" -v truth="$(($6 * mib))" 'BEGIN {
 		inside = (est - ci <= truth && truth <= est + ci)
-		printf "%d %.4f\n", inside, est / truth }' >>"$scratch/$4"
+		printf "%d %.4f\n", inside, est / truth }' >>"$scratch/$7"
 }
 
 seed=1
@@ -51,8 +54,13 @@ while [ "$seed" -le "$seeds" ]; do
 		run_preloaded 60 "$integ_bin/mapped" mixed
 	check mapped map_pages 64
 	check heap fill_heap 16
+	profile=$scratch/grown.$seed.mlyze
+	SPPROF_SEED=$seed SPPROF_OUTPUT=$profile \
+		run_preloaded 60 "$integ_bin/mapped" grown
+	check mapped grow_pages 64 grown
 	seed=$((seed + 1))
 done
+profile=$scratch/mixed.$((seed - 1)).mlyze
 
 # Both kinds in one report by default, each site with its kind.
 kinds=$("$report" --at end --format json "$profile" | python3 -c '
@@ -62,6 +70,17 @@ print(kind.get("map_pages"), kind.get("fill_heap"))')
 test "$kinds" = "mapped heap" || fail "kinds of the sites: $kinds"
 NO_COLOR=1 "$report" --at end "$profile" | grep -q ' map_pages \[mapped\]$' ||
 	fail "the text report does not mark map_pages as mapped"
+# The exports count what --kind selects, as the views do.
+"$report" --at end -f folded "$profile" >"$scratch/all.folded" &&
+	"$report" --at end --kind heap -f folded "$profile" >"$scratch/heap.folded" &&
+	"$report" --at end --kind mapped -f folded "$profile" \
+		>"$scratch/mapped.folded" || fail "no folded stacks"
+grep -q map_pages "$scratch/all.folded" && grep -q fill_heap "$scratch/all.folded" ||
+	fail "the folded stacks miss a kind: $(cat "$scratch/all.folded")"
+grep -q map_pages "$scratch/heap.folded" &&
+	fail "--kind heap: the folded stacks hold the mappings"
+grep -q fill_heap "$scratch/mapped.folded" &&
+	fail "--kind mapped: the folded stacks hold the heap"
 
 # summary KIND MIN_INSIDE MAX_MEAN_ERROR
 summary() {
@@ -76,6 +95,7 @@ summary() {
 }
 summary mapped 0.75 0.06
 summary heap 0.75 0.15
+summary grown 0.75 0.06
 
 # The blocks the C library maps for malloc are heap, not mappings.
 profile=$scratch/malloc-only.mlyze

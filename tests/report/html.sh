@@ -13,7 +13,9 @@
 # A stretch dragged across the chart shows what was allocated in it, as
 # does a link with #from and #to; the trees open, a function chosen shows
 # its callers, and the search opens the trees at the functions it
-# matches; a page of --at MARKER opens at that moment.
+# matches; a page of --at MARKER opens at that moment.  The chart of a
+# run that maps its own heap draws the part of the estimate held in
+# anonymous mappings, and its legend says so.
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
 . "${srcdir:-.}/tests/report/trend-common.sh"
@@ -30,6 +32,7 @@ skipped_under_emulation "the page in chromium" \
 	"its GPU process does not start under the emulator; the page is the same on every architecture" &&
 	exit 77
 
+unseen=$PWD/tests/report/unseen-program
 "$gen" compile "$here/profiles/tree.txt" "$scratch/tree.mlyze" || exit 99
 "$gen" large 200000 "$scratch/large.mlyze" 100000 || exit 99
 cd "$scratch" || exit 99
@@ -201,4 +204,28 @@ verdict "no leak: no site grows significantly, no line" $?
 grep -q '<p class="legend" id="resident-legend" hidden' steady.dom &&
 	! grep -q '<path class="resident" d="M' steady.dom
 verdict "no readings: no resident memory line, no legend" $?
+
+# A run that keeps its own heap in an anonymous mapping (unseen-program):
+# the chart draws the part of the estimate held in mappings as a line of
+# its own, which its legend names; --kind heap, and a profile without
+# mappings, draw neither.
+LD_PRELOAD=$runtime SPPROF_SAMPLING_RATE=1 SPPROF_OUTPUT=$scratch/mapped.mlyze \
+	"$unseen" || exit 99
+"$report" -o mapped.html mapped.mlyze 2>/dev/null &&
+	"$report" --kind heap -o heap-only.html mapped.mlyze 2>/dev/null ||
+	exit 99
+browse mapped.html mapped.dom
+page_ok "mappings" mapped.dom
+grep -q '<path class="mapped" d="M[0-9.]*,[0-9.]*H' mapped.dom &&
+	grep -q '<p class="legend" id="mapped-legend">The dotted line is the part of the estimate held in anonymous mappings' \
+		mapped.dom
+verdict "mappings: the chart draws the part in mappings, the legend names it" \
+	$? "$(grep -o '<p class="legend" id="mapped-legend".\{0,200\}' mapped.dom)"
+browse heap-only.html heap-only.dom
+page_ok "--kind heap" heap-only.dom
+for dom in heap-only.dom steady.dom; do
+	grep -q '<p class="legend" id="mapped-legend" hidden' "$dom" &&
+		! grep -q '<path class="mapped"' "$dom"
+	verdict "${dom%.dom}: no line of mappings, no legend of it" $?
+done
 [ "$failures" -eq 0 ]
