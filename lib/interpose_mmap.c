@@ -14,7 +14,9 @@
  * blocks, which are counted as heap, thread stacks, the dynamic loader's
  * files) are made by calls inside the C library, which do not go through
  * its exported mmap; nor are mappings made by a program's own system call
- * instructions (Go).  The runtime's own mappings are made with the
+ * instructions (Go).  Those that another allocator behind the runtime
+ * (jemalloc, tcmalloc) makes through it for its blocks are heap too, and
+ * left out here (real_alloc_is_allocator_code).  The runtime's own mappings are made with the
  * thread's re-entrancy guard set (rawmem.h), and pass straight through.
  * A program that never maps pays nothing on any other call; one that
  * maps pays one subtraction per mmap() and mremap() and one load per
@@ -33,6 +35,7 @@
 #include "interpose.h"
 #include "process_memory.h"
 #include "profiler.h"
+#include "real_alloc.h"
 #include "sampler.h"
 
 typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
@@ -92,11 +95,18 @@ SLOW_PATH static void sample_mapping(void *start, size_t length)
 		profiler_record_mapping(start, length);
 }
 
-/* A new mapping made by the program: sampled by its length. */
-static void *new_mapping(void *start, size_t length, int prot, int flags)
+/* A new mapping made by the program (by the code at `caller`): sampled by
+ * its length, unless the allocator behind the runtime made it for the
+ * blocks malloc hands out, which are sampled as heap already; asked
+ * before the budget is spent, which that mapping must not take from the
+ * heap's samples. */
+static void *new_mapping(void *start, size_t length, int prot, int flags,
+			 const void *caller)
 {
 	if (start != MAP_FAILED && holds_memory(prot, flags) &&
-	    !sampler_tls.in_runtime && !sampler_within_budget(length))
+	    !sampler_tls.in_runtime &&
+	    !real_alloc_is_allocator_code(caller) &&
+	    !sampler_within_budget(length))
 		sample_mapping(start, length);
 	return start;
 }
@@ -125,7 +135,8 @@ MEMPROF_PUBLIC void *mmap(void *addr, size_t length, int prot, int flags,
 		start = map_fixed(addr, length, prot, flags, fd, offset);
 	else
 		start = next.mmap(addr, length, prot, flags, fd, offset);
-	return new_mapping(start, length, prot, flags);
+	return new_mapping(start, length, prot, flags,
+			   __builtin_return_address(0));
 }
 
 #if UINTPTR_MAX == UINT64_MAX /* off_t is off64_t: one function */
@@ -149,7 +160,8 @@ MEMPROF_PUBLIC void *mmap64(void *addr, size_t length, int prot, int flags,
 	} else {
 		start = next.mmap64(addr, length, prot, flags, fd, offset);
 	}
-	return new_mapping(start, length, prot, flags);
+	return new_mapping(start, length, prot, flags,
+			   __builtin_return_address(0));
 }
 #endif
 
@@ -212,5 +224,5 @@ MEMPROF_PUBLIC void *mremap(void *old, size_t old_length, size_t new_length,
 		return untracked_successor(start, new_length);
 	profiler_end_unmap(old, old_length, start != MAP_FAILED);
 	return new_mapping(start, new_length, PROT_READ | PROT_WRITE,
-			   MAP_ANONYMOUS);
+			   MAP_ANONYMOUS, __builtin_return_address(0));
 }

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compiler.h"
+
 struct real_alloc real;
 
 /* Each bootstrap block is preceded by its size, for realloc and
@@ -143,13 +145,20 @@ static const char *look_up(void *handle, const void *base,
 	return NULL;
 }
 
+/* The link map of the object that defines real.malloc when it is not the
+ * C library's, found once `real` is known (NULL until then); the address
+ * of this variable itself while the allocator is the C library's. */
+static void *_Atomic allocator_object;
+
 const char *real_alloc_take_from(void *handle, const void *base)
 {
 	struct real_alloc taken = real;
 	const char *missing = look_up(handle, base, &taken);
 
-	if (!missing)
+	if (!missing) {
 		real = taken;
+		atomic_store(&allocator_object, NULL); /* found again */
+	}
 	return missing;
 }
 
@@ -169,3 +178,42 @@ int real_alloc_init(void)
 	atomic_store_explicit(&lookup_state, LOOKUP_DONE, memory_order_release);
 	return 1;
 }
+
+#ifdef HAVE__DL_FIND_OBJECT
+
+static void *find_allocator_object(void)
+{
+	struct dl_find_object allocator, libc;
+	void *object = &allocator_object;
+
+	if (_dl_find_object((void *)real.malloc, &allocator) == 0 &&
+	    !(_dl_find_object((void *)real._exit, &libc) == 0 &&
+	      libc.dlfo_link_map == allocator.dlfo_link_map))
+		object = allocator.dlfo_link_map;
+	atomic_store_explicit(&allocator_object, object, memory_order_relaxed);
+	return object;
+}
+
+int real_alloc_is_allocator_code(const void *code)
+{
+	void *object = atomic_load_explicit(&allocator_object,
+					    memory_order_relaxed);
+	struct dl_find_object found;
+
+	if (unlikely(!object)) {
+		if (atomic_load(&lookup_state) != LOOKUP_DONE || !real.malloc ||
+		    !real._exit)
+			return 0;
+		object = find_allocator_object();
+	}
+	return object != &allocator_object &&
+	       _dl_find_object((void *)code, &found) == 0 &&
+	       found.dlfo_link_map == object;
+}
+#else
+int real_alloc_is_allocator_code(const void *code)
+{
+	(void)code;
+	return 0;
+}
+#endif

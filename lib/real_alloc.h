@@ -47,6 +47,14 @@ void *real_alloc_function(const char *name);
  * left as it was). */
 const char *real_alloc_take_from(void *handle, const void *base);
 
+/* Whether `code` lies in the object that defines the allocator in `real`,
+ * when that is not the C library (jemalloc or tcmalloc linked by the
+ * program): the mappings such an allocator makes through the exported
+ * mmap() hold the blocks malloc hands out, which are counted as heap
+ * already.  Lock-free and allocation-free (glibc's _dl_find_object); 0
+ * where the C library lacks it, or while `real` is not known yet. */
+int real_alloc_is_allocator_code(const void *code);
+
 void *bootstrap_alloc(size_t size, size_t alignment);
 size_t bootstrap_usable_size(const void *p);
 

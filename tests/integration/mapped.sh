@@ -105,4 +105,24 @@ set -- $(estimate "$profile" mapped hold_large_blocks)
 test "$1 $3" = "0 0" || fail "malloc's own mappings counted as mappings"
 set -- $(estimate "$profile" heap hold_large_blocks)
 test "$1" -ge $((32 * mib)) || fail "malloc's large blocks not counted as heap"
+
+# Nor are the extents that another allocator behind the runtime (jemalloc)
+# maps for its blocks: its heap is counted once, as heap.
+jemalloc=$(/sbin/ldconfig -p | awk '/libjemalloc\.so\.2 / { print $NF; exit }')
+if [ -n "$jemalloc" ]; then
+	profile=$scratch/jemalloc.mlyze
+	runtime_so="$runtime_so $jemalloc"
+	SPPROF_SEED=1 SPPROF_OUTPUT=$profile \
+		run_preloaded 60 "$integ_bin/mapped" mixed
+	grep -q libjemalloc "$profile" ||
+		fail "jemalloc is not in the profile's map of modules"
+	set -- $(estimate "$profile" mapped map_pages)
+	test "$1" != 0 || fail "under jemalloc: no mapped memory at map_pages"
+	test "$3" = 0 ||
+		fail "under jemalloc: its own extents counted as mappings: $3 bytes"
+	set -- $(estimate "$profile" heap fill_heap)
+	test "$1" != 0 || fail "under jemalloc: no heap at fill_heap"
+else
+	echo "libjemalloc.so.2 not installed: the allocator behind the runtime not tested"
+fi
 pass
