@@ -4,6 +4,9 @@
 #
 # Usage: packaging/fresh-test.sh CHECKOUT [RELEASE]
 #
+# (With COMMAND=demo in the environment, the README's demo command runs
+# there instead of .ci/run: the first command a new user types.)
+#
 # Makes a new minimal system of the Debian release RELEASE (bookworm,
 # trixie...; else the environment's RELEASE, else bookworm) with
 # debootstrap --variant=minbase from debootstrap's default mirror, in a
@@ -34,6 +37,14 @@ release=${2:-${RELEASE:-bookworm}}
 case $release in
 '' | *[!a-z]*)
 	echo "$me: $release: not the name of a Debian release" >&2
+	exit 2
+	;;
+esac
+
+case ${COMMAND:-test} in
+test | demo) ;;
+*)
+	echo "$me: COMMAND=$COMMAND: not test or demo" >&2
 	exit 2
 	;;
 esac
@@ -93,7 +104,28 @@ $root git clone -q --no-hardlinks --no-checkout "$checkout" \
 	"$system/root/spprof-mem"
 $root git -C "$system/root/spprof-mem" checkout -q --detach "$commit"
 
-echo "=== bash .ci/run (CI=true) in the new system"
+case ${COMMAND:-test} in
+test)
+	echo "=== bash .ci/run (CI=true) in the new system"
+	run='bash .ci/run'
+	;;
+demo)
+	echo "=== the README's demo command in the new system"
+	sed -n '/<!-- demo-command -->/,/<!-- \/demo-command -->/p' \
+		"$system/root/spprof-mem/README.md" |
+		sed -n '/^```sh$/,/^```$/{/^```/d;p}' >"$work/demo.sh"
+	[ -s "$work/demo.sh" ] || {
+		echo "$me: no demo command in README.md" >&2
+		exit 1
+	}
+	$root cp "$work/demo.sh" "$system/root/demo.sh"
+	run='bash -euo pipefail /root/demo.sh'
+	;;
+*)
+	echo "$me: COMMAND=$COMMAND: not test or demo" >&2
+	exit 2
+	;;
+esac
 $root chroot "$system" env -i HOME=/root LANG=C.UTF-8 CI=true \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	sh -c 'cd /root/spprof-mem && bash .ci/run' </dev/null
+	sh -c "cd /root/spprof-mem && $run" </dev/null
