@@ -32,9 +32,10 @@ endif
 AM_TESTS_ENVIRONMENT += unset DEBUGINFOD_URLS;
 # Generous limits: the suite often shares a loaded two-core machine.
 AM_TESTS_ENVIRONMENT += CK_TIMEOUT_MULTIPLIER=10; export CK_TIMEOUT_MULTIPLIER;
-# What test scripts of every kind source to know when they run under an
-# emulator.
-EXTRA_DIST += tests/emulation.sh
+# What test scripts of every kind source: the runtime, its environment
+# and hangs told by progress (testlib.sh), and whether they run under an
+# emulator (emulation.sh).
+EXTRA_DIST += tests/emulation.sh tests/testlib.sh
 
 UNIT_CPPFLAGS = $(RUNTIME_CPPFLAGS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

@@ -5,7 +5,7 @@
 # records the sizes of blocks above 16 MiB exactly.
 . "$(dirname "$0")/common.sh"
 
-timeout 60 "$integ_bin/accuracy-linked" >"$scratch/linked.out" ||
+watched 60 "$integ_bin/accuracy-linked" >"$scratch/linked.out" ||
 	{ cat "$scratch/linked.out"; fail "linked run failed"; }
 tail -n 1 "$scratch/linked.out"
 

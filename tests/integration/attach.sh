@@ -189,7 +189,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	chmod 755 "$as_nobody"
 	cp "$abs_top_builddir/src/.libs/memprof-ctl" \
 		"$abs_top_builddir/src/mlyze/.libs/libmlyze.so.0" \
-		"$abs_top_builddir/lib/.libs/libspprof-alloc.so.0" "$as_nobody/"
+		"$runtime_so" "$as_nobody/"
 	chmod 755 "$as_nobody"/*
 	# refused_as_nobody PID TEXT - attach as nobody fails saying TEXT.
 	refused_as_nobody() {

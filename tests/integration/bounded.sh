@@ -23,7 +23,7 @@ watch_size() {
 }
 
 SPPROF_OUTPUT=$profile SPPROF_SAMPLING_RATE=4096 SPPROF_MAX_SIZE=$limit \
-	timeout 60 env LD_PRELOAD="$runtime_so" \
+	watched 60 env LD_PRELOAD="$runtime_so" \
 	"$integ_bin/bounded" 6 15000 1000000 >"$scratch/bounded.out" &
 pid=$!
 watch_size "$pid" "$profile.part"

@@ -23,7 +23,7 @@ for run in "512K" "1" "1 past"; do
 	"$prog" "$plugin" "$@" >"$scratch/bare.out" ||
 		fail "bare run failed: $?"
 	mkdir "$scratch/$name"
-	timeout 300 "$wrap" -q -r "$rate" -o "$scratch/$name/p.mlyze" \
+	watched 300 "$wrap" -q -r "$rate" -o "$scratch/$name/p.mlyze" \
 		"$prog" "$plugin" "$@" >"$scratch/$name/out" \
 		2>"$scratch/$name/err" ||
 		fail "$name: exit status $? under memprof-wrap: $(cat "$scratch/$name/err")"

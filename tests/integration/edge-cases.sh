@@ -9,7 +9,7 @@
 . "$(dirname "$0")/common.sh"
 
 for program in edge-cases edge-cases-cxx; do
-	timeout 60 "$integ_bin/$program" || fail "$program failed on its own"
+	watched 60 "$integ_bin/$program" || fail "$program failed on its own"
 	run_preloaded 60 "$integ_bin/$program"
 
 	SPPROF_OUTPUT=$scratch/$program-default.mlyze

@@ -86,7 +86,7 @@ reuse=$scratch/reuse
 mkdir "$reuse"
 SPPROF_OUTPUT=$reuse/r%p.mlyze
 # The shell leaves old profiles under its own pid, then becomes forker.
-timeout 30 sh -c 'echo old >"$1/r$$.mlyze" && echo older >"$1/r$$.1.mlyze" &&
+watched 30 sh -c 'echo old >"$1/r$$.mlyze" && echo older >"$1/r$$.1.mlyze" &&
 	(cd "$1" && sha256sum r$$.mlyze r$$.1.mlyze) >"$2/sums" &&
 	echo $$ >"$2/pid" && exec env LD_PRELOAD="$3" "$4" leaf' \
 	sh "$reuse" "$scratch" "$runtime_so" "$integ_bin/forker" ||

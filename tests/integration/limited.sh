@@ -16,7 +16,7 @@ same_as_bare() {
 	sh -c "ulimit $limit && exec \"\$@\"" sh "$@" \
 		>"$scratch/$name/bare.out" 2>&1
 	bare_status=$?
-	sh -c "ulimit $limit && exec \"\$@\"" sh timeout 300 "$wrap" \
+	watched 300 sh -c "ulimit $limit && exec \"\$@\"" sh "$wrap" \
 		-o "$scratch/$name/p.mlyze" "$@" \
 		>"$scratch/$name/out" 2>"$scratch/$name/err"
 	status=$?

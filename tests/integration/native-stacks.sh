@@ -122,10 +122,10 @@ for program in callers callers-fp; do
 done
 unset SPPROF_OUTPUT SPPROF_SAMPLING_RATE SPPROF_UNWIND
 # memprof-wrap --unwind forces a method, and knows no other.
-timeout 60 "$wrap" -q --unwind=frames -- true 2>/dev/null
+watched 60 "$wrap" -q --unwind=frames -- true 2>/dev/null
 [ $? = 2 ] || fail "memprof-wrap --unwind=frames is not a usage error"
 for unwind in fp dwarf; do
-	timeout 60 "$wrap" -q -r 4K --unwind=$unwind \
+	watched 60 "$wrap" -q -r 4K --unwind=$unwind \
 		-o "$scratch/wrap-$unwind.mlyze" -- "$integ_bin/callers-fp" \
 		methods >"$scratch/counts" || fail "memprof-wrap --unwind=$unwind"
 	case $unwind:$(cat "$scratch/counts") in

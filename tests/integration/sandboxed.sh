@@ -23,7 +23,7 @@ same_as_bare() {
 		echo "SKIP: $name: cannot run bare: $(cat "$scratch/$name/bare.err")"
 		return 0
 	fi
-	timeout 300 "$wrap" -q -r "$rate" -o "$scratch/$name" "$prog" "$@" \
+	watched 300 "$wrap" -q -r "$rate" -o "$scratch/$name" "$prog" "$@" \
 		>"$scratch/$name/wrapped.out" 2>"$scratch/$name/wrapped.err"
 	status=$?
 	[ "$status" = "$bare_status" ] ||

@@ -14,10 +14,10 @@ report=$abs_top_builddir/src/memprof-report
 
 for run in $(seq 1 20); do
 	profile=$scratch/run$run.mlyze
-	timeout 60 "$wrap" -r 1 -o "$profile" -- "$python" -c pass \
+	watched 60 "$wrap" -r 1 -o "$profile" -- "$python" -c pass \
 		>/dev/null 2>"$scratch/wrap$run.err" ||
 		fail "run $run: memprof-wrap failed"
-	timeout 60 "$report" "$profile" >/dev/null 2>"$scratch/report$run.err" ||
+	watched 60 "$report" "$profile" >/dev/null 2>"$scratch/report$run.err" ||
 		fail "run $run: $(cat "$scratch/report$run.err")"
 done
 pass

@@ -18,7 +18,7 @@ same_as_bare() {
 	(cd "$scratch/$name.bare" && SPPROF_OUTPUT= "$prog" "$@" >stdout)
 	bare_status=$?
 	(cd "$scratch/$name" &&
-		timeout 120 env LD_PRELOAD="$runtime_so" "$prog" "$@" \
+		watched 120 env LD_PRELOAD="$runtime_so" "$prog" "$@" \
 			>stdout 2>stderr)
 	status=$?
 	[ "$status" = "$bare_status" ] ||

@@ -18,7 +18,7 @@ setarch -R "$integ_bin/usable-size" >"$scratch/bare" ||
 # environment before main(), without taking memory from the program's
 # heap: the heap the program starts with is the one it has bare.
 SPPROF_SAMPLING_RATE=1 SPPROF_OUTPUT=$scratch/usable.mlyze \
-	setarch -R timeout 120 env LD_PRELOAD="$runtime_so" \
+	watched 120 setarch -R env LD_PRELOAD="$runtime_so" \
 	"$integ_bin/usable-size" >"$scratch/profiled" ||
 	fail "usable-size exited with status $? under the runtime"
 cmp -s "$scratch/bare" "$scratch/profiled" ||

@@ -12,12 +12,13 @@
 # The reports are made with only the program under root/, as the reading
 # side has it: the C library's frames stay unnamed on both sides.
 set -eu
+. "$(dirname "$0")/../testlib.sh"
 out=$1
 arch=$(dpkg --print-architecture 2>/dev/null || uname -m)
 rm -rf "$out"
 mkdir -p "$out/root/arch-test" /arch-test
 cp tests/report/alloc-program /arch-test/alloc-program
-(cd /arch-test && LD_PRELOAD=$OLDPWD/lib/.libs/libspprof-alloc.so.0 \
+(cd /arch-test && LD_PRELOAD=$runtime_so \
 	SPPROF_OUTPUT=$OLDPWD/$out/alloc-program.mlyze \
 	SPPROF_SAMPLING_RATE=1 ./alloc-program)
 cp /arch-test/alloc-program "$out/root/arch-test/alloc-program"

@@ -22,12 +22,12 @@
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
 . "$here/blocks-common.sh"
-runtime=$PWD/lib/.libs/libspprof-alloc.so.0
+runtime=$runtime_so
 program=$PWD/tests/report/blocks-program
 runs=12
 rate=65536
 
-[ -f "$runtime" ] || { echo "no $runtime: skipped"; exit 77; }
+need_runtime
 python=$(python_with json)
 [ -n "$python" ] || { echo "no python3: skipped"; exit 77; }
 

@@ -1,6 +1,8 @@
 # common.sh - sourced by the test scripts of memprof-report: where things
-# are, a scratch directory removed on exit, and the verdict of each case.
+# are, a scratch directory removed on exit, and the verdict of each case
+# (and, from testlib.sh, the runtime and what runs it).
 here=$(cd "${srcdir:-.}/tests/report" && pwd) || exit 99
+. "$here/../testlib.sh"
 gen=$PWD/tests/report/mlyze-gen
 report=$PWD/src/memprof-report
 scratch=$(mktemp -d) || exit 99

@@ -25,7 +25,6 @@ for candidate in chromium chromium-browser; do
 	command -v "$candidate" >/dev/null 2>&1 && browser=$candidate && break
 done
 [ -n "$browser" ] || { echo "no chromium: skipped"; exit 77; }
-. "${srcdir:-.}/tests/emulation.sh"
 python=$(python_with json)
 [ -n "$python" ] || { echo "no python3: skipped"; exit 77; }
 skipped_under_emulation "the page in chromium" \
@@ -50,7 +49,7 @@ profile leak leak 8192
 browse() {
 	profile_dir=$(mktemp -d "$scratch/browser.XXXXXX") || exit 99
 	set -- "$1" "$2" "${3:+--screenshot=$3}"
-	timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
+	watched 120 "$browser" --headless --no-sandbox --disable-gpu \
 		--disable-background-networking --disable-component-update \
 		--no-first-run --user-data-dir="$profile_dir" \
 		--enable-logging=stderr --v=0 --window-size=1200,900 \

@@ -15,11 +15,11 @@
 # largest of the estimates over time does, cannot pass.
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
-runtime=$PWD/lib/.libs/libspprof-alloc.so.0
+runtime=$runtime_so
 program=$PWD/tests/report/rotating-program
 runs=12
 
-[ -f "$runtime" ] || { echo "no $runtime: skipped"; exit 77; }
+need_runtime
 python=$(python_with json)
 [ -n "$python" ] || { echo "no python3: skipped"; exit 77; }
 

@@ -38,10 +38,10 @@
 #    heap is never touched (no share above 100 %, and why).
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
-runtime=$PWD/lib/.libs/libspprof-alloc.so.0
+runtime=$runtime_so
 programs=$PWD/tests/report
 
-[ -f "$runtime" ] || { echo "no $runtime: skipped"; exit 77; }
+need_runtime
 
 # profile PROGRAM UNWIND: its profile in $scratch/PROGRAM-UNWIND.mlyze.
 profile() {

@@ -1,8 +1,8 @@
 # trend-common.sh - sourced by compare.sh and leaks.sh after common.sh:
 # runs of trend-program under the runtime, and the rows of a JSON report.
 program=$PWD/tests/report/trend-program
-runtime=$PWD/lib/.libs/libspprof-alloc.so.0
-[ -f "$runtime" ] || { echo "no $runtime: skipped"; exit 77; }
+runtime=$runtime_so
+need_runtime
 
 # profile MODE NAME [RATE]: $scratch/NAME.mlyze of one run in MODE.  Each
 # run has a seed of its own, the next of a fixed sequence, so that the

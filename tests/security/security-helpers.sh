@@ -11,12 +11,12 @@
 
 : "${abs_top_builddir:?abs_top_builddir must name the build directory}"
 : "${attacker:?set attacker to the name of the test's user}"
+. "$(dirname "$0")/../testlib.sh"
 
 test_name=$(basename "$0" .sh)
 scratch=$abs_top_builddir/tests/security/$test_name.dir
 ctl=$abs_top_builddir/src/memprof-ctl
 forge=$abs_top_builddir/tests/security/forge-entry
-runtime_so=$abs_top_builddir/lib/.libs/libspprof-alloc.so.0
 report=$abs_top_builddir/src/memprof-report
 # The processes of the attacker the test started, its server, files it
 # made outside the scratch directory, and a file system it mounted.

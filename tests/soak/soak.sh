@@ -43,12 +43,13 @@ set -u
 	echo "usage: soak.sh WORKLOAD" >&2
 	exit 99
 }
+. "$(dirname "$0")/../testlib.sh"
 workload=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 name=$(basename "$1" .soak)
 data=$(dirname "$workload")
 wrap=$abs_top_builddir/src/memprof-wrap
 report=$abs_top_builddir/src/memprof-report
-runtime=$abs_top_builddir/lib/.libs/libspprof-alloc.so.0
+runtime=$runtime_so
 scratch=$abs_top_builddir/tests/soak/$name.dir
 # A run that hangs fails instead of holding up the suite.
 time_limit=${SOAK_TIME_LIMIT:-900}

@@ -7,14 +7,13 @@
 
 top_builddir=$(pwd)
 top_srcdir=$(cd "${srcdir:-.}" && pwd) || exit 99
-. "$top_srcdir/tests/emulation.sh"
+. "$top_srcdir/tests/testlib.sh"
 wrap=$top_builddir/src/memprof-wrap
 helpers=$top_builddir/tests/wrap
 fake_runtime=$helpers/.libs/libwrap-fake-runtime.so
+unset LD_PRELOAD FAKE_RUNTIME_LOG FAKE_RUNTIME_INERT
 SPPROF_RUNTIME=$fake_runtime
 export SPPROF_RUNTIME
-unset LD_PRELOAD SPPROF_OUTPUT SPPROF_SAMPLING_RATE SPPROF_FOLLOW_FORK \
-	SPPROF_MANIFEST SPPROF_ROOT_PID FAKE_RUNTIME_LOG FAKE_RUNTIME_INERT
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/memprof-wrap-test.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
@@ -23,11 +22,8 @@ cd "$work" || exit 99
 # use_real_runtime: the test runs the build tree's runtime, which
 # memprof-wrap must find by itself; skipped when it is not built.
 use_real_runtime() {
-	runtime=$top_builddir/lib/.libs/libspprof-alloc.so.0
-	if [ ! -e "$runtime" ]; then
-		echo "SKIP: $runtime not built"
-		exit 77
-	fi
+	runtime=$runtime_so
+	need_runtime
 	unset SPPROF_RUNTIME
 }
 
