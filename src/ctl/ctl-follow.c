@@ -49,11 +49,15 @@ struct ctl_follow_cache {
 	size_t count;
 	uint64_t scrapes;
 	uint64_t resumed; /* replays taken up again */
+	uint64_t growth_window_us;
 };
 
-struct ctl_follow_cache *ctl_follow_cache_new(void)
+struct ctl_follow_cache *ctl_follow_cache_new(uint64_t growth_window_us)
 {
-	return xcalloc(1, sizeof(struct ctl_follow_cache));
+	struct ctl_follow_cache *c = xcalloc(1, sizeof(*c));
+
+	c->growth_window_us = growth_window_us;
+	return c;
 }
 
 static void forget(struct followed *f)
@@ -155,13 +159,16 @@ static struct followed *find(struct ctl_follow_cache *c,
 }
 
 /* A replay of the stream from its start, or NULL with why set. */
-static struct followed *start(const struct ctl_process *p, int stream,
+static struct followed *start(const struct ctl_follow_cache *c,
+			      const struct ctl_process *p, int stream,
 			      const struct stat *st, char *why, size_t size)
 {
 	static const struct mlyze_options reading = {
 		.warn = ctl_ignore_warning
 	};
-	static const struct replay_options replaying = { .growth = true };
+	const struct replay_options replaying = {
+		.growth = true, .growth_window_us = c->growth_window_us
+	};
 	struct followed *f = xcalloc(1, sizeof(*f));
 
 	f->pid = p->pid;
@@ -246,7 +253,7 @@ int ctl_follow_sites(struct ctl_follow_cache *c, const struct ctl_process *p,
 		take_out(c, f);
 		c->resumed++;
 	}
-	else if (!(f = start(p, stream, st, why, size)))
+	else if (!(f = start(c, p, stream, st, why, size)))
 		return -1;
 	if (heap_follower_read(f->replay, f->reader) < 0) {
 		snprintf(why, size, "%s", mlyze_error(f->reader));

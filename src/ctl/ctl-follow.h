@@ -44,10 +44,12 @@
 
 struct ctl_follow_cache;
 
-struct ctl_follow_cache *ctl_follow_cache_new(void);
+/* The replays of a cache measure growth over growth_window_us
+ * (ctl_sites_read()). */
+struct ctl_follow_cache *ctl_follow_cache_new(uint64_t growth_window_us);
 void ctl_follow_cache_free(struct ctl_follow_cache *c);
 
-/* As ctl_sites_read(fd = stream, ...), from the replay kept for p when
+/* As ctl_sites_read(fd = stream, ..., the cache's growth_window_us, ...), from the replay kept for p when
  * it can be taken up again; run it as p's user (the modules the stream
  * names are read as that user).  The stream is not closed. */
 int ctl_follow_sites(struct ctl_follow_cache *c, const struct ctl_process *p,

@@ -102,6 +102,7 @@ struct sites_reading {
 	const char *name;
 	size_t top;
 	uint64_t now_us;
+	uint64_t growth_window_us;
 	struct frame_namer *namer;
 	struct ctl_sites *out;
 	char *why;
@@ -116,8 +117,9 @@ static int read_sites(void *ctx)
 		return ctl_follow_sites(r->follow, r->process, r->stream, &r->st,
 					r->top, r->now_us, r->namer, r->out,
 					r->why, r->size);
-	return ctl_sites_read(r->stream, r->name, r->top, r->now_us, r->namer,
-			      r->out, r->why, r->size);
+	return ctl_sites_read(r->stream, r->name, r->top, r->now_us,
+			      r->growth_window_us, r->namer, r->out, r->why,
+			      r->size);
 }
 
 /* Reads what process p shows at now_us into m; -1 with why set when its
@@ -133,7 +135,10 @@ static int gather(const struct ctl_process *p,
 					 .follow = opt->follow,
 					 .name = p->page.part,
 					 .top = opt->top_sites,
-					 .now_us = now_us, .namer = namer,
+					 .now_us = now_us,
+					 .growth_window_us =
+						 opt->growth_window_us,
+					 .namer = namer,
 					 .out = &m->sites, .why = why,
 					 .size = size };
 	int rc;
@@ -245,8 +250,8 @@ static const struct family {
 	  "as memprof-report --top names them.", NULL, largest_sites },
 	{ "memprof_site_growth_bytes_per_second", "gauge",
 	  "Growth of the live bytes of the sites memprof-report --leaks finds "
-	  "growing significantly, over the profile up to the scrape.", NULL,
-	  growing_sites },
+	  "growing significantly, over the window up to the scrape "
+	  "(--growth-window).", NULL, growing_sites },
 };
 
 static void write_sites(FILE *out, const struct family *f,

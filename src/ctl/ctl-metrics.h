@@ -35,6 +35,11 @@ struct ctl_metrics_options {
 	                                 (read from /proc/PID/environ), e.g. "SPPROF_SERVICE" */
 	uint64_t now_us; /* the moment of the scrape, microseconds since the
 	                    epoch, to which the trends run; 0: the clock's */
+	/* The trends are taken over the last growth_window_us before the
+	 * scrape (ctl_sites_read()), so that a site that stopped growing
+	 * stops being shown growing; 0: over the whole profile.  The
+	 * follow cache's replays must have the same (ctl-follow.h). */
+	uint64_t growth_window_us;
 	/* The replays kept from one rendering to the next (ctl-follow.h),
 	 * or NULL: every stream replayed from its start. */
 	struct ctl_follow_cache *follow;

@@ -927,7 +927,7 @@ int ctl_serve(const struct ctl_serve_options *o)
 	sigaddset(&stop_signals, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	s.metrics.follow = ctl_follow_cache_new();
+	s.metrics.follow = ctl_follow_cache_new(o->metrics.growth_window_us);
 	/* After the mask: its thread must not take the signals either. */
 	s.silence = ctl_silence_start(OVERDRAWN_TIMEOUT);
 	if (s.silence && pipe2(s.stop, O_CLOEXEC) == 0)

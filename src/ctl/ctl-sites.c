@@ -86,12 +86,14 @@ void ctl_sites_of(const mlyze_reader *r, const struct heap_replay *h,
 }
 
 int ctl_sites_read(int fd, const char *name, size_t top, uint64_t now_us,
-		   struct frame_namer *namer, struct ctl_sites *out, char *why,
-		   size_t size)
+		   uint64_t growth_window_us, struct frame_namer *namer,
+		   struct ctl_sites *out, char *why, size_t size)
 {
 	struct mlyze_options reading = { .warn = ctl_ignore_warning };
-	struct replay_options replaying = { .growth = true,
-					    .until_us = now_us };
+	struct replay_options replaying = {
+		.growth = true, .until_us = now_us,
+		.growth_window_us = growth_window_us
+	};
 	mlyze_reader *r = mlyze_open_fd(fd, name, &reading);
 	struct heap_replay h;
 

@@ -9,8 +9,9 @@
  * sites that `memprof-report --leaks` finds growing significantly, their
  * trend taken per second (whatever markers the program sets) up to
  * `now_us` (the moment the process is asked about: it lived to then,
- * whether it wrote events since or not), the fastest first, at most
- * `top` of them.  It only reads files; the process
+ * whether it wrote events since or not) over the last
+ * `growth_window_us` of it (replay_options; 0: the whole profile), the
+ * fastest first, at most `top` of them.  It only reads files; the process
  * is not asked anything.  Symbolizing is the costly part (the modules'
  * symbols and debug information, often compressed): the reads of one
  * moment share a namer from ctl_sites_namer() (frame_namer_free() it),
@@ -43,8 +44,8 @@ struct frame_namer *ctl_sites_namer(void);
  * messages), its trends up to now_us (microseconds since the epoch): 0,
  * or -1 with why set (*out then holds nothing to free). */
 int ctl_sites_read(int fd, const char *name, size_t top, uint64_t now_us,
-		   struct frame_namer *namer, struct ctl_sites *out, char *why,
-		   size_t size);
+		   uint64_t growth_window_us, struct frame_namer *namer,
+		   struct ctl_sites *out, char *why, size_t size);
 /* The same of a profile replayed already (h, of the profile r reads):
  * the replay options must measure growth. */
 void ctl_sites_of(const mlyze_reader *r, const struct heap_replay *h,

@@ -61,6 +61,8 @@ static const struct serve_option {
 	  "requests under way at once of one client (16)", 'p' },
 	{ "timeout", "SECONDS", "an idle connection is closed after (30)", 't' },
 	{ "top-sites", "N", "sites per process in /metrics (10)", 'n' },
+	{ "growth-window", "SECONDS",
+	  "the growth in /metrics is over the last (3600)", 'g' },
 	{ "service-variable", "NAME",
 	  "the environment variable naming a process's service "
 	  "(SPPROF_SERVICE)", 's' },
@@ -621,8 +623,15 @@ static int parse_count(const char *name, const char *text, unsigned min,
 	return EXIT_OK;
 }
 
+/* Seconds of --growth-window: 30 days; a month-long trend is no longer
+ * the recent one. */
+#define GROWTH_WINDOW_MAX 2592000
+
 static int parse_serve_option(int c, struct ctl_serve_options *o)
 {
+	unsigned seconds;
+	int rc;
+
 	switch (c) {
 	case 'l':
 		o->listen = optarg;
@@ -644,6 +653,11 @@ static int parse_serve_option(int c, struct ctl_serve_options *o)
 	case 's':
 		o->metrics.service_variable = optarg;
 		return EXIT_OK;
+	case 'g':
+		if ((rc = parse_count("--growth-window", optarg, 1,
+				      GROWTH_WINDOW_MAX, &seconds)) == EXIT_OK)
+			o->metrics.growth_window_us = seconds * UINT64_C(1000000);
+		return rc;
 	default:
 		return bad_usage("unknown option");
 	}
@@ -656,7 +670,8 @@ static int serve(int argc, char **argv)
 		.listen = CTL_SERVE_DEFAULT_LISTEN,
 		.max_connections = 64, .max_per_client = 16, .timeout = 30,
 		.metrics = { .top_sites = 10,
-			     .service_variable = "SPPROF_SERVICE" },
+			     .service_variable = "SPPROF_SERVICE",
+			     .growth_window_us = UINT64_C(3600000000) },
 	};
 	int c, rc;
 

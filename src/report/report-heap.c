@@ -111,6 +111,11 @@ struct replay_state {
 	double mapped_live_bytes; /* of live_bytes, the mappings' */
 	uint64_t live_samples;
 	bool growth;           /* measure it (replay_options) */
+	/* The trends per second over a trailing window (replay_options),
+	 * when its length is not 0 (else over the whole profile), and what
+	 * the blocks add to them, by stack. */
+	struct trend_window window;
+	struct trend_window_sums *recent;
 	enum memory_kind kinds; /* counted (replay_options) */
 	uint64_t until_us;     /* replay_options */
 	double position[AXES]; /* now: seconds since the origin, markers */
@@ -213,6 +218,9 @@ static __attribute__((noinline)) void grow_stacks(struct replay_state *st,
 	h->by_stack = grow_zeroed(h->by_stack, h->stack_count, n,
 				  sizeof(*h->by_stack));
 	st->now = grow_zeroed(st->now, h->stack_count, n, sizeof(*st->now));
+	if (st->window.length > 0)
+		st->recent = grow_zeroed(st->recent, h->stack_count, n,
+					 sizeof(*st->recent));
 	for (int half = 0; half < ESTIMATOR_HALVES; half++)
 		st->halves[half].changed = xrealloc(
 			st->halves[half].changed, n,
@@ -344,6 +352,19 @@ static void add_life(struct replay_state *st, struct u64map_value block,
 		trend_add_block(&now->growth[a], w->bytes, w->bytes_variance,
 				st->blocks.slots[slot].born[a],
 				st->position[a]);
+	if (st->recent)
+		trend_window_add_block(&st->window, &st->recent[block.b >> 32],
+				       w->bytes, w->bytes_variance,
+				       st->blocks.slots[slot].born[PER_SECOND],
+				       st->position[PER_SECOND]);
+}
+
+/* The trends per second are at `seconds` since the origin. */
+static void pass_seconds(struct replay_state *st, double seconds)
+{
+	st->position[PER_SECOND] = seconds;
+	if (st->window.length > 0)
+		trend_window_pass(&st->window, seconds);
 }
 
 /* The end of a block's life, for whoever asked (replay_options): a block
@@ -805,6 +826,9 @@ static void start_time_series(struct replay_state *st, const mlyze_reader *r,
 		st->point_stride_us = DEFAULT_STRIDE_US;
 	st->snapshots_wanted = options ? options->snapshots : 0;
 	st->growth = options && options->growth;
+	if (st->growth && options->growth_window_us)
+		trend_window_init(&st->window,
+				  (double)options->growth_window_us / 1e6);
 	if (options) {
 		st->block_ended = options->block_ended;
 		st->block_ended_ctx = options->block_ended_ctx;
@@ -939,6 +963,9 @@ static void on_checkpoint(struct replay_state *st, const mlyze_reader *r,
 	h->checkpoints = ev->checkpoint.number;
 	h->events_discarded = ev->checkpoint.events_before;
 	h->kept_from_us = st->origin_us = ev->time_us;
+	/* The window's starts are counted from the new origin. */
+	if (st->window.length > 0)
+		trend_window_init(&st->window, st->window.length);
 	st->in_checkpoint = true;
 	if (info->end_time_us > ev->time_us)
 		st->point_stride_us =
@@ -1106,7 +1133,7 @@ static void run_trends_until(struct replay_state *st)
 	double until = seconds_since(st->origin_us, st->until_us);
 
 	if (st->growth && until > st->position[PER_SECOND])
-		st->position[PER_SECOND] = until;
+		pass_seconds(st, until);
 }
 
 /* What was allocated, what is still live at the end, and the totals. */
@@ -1141,6 +1168,10 @@ static void finish(struct replay_state *st)
 		for (int a = 0; a < AXES; a++)
 			h->by_stack[i].growth[a] = trend_of(
 				&st->now[i].growth[a], st->position[a]);
+		if (st->recent)
+			h->by_stack[i].growth[PER_SECOND] = trend_window_of(
+				&st->window, &st->recent[i],
+				st->position[PER_SECOND]);
 		heap_estimates_add(&h->total, &h->by_stack[i]);
 		if (st->now[i].mapped)
 			h->mapped_peak_bytes += h->by_stack[i].live[AT_PEAK].bytes;
@@ -1160,6 +1191,7 @@ static void free_state(struct replay_state *st)
 	free(st->blocks.slots);
 	free(st->blocks.vacant);
 	free(st->now);
+	free(st->recent);
 	for (int half = 0; half < ESTIMATOR_HALVES; half++)
 		free(st->halves[half].changed);
 	free_amounts(&st->dropped_allocations);
@@ -1254,8 +1286,8 @@ static void replay_batch(struct replay_state *st, mlyze_reader *r,
 		if (st->follows_moments)
 			follow_times(st, ev);
 		if (st->growth)
-			st->position[PER_SECOND] =
-				seconds_since(st->origin_us, ev->time_us);
+			pass_seconds(st, seconds_since(st->origin_us,
+						       ev->time_us));
 		replay_event(st, r, ev, first_rate);
 		if (!st->in_checkpoint)
 			follow_time(st, ev->time_us);
@@ -1398,9 +1430,13 @@ void heap_follower_result(const struct heap_follower *f, uint64_t until_us,
 	copy_replay(out, &f->h);
 	st.h = out;
 	st.now = copy_of(f->st.now, f->h.stack_count, sizeof(*st.now));
+	if (f->st.recent)
+		st.recent = copy_of(f->st.recent, f->h.stack_count,
+				    sizeof(*st.recent));
 	st.until_us = until_us;
 	finish(&st);
 	free(st.now);
+	free(st.recent);
 }
 
 size_t heap_follower_bytes(const struct heap_follower *f)
@@ -1413,6 +1449,7 @@ size_t heap_follower_bytes(const struct heap_follower *f)
 
 	return sizeof(*f) + map +
 	       st->blocks.capacity * (sizeof(struct slot) + sizeof(uint32_t)) +
+	       (st->recent ? f->h.stack_count * sizeof(*st->recent) : 0) +
 	       f->h.stack_count * (sizeof(struct stack_now) +
 				   sizeof(struct heap_estimates) +
 				   ESTIMATOR_HALVES * sizeof(size_t)) +

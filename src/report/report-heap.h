@@ -219,6 +219,10 @@ struct replay_options {
 	 * is after the last event, so that a site that stopped growing is
 	 * seen flat since, not growing to its last sample. */
 	uint64_t until_us;
+	/* With growth, a window (microseconds) over which the trends per
+	 * second are taken, ending where they end (report-trend.h), as a
+	 * service's recent growth is watched; 0: over the whole profile. */
+	uint64_t growth_window_us;
 };
 
 /* Threads have 16-bit ids in a profile. */

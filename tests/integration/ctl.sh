@@ -210,7 +210,7 @@ expect 2 "is not a process id" status abc
 expect 2 "unknown command" frobnicate
 # Every option of serve is in the help.
 for option in listen web-config-file max-connections max-per-client \
-	timeout top-sites service-variable; do
+	timeout top-sites growth-window service-variable; do
 	expect 0 "^  --$option=" --help
 done
 # And its paths, a service's by name and the discovery of targets.

@@ -5,7 +5,9 @@
 # scrape made when the program has lived three times as long as at the
 # first must show a trend of less than half the first (the least-squares
 # line of a site flat since falls as the square of the time), not the
-# same slope for ever.
+# same slope for ever.  And the trend is that of a window ending at the
+# scrape (--growth-window): a server whose window of 1 s (at most 1.25 s
+# taken) starts 2 s after the last step finds it growing no more.
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/ctl-helpers.sh"
 
@@ -57,6 +59,13 @@ second=$(growth)
 echo "leak_slowly: $first bytes/s at ${first_age}s, $second bytes/s three times later"
 /usr/bin/python3 -c "import sys; sys.exit(not $second < $first / 2)" ||
 	fail "a site that stopped growing keeps its slope: $first, then $second bytes/s"
+stop_serve
+
+sleep 2
+start_serve --growth-window 1
+third=$(growth)
+[ "$third" = 0 ] ||
+	fail "a site that grew before the window grows in it: $third bytes/s"
 
 touch leak.stop
 wait $leaker || fail "leak-program: exit status $?"

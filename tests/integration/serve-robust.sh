@@ -37,6 +37,8 @@ refused() {
 expect 2 "--listen takes ADDR:PORT, not 'localhost'" serve --listen localhost
 expect 2 "--max-per-client is more than --max-connections" serve \
 	--max-connections 4 --max-per-client 8
+expect 2 "--growth-window takes a whole number, 1-2592000" serve \
+	--growth-window 0
 SPPROF_OUTPUT=$scratch/rec.%p.mlyze start_hold rec
 rec=$pid
 start_serve --max-connections 64 --max-per-client 32 --timeout 3

@@ -111,15 +111,22 @@ static void stop_service(pid_t child)
 	waitpid(child, NULL, 0);
 }
 
-/* The exposition of `procs` scraped at now_us with the replays of
- * `follow` (NULL: none), in a string to free(). */
+/* serve's --growth-window by default, longer than every profile here
+ * but the one of growth_is_that_of_the_window. */
+#define SERVE_GROWTH_WINDOW_US UINT64_C(3600000000)
+
+/* The exposition of `procs` scraped at now_us, the growth over the last
+ * growth_window_us, with the replays of `follow` (NULL: none), in a
+ * string to free(). */
 static char *render_following(const struct ctl_process *procs, size_t count,
-			      uint64_t now_us, struct ctl_follow_cache *follow)
+			      uint64_t now_us, uint64_t growth_window_us,
+			      struct ctl_follow_cache *follow)
 {
 	struct ctl_metrics_options opt = { .top_sites = 10,
 					   .service_variable =
 						   "SPPROF_SERVICE",
 					   .now_us = now_us,
+					   .growth_window_us = growth_window_us,
 					   .follow = follow };
 	char *text = NULL, why[256];
 	size_t length = 0;
@@ -136,7 +143,8 @@ static char *render_following(const struct ctl_process *procs, size_t count,
 static char *render_at(const struct ctl_process *procs, size_t count,
 		       uint64_t now_us)
 {
-	return render_following(procs, count, now_us, NULL);
+	return render_following(procs, count, now_us, SERVE_GROWTH_WINDOW_US,
+				NULL);
 }
 
 /* Scraped at the last event of small_profile. */
@@ -376,16 +384,89 @@ START_TEST(growth_runs_to_the_scrape)
 }
 END_TEST
 
-/* A stream that grows: the first part of grown_profile, then all of
- * it, and then another file put in its place. */
-#define GROWN_START \
+/* What the streams below begin with: small_profile's sites, sampled at
+ * every byte, in a stream still written. */
+#define STREAM_HEAD \
 	"header start=1000000\n" \
 	"metadata {\"sampling_rate\": 1, \"pid\": 42, \"complete\": false}\n" \
 	"string 0 0 0 /srv/app.py\n" \
 	"string 0 1 0 handle_request\n" \
 	"string 0 1 1 cache_put\n" \
 	"stack 0 0 python:0:0:10\n" \
-	"stack 0 1 python:0:1:20\n" \
+	"stack 0 1 python:0:1:20\n"
+
+/* cache_put keeps 100 bytes more at 0, 1, 2 and 3 s, and nothing since;
+ * handle_request holds 100 bytes from 100 to 870 s, then keeps 100 bytes
+ * at 880 s and 100 more at 890 s. */
+#define GREW_EARLY_START \
+	STREAM_HEAD \
+	"alloc 0 0x20 100 1 1\n" \
+	"alloc 1000000 0x30 100 1 1\n" \
+	"alloc 1000000 0x40 100 1 1\n" \
+	"alloc 1000000 0x50 100 1 1\n"
+static const char grew_early_start[] = GREW_EARLY_START;
+static const char grew_early_profile[] = GREW_EARLY_START
+	"alloc 97000000 0x70 100 0 1\n"
+	"free 770000000 0x70\n"
+	"alloc 10000000 0x10 100 0 1\n"
+	"alloc 10000000 0x60 100 0 1\n";
+/* Scraped at 903 s. */
+#define GREW_EARLY_SCRAPE_US (1000000 + UINT64_C(903000000))
+
+/* The growth of `site` in text, or -1 when it has no growth series. */
+static double growth_of(const char *text, const char *site)
+{
+	char series[256];
+	const char *at;
+
+	snprintf(series, sizeof(series),
+		 "memprof_site_growth_bytes_per_second{pid=\"11\",command="
+		 "\"x\",service=\"\",site=\"%s\"} ",
+		 site);
+	at = strstr(text, series);
+	return at ? strtod(at + strlen(series), NULL) : -1;
+}
+
+/* A site that grew in the first seconds and has held the same since
+ * grows no more once the window is past its growth, however long ago it
+ * began; a window of 60 s starts on the last multiple of a quarter of
+ * it (15 s) at least 60 s before the scrape, 840 s, and a site growing
+ * there is measured from there, what it held before cut off.  A window
+ * that covers the growth sees it. */
+START_TEST(growth_is_that_of_the_window)
+{
+	struct ctl_process p = recording(11, "x");
+	char *minute, *hour;
+
+	write_profile(grew_early_profile);
+	minute = render_following(&p, 1, GREW_EARLY_SCRAPE_US,
+				  UINT64_C(60000000), NULL);
+	if (growth_of(minute, "cache_put (/srv/app.py:20)") != -1)
+		fprintf(stderr, "cache_put grows in\n%s", minute);
+	ck_assert_double_eq(growth_of(minute, "cache_put (/srv/app.py:20)"),
+			    -1);
+	/* In a window of 63 s, the lives of 100 bytes from 0 to 30 s, from
+	 * 40 s and from 50 s: 12/63^3 * 100 * the sum of (b - a)(a + b -
+	 * 63)/2 over them. */
+	ck_assert_double_eq_tol(
+		growth_of(minute, "handle_request (/srv/app.py:10)"),
+		600.0 * (30 * -33 + 23 * 40 + 13 * 50) / (63.0 * 63 * 63),
+		1e-9);
+	hour = render_at(&p, 1, GREW_EARLY_SCRAPE_US);
+	/* Over the whole 903 s: 12/903^3 * 100 * sum of (903 - a) a/2, for
+	 * a = 0, 1, 2, 3. */
+	ck_assert_double_eq_tol(growth_of(hour, "cache_put (/srv/app.py:20)"),
+				600.0 * (903 * 6 - 14) / (903.0 * 903 * 903),
+				1e-12);
+	free(minute);
+	free(hour);
+}
+END_TEST
+
+/* A stream that grows: the first part of grown_profile, then all of
+ * it, and then another file put in its place. */
+#define GROWN_START \
+	STREAM_HEAD \
 	"alloc 0 0x10 1000 0 1\n" \
 	"alloc 1000000 0x20 100 1 1\n"
 static const char grown_start[] = GROWN_START;
@@ -418,27 +499,39 @@ static void write_in_place(const char *script, int flags)
 	bytes_free(&b);
 }
 
-/* A scrape with the replays kept says what one without says. */
-static void expect_same_scrape(const struct ctl_process *p,
-			       struct ctl_follow_cache *follow)
+/* A scrape at now_us with the replays kept (their growth over
+ * growth_window_us) says what one without says, which holds `shown`. */
+static void expect_same_scrape_at(const struct ctl_process *p,
+				  struct ctl_follow_cache *follow,
+				  uint64_t now_us, uint64_t growth_window_us,
+				  const char *shown)
 {
-	uint64_t now = SMALL_PROFILE_END_US + 500000;
-	char *followed = render_following(p, 1, now, follow);
-	char *full = render_at(p, 1, now);
+	char *followed = render_following(p, 1, now_us, growth_window_us,
+					  follow);
+	char *full = render_following(p, 1, now_us, growth_window_us, NULL);
 
 	if (strcmp(followed, full) != 0)
 		fprintf(stderr, "kept replays:\n%s\nfull replay:\n%s\n",
 			followed, full);
 	ck_assert_msg(strcmp(followed, full) == 0, "the scrapes differ");
-	ck_assert_ptr_nonnull(strstr(full, "memprof_site_live_bytes{"));
+	ck_assert_ptr_nonnull(strstr(full, shown));
 	free(followed);
 	free(full);
+}
+
+static void expect_same_scrape(const struct ctl_process *p,
+			       struct ctl_follow_cache *follow)
+{
+	expect_same_scrape_at(p, follow, SMALL_PROFILE_END_US + 500000,
+			      SERVE_GROWTH_WINDOW_US,
+			      "memprof_site_live_bytes{");
 }
 
 START_TEST(followed_scrapes_say_what_full_ones_do)
 {
 	struct ctl_process p = recording(10, "x");
-	struct ctl_follow_cache *follow = ctl_follow_cache_new();
+	struct ctl_follow_cache *follow =
+		ctl_follow_cache_new(SERVE_GROWTH_WINDOW_US);
 	char moved[PATH_MAX + 8];
 
 	write_profile(grown_start);
@@ -472,6 +565,27 @@ START_TEST(followed_scrapes_say_what_full_ones_do)
 }
 END_TEST
 
+/* A replay kept from a scrape in the first seconds, where the window
+ * starts at 0, and taken up past many of its starts says what a full
+ * replay does. */
+START_TEST(followed_growth_is_that_of_the_window)
+{
+	struct ctl_process p = recording(11, "x");
+	uint64_t window = UINT64_C(60000000);
+	struct ctl_follow_cache *follow = ctl_follow_cache_new(window);
+
+	write_profile(grew_early_start);
+	expect_same_scrape_at(&p, follow, 1000000 + 3500000, window,
+			      "site=\"cache_put");
+	write_in_place(grew_early_profile, 0);
+	expect_same_scrape_at(&p, follow, GREW_EARLY_SCRAPE_US, window,
+			      "growth_bytes_per_second{pid=\"11\",command=\"x\","
+			      "service=\"\",site=\"handle_request");
+	ck_assert_uint_eq(ctl_follow_resumed(follow), 1);
+	ctl_follow_cache_free(follow);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("metrics");
@@ -483,7 +597,9 @@ Suite *test_suite(void)
 	tcase_add_test(tc, long_labels);
 	tcase_add_test(tc, skipped_process);
 	tcase_add_test(tc, growth_runs_to_the_scrape);
+	tcase_add_test(tc, growth_is_that_of_the_window);
 	tcase_add_test(tc, followed_scrapes_say_what_full_ones_do);
+	tcase_add_test(tc, followed_growth_is_that_of_the_window);
 	suite_add_tcase(s, tc);
 	return s;
 }
