@@ -334,6 +334,35 @@ static void check_blocks(const struct options *o)
 					    o->at_spec.text));
 }
 
+/* An option whose argument is optional takes it only after '='
+ * (--temporary=10ms): a value written after a space is an operand, read
+ * as a profile.  Each such option, with the operand that followed it
+ * when it was given without one. */
+struct bare_option {
+	const char *name;
+	const char *what;                   /* what its argument is */
+	bool (*is_argument)(const char *text); /* whether text reads as one */
+	const char *next;                   /* the word after it, or NULL */
+};
+
+static bool is_duration(const char *text)
+{
+	return blocks_parse_duration(text) >= 0;
+}
+
+/* An operand that names no file but reads as the argument of the option
+ * it followed was meant as that argument: a usage error that says how to
+ * write it, instead of "No such file or directory". */
+static void check_bare_option(const struct bare_option *b)
+{
+	if (!b->next || b->next[0] == '-' || !b->is_argument(b->next) ||
+	    access(b->next, F_OK) == 0)
+		return;
+	usage_error("%s", xasprintf("%s: no such profile; to give --%s %s "
+				    "write --%s=%s", b->next, b->name,
+				    b->what, b->name, b->next));
+}
+
 /* Now, on the clock of a profile's times: microseconds since the epoch. */
 static uint64_t wall_clock_us(void)
 {
@@ -398,6 +427,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct bare_option temporary = { "temporary", "a duration",
+					 is_duration, NULL };
 	int c;
 
 	while ((c = getopt_long(argc, argv, "f:o:jn:g:cs:a:hV", long_options,
@@ -478,6 +509,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_TEMPORARY:
 			choose_blocks(o, BLOCKS_TEMPORARY);
 			o->blocks.temporary_us = parse_temporary(optarg);
+			temporary.next = !optarg && optind < argc ? argv[optind]
+								  : NULL;
 			break;
 		case OPT_HISTOGRAM:
 			choose_blocks(o, BLOCKS_SIZES);
@@ -507,6 +540,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			exit(2);
 		}
 	}
+	check_bare_option(&temporary);
 	if (optind == argc)
 		usage_error("%s", "no profile given");
 	if (o->symbolize && (o->view || o->base_count || o->leaks ||
