@@ -42,6 +42,7 @@ struct options {
 	size_t top;
 	enum grouping grouping;
 	enum sort_key sort;
+	bool sort_given; /* --sort, which not every view takes */
 	enum moment at;
 	/* --at TIME or MARKER (then `at` is AT_TIME), --from and --to. */
 	struct moment_spec at_spec, from, to;
@@ -324,6 +325,20 @@ static void check_blocks(const struct options *o)
 	if (o->base_count || o->leaks || o->growth)
 		usage_error("--%s reads one run: not with --base, --leaks or "
 			    "--growth", block_option_names[o->blocks.view]);
+	/* A --sort these views do not take is refused, not ignored: a table
+	 * ranked otherwise than asked would be read as ranked as asked. */
+	if (o->sort_given && o->blocks.view == BLOCKS_TEMPORARY &&
+	    o->sort == SORT_BY_LIVE)
+		usage_error("%s", "--temporary ranks its sites by their "
+				  "temporary allocations, --sort=count (the "
+				  "default) or --sort=allocated (their bytes): "
+				  "a block freed young is not live");
+	if (o->sort_given && o->blocks.view == BLOCKS_SIZES)
+		usage_error("%s", "--histogram lists the size classes in their "
+				  "order: no --sort");
+	if (o->sort_given && o->blocks.view == BLOCKS_THREADS)
+		usage_error("%s", "--group-by thread ranks the threads by the "
+				  "bytes they allocated: no --sort");
 	/* A life is whole: a stretch chooses the blocks it counts, but no
 	 * single moment has lives to show. */
 	if (o->at == AT_TIME)
@@ -462,6 +477,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 's':
 			o->sort = (enum sort_key)choose("--sort", optarg,
 							sort_names, 3);
+			o->sort_given = true;
 			break;
 		case 'a':
 			o->at = parse_at(optarg, &o->at_spec);
@@ -576,6 +592,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		usage_error("%s", "--suppressions applies to what was never "
 				  "freed: give --at end or --leaks");
 	check_blocks(o);
+	o->blocks.by_bytes = o->sort == SORT_BY_ALLOCATED;
 	return optind;
 }
 

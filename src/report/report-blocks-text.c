@@ -31,9 +31,10 @@ static void title_line(FILE *out, const struct report *r,
 	case BLOCKS_TEMPORARY:
 		format_duration(within, t->options->temporary_us);
 		fprintf(out, "Temporary allocations: blocks freed within %s "
-			     "of their birth; top %zu of %zu sites, grouped "
-			     "by %s\n",
+			     "of their birth; top %zu of %zu sites by %s, "
+			     "grouped by %s\n",
 			within, rows, t->row_count,
+			t->options->by_bytes ? "bytes" : "count",
 			grouping_names[r->grouping]);
 		break;
 	case BLOCKS_SIZES:
