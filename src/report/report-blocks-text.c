@@ -90,7 +90,7 @@ static void spread_line(FILE *out, const struct block_table *t,
 		sum += row->cells[c].count;
 	if (t->numeric_columns == t->column_count || !(sum > 0))
 		return;
-	fprintf(out, "%13slifetimes:", "");
+	fprintf(out, "%13slifetimes, the share in each span:", "");
 	for (size_t c = t->numeric_columns; c < t->column_count; c++) {
 		if (row->cells[c].samples == 0)
 			continue;

@@ -37,9 +37,14 @@ struct view_columns {
 	size_t count, numeric;
 };
 
+/* Each lifetime bucket holds the blocks that lived from the previous
+ * limit up to its own, not every block younger than its limit: the
+ * titles name both ends, so that shares that sum to 100 % do not read as
+ * cumulative.  The JSON keys stay as they were, for the readers that know
+ * them (memprof-report(1) says what they hold). */
 static const char *const temporary_titles[] = {
-	"TEMPORARY", "<100us", "<1ms", "<10ms", "<100ms", "<1s", "<10s",
-	">=10s", "LIVE",
+	"TEMPORARY", "0-100us", "100us-1ms", "1-10ms", "10-100ms",
+	"100ms-1s", "1-10s", ">=10s", "still live",
 };
 static const char *const temporary_keys[] = {
 	"temporary", "under_100us", "under_1ms", "under_10ms",
