@@ -104,9 +104,9 @@ static void usage(FILE *out)
 	      "\n"
 	      "  -f, --format=FORMAT     text (default), json, folded, speedscope,\n"
 	      "                          pprof or html (see memprof-report(1))\n"
-	      "  -o, --output=FILE       write to FILE; without --format, its suffix\n"
-	      "                          chooses (.json, .folded, .speedscope.json,\n"
-	      "                          .pb.gz, .html)\n"
+	      "  -o, --output=FILE       write to FILE (-: standard output); without\n"
+	      "                          --format, its suffix chooses (.json,\n"
+	      "                          .folded, .speedscope.json, .pb.gz, .html)\n"
 	      "  -j, --json              the same as --format=json\n"
 	      "  -n, --top=N             show the N largest sites (default 20; 0: all)\n"
 	      "  -g, --group-by=WHAT     function (default), line or stack; thread:\n"
@@ -569,10 +569,23 @@ static int parse_options(int argc, char **argv, struct options *o)
 	if (o->cumulative && o->grouping == GROUP_BY_STACK)
 		usage_error("%s", "--cumulative groups by function or line, "
 				  "not by stack");
+	/* -o - is standard output, as for most tools, not a file named -. */
+	if (o->output && strcmp(o->output, "-") == 0)
+		o->output = NULL;
 	if (!o->view && o->output)
 		o->view = view_for_file(o->output);
 	if (!o->view)
 		o->view = view_named("text");
+	/* A profile's bytes on a terminal garble it and tell nothing; a pipe
+	 * or a file takes them. */
+	if (!o->output && isatty(STDOUT_FILENO) &&
+	    (o->symbolize || o->view->binary))
+		usage_error("%s", xasprintf("%s%s writes a binary profile, "
+					    "not to a terminal: give -o FILE "
+					    "or redirect standard output",
+					    o->symbolize ? "--symbolize"
+							 : "--format=",
+					    o->symbolize ? "" : o->view->name));
 	if (o->base_count && !o->view->write_comparison)
 		usage_error("--base writes no --format=%s", o->view->name);
 	if (o->leaks && !o->view->write_leaks)
