@@ -130,6 +130,7 @@ REPORT_SHELL_TESTS = \
 	tests/report/moments.sh \
 	tests/report/malformed.sh \
 	tests/report/mutations.sh \
+	tests/report/outputs.sh \
 	tests/report/peak.sh \
 	tests/report/runtime.sh \
 	tests/report/seed.sh \

@@ -42,6 +42,7 @@ struct options {
 	size_t top;
 	enum grouping grouping;
 	enum sort_key sort;
+	bool sort_given; /* --sort, which not every view takes */
 	enum moment at;
 	/* --at TIME or MARKER (then `at` is AT_TIME), --from and --to. */
 	struct moment_spec at_spec, from, to;
@@ -103,9 +104,9 @@ static void usage(FILE *out)
 	      "\n"
 	      "  -f, --format=FORMAT     text (default), json, folded, speedscope,\n"
 	      "                          pprof or html (see memprof-report(1))\n"
-	      "  -o, --output=FILE       write to FILE; without --format, its suffix\n"
-	      "                          chooses (.json, .folded, .speedscope.json,\n"
-	      "                          .pb.gz, .html)\n"
+	      "  -o, --output=FILE       write to FILE (-: standard output); without\n"
+	      "                          --format, its suffix chooses (.json,\n"
+	      "                          .folded, .speedscope.json, .pb.gz, .html)\n"
 	      "  -j, --json              the same as --format=json\n"
 	      "  -n, --top=N             show the N largest sites (default 20; 0: all)\n"
 	      "  -g, --group-by=WHAT     function (default), line or stack; thread:\n"
@@ -324,6 +325,20 @@ static void check_blocks(const struct options *o)
 	if (o->base_count || o->leaks || o->growth)
 		usage_error("--%s reads one run: not with --base, --leaks or "
 			    "--growth", block_option_names[o->blocks.view]);
+	/* A --sort these views do not take is refused, not ignored: a table
+	 * ranked otherwise than asked would be read as ranked as asked. */
+	if (o->sort_given && o->blocks.view == BLOCKS_TEMPORARY &&
+	    o->sort == SORT_BY_LIVE)
+		usage_error("%s", "--temporary ranks its sites by their "
+				  "temporary allocations, --sort=count (the "
+				  "default) or --sort=allocated (their bytes): "
+				  "a block freed young is not live");
+	if (o->sort_given && o->blocks.view == BLOCKS_SIZES)
+		usage_error("%s", "--histogram lists the size classes in their "
+				  "order: no --sort");
+	if (o->sort_given && o->blocks.view == BLOCKS_THREADS)
+		usage_error("%s", "--group-by thread ranks the threads by the "
+				  "bytes they allocated: no --sort");
 	/* A life is whole: a stretch chooses the blocks it counts, but no
 	 * single moment has lives to show. */
 	if (o->at == AT_TIME)
@@ -332,6 +347,35 @@ static void check_blocks(const struct options *o)
 					    "the blocks it counts)",
 					    block_option_names[o->blocks.view],
 					    o->at_spec.text));
+}
+
+/* An option whose argument is optional takes it only after '='
+ * (--temporary=10ms): a value written after a space is an operand, read
+ * as a profile.  Each such option, with the operand that followed it
+ * when it was given without one. */
+struct bare_option {
+	const char *name;
+	const char *what;                   /* what its argument is */
+	bool (*is_argument)(const char *text); /* whether text reads as one */
+	const char *next;                   /* the word after it, or NULL */
+};
+
+static bool is_duration(const char *text)
+{
+	return blocks_parse_duration(text) >= 0;
+}
+
+/* An operand that names no file but reads as the argument of the option
+ * it followed was meant as that argument: a usage error that says how to
+ * write it, instead of "No such file or directory". */
+static void check_bare_option(const struct bare_option *b)
+{
+	if (!b->next || b->next[0] == '-' || !b->is_argument(b->next) ||
+	    access(b->next, F_OK) == 0)
+		return;
+	usage_error("%s", xasprintf("%s: no such profile; to give --%s %s "
+				    "write --%s=%s", b->next, b->name,
+				    b->what, b->name, b->next));
 }
 
 /* Now, on the clock of a profile's times: microseconds since the epoch. */
@@ -398,6 +442,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct bare_option temporary = { "temporary", "a duration",
+					 is_duration, NULL };
 	int c;
 
 	while ((c = getopt_long(argc, argv, "f:o:jn:g:cs:a:hV", long_options,
@@ -431,6 +477,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 's':
 			o->sort = (enum sort_key)choose("--sort", optarg,
 							sort_names, 3);
+			o->sort_given = true;
 			break;
 		case 'a':
 			o->at = parse_at(optarg, &o->at_spec);
@@ -478,6 +525,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_TEMPORARY:
 			choose_blocks(o, BLOCKS_TEMPORARY);
 			o->blocks.temporary_us = parse_temporary(optarg);
+			temporary.next = !optarg && optind < argc ? argv[optind]
+								  : NULL;
 			break;
 		case OPT_HISTOGRAM:
 			choose_blocks(o, BLOCKS_SIZES);
@@ -507,6 +556,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			exit(2);
 		}
 	}
+	check_bare_option(&temporary);
 	if (optind == argc)
 		usage_error("%s", "no profile given");
 	if (o->symbolize && (o->view || o->base_count || o->leaks ||
@@ -519,10 +569,23 @@ static int parse_options(int argc, char **argv, struct options *o)
 	if (o->cumulative && o->grouping == GROUP_BY_STACK)
 		usage_error("%s", "--cumulative groups by function or line, "
 				  "not by stack");
+	/* -o - is standard output, as for most tools, not a file named -. */
+	if (o->output && strcmp(o->output, "-") == 0)
+		o->output = NULL;
 	if (!o->view && o->output)
 		o->view = view_for_file(o->output);
 	if (!o->view)
 		o->view = view_named("text");
+	/* A profile's bytes on a terminal garble it and tell nothing; a pipe
+	 * or a file takes them. */
+	if (!o->output && isatty(STDOUT_FILENO) &&
+	    (o->symbolize || o->view->binary))
+		usage_error("%s", xasprintf("%s%s writes a binary profile, "
+					    "not to a terminal: give -o FILE "
+					    "or redirect standard output",
+					    o->symbolize ? "--symbolize"
+							 : "--format=",
+					    o->symbolize ? "" : o->view->name));
 	if (o->base_count && !o->view->write_comparison)
 		usage_error("--base writes no --format=%s", o->view->name);
 	if (o->leaks && !o->view->write_leaks)
@@ -542,6 +605,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		usage_error("%s", "--suppressions applies to what was never "
 				  "freed: give --at end or --leaks");
 	check_blocks(o);
+	o->blocks.by_bytes = o->sort == SORT_BY_ALLOCATED;
 	return optind;
 }
 

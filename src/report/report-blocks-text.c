@@ -31,9 +31,10 @@ static void title_line(FILE *out, const struct report *r,
 	case BLOCKS_TEMPORARY:
 		format_duration(within, t->options->temporary_us);
 		fprintf(out, "Temporary allocations: blocks freed within %s "
-			     "of their birth; top %zu of %zu sites, grouped "
-			     "by %s\n",
+			     "of their birth; top %zu of %zu sites by %s, "
+			     "grouped by %s\n",
 			within, rows, t->row_count,
+			t->options->by_bytes ? "bytes" : "count",
 			grouping_names[r->grouping]);
 		break;
 	case BLOCKS_SIZES:
@@ -89,7 +90,7 @@ static void spread_line(FILE *out, const struct block_table *t,
 		sum += row->cells[c].count;
 	if (t->numeric_columns == t->column_count || !(sum > 0))
 		return;
-	fprintf(out, "%13slifetimes:", "");
+	fprintf(out, "%13slifetimes, the share in each span:", "");
 	for (size_t c = t->numeric_columns; c < t->column_count; c++) {
 		if (row->cells[c].samples == 0)
 			continue;

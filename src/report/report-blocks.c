@@ -37,9 +37,14 @@ struct view_columns {
 	size_t count, numeric;
 };
 
+/* Each lifetime bucket holds the blocks that lived from the previous
+ * limit up to its own, not every block younger than its limit: the
+ * titles name both ends, so that shares that sum to 100 % do not read as
+ * cumulative.  The JSON keys stay as they were, for the readers that know
+ * them (memprof-report(1) says what they hold). */
 static const char *const temporary_titles[] = {
-	"TEMPORARY", "<100us", "<1ms", "<10ms", "<100ms", "<1s", "<10s",
-	">=10s", "LIVE",
+	"TEMPORARY", "0-100us", "100us-1ms", "1-10ms", "10-100ms",
+	"100ms-1s", "1-10s", ">=10s", "still live",
 };
 static const char *const temporary_keys[] = {
 	"temporary", "under_100us", "under_1ms", "under_10ms",
@@ -174,12 +179,24 @@ static void add_site_row(struct block_table *t, const struct class_table *cells,
 	memcpy(row->cells, sums, t->column_count * sizeof(*row->cells));
 }
 
+/* Rows, largest first. */
+static int descending(double x, double y)
+{
+	return (x < y) - (x > y);
+}
+
 static int by_temporary_count(const void *a, const void *b)
 {
-	double x = ((const struct block_row *)a)->cells[TEMPORARY_CLASS].count,
-	       y = ((const struct block_row *)b)->cells[TEMPORARY_CLASS].count;
+	return descending(
+		((const struct block_row *)a)->cells[TEMPORARY_CLASS].count,
+		((const struct block_row *)b)->cells[TEMPORARY_CLASS].count);
+}
 
-	return (x < y) - (x > y);
+static int by_temporary_bytes(const void *a, const void *b)
+{
+	return descending(
+		((const struct block_row *)a)->cells[TEMPORARY_CLASS].bytes,
+		((const struct block_row *)b)->cells[TEMPORARY_CLASS].bytes);
 }
 
 static void tabulate_temporary(struct block_table *t,
@@ -188,7 +205,8 @@ static void tabulate_temporary(struct block_table *t,
 {
 	for (size_t i = 0; i < sites->count; i++)
 		add_site_row(t, cells, &sites->sites[i], all);
-	qsort(t->rows, t->row_count, sizeof(*t->rows), by_temporary_count);
+	qsort(t->rows, t->row_count, sizeof(*t->rows),
+	      t->options->by_bytes ? by_temporary_bytes : by_temporary_count);
 	/* Every stack once: a cumulative site shares its stacks. */
 	for (size_t i = 0; i < cells->count; i++)
 		estimate_add(&t->total.cells[cells->cells[i].class_id],
@@ -297,10 +315,8 @@ void blocks_add_threads(struct block_table *t, const struct class_table *cells,
 
 static int by_bytes_allocated(const void *a, const void *b)
 {
-	double x = ((const struct block_row *)a)->cells[0].bytes,
-	       y = ((const struct block_row *)b)->cells[0].bytes;
-
-	return (x < y) - (x > y);
+	return descending(((const struct block_row *)a)->cells[0].bytes,
+			  ((const struct block_row *)b)->cells[0].bytes);
 }
 
 void blocks_sort_threads(struct block_table *t)

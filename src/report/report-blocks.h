@@ -43,6 +43,9 @@ enum { LIFETIME_BUCKETS = 8 };
 struct block_options {
 	enum block_view view;
 	uint64_t temporary_us; /* BLOCKS_TEMPORARY */
+	bool by_bytes;         /* BLOCKS_TEMPORARY: sites ranked by the bytes
+				* of their temporary allocations, not their
+				* number (--sort allocated) */
 	const char *site;      /* BLOCKS_SIZES: the sites whose name holds
 				* this text; NULL: every site */
 };

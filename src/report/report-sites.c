@@ -275,6 +275,20 @@ char *sites_unnamed_note(const struct site_table *table,
 		      "no debug file). Install its debug symbols (on Debian, "
 		      "the -dbgsym package of the package that ships it) or "
 		      "name their directory with --debug-dir.");
+#ifdef HAVE_DEBUGINFOD
+	/* The symbolizer asks the servers of DEBUGINFOD_URLS for the debug
+	 * file of a module by its build-id: without them it asks none. */
+	const char *servers = getenv("DEBUGINFOD_URLS");
+
+	if (!servers || !*servers)
+		sb_add(&note, " Setting DEBUGINFOD_URLS (a debuginfod "
+			      "server's address, e.g. "
+			      "https://debuginfod.debian.net) lets "
+			      "memprof-report fetch them by build-id.");
+	else
+		sb_add(&note, " The debuginfod servers of DEBUGINFOD_URLS had "
+			      "none either.");
+#endif
 	return sb_take(&note);
 }
 

@@ -190,6 +190,9 @@ struct view {
 	/* Writes --temporary, --histogram or --group-by thread (from
 	 * report->blocks); NULL when the view has none. */
 	int (*write_blocks)(FILE *out, const struct report *report);
+	/* Bytes that a terminal would show as garbage: never written to
+	 * one. */
+	bool binary;
 };
 
 /* The view of --format NAME, or NULL. */

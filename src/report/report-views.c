@@ -13,19 +13,19 @@
 
 static const struct view views[] = {
 	{ "text", NULL, view_text, 0, view_compare_text,
-	  view_leaks_text, false, true, view_blocks_text },
+	  view_leaks_text, false, true, view_blocks_text, false },
 	{ "json", ".json", view_json, 0, view_compare_json,
-	  view_leaks_json, false, false, view_blocks_json },
+	  view_leaks_json, false, false, view_blocks_json, false },
 	{ "folded", ".folded", view_folded, 0, NULL, NULL, false, false,
-	  NULL },
+	  NULL, false },
 	{ "speedscope", ".speedscope.json", view_speedscope, 0, NULL, NULL,
-	  false, false, NULL },
+	  false, false, NULL, false },
 	{ "pprof", ".pb.gz", view_pprof, 0, view_compare_pprof, NULL,
-	  false, false, NULL },
+	  false, false, NULL, true },
 	/* The page shows every stack at up to 24 moments of the chart, and
 	 * the growing sites over time. */
 	{ "html", ".html", view_html, 24, view_html, NULL, true, false,
-	  NULL },
+	  NULL, false },
 };
 
 #define VIEW_COUNT (sizeof(views) / sizeof(views[0]))

@@ -13,13 +13,20 @@ for script in "$here"/profiles/*.txt "$here"/malformed/*.txt; do
 		exit 99
 done
 
+# The sentence of the note on code without symbols that only a build with
+# libdebuginfod writes, as a sed pattern.
+debuginfod_hint=' Setting DEBUGINFOD_URLS (.*) lets memprof-report fetch them by build-id\.'
+
 for args in "$here"/golden/*.args; do
 	name=$(basename "$args" .args)
 	expected_out=$here/golden/$name.out
 	expected_err=$here/golden/$name.err
 	(cd "$scratch" && NO_COLOR=1 "$report" $(cat "$args") \
-		>"$name.stdout" 2>"$name.stderr")
+		>"$name.raw" 2>"$name.stderr")
 	status=$?
+	# What a build with libdebuginfod adds is checked below: the
+	# expected files are those of every build.
+	sed "s/$debuginfod_hint//" "$scratch/$name.raw" >"$scratch/$name.stdout"
 	if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
 		cp "$scratch/$name.stdout" "$expected_out"
 		if [ -s "$scratch/$name.stderr" ]; then
@@ -37,4 +44,14 @@ for args in "$here"/golden/*.args; do
 		diff -u "$expected_err" "$scratch/$name.stderr"
 	verdict "$name" $? "(exit status $status)"
 done
+# That note says that DEBUGINFOD_URLS would fetch the symbols exactly when
+# memprof-report can ask a debuginfod server (the tests unset it).
+hinted=0
+grep -q "$debuginfod_hint" "$scratch/symbolized.raw" && hinted=1
+built=0
+ldd "$(dirname "$report")/.libs/memprof-report" 2>/dev/null |
+	grep -q libdebuginfod && built=1
+[ "$hinted" -eq "$built" ]
+verdict "the note names DEBUGINFOD_URLS in a build with libdebuginfod" $? \
+	"(built with it: $built; $(grep 'no symbols' "$scratch/symbolized.raw"))"
 [ "$failures" -eq 0 ]
