@@ -11,9 +11,9 @@
 # server takes up its replay where it stopped).  Prints, side by side,
 # the server's CPU time for each, its children's included (from
 # /proc/PID/stat, in clock ticks of 10 ms), and the time each took by the clock; then the same for
-# /debug/pprof/heap, which runs memprof-report on the whole stream at
-# every request.  The target: a second scrape of the 256 MiB stream
-# under 50 ms.  As root, the programs run as nobody, so that the server
+# /debug/pprof/heap, which takes up the same replay (its first scrape
+# comes after the first of /metrics, and reads what that one left).
+# The target: a second scrape of the 256 MiB stream under 50 ms.  As root, the programs run as nobody, so that the server
 # reads their processes only.
 set -u
 builddir=$1

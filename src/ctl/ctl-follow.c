@@ -240,15 +240,13 @@ static void take_out(struct ctl_follow_cache *c, struct followed *f)
 			c->entries[i] = c->entries[--c->count];
 }
 
-int ctl_follow_sites(struct ctl_follow_cache *c, const struct ctl_process *p,
-		     int stream, const struct stat *st, size_t top,
-		     uint64_t now_us, struct frame_namer *namer,
-		     struct ctl_sites *out, char *why, size_t size)
+int ctl_follow_replay(struct ctl_follow_cache *c, const struct ctl_process *p,
+		      int stream, const struct stat *st, uint64_t until_us,
+		      ctl_follow_use *use, void *ctx, char *why, size_t size)
 {
 	struct followed *f = find(c, p, st);
 	struct heap_replay h;
 
-	memset(out, 0, sizeof(*out));
 	if (f) {
 		take_out(c, f);
 		c->resumed++;
@@ -260,14 +258,41 @@ int ctl_follow_sites(struct ctl_follow_cache *c, const struct ctl_process *p,
 		forget(f);
 		return -1;
 	}
-	heap_follower_result(f->replay, now_us, &h);
-	ctl_sites_of(f->reader, &h, top, namer, out);
+	heap_follower_result(f->replay, until_us, &h);
+	use(ctx, f->reader, &h);
 	heap_replay_free(&h);
 	take_fingerprint(f);
 	f->bytes = memory_of(f);
 	f->last_used = ++c->scrapes;
 	keep(c, f);
 	return 0;
+}
+
+/* The sites of a replay, for ctl_follow_sites(). */
+struct sites_use {
+	size_t top;
+	struct frame_namer *namer;
+	struct ctl_sites *out;
+};
+
+static void use_sites(void *ctx, const mlyze_reader *r,
+		      const struct heap_replay *h)
+{
+	struct sites_use *u = ctx;
+
+	ctl_sites_of(r, h, u->top, u->namer, u->out);
+}
+
+int ctl_follow_sites(struct ctl_follow_cache *c, const struct ctl_process *p,
+		     int stream, const struct stat *st, size_t top,
+		     uint64_t now_us, struct frame_namer *namer,
+		     struct ctl_sites *out, char *why, size_t size)
+{
+	struct sites_use u = { top, namer, out };
+
+	memset(out, 0, sizeof(*out));
+	return ctl_follow_replay(c, p, stream, st, now_us, use_sites, &u, why,
+				 size);
 }
 
 uint64_t ctl_follow_resumed(const struct ctl_follow_cache *c)

@@ -4,7 +4,9 @@
  *
  * Contract: ctl_follow_sites() says exactly what ctl_sites_read() would
  * say of the stream of process p open at `stream` (as ctl_stream_open()
- * opened and checked it now, with its *st).  A replay is kept per
+ * opened and checked it now, with its *st), and ctl_follow_replay() lends
+ * the same replay (what heap_replay() would make of the stream now) to
+ * whatever else is made of it: memprof-ctl serve's pprof.  A replay is kept per
  * process (its pid, its start time and its user) and per file (the
  * device and inode of the stream opened now), with a descriptor of that
  * file opened and checked as p's stream when the replay began.  It is
@@ -36,6 +38,7 @@
 
 #include "ctl-registry.h"
 #include "ctl-sites.h"
+#include "report-heap.h"
 
 #define CTL_FOLLOW_PROCESSES 64
 #define CTL_FOLLOW_BYTES ((size_t)512 << 20)
@@ -56,6 +59,20 @@ int ctl_follow_sites(struct ctl_follow_cache *c, const struct ctl_process *p,
 		     int stream, const struct stat *st, size_t top,
 		     uint64_t now_us, struct frame_namer *namer,
 		     struct ctl_sites *out, char *why, size_t size);
+
+/* What is made of a replay, with the reader of its stream, while the
+ * cache lends them. */
+typedef void ctl_follow_use(void *ctx, const mlyze_reader *r,
+			    const struct heap_replay *h);
+
+/* use(ctx, ...) with the replay of p's stream up to its end now, taken
+ * up from the one kept for p when it can be (as ctl_follow_sites()),
+ * its trends per second running to until_us (replay_options.until_us);
+ * run it as p's user.  0, or -1 with why set when the stream cannot be
+ * read (use is not called then).  The stream is not closed. */
+int ctl_follow_replay(struct ctl_follow_cache *c, const struct ctl_process *p,
+		      int stream, const struct stat *st, uint64_t until_us,
+		      ctl_follow_use *use, void *ctx, char *why, size_t size);
 
 /* The namer of uid's processes (not to be freed). */
 struct frame_namer *ctl_follow_namer(struct ctl_follow_cache *c, uid_t uid,

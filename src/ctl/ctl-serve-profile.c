@@ -19,13 +19,16 @@
 
 #include "ctl-stream.h"
 #include "ctl-top.h"
+#include "ctl-user.h"
+#include "report-util.h"
+#include "report-view.h"
+#include "report-wrappers.h"
 
 /* memprof-report sees the base reading as this descriptor (the stream
- * is CTL_STREAM_FD). */
+ * is CTL_STREAM_FD), and nothing of the server's from the next on. */
 #define BASE_FD 4
 #define BASE_PATH "/proc/self/fd/4"
-/* and the streams after the first as these descriptors on. */
-#define EXTRA_FD 5
+#define UNUSED_FD 5
 /* The longest a report may take. */
 #define REPORT_SECONDS 120
 
@@ -188,43 +191,25 @@ static int wait_report(pid_t child, int stop_fd, int *status)
 	return -1;
 }
 
-/* In the report's child: the streams after the first as EXTRA_FD on,
- * moved first above them all, so that none is written over before it
- * is moved.  0, or -1. */
-static int place_streams(const int *streams, size_t count, int *first)
-{
-	int moved[CTL_SERVE_STREAMS_MAX];
-	int above = EXTRA_FD + (int)count;
-
-	for (size_t i = 0; i < count; i++)
-		if ((moved[i] = fcntl(streams[i], F_DUPFD, above)) < 0)
-			return -1;
-	for (size_t i = 1; i < count; i++)
-		if (dup2(moved[i], EXTRA_FD + (int)i - 1) < 0)
-			return -1;
-	*first = moved[0];
-	return 0;
-}
-
 /* The report's child: its descriptors, the user's ids, the program. */
-static void report_child(const struct ctl_process *p, const int *streams,
-			 size_t count, const struct reading *base, int out,
-			 int err, char **argv)
+static void report_child(const struct ctl_process *p, int stream,
+			 const struct reading *base, int out, int err,
+			 char **argv)
 {
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	int first;
+	/* Out of the way of the descriptors it is to become. */
+	int moved = fcntl(stream, F_DUPFD, UNUSED_FD);
 
-	if (null < 0 || dup2(null, STDIN_FILENO) < 0 ||
+	if (null < 0 || moved < 0 || dup2(null, STDIN_FILENO) < 0 ||
 	    dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0 ||
-	    place_streams(streams, count, &first) < 0 ||
-	    ctl_stream_child(p, first) < 0 ||
+	    ctl_stream_child(p, moved) < 0 ||
 	    (base && base_pipe(base) < 0)) {
 		dprintf(err, "cannot prepare memprof-report: %s\n",
 			strerror(errno));
 		_exit(127);
 	}
 	/* Nothing else of the server's (its clients' sockets). */
-	close_range(EXTRA_FD + (unsigned)count - 1, ~0u, 0);
+	close_range(UNUSED_FD, ~0u, 0);
 	execvp(argv[0], argv);
 	dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0],
 		strerror(errno));
@@ -240,37 +225,25 @@ static const char *const report_options[] = {
 /* What one report reads, and how it writes it. */
 struct report_job {
 	enum ctl_profile_format format;
-	const int *streams;
-	size_t count;
-	bool by_process;             /* --label-pid: each sample's process */
+	int stream;
 	const struct reading *base;  /* the stream as it was, or NULL */
 };
 
-/* memprof-report OPTION [--base=BASE] [--label-pid] STREAM..., its
- * output in out and its messages in err.  0, or -1 with why set. */
+/* memprof-report OPTION [--base=BASE] STREAM, its output in out and its
+ * messages in err.  0, or -1 with why set. */
 static int run_report(const struct ctl_process *p,
 		      const struct report_job *job, int out, int err,
 		      int stop_fd, char *why, size_t size)
 {
 	char program[PATH_MAX];
-	char paths[CTL_SERVE_STREAMS_MAX][32];
-	char *argv[CTL_SERVE_STREAMS_MAX + 5] = {
-		program, (char *)report_options[job->format]
-	};
+	char *argv[5] = { program, (char *)report_options[job->format] };
 	size_t n = 2;
 	pid_t child;
 	int status;
 
 	if (job->base)
 		argv[n++] = "--base=" BASE_PATH;
-	if (job->by_process)
-		argv[n++] = "--label-pid";
 	argv[n++] = CTL_STREAM_PATH;
-	for (size_t i = 1; i < job->count; i++) {
-		snprintf(paths[i], sizeof(paths[i]), "/proc/self/fd/%d",
-			 EXTRA_FD + (int)i - 1);
-		argv[n++] = paths[i];
-	}
 	ctl_report_program(program, sizeof(program));
 	child = fork();
 	if (child < 0) {
@@ -279,8 +252,7 @@ static int run_report(const struct ctl_process *p,
 		return -1;
 	}
 	if (child == 0)
-		report_child(p, job->streams, job->count, job->base, out, err,
-			     argv);
+		report_child(p, job->stream, job->base, out, err, argv);
 	if (wait_report(child, stop_fd, &status) < 0) {
 		snprintf(why, size, "memprof-report took more than %d s, or "
 			 "the server is stopping", REPORT_SECONDS);
@@ -330,7 +302,7 @@ int ctl_serve_profile(const struct ctl_process *p, int stream,
 		      int stop_fd,
 		      struct ctl_served_profile *out, char *why, size_t size)
 {
-	struct report_job job = { format, &stream, 1, false, NULL };
+	struct report_job job = { format, stream, NULL };
 	struct reading base;
 	struct stat st;
 
@@ -354,17 +326,126 @@ int ctl_serve_profile(const struct ctl_process *p, int stream,
 	return render(p, &job, stop_fd, out, why, size);
 }
 
-int ctl_serve_profiles(const struct ctl_process *p, const int *streams,
-		       size_t count, int stop_fd,
+/* What the replays of one request make: the stacks of its streams,
+ * merged as memprof-report merges them, and what the header of a pprof
+ * file says of each profile. */
+struct followed_profiles {
+	struct ctl_follow_cache *cache;
+	const struct ctl_process *process; /* the one replayed now */
+	int stream;
+	struct stat st;
+	struct frame_namer *namer; /* of its user */
+	bool by_process;
+	struct stack_table stacks;
+	struct profile_summary *profiles;
+	size_t count;
+	char *why;
+	size_t size;
+};
+
+/* As memprof-report's reading of one profile, for the pprof view. */
+static void add_profile(void *ctx, const mlyze_reader *r,
+			const struct heap_replay *h)
+{
+	struct followed_profiles *f = ctx;
+	const struct mlyze_info *info = mlyze_info(r);
+	uint64_t end = heap_replay_end_us(r, h);
+	struct profile_summary *s = &f->profiles[f->count++];
+
+	s->start_time_us = info->start_time_us;
+	s->duration_s = end > info->start_time_us
+				? (double)(end - info->start_time_us) / 1e6
+				: 0.0;
+	s->sampling_rate = info->sampling_rate;
+	if (f->by_process)
+		f->stacks.pid = info->pid;
+	free(stacks_add_profile(&f->stacks, f->namer, r, h));
+}
+
+/* For ctl_as_user(): the replay of the stream of f->process. */
+static int replay_followed(void *ctx)
+{
+	struct followed_profiles *f = ctx;
+
+	return ctl_follow_replay(f->cache, f->process, f->stream, &f->st, 0,
+				 add_profile, f, f->why, f->size);
+}
+
+/* The pprof view of what f gathered (its wrappers marked) into a new
+ * unnamed file: 0, or an HTTP status with why set. */
+static int write_pprof(struct followed_profiles *f,
 		       struct ctl_served_profile *out, char *why, size_t size)
 {
-	struct report_job job = { CTL_PROFILE_PPROF, streams, count, true,
-				  NULL };
+	/* memprof-report --format=pprof's defaults: live bytes at the
+	 * peak. */
+	struct report report = { .profiles = f->profiles,
+				 .profile_count = f->count,
+				 .stacks = &f->stacks,
+				 .sort = SORT_BY_LIVE,
+				 .at = AT_PEAK };
+	int fd = unnamed_file(why, size);
+	/* The FILE closes a descriptor of its own: fd is the answer's. */
+	int copy = fd < 0 ? -1 : dup(fd);
+	FILE *file = copy < 0 ? NULL : fdopen(copy, "w");
+	bool failed = !file || view_pprof(file, &report) < 0;
 
+	if (fd < 0)
+		return HTTP_INTERNAL_ERROR;
+	if (file)
+		failed |= fclose(file) != 0;
+	else if (copy >= 0)
+		close(copy);
+	out->fd = fd;
+	out->size = lseek(fd, 0, SEEK_END);
+	if (!failed && out->size >= 0)
+		return 0;
+	snprintf(why, size, "cannot write the profile: %s", strerror(errno));
+	close(fd);
+	return HTTP_INTERNAL_ERROR;
+}
+
+int ctl_serve_followed(struct ctl_follow_cache *c,
+		       const struct ctl_process *procs, const int *streams,
+		       size_t count, bool by_process,
+		       struct ctl_served_profile *out, char *why, size_t size)
+{
+	struct followed_profiles f = {
+		.cache = c, .by_process = by_process, .why = why,
+		.size = size,
+		.profiles = xcalloc(count ? count : 1, sizeof(*f.profiles)),
+	};
+	int rc = 0;
+
+	why[0] = '\0';
 	if (count == 0 || count > CTL_SERVE_STREAMS_MAX) {
 		snprintf(why, size, "%zu processes: 1 to %d are merged", count,
 			 CTL_SERVE_STREAMS_MAX);
-		return HTTP_CONFLICT;
+		rc = HTTP_CONFLICT;
 	}
-	return render(p, &job, stop_fd, out, why, size);
+	stacks_init(&f.stacks);
+	for (size_t i = 0; i < count && rc == 0; i++) {
+		f.process = &procs[i];
+		f.stream = streams[i];
+		/* The modules one user could read are named for that user's
+		 * processes only, and read as that user. */
+		f.namer = ctl_follow_namer(c, procs[i].uid, procs[i].gid);
+		if (fstat(streams[i], &f.st) < 0) {
+			snprintf(why, size, "the stream of process %ld: %s",
+				 procs[i].pid, strerror(errno));
+			rc = HTTP_INTERNAL_ERROR;
+		} else if (ctl_as_user(procs[i].uid, procs[i].gid,
+				       replay_followed, &f) < 0) {
+			if (errno == EPERM && !why[0])
+				snprintf(why, size, "cannot act as uid %u",
+					 (unsigned)procs[i].uid);
+			rc = HTTP_INTERNAL_ERROR;
+		}
+	}
+	if (rc == 0) {
+		wrappers_mark(&f.stacks);
+		rc = write_pprof(&f, out, why, size);
+	}
+	stacks_free(&f.stacks);
+	free(f.profiles);
+	return rc;
 }

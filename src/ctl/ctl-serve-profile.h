@@ -7,9 +7,10 @@
  * the stream as it is with the symbols of its frames, as the process's
  * user can read its binaries), by running memprof-report on that
  * descriptor as the process's user, into an unnamed temporary file: the
- * replay and the symbolization happen in that child, so the server's
- * memory stays the same whatever the size of the profile, and a stream
- * that breaks the reader cannot break the server.  With seconds > 0 it
+ * replay and the symbolization happen in that child, which replays the
+ * whole stream.  A pprof of the stream now is better made by
+ * ctl_serve_followed(), below, which takes up the replay kept since the
+ * last request; these serve what that cannot: with seconds > 0 it
  * is the difference between two readings `seconds` apart (what was
  * allocated meanwhile, and the change of what is live), as a profile
  * with a base (`memprof-report --base`): the first reading is the
@@ -25,9 +26,11 @@
 #ifndef SPPROF_CTL_SERVE_PROFILE_H
 #define SPPROF_CTL_SERVE_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "ctl-follow.h"
 #include "ctl-registry.h"
 
 /* What is served: memprof-report's output with one of its options. */
@@ -49,13 +52,25 @@ int ctl_serve_profile(const struct ctl_process *p, int stream,
 		      int stop_fd,
 		      struct ctl_served_profile *out, char *why, size_t size);
 
-/* The processes of one service in one profile (memprof-report
- * --label-pid on all their streams: merged by symbol, each sample
- * labelled with its process's pid), as p's user: the streams must all be
- * of p's user.  At most CTL_SERVE_STREAMS_MAX. */
+/* The most processes of one service merged into one profile. */
 #define CTL_SERVE_STREAMS_MAX 64
-int ctl_serve_profiles(const struct ctl_process *p, const int *streams,
-		       size_t count, int stop_fd,
+
+/* The same profile as ctl_serve_profile() with CTL_PROFILE_PPROF and no
+ * seconds (count 1, by_process false), or that of the processes of one
+ * service (by_process true: as `memprof-report --label-pid` on all their
+ * streams, merged by symbol, each sample labelled with its process's
+ * pid; at most CTL_SERVE_STREAMS_MAX, all of one user), made in this
+ * process from the replays that c keeps
+ * (ctl-follow.h), each taken up where the last request, of a profile or
+ * of the metrics, left it, and symbolized with the namer c keeps for its
+ * user, as that user: a request reads what the streams gained since the
+ * last one, not the whole run.  The stacks are merged and written by
+ * memprof-report's own code (report-stacks.h, report-pprof.c), so the
+ * file is the one memprof-report writes of the streams now.  The
+ * streams are not closed; one caller at a time uses c. */
+int ctl_serve_followed(struct ctl_follow_cache *c,
+		       const struct ctl_process *procs, const int *streams,
+		       size_t count, bool by_process,
 		       struct ctl_served_profile *out, char *why, size_t size);
 
 #endif /* SPPROF_CTL_SERVE_PROFILE_H */

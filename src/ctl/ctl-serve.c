@@ -63,6 +63,8 @@ struct server {
 	struct ctl_serve_limits limits;      /* requests under way */
 	struct ctl_serve_limits connections; /* their connections */
 	struct ctl_silence *silence;         /* of those past a share */
+	/* One request at a time uses the replays (metrics.follow). */
+	pthread_mutex_t replaying;
 	int stop[2]; /* readable once the server stops */
 };
 
@@ -291,29 +293,40 @@ static int render_index(FILE *out, const struct request *r,
 	return -1;
 }
 
-/* The metrics replay every stream in this process: one rendering at a
- * time, which takes up the replays of the last one (ctl-follow.h, whose
- * memory is bounded), and whose other memory goes back to the system
- * after it, so that the server's memory does not grow with the number
- * of scrapes. */
+/* The replays kept between requests (ctl-follow.h), for r alone: one
+ * request at a time takes them up, and one whose client left while it
+ * waited its turn is not drawn for no one (false then). */
+static bool take_replays(const struct request *r)
+{
+	pthread_mutex_lock(&r->server->replaying);
+	if (!client_gone(r))
+		return true;
+	pthread_mutex_unlock(&r->server->replaying);
+	return false;
+}
+
+/* The memory a request took besides the replays (whose memory is
+ * bounded) goes back to the system, so that the server's memory does
+ * not grow with the number of requests. */
+static void give_replays(const struct request *r)
+{
+	malloc_trim(0);
+	pthread_mutex_unlock(&r->server->replaying);
+}
+
+/* The metrics replay every stream in this process, taking up the
+ * replays of the last request. */
 static int render_metrics(FILE *out, const struct request *r,
 			  const struct ctl_process *procs, size_t count,
 			  char *why, size_t size)
 {
-	static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
 	int rc;
 
-	pthread_mutex_lock(&one_at_a_time);
-	/* Scrapes take turns: one whose client left while it waited is not
-	 * drawn for no one. */
-	if (client_gone(r)) {
-		pthread_mutex_unlock(&one_at_a_time);
+	if (!take_replays(r))
 		return RENDER_ABANDONED;
-	}
 	rc = ctl_metrics_render(out, procs, count, &r->server->metrics, why,
 				size);
-	malloc_trim(0);
-	pthread_mutex_unlock(&one_at_a_time);
+	give_replays(r);
 	return rc;
 }
 
@@ -473,6 +486,38 @@ static unsigned find_service(struct request *r, struct ctl_process **procs,
 	return HTTP_NOT_FOUND;
 }
 
+/* The profile of procs, whose streams are open, as r asks for it: a
+ * pprof (of a process or of a service) from the replays kept between
+ * requests; a difference over ?seconds=, which waits between two
+ * readings, or a .mlyze with its symbols, from memprof-report run on the
+ * one process's stream (serve_process() refuses service= for them).
+ * 0, or an HTTP status with r->why set. */
+static unsigned profile_of(struct request *r, enum ctl_profile_format format,
+			   const struct ctl_process *procs, const int *streams,
+			   size_t count, struct ctl_served_profile *profile)
+{
+	int end, rc;
+
+	if (format == CTL_PROFILE_PPROF && !r->query.seconds) {
+		if (!take_replays(r)) {
+			snprintf(r->why, sizeof(r->why), "the client left");
+			return HTTP_UNAVAILABLE;
+		}
+		rc = ctl_serve_followed(r->server->metrics.follow, procs,
+					streams, count,
+					r->query.service[0] != '\0', profile,
+					r->why, sizeof(r->why));
+		give_replays(r);
+		return (unsigned)rc;
+	}
+	if ((end = watch_for_the_end(r)) < 0)
+		return HTTP_INTERNAL_ERROR;
+	rc = ctl_serve_profile(procs, streams[0], format, r->query.seconds,
+			       end, profile, r->why, sizeof(r->why));
+	close(end);
+	return (unsigned)rc;
+}
+
 /* The profile of the process, or of the processes of the service, r
  * asks for; 0, or an HTTP status with r->why set. */
 static unsigned profile_asked(struct request *r,
@@ -480,7 +525,7 @@ static unsigned profile_asked(struct request *r,
 			      struct ctl_served_profile *profile)
 {
 	struct ctl_process one, *procs = &one;
-	int streams[CTL_SERVE_STREAMS_MAX], end;
+	int streams[CTL_SERVE_STREAMS_MAX];
 	size_t opened = 0;
 	unsigned status;
 
@@ -490,17 +535,8 @@ static unsigned profile_asked(struct request *r,
 		status = find_recording(r, &one, &streams[0]);
 		opened = status == 0;
 	}
-	if (status == 0 && (end = watch_for_the_end(r)) < 0)
-		status = HTTP_INTERNAL_ERROR;
-	if (status == 0) {
-		status = (unsigned)(r->query.service[0]
-			? ctl_serve_profiles(procs, streams, opened, end,
-					     profile, r->why, sizeof(r->why))
-			: ctl_serve_profile(&one, streams[0], format,
-					    r->query.seconds, end, profile,
-					    r->why, sizeof(r->why)));
-		close(end);
-	}
+	if (status == 0)
+		status = profile_of(r, format, procs, streams, opened, profile);
 	for (size_t i = 0; i < opened; i++)
 		close(streams[i]);
 	if (procs != &one)
@@ -897,7 +933,8 @@ static int configure(struct server *s, struct ctl_web_config *config)
 
 int ctl_serve(const struct ctl_serve_options *o)
 {
-	struct server s = { .o = o, .metrics = o->metrics };
+	struct server s = { .o = o, .metrics = o->metrics,
+			    .replaying = PTHREAD_MUTEX_INITIALIZER };
 	struct ctl_web_config config;
 	struct MHD_Daemon *daemon = NULL;
 	struct addrinfo *address;

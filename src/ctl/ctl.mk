@@ -28,7 +28,8 @@ src_memprof_ctl_SOURCES = \
 	src/ctl/ctl-peer.c src/ctl/ctl-peer.h \
 	src/ctl/ctl-web-config.c src/ctl/ctl-web-config.h \
 	common/process_start.c common/process_start.h common/control_page.h \
-	$(REPORT_REPLAY_SOURCES) $(REPORT_SITES_SOURCES)
+	$(REPORT_REPLAY_SOURCES) $(REPORT_SITES_SOURCES) \
+	$(REPORT_PPROF_SOURCES)
 src_memprof_ctl_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/src/report -I$(top_srcdir)/src/mlyze \
 	-I$(top_srcdir)/src/symbolizer \
@@ -39,9 +40,9 @@ src_memprof_ctl_CPPFLAGS += \
 	-DSPPROF_PYTHON_WALKER_BUILT='"python/spprof/.libs/_memprof$(PYTHON_EXT_SUFFIX)"'
 endif
 src_memprof_ctl_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(MHD_CFLAGS) \
-	$(GNUTLS_CFLAGS) $(YAML_CFLAGS) $(CRYPT_CFLAGS)
+	$(GNUTLS_CFLAGS) $(YAML_CFLAGS) $(CRYPT_CFLAGS) $(ZLIB_CFLAGS)
 src_memprof_ctl_LDADD = src/mlyze/libmlyze.la \
 	src/symbolizer/libsymbolizer.la $(JANSSON_LIBS) $(MHD_LIBS) \
-	$(GNUTLS_LIBS) $(YAML_LIBS) $(CRYPT_LIBS) -lm
+	$(GNUTLS_LIBS) $(YAML_LIBS) $(CRYPT_LIBS) $(ZLIB_LIBS) -lm
 
 dist_man_MANS += man/memprof-ctl.1

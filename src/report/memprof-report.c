@@ -731,7 +731,7 @@ static void summarise(struct gathered *g, const char *file,
 {
 	const struct mlyze_info *info = mlyze_info(r);
 	struct profile_summary *p;
-	uint64_t end = info->end_time_us ? info->end_time_us : h->last_time_us;
+	uint64_t end = heap_replay_end_us(r, h);
 	bool running = g->options->running && info->complete == 0;
 
 	/* A running process has lived to now, whether it wrote events since
@@ -1017,7 +1017,7 @@ static void check_moments(const char *file, const mlyze_reader *r,
 			  const struct heap_replay *h)
 {
 	const struct mlyze_info *info = mlyze_info(r);
-	uint64_t end = info->end_time_us ? info->end_time_us : h->last_time_us;
+	uint64_t end = heap_replay_end_us(r, h);
 	const struct moment_track *tracks[] = { &h->at, &h->from, &h->to };
 	char why[4096 + 512];
 

@@ -1481,6 +1481,13 @@ int heap_replay(mlyze_reader *r, struct heap_replay *h,
 	return rc;
 }
 
+uint64_t heap_replay_end_us(const mlyze_reader *r, const struct heap_replay *h)
+{
+	const struct mlyze_info *info = mlyze_info(r);
+
+	return info->end_time_us ? info->end_time_us : h->last_time_us;
+}
+
 void heap_replay_free(struct heap_replay *h)
 {
 	for (size_t i = 0; i < h->events_kept_count; i++)

@@ -233,6 +233,10 @@ struct replay_options {
 int heap_replay(mlyze_reader *r, struct heap_replay *out,
 		const struct replay_options *options);
 void heap_replay_free(struct heap_replay *h);
+/* When the profile r read (replayed into h) ends: the time of its end,
+ * or that of its last event when it has none (a running process's
+ * stream). */
+uint64_t heap_replay_end_us(const mlyze_reader *r, const struct heap_replay *h);
 
 /* The same replay, taken up again as a streamed file grows
  * (mlyze_follow()): heap_follower_read() replays every event r has up to

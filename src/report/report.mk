@@ -25,6 +25,14 @@ REPORT_SITES_SOURCES = \
 	src/report/report-stacks.c src/report/report-stacks.h \
 	src/report/report-wrappers.c src/report/report-wrappers.h
 
+# The pprof view alone (profile.proto, gzip), which memprof-ctl serve
+# writes too; with zlib.
+REPORT_PPROF_SOURCES = \
+	src/report/report-measure.c \
+	src/report/report-pprof.c \
+	src/report/report-protobuf.c src/report/report-protobuf.h \
+	src/report/report-view.h
+
 bin_PROGRAMS += src/memprof-report
 src_memprof_report_SOURCES = \
 	src/report/memprof-report.c \
@@ -38,19 +46,17 @@ src_memprof_report_SOURCES = \
 	src/report/report-memory.c src/report/report-memory.h \
 	src/report/report-moment.c src/report/report-moment.h \
 	src/report/report-json.c \
-	src/report/report-pprof.c \
 	src/report/report-progress.c src/report/report-progress.h \
-	src/report/report-protobuf.c src/report/report-protobuf.h \
 	src/report/report-speedscope.c \
 	src/report/report-symbolize.c src/report/report-symbolize.h \
 	src/report/report-suppress.c src/report/report-suppress.h \
 	src/report/report-text.c \
 	src/report/report-trend.c src/report/report-trend.h \
 	src/report/report-util.c src/report/report-util.h \
-	src/report/report-view.h src/report/report-views.c \
+	src/report/report-views.c \
 	src/report/report-weights.c src/report/report-weights.h \
 	src/mlyze/u64map.c src/mlyze/u64map.h \
-	$(REPORT_SITES_SOURCES)
+	$(REPORT_SITES_SOURCES) $(REPORT_PPROF_SOURCES)
 # The style and script of the HTML page, compiled in as C strings.
 nodist_src_memprof_report_SOURCES = src/report/report-html-assets.c
 REPORT_HTML_ASSETS = src/report/report-html.css src/report/report-html.js

@@ -140,5 +140,43 @@ PY
 	end_hold svc$run $pid
 done
 
+# A process that no longer allocates: the server's profile, made from
+# the replay it keeps between requests, is byte for byte the file
+# memprof-report --format=pprof writes of the stream, the first time and
+# the next (the replay taken up again, after a scrape of /metrics too),
+# and a service's is that of memprof-report --label-pid.
+quiet_service="quiet test $$"
+hold_stops="$hold_stops $scratch/quiet.stop"
+SPPROF_SERVICE=$quiet_service SPPROF_OUTPUT=$scratch/quiet.%p.mlyze \
+	LD_PRELOAD=$runtime_so "$integ_bin/leak-program" 2048 64 5 \
+	"$scratch/quiet.stop" >quiet.out 2>quiet.err &
+quiet=$!
+programs="$programs $quiet"
+wait_for_line quiet.out "live"
+"$report" --format=pprof -o quiet.pb.gz "$scratch/quiet.$quiet.mlyze.part" \
+	2>/dev/null || fail "memprof-report on the quiet process's stream"
+"$report" --format=pprof --label-pid -o quiet-service.pb.gz \
+	"$scratch/quiet.$quiet.mlyze.part" 2>/dev/null ||
+	fail "memprof-report --label-pid on the quiet process's stream"
+# fetch PATH FILE
+fetch() {
+	/usr/bin/python3 -c 'import sys, urllib.request
+open(sys.argv[2], "wb").write(urllib.request.urlopen(sys.argv[1], timeout=600).read())' \
+		"$url$1" "$2" || fail "$1: $(tail -1 serve.err)"
+}
+fetch "/debug/pprof/heap?pid=$quiet" quiet1.pb.gz
+fetch /metrics quiet.metrics
+fetch "/debug/pprof/allocs?pid=$quiet" quiet2.pb.gz
+fetch "/debug/pprof/heap?service=$(printf %s "$quiet_service" | sed 's/ /%20/g')" \
+	quiet-service1.pb.gz
+for n in 1 2; do
+	cmp -s quiet.pb.gz quiet$n.pb.gz ||
+		fail "fetch $n of the quiet process is not memprof-report's file"
+done
+cmp -s quiet-service.pb.gz quiet-service1.pb.gz ||
+	fail "the quiet service's profile is not memprof-report --label-pid's"
+touch "$scratch/quiet.stop"
+wait $quiet || fail "leak-program: exit status $?"
+
 stop_serve
 pass
