@@ -111,6 +111,7 @@ MEMPROF_PUBLIC int memprof_init(uint64_t sampling_rate)
 		leave_runtime(ENOMEM);
 		return -1;
 	}
+	atomic_store_explicit(&prof.tables_ready, 1, memory_order_release);
 	leave_runtime(saved_errno);
 	free_filter_set_rate(sampling_rate);
 	sampler_set_rate(sampling_rate);
@@ -293,14 +294,13 @@ static void heap_map_stats(memprof_stats *out)
 
 MEMPROF_PUBLIC int memprof_get_stats(memprof_stats *out)
 {
-	struct heap_map *h = &prof.heap;
 	uint32_t min_depth = atomic_load_explicit(&prof.min_depth, relaxed);
 
 	if (!out)
 		return fail(EINVAL);
 	memset(out, 0, sizeof(*out));
 	out->sampling_rate = sampler_rate();
-	if (!heap_map_ready(h))
+	if (!profiler_tables_ready())
 		return 0;
 	sum_counted(out);
 	out->unique_stacks = stack_table_count(&prof.stacks);
@@ -320,7 +320,7 @@ MEMPROF_PUBLIC int memprof_get_stack(uint32_t stack_id, memprof_stack *out)
 	const struct stack_entry *e;
 	const struct stack_names *names;
 
-	if (!out || !heap_map_ready(&prof.heap))
+	if (!out || !profiler_tables_ready())
 		return fail(EINVAL);
 	e = stack_table_get(&prof.stacks, stack_id);
 	if (!e)
@@ -343,7 +343,7 @@ MEMPROF_PUBLIC int memprof_set_frame_walker(memprof_frame_walker walker,
 
 MEMPROF_PUBLIC int memprof_resolve_symbols(void)
 {
-	if (!heap_map_ready(&prof.heap))
+	if (!profiler_tables_ready())
 		return misuse(atomic_load(&prof.state));
 	return symbols_resolve(&prof.stacks);
 }

@@ -205,7 +205,7 @@ static void before_fork(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &mask_before_fork);
 	profiler_may_work_here(); /* a child of clone() hands it down */
-	if (heap_map_ready(&prof.heap)) {
+	if (profiler_tables_ready()) {
 		heap_map_prefork(&prof.heap);
 		heap_map_prefork(&prof.in_place);
 	}
@@ -213,7 +213,7 @@ static void before_fork(void)
 
 static void after_fork_in_parent(void)
 {
-	if (heap_map_ready(&prof.heap)) {
+	if (profiler_tables_ready()) {
 		heap_map_postfork_parent(&prof.heap);
 		heap_map_postfork_parent(&prof.in_place);
 	}

@@ -201,7 +201,7 @@ static int look_up(void *block, struct heap_record *record,
 {
 	int found = 0;
 
-	if (!may_be_tracked(block) || !heap_map_ready(&prof.heap))
+	if (!may_be_tracked(block) || !profiler_tables_ready())
 		return 0;
 	if (sampled_blocks_in_place()) {
 		found = lookup(&prof.in_place, (uintptr_t)block, record);

@@ -33,6 +33,11 @@ struct profiler_state {
 	struct stack_table stacks;
 	struct counters counters; /* what every sample updates: COUNT_* */
 	_Atomic uint32_t min_depth; /* seldom written */
+	/* Set once memprof_init() has made every table above: a table is
+	 * made in steps (the heap map knows its size before its slots are
+	 * mapped), and another thread's hook or request must not touch one
+	 * before all are whole (profiler_tables_ready). */
+	_Atomic int tables_ready;
 };
 
 /* The counters of prof.counters: the statistics memprof-stats.def says
@@ -51,6 +56,11 @@ enum {
 _Static_assert(COUNT_KINDS <= COUNTERS_MAX, "the counters fit");
 
 extern struct profiler_state prof;
+
+static inline int profiler_tables_ready(void)
+{
+	return atomic_load_explicit(&prof.tables_ready, memory_order_acquire);
+}
 
 /* Settings are read when the library loads; a program that links the
  * runtime's objects without its loader reads them at init instead. */

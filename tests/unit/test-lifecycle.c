@@ -5,7 +5,11 @@
 #include <check.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <spprof/memprof.h>
 
@@ -140,6 +144,53 @@ START_TEST(estimates_are_unbiased_weights)
 }
 END_TEST
 
+static atomic_int asking, asked;
+
+static void *ask_all_along(void *unused)
+{
+	memprof_stats stats;
+	memprof_stack stack;
+
+	(void)unused;
+	while (atomic_load(&asking)) {
+		memprof_get_stats(&stats);
+		memprof_get_stack(0, &stack);
+		atomic_store(&asked, 1);
+	}
+	return NULL;
+}
+
+/* Asked from another thread while memprof_init() makes its tables (as a
+ * control request comes to a runtime loaded late into a busy program),
+ * the stats and stacks are those of no table, never of one half made.
+ * The instant is short: tried in many new processes. */
+START_TEST(stats_asked_while_init_makes_its_tables)
+{
+	for (int run = 0; run < 300; run++) {
+		pid_t child = fork();
+		int status;
+
+		ck_assert_int_ge(child, 0);
+		if (child == 0) {
+			pthread_t asker;
+
+			atomic_store(&asking, 1);
+			if (pthread_create(&asker, NULL, ask_all_along, NULL))
+				_exit(3);
+			while (!atomic_load(&asked))
+				;
+			status = memprof_init(4096);
+			atomic_store(&asking, 0);
+			pthread_join(asker, NULL);
+			_exit(status == 0 ? 0 : 4);
+		}
+		ck_assert_int_eq(waitpid(child, &status, 0), child);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "run %d: wait status %#x", run, status);
+	}
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("lifecycle");
@@ -150,6 +201,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, no_profile_file_without_output);
 	tcase_add_test(tc, snapshot_stats_and_stacks);
 	tcase_add_test(tc, estimates_are_unbiased_weights);
+	tcase_add_test(tc, stats_asked_while_init_makes_its_tables);
 	suite_add_tcase(s, tc);
 	return s;
 }
