@@ -28,6 +28,7 @@ src_memprof_ctl_SOURCES = \
 	src/ctl/ctl-peer.c src/ctl/ctl-peer.h \
 	src/ctl/ctl-web-config.c src/ctl/ctl-web-config.h \
 	common/process_start.c common/process_start.h common/control_page.h \
+	common/tool_files.c common/tool_files.h \
 	$(REPORT_REPLAY_SOURCES) $(REPORT_SITES_SOURCES) \
 	$(REPORT_PPROF_SOURCES)
 src_memprof_ctl_CPPFLAGS = $(AM_CPPFLAGS) \

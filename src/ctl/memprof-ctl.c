@@ -33,10 +33,10 @@
 #include "ctl-top.h"
 #include "ctl-user.h"
 #include "report-util.h"
+#include "tool_files.h"
 
 #define PROGRAM "memprof-ctl"
 #define WHY_SIZE 1024
-#define RUNTIME_NAME "libspprof-alloc.so.0"
 
 /* The Python bindings' frame walker, installed and built (empty when
  * configured without the bindings). */
@@ -480,49 +480,6 @@ static int stop(int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* Where this program lives in a build tree, relative to its top: itself,
- * or the binary behind libtool's wrapper script. */
-static const char *const build_tree_programs[] = {
-	"/src/" PROGRAM, "/src/.libs/" PROGRAM, "/src/.libs/lt-" PROGRAM,
-};
-
-/* The top of the build tree this program runs from, in top (PATH_MAX);
- * 0, or -1 when it runs from elsewhere. */
-static int build_tree_top(char *top)
-{
-	char *self = realpath("/proc/self/exe", NULL);
-	size_t length = self ? strlen(self) : 0;
-	int found = -1;
-
-	for (size_t i = 0; i < ARRAY_SIZE(build_tree_programs) && found; i++) {
-		size_t suffix = strlen(build_tree_programs[i]);
-
-		if (length > suffix && length < PATH_MAX &&
-		    !strcmp(self + length - suffix, build_tree_programs[i])) {
-			snprintf(top, PATH_MAX, "%.*s", (int)(length - suffix),
-				 self);
-			found = 0;
-		}
-	}
-	free(self);
-	return found;
-}
-
-/* The build tree's file when this program runs from one and it is there,
- * else the installed one when there is one, else NULL. */
-static const char *built_or_installed(const char *relative,
-				      const char *installed, char *path)
-{
-	char top[PATH_MAX];
-
-	if (relative[0] && build_tree_top(top) == 0 &&
-	    (size_t)snprintf(path, PATH_MAX, "%s/%s", top, relative) <
-		    PATH_MAX &&
-	    access(path, R_OK) == 0)
-		return path;
-	return installed[0] && access(installed, R_OK) == 0 ? installed : NULL;
-}
-
 /* The default profile name: COMMAND.%p.mlyze in the current directory. */
 static void default_name(long pid, char *name, size_t size)
 {
@@ -567,13 +524,13 @@ static int attach(int argc, char **argv)
 	r.output = pattern;
 	r.runtime = getenv("SPPROF_RUNTIME");
 	if (!r.runtime || !r.runtime[0])
-		r.runtime = built_or_installed("lib/.libs/" RUNTIME_NAME,
-					       SPPROF_RUNTIME_PATH, runtime);
+		r.runtime = tool_file(PROGRAM, TOOL_FILES_RUNTIME_BUILT,
+				      SPPROF_RUNTIME_PATH, runtime);
 	if (!r.runtime)
 		return fail("the runtime " SPPROF_RUNTIME_PATH " is not "
 			    "installed (SPPROF_RUNTIME names another)");
-	r.python_walker = built_or_installed(SPPROF_PYTHON_WALKER_BUILT,
-					     SPPROF_PYTHON_WALKER_PATH, walker);
+	r.python_walker = tool_file(PROGRAM, SPPROF_PYTHON_WALKER_BUILT,
+				    SPPROF_PYTHON_WALKER_PATH, walker);
 	if (ctl_attach(&r, why, sizeof(why)) < 0)
 		return fail(why);
 	if (ctl_registry_find(r.pid, &t.process, why, sizeof(why)) < 0) {

@@ -19,17 +19,17 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "profile_files.h"
+#include "tool_files.h"
 
 #ifndef SPPROF_RUNTIME_PATH
 #error "SPPROF_RUNTIME_PATH must name the installed runtime library"
 #endif
-
-#define RUNTIME_NAME "libspprof-alloc.so.0"
 
 /* The Python bindings' extension module, which the runtime loads into
  * Python processes for their Python frames: where it is installed and
@@ -39,55 +39,28 @@
 #define SPPROF_PYTHON_WALKER_BUILT ""
 #endif
 
-/* Where this program lives in the build tree, relative to its top. */
-#define BUILD_TREE_PROGRAM "/src/memprof-wrap"
-
-/* <top_builddir>/RELATIVE when this program runs from the build tree and
- * that file is built there, so that the build works before installation;
- * NULL otherwise. */
-static char *build_tree_file(const char *relative)
-{
-	char *self = realpath("/proc/self/exe", NULL);
-	size_t suffix = strlen(BUILD_TREE_PROGRAM);
-	size_t length = self != NULL ? strlen(self) : 0;
-	char *candidate = NULL;
-
-	if (*relative != '\0' && length > suffix &&
-	    strcmp(self + length - suffix, BUILD_TREE_PROGRAM) == 0) {
-		self[length - suffix] = '\0';
-		candidate = wrap_format("%s/%s", self, relative);
-		if (access(candidate, F_OK) != 0) {
-			free(candidate);
-			candidate = NULL;
-		}
-	}
-	free(self);
-	return candidate;
-}
-
-/* SPPROF_RUNTIME, else the build tree's runtime, else the installed one. */
+/* SPPROF_RUNTIME, else the build tree's runtime, else the installed one
+ * (which locate_runtime() finds missing when it is). */
 static char *choose_runtime(void)
 {
 	const char *chosen = getenv("SPPROF_RUNTIME");
-	char *built;
+	char path[PATH_MAX];
 
-	if (chosen != NULL && *chosen != '\0')
-		return wrap_format("%s", chosen);
-	built = build_tree_file("lib/.libs/" RUNTIME_NAME);
-	return built != NULL ? built : wrap_format("%s", SPPROF_RUNTIME_PATH);
+	if (chosen == NULL || *chosen == '\0')
+		chosen = tool_file("memprof-wrap", TOOL_FILES_RUNTIME_BUILT,
+				   SPPROF_RUNTIME_PATH, path);
+	return wrap_format("%s", chosen ? chosen : SPPROF_RUNTIME_PATH);
 }
 
 /* The build tree's Python frame walker, else the installed one, else NULL
  * (no Python bindings: Python programs get native frames only). */
 static char *choose_python_walker(void)
 {
-	char *built = build_tree_file(SPPROF_PYTHON_WALKER_BUILT);
+	char path[PATH_MAX];
+	const char *found = tool_file("memprof-wrap", SPPROF_PYTHON_WALKER_BUILT,
+				      SPPROF_PYTHON_WALKER_PATH, path);
 
-	if (built != NULL)
-		return built;
-	if (access(SPPROF_PYTHON_WALKER_PATH, R_OK) == 0)
-		return wrap_format("%s", SPPROF_PYTHON_WALKER_PATH);
-	return NULL;
+	return found ? wrap_format("%s", found) : NULL;
 }
 
 /* Store the absolute path of the runtime in *RUNTIME; 0, or 1 after saying

@@ -19,7 +19,8 @@ src_wrap_libmemprof_wrap_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 src_wrap_libmemprof_wrap_la_LIBADD = $(LIBELF_LIBS)
 
 bin_PROGRAMS += src/memprof-wrap
-src_memprof_wrap_SOURCES = src/wrap/memprof-wrap.c
+src_memprof_wrap_SOURCES = src/wrap/memprof-wrap.c common/tool_files.c \
+	common/tool_files.h
 src_memprof_wrap_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DSPPROF_RUNTIME_PATH='"$(libdir)/libspprof-alloc.so.0"'
 src_memprof_wrap_LDADD = src/wrap/libmemprof-wrap.la
