@@ -78,7 +78,7 @@ struct live_blocks {
  * takes; what only a peak or the trends touch comes after. */
 struct stack_now {
 	struct estimate allocated, live;
-	bool mapped; /* its samples are anonymous mappings */
+	bool heap, mapped; /* it has samples of heap blocks, of mappings */
 	struct estimate half_live[ESTIMATOR_HALVES];
 	/* since each half's last peak (then listed) */
 	bool changed[ESTIMATOR_HALVES];
@@ -536,6 +536,7 @@ static void on_alloc(struct replay_state *st, const struct mlyze_event *ev)
 	stack = stack_index(st, ev->alloc.stack);
 	weights = weights_of(&st->weights, ev->alloc.size,
 			     ev->alloc.sampling_rate);
+	st->now[stack].heap = true;
 	add_weight(&st->now[stack].allocated, &weights->whole);
 	make_live(st, ev, ev->alloc.address, ev->alloc.size, stack,
 		  ev->alloc.thread, weights, st->position);
@@ -1136,6 +1137,17 @@ static void run_trends_until(struct replay_state *st)
 		pass_seconds(st, until);
 }
 
+/* The kinds of memory a stack's samples held: a line of Python whose
+ * objects live in arenas that it mapped holds both; a stack without
+ * samples (a stretch left them out) counts as heap. */
+static unsigned stack_kinds_of(const struct stack_now *now)
+{
+	unsigned kinds = (now->heap ? KIND_HEAP : 0) |
+			 (now->mapped ? KIND_MAPPED : 0);
+
+	return kinds ? kinds : KIND_HEAP;
+}
+
 /* What was allocated, what is still live at the end, and the totals. */
 static void finish(struct replay_state *st)
 {
@@ -1162,7 +1174,7 @@ static void finish(struct replay_state *st)
 	h->stack_kinds = xcalloc(h->stack_count ? h->stack_count : 1,
 				 sizeof(*h->stack_kinds));
 	for (size_t i = 0; i < h->stack_count; i++) {
-		h->stack_kinds[i] = st->now[i].mapped ? KIND_MAPPED : KIND_HEAP;
+		h->stack_kinds[i] = stack_kinds_of(&st->now[i]);
 		h->by_stack[i].allocated = st->now[i].allocated;
 		h->by_stack[i].live[AT_PEAK] = peak_of_stack(st, i);
 		for (int a = 0; a < AXES; a++)

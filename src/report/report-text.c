@@ -452,6 +452,15 @@ static void pad_left(FILE *out, const char *cell, int width)
 	fprintf(out, "%*s%s", width - text_width(cell), "", cell);
 }
 
+/* What a site's line says of the memory it holds, in a profile that has
+ * mappings: nothing for heap alone. */
+static const char *kind_mark(const struct report *r, const struct site *s)
+{
+	if (r->mapped_peak <= 0 || !(s->kinds & KIND_MAPPED))
+		return "";
+	return s->kinds & KIND_HEAP ? " [heap and mapped]" : " [mapped]";
+}
+
 static void sites_table(FILE *out, const struct style *st,
 			const struct report *r, bool *any_rough)
 {
@@ -491,10 +500,7 @@ static void sites_table(FILE *out, const struct style *st,
 			fputs("  ", out);
 			indent += widths[c] + 2;
 		}
-		fprintf(out, "%s%s\n", s->text,
-			r->mapped_peak > 0 && s->kinds == KIND_MAPPED
-				? " [mapped]"
-				: "");
+		fprintf(out, "%s%s\n", s->text, kind_mark(r, s));
 		for (size_t k = 0; k < s->caller_count; k++)
 			fprintf(out, "%*s  < %s\n", indent, "", s->callers[k]);
 	}
