@@ -90,6 +90,8 @@ expect() {
 # the background; its pid in $server, its address in $url.  A test that
 # fails leaves no server behind.
 start_serve() {
+	# A server started before wrote its port there: not the one to read.
+	rm -f serve.out serve.err
 	"$ctl" serve --listen 127.0.0.1:0 "$@" >serve.out 2>serve.err &
 	server=$!
 	wait_for_line serve.out "serving on port"

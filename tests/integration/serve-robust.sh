@@ -100,6 +100,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	mkdir "$as_nobody/xdg"
 	chown 65534:65534 "$as_nobody/xdg"
 	chmod 755 "$as_nobody" "$as_nobody"/*
+	rm -f serve.out serve.err # the port of the server before
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env XDG_RUNTIME_DIR="$as_nobody/xdg" LD_LIBRARY_PATH="$as_nobody" \
 		"$as_nobody/memprof-ctl" serve --listen 127.0.0.1:0 \

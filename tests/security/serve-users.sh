@@ -68,6 +68,7 @@ stop_serve
 # A client on an address that is not loopback: nothing.
 address=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -m1 '^[0-9.]*$')
 if [ -n "$address" ]; then
+	rm -f serve.out serve.err # the port of the server before
 	"$ctl" serve --listen "$address:0" >serve.out 2>serve.err &
 	server=$!
 	wait_for_line serve.out "serving on port"
