@@ -10,6 +10,9 @@ check_PROGRAMS += tests/report/check-reader
 TESTS += tests/report/check-reader
 tests_report_check_reader_SOURCES = tests/report/check-reader.c \
 	tests/report/mlyze-script.c tests/report/mlyze-script.h
+# mlyze-stats.h from libmlyze's folder.
+tests_report_check_reader_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/src/mlyze
 tests_report_check_reader_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_report_check_reader_LDADD = src/mlyze/libmlyze.la $(CHECK_LIBS) -lm
 

@@ -10,6 +10,7 @@
 
 #include "mlyze-internal.h"
 #include "mlyze-codec.h"
+#include "mlyze-stats.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -467,21 +468,27 @@ static int keep_stat_list(struct mlyze_reader *r, json_t *stats)
 	return 0;
 }
 
+/* The KEYs of memprof-stats.def, by FIELD. */
+static const struct mlyze_stat_keys stat_keys = {
+#define MEMPROF_STAT(type, field, key, source, kind, unit, description) key,
+#include <spprof/memprof-stats.def>
+#undef MEMPROF_STAT
+};
+
 static int read_stats(struct mlyze_reader *r, json_t *root)
 {
 	static const struct {
 		const char *key;
 		size_t offset; /* in struct mlyze_info */
-	} counters[] = {
-#define COUNTER(name) { #name, offsetof(struct mlyze_info, stats.name) }
-		COUNTER(samples),	     COUNTER(frees_tracked),
-		COUNTER(heap_map_full_drops), COUNTER(stack_table_drops),
-		COUNTER(events_dropped),     COUNTER(native_stacks),
-		COUNTER(native_frames),	     COUNTER(shallow_stacks),
-		COUNTER(truncated_stacks),
-#undef COUNTER
-		{ "fp_stacks", offsetof(struct mlyze_info, fp_stacks) },
-		{ "dwarf_stacks", offsetof(struct mlyze_info, dwarf_stacks) },
+	} members[] = {
+#define IN_STATS(member, field) \
+	{ stat_keys.field, offsetof(struct mlyze_info, stats.member) },
+		MLYZE_STATS_MEMBERS(IN_STATS)
+#undef IN_STATS
+#define IN_INFO(member, field) \
+	{ stat_keys.field, offsetof(struct mlyze_info, member) },
+		MLYZE_INFO_STAT_MEMBERS(IN_INFO)
+#undef IN_INFO
 	};
 	json_t *stats;
 
@@ -490,13 +497,14 @@ static int read_stats(struct mlyze_reader *r, json_t *root)
 	if (!stats)
 		return 0;
 	r->info.has_stats = 1;
-	r->info.has_stack_methods = json_object_get(stats, "fp_stacks") &&
-				    json_object_get(stats, "dwarf_stacks");
-	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
-		struct field f = field_of(r, "stats ", stats, counters[i].key);
+	r->info.has_stack_methods =
+		json_object_get(stats, stat_keys.fp_stacks) &&
+		json_object_get(stats, stat_keys.dwarf_stacks);
+	for (size_t i = 0; i < sizeof(members) / sizeof(members[0]); i++) {
+		struct field f = field_of(r, "stats ", stats, members[i].key);
 
 		if (get_uint(&f, false, (uint64_t *)((char *)&r->info +
-						     counters[i].offset)) < 0)
+						     members[i].offset)) < 0)
 			return -1;
 	}
 	return keep_stat_list(r, stats);

@@ -12,7 +12,7 @@ MLYZE_READER_C = \
 	src/mlyze/mlyze-weights.c \
 	src/mlyze/u64map.c
 src_mlyze_libmlyze_la_SOURCES = $(MLYZE_READER_C) \
-	src/mlyze/mlyze-input.h src/mlyze/mlyze-internal.h \
+	src/mlyze/mlyze-input.h src/mlyze/mlyze-internal.h src/mlyze/mlyze-stats.h \
 	src/mlyze/u64map.h
 src_mlyze_libmlyze_la_CPPFLAGS = $(AM_CPPFLAGS) -DMLYZE_BUILDING_LIBRARY
 src_mlyze_libmlyze_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \

@@ -16,6 +16,7 @@
  */
 #include "config.h"
 
+#include "mlyze-stats.h"
 #include "report-frames.h"
 #include "report-heap.h"
 #include "report-moment.h"
@@ -782,12 +783,9 @@ static void summarise(struct gathered *g, const char *file,
 
 static void add_stats(struct mlyze_stats *total, const struct mlyze_stats *s)
 {
-	total->samples += s->samples;
-	total->frees_tracked += s->frees_tracked;
-	total->heap_map_full_drops += s->heap_map_full_drops;
-	total->stack_table_drops += s->stack_table_drops;
-	total->events_dropped += s->events_dropped;
-	total->truncated_stacks += s->truncated_stacks;
+#define ADD(member, field) total->member += s->member;
+	MLYZE_STATS_MEMBERS(ADD)
+#undef ADD
 }
 
 /* "1 of 3 profiles could not be read and is left out: b.mlyze." */

@@ -73,7 +73,8 @@ src/report/report-html-assets.c: $(REPORT_HTML_ASSETS:%=$(srcdir)/%) \
 	    echo ';'; \
 	  done; } >$@.tmp && mv $@.tmp $@
 
-# u64map.h from libmlyze's folder, symbolizer.h from the symbolizer's.
+# u64map.h and mlyze-stats.h from libmlyze's folder, symbolizer.h from
+# the symbolizer's.
 src_memprof_report_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/src/mlyze -I$(top_srcdir)/src/symbolizer
 src_memprof_report_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(ZLIB_CFLAGS)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "mlyze-script.h"
+#include "mlyze-stats.h"
 #include "spprof/mlyze.h"
 
 static int profile_fd = -1;
@@ -210,6 +211,72 @@ START_TEST(stats_by_name)
 	ck_assert_uint_eq(info->stat_list[0].value, 9);
 	ck_assert_str_eq(info->stat_list[1].key, "later_stat");
 	ck_assert_uint_eq(info->stat_list[1].value, 4);
+	expect_end(r);
+	close_reader(r);
+}
+END_TEST
+
+/* The rows of memprof-stats.def, numbered in its order. */
+enum stat_row {
+#define MEMPROF_STAT(type, field, key, source, kind, unit, description) \
+	ROW_##field,
+#include <spprof/memprof-stats.def>
+#undef MEMPROF_STAT
+	STAT_ROWS
+};
+
+static uint64_t stat_named(const struct mlyze_info *info, const char *key)
+{
+	for (size_t i = 0; i < info->stat_count; i++)
+		if (strcmp(info->stat_list[i].key, key) == 0)
+			return info->stat_list[i].value;
+	ck_abort_msg("no stat %s", key);
+	return 0;
+}
+
+/* Every KEY of memprof-stats.def has one home in struct mlyze_info (or
+ * is listed as read by name only), and the reader fills each member with
+ * its row's value: a profile whose stats hold each KEY with its row's
+ * number plus 1 reads that number into the member mapped to the row. */
+START_TEST(every_stat_key_has_one_home)
+{
+	char script[2048] = "header start=1000\n"
+			    "metadata {\"complete\": true, \"stats\": {";
+	size_t length = strlen(script);
+	int homes[STAT_ROWS] = { 0 };
+
+#define MEMPROF_STAT(type, field, key, source, kind, unit, description) \
+	if (key[0])                                                         \
+		length += snprintf(script + length, sizeof(script) - length, \
+				   "\"%s\": %d, ", key, ROW_##field + 1);
+#include <spprof/memprof-stats.def>
+#undef MEMPROF_STAT
+	snprintf(script + length, sizeof(script) - length, "\"end\": 0}}\n");
+	mlyze_reader *r = open_script(script);
+	const struct mlyze_info *info = mlyze_info(r);
+
+	ck_assert_int_eq(mlyze_status(r), MLYZE_OK);
+#define IN_STATS(member, field)                                      \
+	ck_assert_uint_eq(info->stats.member, ROW_##field + 1);      \
+	homes[ROW_##field]++;
+	MLYZE_STATS_MEMBERS(IN_STATS)
+#undef IN_STATS
+#define IN_INFO(member, field)                                       \
+	ck_assert_uint_eq(info->member, ROW_##field + 1);            \
+	homes[ROW_##field]++;
+	MLYZE_INFO_STAT_MEMBERS(IN_INFO)
+#undef IN_INFO
+#define BY_NAME_ONLY(field) homes[ROW_##field]++;
+	MLYZE_STATS_BY_NAME_ONLY(BY_NAME_ONLY)
+#undef BY_NAME_ONLY
+#define MEMPROF_STAT(type, field, key, source, kind, unit, description)   \
+	ck_assert_msg(homes[ROW_##field] == (key[0] != '\0'),              \
+		      #field ": %d homes", homes[ROW_##field]);            \
+	if (key[0])                                                         \
+		ck_assert_uint_eq(stat_named(info, key), ROW_##field + 1);
+#include <spprof/memprof-stats.def>
+#undef MEMPROF_STAT
+	ck_assert_int_eq(info->has_stack_methods, 1);
 	expect_end(r);
 	close_reader(r);
 }
@@ -1307,6 +1374,7 @@ int main(void)
 	tcase_add_test(t, header_and_metadata);
 	tcase_add_test(t, stack_methods);
 	tcase_add_test(t, stats_by_name);
+	tcase_add_test(t, every_stat_key_has_one_home);
 	tcase_add_test(t, symbol_events_name_native_frames);
 	tcase_add_test(t, every_event_type);
 	tcase_add_test(t, thread_names);
