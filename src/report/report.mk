@@ -3,14 +3,16 @@
 # The report engine: the replay of a profile into estimates, its stacks
 # symbolized and grouped into sites, the growth of the sites (--top,
 # --leaks), the stacks suppressions leave out, and the pprof view
-# (profile.proto, gzip), which memprof-ctl serve writes too.  Compiled
-# once, linked into memprof-report, memprof-ctl and the unit tests, with
+# (profile.proto, gzip), which memprof-ctl serve writes too; its entry
+# point is report_engine_run() (report-engine.h).  Compiled once,
+# linked into memprof-report, memprof-ctl and the unit tests, with
 # libmlyze.la, libsymbolizer.la and zlib.
 noinst_LTLIBRARIES += src/report/libreport.la
 src_report_libreport_la_SOURCES = \
 	src/report/report-blocks.c src/report/report-blocks.h \
 	src/report/report-classes.c src/report/report-classes.h \
 	src/report/report-compare.c src/report/report-compare.h \
+	src/report/report-engine.c src/report/report-engine.h \
 	src/report/report-frames.c src/report/report-frames.h \
 	src/report/report-heap.c src/report/report-heap.h \
 	src/report/report-index.c src/report/report-index.h \
