@@ -10,7 +10,8 @@
  *      and merged with those of the profiles before (report-stacks.c),
  *      apart by process with label_pid.
  * A profile replayed already (the replays memprof-ctl serve keeps between
- * scrapes) enters at step 3, and no hook sees it: its lender has it.
+ * scrapes) enters at step 3, and no hook of one profile sees it: its
+ * lender has it.
  * Then, once every profile that could be read is in, the merged stacks:
  *   4. lose those the suppressions match, when there are some
  *      (report-suppress.c);
