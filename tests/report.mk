@@ -19,7 +19,8 @@ tests_report_check_heap_SOURCES = tests/report/check-heap.c \
 	tests/unit/suite-main.c \
 	tests/report/mlyze-script.c tests/report/mlyze-script.h
 tests_report_check_heap_CPPFLAGS = $(AM_CPPFLAGS) \
-	-I$(top_srcdir)/src/report -I$(top_srcdir)/src/mlyze
+	-I$(top_srcdir)/src/report -I$(top_srcdir)/src/mlyze \
+	-I$(top_srcdir)/src/symbolizer
 tests_report_check_heap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_report_check_heap_LDADD = $(REPORT_ENGINE_LIBS) $(CHECK_LIBS) -lm
 
