@@ -2,8 +2,9 @@
  * streamed file.
  *
  * Contract: ctl_summarise() replays the streamed file of a recording
- * process (or any profile), through its descriptor, with the same estimator as memprof-report:
- * the samples so far and the estimated live heap with its 95 % interval.
+ * process (or any profile), through its descriptor, with memprof-report's
+ * engine (report_engine_run(), up to the replay): the samples so far and
+ * the estimated live heap with its 95 % interval.
  * It only reads the file; the process is not asked anything.
  * ctl_summary_of() says the same of a profile replayed already.
  */
