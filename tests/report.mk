@@ -20,12 +20,12 @@ check_PROGRAMS += tests/report/check-heap
 TESTS += tests/report/check-heap
 tests_report_check_heap_SOURCES = tests/report/check-heap.c \
 	tests/unit/suite-main.c \
-	tests/report/mlyze-script.c tests/report/mlyze-script.h \
-	$(REPORT_REPLAY_SOURCES)
+	tests/report/mlyze-script.c tests/report/mlyze-script.h
 tests_report_check_heap_CPPFLAGS = $(AM_CPPFLAGS) \
-	-I$(top_srcdir)/src/report -I$(top_srcdir)/src/mlyze
+	-I$(top_srcdir)/src/report -I$(top_srcdir)/src/mlyze \
+	-I$(top_srcdir)/src/symbolizer
 tests_report_check_heap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_report_check_heap_LDADD = src/mlyze/libmlyze.la $(CHECK_LIBS) -lm
+tests_report_check_heap_LDADD = $(REPORT_ENGINE_LIBS) $(CHECK_LIBS) -lm
 
 check_PROGRAMS += tests/report/check-metrics
 TESTS += tests/report/check-metrics
@@ -40,26 +40,22 @@ tests_report_check_metrics_SOURCES = tests/report/check-metrics.c \
 	src/ctl/ctl-stream.c src/ctl/ctl-stream.h \
 	src/ctl/ctl-user.c src/ctl/ctl-user.h \
 	src/ctl/ctl-text.c src/ctl/ctl-text.h \
-	common/process_start.c common/process_start.h \
-	$(REPORT_REPLAY_SOURCES) $(REPORT_SITES_SOURCES)
+	common/process_start.c common/process_start.h
 tests_report_check_metrics_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/ctl \
 	-I$(top_srcdir)/src/report -I$(top_srcdir)/src/mlyze \
 	-I$(top_srcdir)/src/symbolizer \
 	-I$(top_srcdir)/tests/unit -I$(top_srcdir)/tests/report
 tests_report_check_metrics_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_report_check_metrics_LDADD = src/mlyze/libmlyze.la \
-	src/symbolizer/libsymbolizer.la $(CHECK_LIBS) -lm
+tests_report_check_metrics_LDADD = $(REPORT_ENGINE_LIBS) $(CHECK_LIBS) -lm
 
 check_PROGRAMS += tests/report/check-protobuf
 TESTS += tests/report/check-protobuf
 tests_report_check_protobuf_SOURCES = tests/report/check-protobuf.c \
-	tests/unit/suite-main.c \
-	src/report/report-protobuf.c src/report/report-protobuf.h \
-	src/report/report-util.c src/report/report-util.h
+	tests/unit/suite-main.c
 tests_report_check_protobuf_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/src/report
 tests_report_check_protobuf_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_report_check_protobuf_LDADD = $(CHECK_LIBS) -lm
+tests_report_check_protobuf_LDADD = src/report/libreport.la $(CHECK_LIBS) -lm
 endif
 
 # A program with a known heap, profiled by the runtime in runtime.sh.

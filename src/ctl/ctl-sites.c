@@ -4,14 +4,12 @@
 
 #include "ctl-sites.h"
 
-#include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report-leaks.h"
-#include "report-sites.h"
+#include "report-engine.h"
 #include "report-util.h"
-#include "report-wrappers.h"
 
 /* The first `top` sites of `sites` (sorted by live bytes at the end)
  * that hold something. */
@@ -48,21 +46,28 @@ static void keep_growing(struct ctl_sites *out, const struct leaks *leaks,
 	}
 }
 
-/* Sites of the stacks, as memprof-report groups them by default. */
-static void keep_sites(struct ctl_sites *out, struct stack_table *stacks,
-		       size_t top)
+/* Runs q for the sites as memprof-report groups them by default, their
+ * growth per second, and keeps the first `top` in out; whether the
+ * profile could be read. */
+static bool keep_sites(struct ctl_sites *out, struct report_request *q,
+		       size_t top, struct frame_namer *namer)
 {
-	struct site_table sites;
-	struct leaks leaks;
+	struct report_result result;
+	bool read;
 
-	wrappers_mark(stacks);
-	sites_build(&sites, stacks, GROUP_BY_FUNCTION, false);
-	sites_sort(&sites, SORT_BY_LIVE, AT_END);
-	leaks_rank(&leaks, &sites, PER_SECOND);
-	keep_largest(out, &sites, top);
-	keep_growing(out, &leaks, top);
-	leaks_free(&leaks);
-	sites_free(&sites);
+	q->until = REPORT_LEAKS;
+	q->namer = namer;
+	q->grouping = GROUP_BY_FUNCTION;
+	q->sort = SORT_BY_LIVE;
+	q->at = AT_END;
+	report_engine_run(q, &result);
+	read = result.read > 0;
+	if (read) {
+		keep_largest(out, &result.sites, top);
+		keep_growing(out, &result.leaks, top);
+	}
+	report_result_free(&result);
+	return read;
 }
 
 struct frame_namer *ctl_sites_namer(void)
@@ -75,40 +80,27 @@ struct frame_namer *ctl_sites_namer(void)
 void ctl_sites_of(const mlyze_reader *r, const struct heap_replay *h,
 		  size_t top, struct frame_namer *namer, struct ctl_sites *out)
 {
-	struct stack_table stacks;
+	struct report_request request = { .reader = r, .replay = h };
 
 	memset(out, 0, sizeof(*out));
 	ctl_summary_of(h, &out->summary);
-	stacks_init(&stacks);
-	free(stacks_add_profile(&stacks, namer, r, h));
-	keep_sites(out, &stacks, top);
-	stacks_free(&stacks);
+	keep_sites(out, &request, top, namer);
 }
 
 int ctl_sites_read(int fd, const char *name, size_t top, uint64_t now_us,
 		   uint64_t growth_window_us, struct frame_namer *namer,
 		   struct ctl_sites *out, char *why, size_t size)
 {
-	struct mlyze_options reading = { .warn = ctl_ignore_warning };
-	struct replay_options replaying = {
+	struct ctl_reading reading = { fd, name, &out->summary, why, size };
+	struct report_request request = ctl_stream_request(&reading,
+							   REPORT_LEAKS);
+
+	memset(out, 0, sizeof(*out));
+	request.replaying = (struct replay_options){
 		.growth = true, .until_us = now_us,
 		.growth_window_us = growth_window_us
 	};
-	mlyze_reader *r = mlyze_open_fd(fd, name, &reading);
-	struct heap_replay h;
-
-	memset(out, 0, sizeof(*out));
-	if (!r)
-		out_of_memory();
-	if (mlyze_status(r) != MLYZE_OK || heap_replay(r, &h, &replaying) < 0) {
-		snprintf(why, size, "%s", mlyze_error(r));
-		mlyze_close(r);
-		return -1;
-	}
-	ctl_sites_of(r, &h, top, namer, out);
-	heap_replay_free(&h);
-	mlyze_close(r);
-	return 0;
+	return keep_sites(out, &request, top, namer) ? 0 : -1;
 }
 
 static void free_list(struct ctl_site *list, size_t count)

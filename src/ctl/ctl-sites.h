@@ -3,8 +3,9 @@
  *
  * Contract: ctl_sites_read() replays a streamed profile once, symbolizes
  * its stacks offline and groups them into sites by function, allocation
- * wrappers passed over, with memprof-report's own code, so that a site
- * has the name `memprof-report --top` gives it.  It keeps the profile's
+ * wrappers passed over, through memprof-report's own engine
+ * (report_engine_run(), report-engine.h), so that a site has the name
+ * `memprof-report --top` gives it.  It keeps the profile's
  * totals, the `top` sites that hold the most live bytes now, and the
  * sites that `memprof-report --leaks` finds growing significantly, their
  * trend taken per second (whatever markers the program sets) up to

@@ -24,25 +24,51 @@ void ctl_summary_of(const struct heap_replay *h, struct ctl_summary *out)
 	out->allocated_bytes = h->total.allocated.bytes;
 }
 
+/* Why a stream could not be read, for report_hooks.failed. */
+static void keep_why(void *ctx, const char *name, const mlyze_reader *r)
+{
+	struct ctl_reading *reading = ctx;
+
+	(void)name;
+	snprintf(reading->why, reading->size, "%s", mlyze_error(r));
+}
+
+/* Its summary, for report_hooks.replayed. */
+static void keep_summary(void *ctx, const char *name, const mlyze_reader *r,
+			 struct heap_replay *h)
+{
+	struct ctl_reading *reading = ctx;
+
+	(void)name;
+	(void)r;
+	ctl_summary_of(h, reading->summary);
+}
+
+struct report_request ctl_stream_request(struct ctl_reading *reading,
+					 enum report_step until)
+{
+	return (struct report_request){
+		.files = &reading->name,
+		.fds = &reading->fd,
+		.count = 1,
+		.reading = { .warn = ctl_ignore_warning },
+		.until = until,
+		.hooks = { .ctx = reading, .failed = keep_why,
+			   .replayed = keep_summary },
+	};
+}
+
 int ctl_summarise(int fd, const char *name, struct ctl_summary *out,
 		  char *why, size_t size)
 {
-	struct mlyze_options options = { .warn = ctl_ignore_warning };
-	mlyze_reader *r = mlyze_open_fd(fd, name, &options);
-	struct heap_replay h;
-	int rc = -1;
+	struct ctl_reading reading = { fd, name, out, why, size };
+	struct report_request request = ctl_stream_request(&reading,
+							   REPORT_REPLAY);
+	struct report_result result;
+	int rc;
 
-	if (!r) {
-		snprintf(why, size, "out of memory");
-		return -1;
-	}
-	if (mlyze_status(r) == MLYZE_OK && heap_replay(r, &h, NULL) == 0) {
-		ctl_summary_of(&h, out);
-		heap_replay_free(&h);
-		rc = 0;
-	} else {
-		snprintf(why, size, "%s", mlyze_error(r));
-	}
-	mlyze_close(r);
+	report_engine_run(&request, &result);
+	rc = result.read ? 0 : -1;
+	report_result_free(&result);
 	return rc;
 }

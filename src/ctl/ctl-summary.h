@@ -2,8 +2,9 @@
  * streamed file.
  *
  * Contract: ctl_summarise() replays the streamed file of a recording
- * process (or any profile), through its descriptor, with the same estimator as memprof-report:
- * the samples so far and the estimated live heap with its 95 % interval.
+ * process (or any profile), through its descriptor, with memprof-report's
+ * engine (report_engine_run(), up to the replay): the samples so far and
+ * the estimated live heap with its 95 % interval.
  * It only reads the file; the process is not asked anything.
  * ctl_summary_of() says the same of a profile replayed already.
  */
@@ -13,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "report-engine.h"
 #include "report-heap.h"
 
 struct ctl_summary {
@@ -28,6 +30,21 @@ int ctl_summarise(int fd, const char *name, struct ctl_summary *out,
 		  char *why, size_t size);
 
 void ctl_summary_of(const struct heap_replay *h, struct ctl_summary *out);
+
+/* One stream read by the report engine, and where what it says goes. */
+struct ctl_reading {
+	int fd;           /* read from its current offset, not closed */
+	const char *name; /* for messages */
+	struct ctl_summary *summary;
+	char *why; /* why it could not be read */
+	size_t size;
+};
+
+/* The request that reads it up to step `until` (report-engine.h), its
+ * summary and why it failed kept in *reading; the rest is the
+ * caller's to set. */
+struct report_request ctl_stream_request(struct ctl_reading *reading,
+					 enum report_step until);
 
 /* Ignores the warnings of a reader: a streamed file is unfinished by
  * nature, and they say nothing. */

@@ -28,9 +28,7 @@ src_memprof_ctl_SOURCES = \
 	src/ctl/ctl-peer.c src/ctl/ctl-peer.h \
 	src/ctl/ctl-web-config.c src/ctl/ctl-web-config.h \
 	common/process_start.c common/process_start.h common/control_page.h \
-	common/tool_files.c common/tool_files.h \
-	$(REPORT_REPLAY_SOURCES) $(REPORT_SITES_SOURCES) \
-	$(REPORT_PPROF_SOURCES)
+	common/tool_files.c common/tool_files.h
 src_memprof_ctl_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/src/report -I$(top_srcdir)/src/mlyze \
 	-I$(top_srcdir)/src/symbolizer \
@@ -42,8 +40,7 @@ src_memprof_ctl_CPPFLAGS += \
 endif
 src_memprof_ctl_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(MHD_CFLAGS) \
 	$(GNUTLS_CFLAGS) $(YAML_CFLAGS) $(CRYPT_CFLAGS) $(ZLIB_CFLAGS)
-src_memprof_ctl_LDADD = src/mlyze/libmlyze.la \
-	src/symbolizer/libsymbolizer.la $(JANSSON_LIBS) $(MHD_LIBS) \
+src_memprof_ctl_LDADD = $(REPORT_ENGINE_LIBS) $(JANSSON_LIBS) $(MHD_LIBS) \
 	$(GNUTLS_LIBS) $(YAML_LIBS) $(CRYPT_LIBS) $(ZLIB_LIBS) -lm
 
 dist_man_MANS += man/memprof-ctl.1

@@ -1,11 +1,13 @@
 /* memprof-report - which code holds and churns heap memory, from .mlyze
  * profiles.
  *
- * Reads each profile in turn (libmlyze), replays its events into estimates
- * per stack (report-heap.c), symbolizes the stacks offline and merges them
- * across profiles (report-stacks.c), groups them into sites
- * (report-sites.c) and writes the view asked for (report-views.c: text for
- * people, JSON, folded stacks, speedscope, pprof, HTML).  With --base,
+ * The report engine (report-engine.h) reads each profile in turn
+ * (libmlyze), replays its events into estimates per stack (report-heap.c),
+ * symbolizes the stacks offline and merges them across profiles
+ * (report-stacks.c) and groups them into sites (report-sites.c), while
+ * this program's hooks gather what the report says of each profile; then
+ * it writes the view asked for (report-views.c: text for people, JSON,
+ * folded stacks, speedscope, pprof, HTML).  With --base,
  * the base profiles are read the same way and the sites of both compared
  * (report-compare.c); with --leaks, and for the HTML page's chart, the
  * sites are ranked by the trend of their live bytes (report-leaks.c).  A
@@ -17,6 +19,7 @@
 #include "config.h"
 
 #include "mlyze-stats.h"
+#include "report-engine.h"
 #include "report-frames.h"
 #include "report-heap.h"
 #include "report-moment.h"
@@ -619,11 +622,11 @@ struct gathered {
 	struct profile_summary *profiles;
 	size_t profile_count;
 	struct frame_namer *namer;
-	struct stack_table stacks; /* of all profiles */
-	size_t snapshots;          /* wanted by the view */
-	bool growth;               /* wanted by --leaks or the view */
+	/* The stacks of all profiles, their sites and growth. */
+	struct report_result result;
 	/* --temporary, --histogram, --group-by thread; else NULL: */
 	const struct block_options *blocks;
+	struct block_collector collector; /* of the profile read now */
 	struct class_table cells;  /* the blocks of the report's stacks */
 	struct block_table table;  /* the threads, and then the view */
 	const struct thread_filter *thread; /* --thread, or NULL */
@@ -634,10 +637,8 @@ struct gathered {
 	uint64_t born_outside;     /* sampled blocks left out by a stretch */
 	char *moment;              /* with --at TIME: its label */
 	char *from, *to;           /* of --from and --to, or NULL */
-	enum memory_kind kinds;    /* --kind */
 	bool has_mappings;         /* a profile holds some, counted or not */
 	double mapped_peak;        /* of the peaks, the mappings' counted */
-	bool label_pid;            /* --label-pid */
 };
 
 static void warn(void *ctx, const char *message)
@@ -850,12 +851,12 @@ static void note_caveats(struct gathered *g)
 	const struct mlyze_stats *s = &g->stats;
 	uint64_t dropped = s->heap_map_full_drops + s->stack_table_drops;
 
-	char *broken_stacks = stacks_health_note(&g->stacks);
+	char *broken_stacks = stacks_health_note(&g->result.stacks);
 	struct memory_point peaks;
 	size_t processes = resident_peaks(g, &peaks);
 	struct unseen_malloc unseen = unseen_malloc_of(g);
 	char *memory = memory_explained_note(
-		&peaks, processes, g->stacks.heap.live[AT_PEAK].bytes,
+		&peaks, processes, g->result.stacks.heap.live[AT_PEAK].bytes,
 		g->mapped_peak, &unseen);
 
 	if (memory)
@@ -1050,84 +1051,64 @@ static void check_moments(const char *file, const mlyze_reader *r,
 	}
 }
 
-/* Read one profile into the stacks.  A profile that cannot be read is
- * named on stderr and left out; returns its status. */
-static enum mlyze_status read_profile(struct gathered *g, const char *file)
+/* The hooks of the engine (report_hooks) that gather what the report
+ * says of each profile.  A profile that cannot be read is named on
+ * stderr and left out. */
+static void profile_opened(void *ctx, const char *file,
+			   const mlyze_reader *r, struct replay_options *replaying)
 {
-	struct mlyze_options ro = { .warn = warn, .warn_ctx = g };
-	struct block_collector collector = { .options = g->blocks };
-	const struct options *o = g->options;
-	struct replay_options options = {
-		.tick = progress_tick,
-		.tick_ctx = &g->progress,
-		.snapshots = g->snapshots,
-		.growth = g->growth,
-		.block_ended = g->blocks ? blocks_collect : NULL,
-		.block_ended_ctx = &collector,
-		.thread = g->thread,
-		.at = o->at == AT_TIME ? &o->at_spec : NULL,
-		.from = o->from.kind ? &o->from : NULL,
-		.to = o->to.kind ? &o->to : NULL,
-		.kinds = g->kinds,
-	};
-	mlyze_reader *r = mlyze_open(file, &ro);
-	enum mlyze_status status;
-	struct heap_replay replay;
-	size_t *stack_map;
-	int rc = -1;
+	struct gathered *g = ctx;
 
-	if (!r)
-		out_of_memory();
-	class_table_init(&collector.cells);
+	class_table_init(&g->collector.cells);
 	progress_start(&g->progress, file);
 	/* The trends of a running process's stream run to now. */
-	if (mlyze_status(r) == MLYZE_OK && mlyze_info(r)->complete == 0)
-		options.until_us = o->running_until_us;
-	if (mlyze_status(r) == MLYZE_OK)
-		rc = heap_replay(r, &replay, &options);
-	progress_done(&g->progress);
-	status = mlyze_status(r);
-	if (rc < 0) {
-		fprintf(stderr, "memprof-report: %s\n", mlyze_error(r));
-		add_message(&g->unread, xstrdup(file));
-		class_table_free(&collector.cells);
-		mlyze_close(r);
-		return status;
-	}
-	check_moments(file, r, &replay);
-	g->born_outside += replay.born_outside;
-	summarise(g, file, r, &replay);
-	g->has_mappings |= replay.has_mappings;
-	g->mapped_peak += replay.mapped_peak_bytes;
-	add_stats(&g->stats, &mlyze_info(r)->stats);
-	warn_replaced(g, file, &replay);
-	note_checkpoints(g, file, r, &replay);
-	if (g->label_pid)
-		g->stacks.pid = mlyze_info(r)->pid;
-	stack_map = stacks_add_profile(&g->stacks, g->namer, r, &replay);
-	if (g->blocks)
-		take_blocks(g, file, &collector.cells, &replay, stack_map, r);
-	if (g->thread)
-		note_thread_filter(g, file, &replay);
-	class_table_free(&collector.cells);
-	take_series(&g->profiles[g->profile_count - 1], &replay, stack_map);
-	free(stack_map);
-	heap_replay_free(&replay);
-	mlyze_close(r);
-	return MLYZE_OK;
+	if (mlyze_info(r)->complete == 0)
+		replaying->until_us = g->options->running_until_us;
 }
 
-/* Read every profile that can be read.  Returns the exit status: 0 when
- * all could, else 1, or 2 when none could and one broke the format. */
-static int read_profiles(struct gathered *g, char **files, int count)
+static void profile_failed(void *ctx, const char *file, const mlyze_reader *r)
 {
-	bool malformed = false;
+	struct gathered *g = ctx;
 
-	for (int i = 0; i < count; i++)
-		malformed |= read_profile(g, files[i]) == MLYZE_BAD_FILE;
-	if (g->unread.count == 0)
-		return 0;
-	return g->profile_count == 0 && malformed ? 2 : 1;
+	progress_done(&g->progress);
+	fprintf(stderr, "memprof-report: %s\n", mlyze_error(r));
+	add_message(&g->unread, xstrdup(file));
+	class_table_free(&g->collector.cells);
+}
+
+static void profile_replayed(void *ctx, const char *file,
+			     const mlyze_reader *r, struct heap_replay *h)
+{
+	struct gathered *g = ctx;
+
+	progress_done(&g->progress);
+	check_moments(file, r, h);
+	g->born_outside += h->born_outside;
+	summarise(g, file, r, h);
+	g->has_mappings |= h->has_mappings;
+	g->mapped_peak += h->mapped_peak_bytes;
+	add_stats(&g->stats, &mlyze_info(r)->stats);
+	warn_replaced(g, file, h);
+	note_checkpoints(g, file, r, h);
+}
+
+static void profile_merged(void *ctx, const char *file, const mlyze_reader *r,
+			   struct heap_replay *h, const size_t *stack_map)
+{
+	struct gathered *g = ctx;
+
+	if (g->blocks)
+		take_blocks(g, file, &g->collector.cells, h, stack_map, r);
+	if (g->thread)
+		note_thread_filter(g, file, h);
+	class_table_free(&g->collector.cells);
+	take_series(&g->profiles[g->profile_count - 1], h, stack_map);
+}
+
+static void all_profiles_merged(void *ctx, const struct stack_table *stacks)
+{
+	(void)stacks;
+	note_caveats(ctx);
 }
 
 static void free_series(struct profile_summary *p)
@@ -1168,7 +1149,7 @@ static void free_gathered(struct gathered *g)
 		class_table_free(&g->cells);
 		block_table_free(&g->table);
 	}
-	stacks_free(&g->stacks);
+	report_result_free(&g->result);
 	frame_namer_free(g->namer);
 	free_messages(&g->warnings);
 	free_messages(&g->notes);
@@ -1236,27 +1217,71 @@ static struct symbolizer_options symbolizing(struct gathered *g,
 	};
 }
 
-/* Read `files` into g, their modules found under `sysroot`.  Returns the
- * exit status of reading them (see read_profiles). */
+/* Whether the sites are ranked by their growth: for --leaks, --growth,
+ * or a view that shows the growing sites, unless it shows blocks or
+ * compares. */
+static bool ranks_growth(const struct options *o)
+{
+	return !o->base_count && !o->blocks_wanted &&
+	       (o->leaks || o->growth || o->view->shows_growth);
+}
+
+/* What the replay of each profile measures for the view. */
+static struct replay_options replaying(struct gathered *g,
+				       const struct options *o)
+{
+	return (struct replay_options){
+		.tick = progress_tick,
+		.tick_ctx = &g->progress,
+		.snapshots = o->view->snapshots,
+		/* A comparison shows no growth: its base needs none either. */
+		.growth = o->leaks || o->growth ||
+			  (o->view->shows_growth && !o->base_count),
+		.block_ended = g->blocks ? blocks_collect : NULL,
+		.block_ended_ctx = &g->collector,
+		.thread = g->thread,
+		.at = o->at == AT_TIME ? &o->at_spec : NULL,
+		.from = o->from.kind ? &o->from : NULL,
+		.to = o->to.kind ? &o->to : NULL,
+		.kinds = o->kinds ? o->kinds : KIND_ALL,
+	};
+}
+
+/* Read `files` into g, their modules found under `sysroot`, their
+ * stacks made into sites as the options say.  Returns the exit status
+ * of reading them: 0 when all could be read, else 1, or 2 when none
+ * could and one broke the format. */
 static int gather(struct gathered *g, const struct options *o,
 		  const char *sysroot, char **files, int count)
 {
 	struct symbolizer_options so = symbolizing(g, o, sysroot);
-	int rc;
+	struct report_request request = {
+		.files = (const char *const *)files,
+		.count = (size_t)count,
+		.reading = { .warn = warn, .warn_ctx = g },
+		.until = ranks_growth(o) ? REPORT_LEAKS : REPORT_SITES,
+		.label_pid = o->label_pid,
+		.suppressions = o->suppressions,
+		.keep_wrappers = o->keep_wrappers,
+		.grouping = o->grouping,
+		.cumulative = o->cumulative,
+		.sort = o->sort,
+		.at = o->at,
+		.per_marker_when_marked = true,
+		.hooks = { .ctx = g,
+			   .opened = profile_opened,
+			   .failed = profile_failed,
+			   .replayed = profile_replayed,
+			   .merged = profile_merged,
+			   .all_merged = all_profiles_merged },
+	};
 
-	g->namer = frame_namer_new(&so);
+	g->namer = request.namer = frame_namer_new(&so);
 	g->options = o;
-	g->snapshots = o->view->snapshots;
-	g->kinds = o->kinds ? o->kinds : KIND_ALL;
-	/* A comparison shows no growth: its base needs none either. */
-	g->growth = o->leaks || o->growth ||
-		    (o->view->shows_growth && !o->base_count);
-	g->label_pid = o->label_pid;
-	stacks_init(&g->stacks);
 	g->thread = o->thread;
 	g->several_files = count > 1;
 	if (o->blocks_wanted) {
-		g->blocks = &o->blocks;
+		g->blocks = g->collector.options = &o->blocks;
 		class_table_init(&g->cells);
 		block_table_init(&g->table, &o->blocks);
 	}
@@ -1264,44 +1289,42 @@ static int gather(struct gathered *g, const struct options *o,
 		g->from = moment_label(&o->from);
 	if (o->to.kind)
 		g->to = moment_label(&o->to);
-	rc = read_profiles(g, files, count);
-	if (g->profile_count)
-		note_caveats(g);
-	return rc;
+	request.replaying = replaying(g, o);
+	report_engine_run(&request, &g->result);
+	if (!g->result.failed)
+		return 0;
+	return g->result.read == 0 && g->result.malformed ? 2 : 1;
 }
 
-/* The report of what g gathered, its sites in `sites` (what they show
- * adds to g's notes). */
-static struct report make_report(struct gathered *g, struct site_table *sites,
-				 const struct options *o)
+/* The report of what g gathered (what its sites show adds to g's
+ * notes). */
+static struct report make_report(struct gathered *g, const struct options *o)
 {
+	const struct stack_table *stacks = &g->result.stacks;
+	const struct site_table *sites = &g->result.sites;
 	char *unnamed, *wrappers;
 	struct memory_point resident;
 	size_t resident_processes = resident_peaks(g, &resident);
 
-	if (o->suppressions) {
-		suppress_stacks(o->suppressions, &g->stacks);
+	if (o->suppressions)
 		add_message(&g->notes, suppressions_note(o->suppressions));
-	}
 	if (!o->keep_wrappers) {
-		wrappers_mark(&g->stacks);
-		wrappers = wrappers_note(&g->stacks);
+		wrappers = wrappers_note(stacks);
 		if (wrappers)
 			add_message(&g->notes, wrappers);
 	}
 	if (o->at == AT_TIME && !g->moment)
 		g->moment = moment_label(&o->at_spec);
-	sites_build(sites, &g->stacks, o->grouping, o->cumulative);
-	sites_sort(sites, o->sort, o->at);
-	unnamed = sites_unnamed_note(sites, &g->stacks);
+	unnamed = sites_unnamed_note(sites, stacks);
 	if (unnamed)
 		add_message(&g->notes, unnamed);
 	return (struct report){
 		.profiles = g->profiles,
 		.profile_count = g->profile_count,
-		.stacks = &g->stacks,
+		.stacks = stacks,
 		.sites = sites,
 		.shown_sites = shown_sites(sites, o),
+		.leaks = ranks_growth(o) ? &g->result.leaks : NULL,
 		.top = o->top,
 		.grouping = o->grouping,
 		.sort = o->sort,
@@ -1329,7 +1352,6 @@ static struct report make_report(struct gathered *g, struct site_table *sites,
 static int write_comparison(const struct options *o, struct report *report)
 {
 	struct gathered g = { 0 };
-	struct site_table sites;
 	struct comparison comparison;
 	struct report base;
 	struct view view;
@@ -1338,7 +1360,7 @@ static int write_comparison(const struct options *o, struct report *report)
 
 	if (g.profile_count == 0)
 		return rc ? rc : 1;
-	base = make_report(&g, &sites, o);
+	base = make_report(&g, o);
 	compare_sites(&comparison, base.sites, report->sites, o->sort, o->at);
 	report->base = &base;
 	report->comparison = &comparison;
@@ -1349,55 +1371,33 @@ static int write_comparison(const struct options *o, struct report *report)
 	report->base = NULL;
 	report->comparison = NULL;
 	comparison_free(&comparison);
-	sites_free(&sites);
 	free_gathered(&g);
 	return rc;
 }
 
-/* Markers of every profile of the report. */
-static size_t markers(const struct report *report)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < report->profile_count; i++)
-		for (size_t k = 0; k < report->profiles[i].mark_count; k++)
-			n += report->profiles[i].marks[k].kind ==
-			     HEAP_EVENT_MARKER;
-	return n;
-}
-
-/* The report with the sites ranked by their growth, per marker when the
- * program has steps, else per second: the view of --leaks, a view that
- * shows the growing sites, or one with a column of growth (--growth).
- * Returns 0 or 1. */
+/* The report with the sites ranked by their growth: the view of
+ * --leaks, a view that shows the growing sites, or one with a column of
+ * growth (--growth).  Returns 0 or 1. */
 static int write_with_growth(const struct options *o, struct report *report)
 {
-	struct leaks leaks;
 	struct view view = *o->view;
-	int rc;
 
-	leaks_rank(&leaks, report->sites,
-		   markers(report) >= 2 ? PER_MARKER : PER_SECOND);
-	report->leaks = &leaks;
 	if (o->leaks)
 		view.write = view.write_leaks;
-	rc = write_view(o, &view, report);
-	report->leaks = NULL;
-	leaks_free(&leaks);
-	return rc;
+	return write_view(o, &view, report);
 }
 
 /* --temporary, --histogram or --group-by thread.  Returns 0 or 1. */
 static int write_blocks(const struct options *o, struct gathered *g,
-			const struct site_table *sites, struct report *report)
+			struct report *report)
 {
 	struct view view = *o->view;
 
 	if (o->blocks.view == BLOCKS_THREADS)
 		blocks_sort_threads(&g->table);
 	else
-		blocks_tabulate(&g->table, &g->cells, sites, &g->stacks,
-				o->all);
+		blocks_tabulate(&g->table, &g->cells, &g->result.sites,
+				&g->result.stacks, o->all);
 	report->blocks = &g->table;
 	view.write = view.write_blocks;
 	return write_view(o, &view, report);
@@ -1408,7 +1408,6 @@ int main(int argc, char **argv)
 	struct options o = { .top = DEFAULT_TOP,
 			     .blocks.temporary_us = TEMPORARY_DEFAULT_US };
 	struct gathered g = { 0 };
-	struct site_table sites;
 	int first = parse_options(argc, argv, &o);
 	struct report report;
 	struct symbolizer_options so;
@@ -1426,19 +1425,18 @@ int main(int argc, char **argv)
 	if (g.profile_count == 0)
 		exit(rc);
 	check_thread_filter(&g);
-	report = make_report(&g, &sites, &o);
+	report = make_report(&g, &o);
 	if (o.base_count) {
 		int base_rc = write_comparison(&o, &report);
 
 		rc = rc ? rc : base_rc;
 	} else if (o.blocks_wanted) {
-		rc |= write_blocks(&o, &g, &sites, &report);
-	} else if (o.leaks || o.growth || o.view->shows_growth) {
+		rc |= write_blocks(&o, &g, &report);
+	} else if (ranks_growth(&o)) {
 		rc |= write_with_growth(&o, &report);
 	} else if (write_view(&o, o.view, &report) != 0) {
 		rc = 1;
 	}
-	sites_free(&sites);
 	free_gathered(&g);
 	free(o.debug_dirs);
 	free(o.base_files);

@@ -21,6 +21,7 @@
 
 #include "estimator.h"
 #include "mlyze-script.h"
+#include "report-engine.h"
 #include "report-heap.h"
 #include "report-weights.h"
 #include "spprof/mlyze.h"
@@ -277,17 +278,13 @@ static char *make_trial(const struct scenario *sc, struct model *m)
 	return script;
 }
 
-/* The replay of a script's profile, kept in an anonymous memory file. */
-/* Replays a script (tests/report/mlyze-script.h) into h; the replay must
- * return `expected`. */
-static void replay_script_expecting(const char *script, struct heap_replay *h,
-				    const struct replay_options *options,
-				    int expected)
+/* The profile of a script (tests/report/mlyze-script.h), in an anonymous
+ * memory file open at its start; the caller closes it. */
+static int script_file(const char *script)
 {
 	struct bytes profile = { 0 };
 	char error[256];
 	int fd = memfd_create("trial.mlyze", 0);
-	mlyze_reader *r;
 
 	ck_assert_msg(script_compile(script, &profile, error,
 				     sizeof(error)) == 0, "%s", error);
@@ -295,13 +292,23 @@ static void replay_script_expecting(const char *script, struct heap_replay *h,
 	ck_assert_int_eq(write(fd, profile.data, profile.length),
 			 (ssize_t)profile.length);
 	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
-	r = mlyze_open_fd(fd, "trial.mlyze", NULL);
+	bytes_free(&profile);
+	return fd;
+}
+
+/* Replays a script into h; the replay must return `expected`. */
+static void replay_script_expecting(const char *script, struct heap_replay *h,
+				    const struct replay_options *options,
+				    int expected)
+{
+	int fd = script_file(script);
+	mlyze_reader *r = mlyze_open_fd(fd, "trial.mlyze", NULL);
+
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(mlyze_status(r), MLYZE_OK);
 	ck_assert_int_eq(heap_replay(r, h, options), expected);
 	mlyze_close(r);
 	close(fd);
-	bytes_free(&profile);
 }
 
 static void replay_script(const char *script, struct heap_replay *h,
@@ -480,26 +487,27 @@ END_TEST
  * The least-squares line over 4 markers of 0, 1024, 2048 and 3072 bytes
  * held from markers 1, 2 and 3 on has the slope 12/4^3 * 1024 *
  * (3 * 0.5 + 2 * 1 + 1 * 1.5) = 960 bytes per marker. */
+static const char growing_steps[] =
+	"header start=1000000\n"
+	"metadata {\"complete\": true, \"sampling_rate\": 1, "
+	"\"functions\": {\"0\": \"step\"}, "
+	"\"stack_traces\": {\"0\": [{\"address\": 4096}], "
+	"\"1\": [{\"address\": 8192}], "
+	"\"2\": [{\"address\": 12288}]}}\n"
+	"alloc 0 0x100 1024 2 1\n"
+	"marker 1000 0\n"
+	"alloc 0 0x200 1024 0 1\nalloc 0 0x300 1024 1 1\n"
+	"free 500 0x300\nmarker 500 0\n"
+	"alloc 0 0x210 1024 0 1\nalloc 0 0x310 1024 1 1\n"
+	"free 500 0x310\nmarker 500 0\n"
+	"alloc 0 0x220 1024 0 1\nmarker 1000 0\n";
+
 START_TEST(growth_per_marker)
 {
 	struct replay_options growth = { .growth = true };
 	struct heap_replay h;
 
-	replay_script(
-		"header start=1000000\n"
-		"metadata {\"complete\": true, \"sampling_rate\": 1, "
-		"\"functions\": {\"0\": \"step\"}, "
-		"\"stack_traces\": {\"0\": [{\"address\": 4096}], "
-		"\"1\": [{\"address\": 8192}], "
-		"\"2\": [{\"address\": 12288}]}}\n"
-		"alloc 0 0x100 1024 2 1\n"
-		"marker 1000 0\n"
-		"alloc 0 0x200 1024 0 1\nalloc 0 0x300 1024 1 1\n"
-		"free 500 0x300\nmarker 500 0\n"
-		"alloc 0 0x210 1024 0 1\nalloc 0 0x310 1024 1 1\n"
-		"free 500 0x310\nmarker 500 0\n"
-		"alloc 0 0x220 1024 0 1\nmarker 1000 0\n",
-		&h, &growth);
+	replay_script(growing_steps, &h, &growth);
 	ck_assert_uint_eq(h.markers, 4);
 	ck_assert_double_eq_tol(h.by_stack[0].growth[PER_MARKER].slope, 960,
 				1e-9);
@@ -510,6 +518,124 @@ START_TEST(growth_per_marker)
 		ck_assert_double_eq(
 			h.by_stack[s].growth[PER_MARKER].slope_variance, 0);
 	heap_replay_free(&h);
+}
+END_TEST
+
+/* What the hooks of report_engine_run() were told, in order: o(pened),
+ * f(ailed), r(eplayed), m(erged) with a map of its stacks or n(ot),
+ * a(ll merged). */
+struct engine_trace {
+	char calls[16];
+	size_t count;
+};
+
+static void trace(void *ctx, char call)
+{
+	struct engine_trace *t = ctx;
+
+	ck_assert_uint_lt(t->count + 1, sizeof(t->calls));
+	t->calls[t->count++] = call;
+}
+
+static void traced_opened(void *ctx, const char *name, const mlyze_reader *r,
+			  struct replay_options *replaying)
+{
+	(void)name;
+	(void)r;
+	ck_assert(replaying->growth);
+	trace(ctx, 'o');
+}
+
+static void traced_failed(void *ctx, const char *name, const mlyze_reader *r)
+{
+	ck_assert_str_eq(name, "elf.mlyze");
+	ck_assert_int_eq(mlyze_status(r), MLYZE_BAD_FILE);
+	trace(ctx, 'f');
+}
+
+static void traced_replayed(void *ctx, const char *name,
+			    const mlyze_reader *r, struct heap_replay *h)
+{
+	(void)r;
+	ck_assert_str_eq(name, "steps.mlyze");
+	ck_assert_uint_eq(h->markers, 4);
+	trace(ctx, 'r');
+}
+
+static void traced_merged(void *ctx, const char *name, const mlyze_reader *r,
+			  struct heap_replay *h, const size_t *stack_map)
+{
+	(void)name;
+	(void)r;
+	(void)h;
+	trace(ctx, stack_map ? 'm' : 'n');
+}
+
+static void traced_all_merged(void *ctx, const struct stack_table *stacks)
+{
+	(void)stacks;
+	trace(ctx, 'a');
+}
+
+/* Runs the engine on the steps of growth_per_marker and a file that is
+ * no profile, up to `until`, tracing its hooks. */
+static void run_engine(enum report_step until, struct engine_trace *t,
+		       struct report_result *result)
+{
+	int fds[] = { script_file(growing_steps),
+		      script_file("header magic=ELF!\n") };
+	const char *names[] = { "steps.mlyze", "elf.mlyze" };
+	struct symbolizer_options naming = { 0 };
+	struct report_request request = {
+		.files = names, .fds = fds, .count = 2,
+		.replaying = { .growth = true },
+		.until = until,
+		.namer = frame_namer_new(&naming),
+		.per_marker_when_marked = true,
+		.hooks = { t, traced_opened, traced_failed, traced_replayed,
+			   traced_merged, traced_all_merged },
+	};
+
+	report_engine_run(&request, result);
+	frame_namer_free(request.namer);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/* The engine takes each profile through its steps in order, its hooks
+ * told of each; the file that is no profile is left out, and the sites
+ * of the other are ranked per marker, which it sets. */
+START_TEST(engine_takes_the_steps_in_order)
+{
+	struct engine_trace t = { 0 };
+	struct report_result result;
+
+	run_engine(REPORT_LEAKS, &t, &result);
+	ck_assert_str_eq(t.calls, "ormfa");
+	ck_assert_uint_eq(result.read, 1);
+	ck_assert_uint_eq(result.failed, 1);
+	ck_assert(result.malformed);
+	ck_assert_uint_eq(result.markers, 4);
+	ck_assert_uint_eq(result.stacks.stack_count, 3);
+	ck_assert_uint_gt(result.sites.count, 0);
+	ck_assert_int_eq(result.leaks.axis, PER_MARKER);
+	report_result_free(&result);
+}
+END_TEST
+
+/* Up to the replay, the hooks alone see the profiles: no stacks, no
+ * sites. */
+START_TEST(engine_stops_at_the_step_asked)
+{
+	struct engine_trace t = { 0 };
+	struct report_result result;
+
+	run_engine(REPORT_REPLAY, &t, &result);
+	ck_assert_str_eq(t.calls, "ornfa");
+	ck_assert_uint_eq(result.read, 1);
+	ck_assert_uint_eq(result.stacks.stack_count, 0);
+	ck_assert_uint_eq(result.sites.count, 0);
+	report_result_free(&result);
 }
 END_TEST
 
@@ -1112,6 +1238,10 @@ Suite *test_suite(void)
 	tcase_add_test(t, failed_replay_holds_nothing);
 	tcase_add_test(t, remembered_weights_are_exact);
 	tcase_add_test(t, allocations_between_snapshots_add_up);
+	suite_add_tcase(s, t);
+	t = tcase_create("engine");
+	tcase_add_test(t, engine_takes_the_steps_in_order);
+	tcase_add_test(t, engine_stops_at_the_step_asked);
 	suite_add_tcase(s, t);
 	t = tcase_create("peak coverage");
 	tcase_set_timeout(t, 120);
