@@ -82,7 +82,7 @@ caught() {
 }
 LD_PRELOAD= "$hold" $held_kib "$scratch/bare.stop" >bare.out &
 bare=$!
-wait_for_line bare.out holding
+wait_for_line $bare bare.out holding
 [ "$(fds $rec)" = "$(fds $bare)" ] || fail "descriptors: $(ls -l /proc/$rec/fd)"
 [ "$(caught $rec)" = "$(caught $bare)" ] || fail "signal handlers differ"
 [ "$(ls /proc/$rec/task | wc -l)" = "$(ls /proc/$bare/task | wc -l)" ] ||
@@ -159,7 +159,7 @@ end_hold rec $rec
 SPPROF_RUNTIME=$runtime_so "$wrap" -q --dormant -o "$scratch/win.%p.mlyze" \
 	-- "$hold" $held_kib "$scratch/dorm.stop" >dorm.out 2>dorm.err &
 wrapper=$!
-wait_for_line dorm.out holding
+wait_for_line $wrapper dorm.out holding
 dorm=$(sed -n 's/^\([0-9][0-9]*\) *dormant .*hold-program.*/\1/p' \
 	"$( "$ctl" list >list.out; echo list.out)")
 [ -n "$dorm" ] || fail "dormant process not listed: $(cat list.out)"

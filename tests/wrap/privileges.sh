@@ -17,10 +17,11 @@ nobody=$(id -u nobody)
 nogroup=$(id -g nobody)
 
 # The profiles' directory: only root may create files in it, everybody
-# may reach it (so it is not under $work, which mktemp made private).
+# may reach it (so it is not under $work, in the build tree, which may lie
+# in a private directory).
 profiles=$(mktemp -d /tmp/memprof-privileges.XXXXXX) || exit 99
 chmod 755 "$profiles"
-trap 'rm -rf "$work" "$profiles"' EXIT
+at_exit 'rm -rf "$profiles"'
 
 # What runs as nobody must be readable by nobody, which the build tree
 # need not be (a package build puts it in a private directory): the
