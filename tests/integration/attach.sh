@@ -258,10 +258,8 @@ if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
 		--appendonly no --dir "$scratch" >redis.out 2>redis.err &
 	redis=$!
 	programs="$programs $redis"
-	for i in $(seq 300); do
-		redis_cli ping 2>/dev/null | grep -q PONG && break
-		sleep 0.1
-	done
+	wait_for $redis 30 eval 'redis_cli ping 2>/dev/null | grep -q PONG' ||
+		fail "redis-server does not answer: $(cat redis.err)"
 	fill="for i=1,ARGV[2] do redis.call('set',ARGV[1]..i,string.rep('x',100)) end"
 	redis_cli eval "$fill" 0 early 20000 >/dev/null
 	expect 0 "process $redis: recording to" attach $redis -o redis.%p.mlyze

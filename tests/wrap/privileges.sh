@@ -76,7 +76,7 @@ mkdir -m 755 "$profiles/outside"
 "$wrap" -q -o "$profiles/outside/o.%p.mlyze" sh -c \
 	'echo "$SPPROF_MANIFEST" >address; sleep 3' 2>"$work/err" &
 wrapped=$!
-for _ in $(seq 50); do [ -s address ] && break; sleep 0.1; done
+wait_for $wrapped 30 test -s address || fail "no manifest address"
 setpriv --reuid="$nobody" --regid="$nogroup" --clear-groups \
 	/usr/bin/python3 - "$(cat address)" "$profiles/outside" "$work" <<'PYTHON' ||
 import array, os, socket, sys
