@@ -30,6 +30,7 @@ spprofpyexec_PYTHON = \
 	python/spprof/_cli.py \
 	python/spprof/_control.py \
 	python/spprof/_export.py \
+	python/spprof/_fields.py \
 	python/spprof/_kernel.py \
 	python/spprof/_late.py \
 	python/spprof/_magic.py \

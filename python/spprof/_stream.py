@@ -17,15 +17,18 @@ import struct
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from . import _memprof
+from ._fields import fixed_fields
 from ._model import StackFrame
 
-# The event types and the header's layout, from the C definition of the
-# format (mlyze-events.def and the codec), through the extension.
+# The event types, their fields and the header's layout, from the C
+# definition of the format (mlyze-events.def and the codec), through the
+# extension.
 _TYPES = _memprof.EVENT_TYPES
-ALLOC, FREE, GC, MARKER = (_TYPES[name] for name in
-                           ("ALLOC", "FREE", "GC", "MARKER"))
+ALLOC, FREE, MARKER = (_TYPES[name] for name in ("ALLOC", "FREE", "MARKER"))
 STACK, MODULE, STRING, RATE = (_TYPES[name] for name in
                                ("STACK", "MODULE", "STRING", "RATE"))
+_FIXED_LAYOUTS = _memprof.FIXED_LAYOUTS
+_FILES, _FUNCTIONS = _memprof.STRINGS_FILES, _memprof.STRINGS_FUNCTIONS
 _HEADER_SIZE = _memprof.HEADER_SIZE
 _OFF_START_US = _memprof.OFF_START_US
 _OFF_METADATA_LEN = _memprof.OFF_METADATA_LEN
@@ -34,9 +37,6 @@ _CHUNK = 1 << 20
 
 class _NeedMore(Exception):
     """The buffer ends inside the event being read."""
-
-
-_U64 = struct.Struct("<Q")
 
 
 class _Cursor:
@@ -58,14 +58,6 @@ class _Cursor:
             raise _NeedMore
         self.offset += n
         return self.data[self.offset - n:self.offset]
-
-    def u64(self) -> int:
-        try:
-            value = _U64.unpack_from(self.data, self.offset)[0]
-        except struct.error:
-            raise _NeedMore from None
-        self.offset += 8
-        return value
 
     def varint(self) -> int:
         byte = self.byte()
@@ -117,7 +109,8 @@ class StreamReader:
         # Raw events that a copy of part of the stream needs first.
         self.definitions: List[Tuple[int, bytes]] = []
         self.rate_event: Optional[Tuple[int, bytes]] = None
-        self.strings: Tuple[Dict[int, str], Dict[int, str]] = ({}, {})
+        self.strings: Dict[int, Dict[int, str]] = {_FILES: {},
+                                                   _FUNCTIONS: {}}
         self.stacks: Dict[int, List[StackFrame]] = {}
 
     def events_until(self, marker: str) -> Iterator[tuple]:
@@ -162,23 +155,21 @@ class StreamReader:
         return self._fields(kind, c), delta, body_start
 
     def _fields(self, kind: int, c: _Cursor) -> tuple:
-        if kind == ALLOC:
-            address, size, stack_id = c.u64(), c.varint(), c.varint()
-            c.take(2)  # thread
-            return ("alloc", address, size, stack_id, self.rate)
-        if kind == FREE:
-            return ("free", c.u64())
-        if kind == GC:
-            c.varint()
-            c.varint()
+        if kind in _FIXED_LAYOUTS:
+            fields = fixed_fields(c, _FIXED_LAYOUTS[kind])
+            if kind == ALLOC:
+                address, size, stack_id, _thread = fields
+                return ("alloc", address, size, stack_id, self.rate)
+            if kind == FREE:
+                return ("free", fields[0])
+            if kind == MARKER:
+                return ("marker", self.strings[_FUNCTIONS].get(fields[0], ""))
             return ("other",)
-        if kind == MARKER:
-            return ("marker", self.strings[1].get(c.varint(), ""))
         payload = _Cursor(c.take(c.varint()))
         if kind == STRING:
             table, string_id = payload.varint(), payload.varint()
             text = payload.take(payload.varint()).decode("utf-8", "replace")
-            if table in (0, 1):
+            if table in self.strings:
                 self.strings[table][string_id] = text
         elif kind == STACK:
             self._define_stack(payload)
@@ -188,9 +179,9 @@ class StreamReader:
 
     def _define_stack(self, c: _Cursor) -> None:
         stack_id, frames = c.varint(), []
-        files, functions = self.strings
+        files, functions = self.strings[_FILES], self.strings[_FUNCTIONS]
         for _ in range(c.varint()):
-            if c.varint() == 0:
+            if c.varint() == _memprof.FRAME_NATIVE:
                 frames.append(StackFrame(c.varint(), "", "", 0, False))
             else:
                 file, function, line = c.varint(), c.varint(), c.varint()

@@ -14,23 +14,37 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Tuple
 
+from spprof._fields import fixed_fields
+
 _SOURCE = Path(__file__).resolve().parents[2]
 
 
-def _format_table() -> Dict[str, int]:
-    """The event types of mlyze-events.def and the header's layout from
-    the codec, read from the source tree: the one definition of the
-    format, without loading the runtime into the test process."""
-    table = {}
+def _event_types() -> Tuple[Dict[str, int], Dict[int, Tuple[int, ...]]]:
+    """The number of every event type of mlyze-events.def, by name, and
+    the fields of the fixed-layout ones, by number: (before, varints,
+    after) as its FIXED(...) has them.  Read from the source tree, the one
+    definition of the format, without loading the runtime into the test
+    process."""
+    numbers, layouts = {}, {}
     events = (_SOURCE / "include/spprof/mlyze-events.def").read_text()
-    for name, number in re.findall(r"^MLYZE_EVENT_TYPE\((\w+), \w+, (\d+),",
-                                   events, re.M):
-        table[name] = int(number)
+    for name, number, layout in re.findall(
+            r"^MLYZE_EVENT_TYPE\((\w+), \w+, (\d+), (FIXED\([\d, ]+\)|SIZED)",
+            events, re.M):
+        numbers[name] = int(number)
+        if layout != "SIZED":
+            layouts[int(number)] = tuple(map(int, re.findall(r"\d+",
+                                                             layout)))
+    return numbers, layouts
+
+
+def _codec() -> Dict[str, int]:
+    """The header's layout (HEADER_SIZE, OFF_...) and the numbers inside
+    payloads (STRINGS_..., FRAME_...) from the codec, without MLYZE_."""
     codec = (_SOURCE / "common/mlyze-codec.h").read_text()
-    for name, number in re.findall(r"^#define MLYZE_(HEADER_SIZE|OFF_\w+) "
-                                   r"(\d+)u$", codec, re.M):
-        table[name] = int(number)
-    return table
+    defines = re.findall(r"^#define MLYZE_(HEADER_SIZE|OFF_\w+) (\d+)u$",
+                         codec, re.M)
+    enumerators = re.findall(r"^\tMLYZE_(\w+) = (\d+),", codec, re.M)
+    return {name: int(number) for name, number in defines + enumerators}
 
 
 def _magic() -> bytes:
@@ -39,12 +53,13 @@ def _magic() -> bytes:
                      re.M).group(1).encode()
 
 
-_FORMAT = _format_table()
-ALLOC, FREE, GC, MARKER, STACK, MODULE, STRING, RATE = (
-    _FORMAT[name] for name in ("ALLOC", "FREE", "GC", "MARKER", "STACK",
-                               "MODULE", "STRING", "RATE"))
-_HEADER_SIZE = _FORMAT["HEADER_SIZE"]
-_OFF_METADATA_LEN = _FORMAT["OFF_METADATA_LEN"]
+_EVENT_TYPES, _FIXED_LAYOUTS = _event_types()
+ALLOC, FREE, GC, MARKER, STACK, STRING = (
+    _EVENT_TYPES[name] for name in ("ALLOC", "FREE", "GC", "MARKER", "STACK",
+                                    "STRING"))
+_CODEC = _codec()
+_HEADER_SIZE = _CODEC["HEADER_SIZE"]
+_OFF_METADATA_LEN = _CODEC["OFF_METADATA_LEN"]
 _MAGIC = _magic()
 
 
@@ -96,14 +111,6 @@ class _Cursor:
         self.offset += 1
         return self.data[self.offset - 1]
 
-    def u64(self) -> int:
-        self.offset += 8
-        return struct.unpack_from("<Q", self.data, self.offset - 8)[0]
-
-    def u16(self) -> int:
-        self.offset += 2
-        return struct.unpack_from("<H", self.data, self.offset - 2)[0]
-
     def varint(self) -> int:
         value = shift = 0
         while True:
@@ -136,17 +143,8 @@ def read(path) -> Profile:
             break  # the unwritten tail of a streamed file (mlyze(5))
         kind = c.u8()
         c.varint()  # time delta
-        if kind == ALLOC:
-            address, size, stack_id = c.u64(), c.varint(), c.varint()
-            c.u16()
-            p.allocs.append((address, size, stack_id))
-        elif kind == FREE:
-            p.frees.append(c.u64())
-        elif kind == GC:
-            p.gcs.append((c.varint(), c.varint()))
-        elif kind == MARKER:
-            name_id = c.varint()
-            p.markers.append(name_id)
+        if kind in _FIXED_LAYOUTS:
+            _read_fixed_event(p, kind, fixed_fields(c, _FIXED_LAYOUTS[kind]))
         else:
             payload = _Cursor(c.take(c.varint()), 0)
             _read_table_event(p, kind, payload)
@@ -154,11 +152,23 @@ def read(path) -> Profile:
     return p
 
 
+def _read_fixed_event(p: Profile, kind: int, fields: List[int]) -> None:
+    if kind == ALLOC:
+        address, size, stack_id, _thread = fields
+        p.allocs.append((address, size, stack_id))
+    elif kind == FREE:
+        p.frees.append(fields[0])
+    elif kind == GC:
+        p.gcs.append(tuple(fields))
+    elif kind == MARKER:
+        p.markers.append(fields[0])
+
+
 def _read_table_event(p: Profile, kind: int, c: _Cursor) -> None:
     if kind == STACK:
         stack_id, frames = c.varint(), []
         for _ in range(c.varint()):
-            if c.varint() == 0:
+            if c.varint() == _CODEC["FRAME_NATIVE"]:
                 frames.append({"address": c.varint()})
             else:
                 frames.append({"file_id": c.varint(), "func_id": c.varint(),
@@ -167,4 +177,5 @@ def _read_table_event(p: Profile, kind: int, c: _Cursor) -> None:
     elif kind == STRING:
         table, string_id = c.varint(), c.varint()
         name = c.take(c.varint()).decode("utf-8")
-        (p.files if table == 0 else p.functions)[string_id] = name
+        (p.files if table == _CODEC["STRINGS_FILES"]
+         else p.functions)[string_id] = name

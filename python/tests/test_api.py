@@ -263,11 +263,18 @@ def test_raw_stats_hold_every_statistic_of_the_table(runner):
 def test_the_stream_reader_takes_the_format_from_its_one_table():
     import mlyze
     from spprof import _memprof, _stream
-    events = {name: number for name, number in mlyze._FORMAT.items()
-              if not name.startswith(("HEADER_", "OFF_"))}
+    events = mlyze._EVENT_TYPES
     assert _memprof.EVENT_TYPES == events
     assert len(events) > 8 and events["THREAD"] == 12
     assert (_stream.ALLOC, _stream.MARKER, _stream.RATE) == (0, 3, 7)
+    assert _memprof.FIXED_LAYOUTS == mlyze._FIXED_LAYOUTS
+    assert _memprof.FIXED_LAYOUTS[events["ALLOC"]] == (8, 2, 2)
+    assert sorted(_memprof.FIXED_LAYOUTS) == [0, 1, 2, 3]
+    assert ((_memprof.STRINGS_FILES, _memprof.STRINGS_FUNCTIONS,
+             _memprof.FRAME_NATIVE) ==
+            tuple(mlyze._CODEC[name] for name in
+                  ("STRINGS_FILES", "STRINGS_FUNCTIONS", "FRAME_NATIVE")) ==
+            (0, 1, 0))
     assert _memprof.MAGIC == mlyze._MAGIC == b"MTRC"
     assert (_memprof.HEADER_SIZE, _memprof.OFF_START_US,
             _memprof.OFF_METADATA_LEN) == (256, 8, 16)

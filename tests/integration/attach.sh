@@ -73,7 +73,7 @@ attach_run() {
 	"$@" >"$name.out" 2>"$name.err" &
 	pid=$!
 	programs="$programs $pid"
-	wait_for_line "$name.out" "$ready"
+	wait_for_line $pid "$name.out" "$ready"
 	expect 0 "process $pid: recording to" attach $pid -o "$name.%p.mlyze"
 	touch "$name.go"
 	sleep 1
@@ -87,7 +87,7 @@ attach_run() {
 	>mt.out 2>mt.err &
 mt=$!
 programs="$programs $mt"
-wait_for_line mt.out ready
+wait_for_line $mt mt.out ready
 # No process has registered yet: the directory is not there, and status
 # points to attach all the same.
 expect 1 "process $mt is not running the profiler's runtime (load it into the running process with memprof-ctl attach $mt" \
@@ -130,7 +130,7 @@ SPPROF_RUNTIME=$runtime_so "$abs_top_builddir/src/memprof-wrap" -q --dormant \
 	"$scratch/dpy.stop" >dpy.out 2>dpy.err &
 wrapper=$!
 programs="$programs $wrapper"
-wait_for_line dpy.out ready
+wait_for_line $wrapper dpy.out ready
 dpy=$(sed -n 's/^\([0-9][0-9]*\) *dormant .*script.py.*/\1/p' \
 	"$( "$ctl" list >list.out; echo list.out)")
 [ -n "$dpy" ] || fail "dormant python3 not listed: $(cat list.out)"
@@ -158,7 +158,7 @@ attach_run dl ready "ready\nloaded\ndone\n" plugin_hold_blocks \
 	>deep.out 2>deep.err &
 deep=$!
 programs="$programs $deep"
-wait_for_line deep.out ready
+wait_for_line $deep deep.out ready
 expect 1 "process $deep loaded the runtime, which records nothing: the program allocates with .*libc.so.6 and with .*libattach-deepbind-plugin.so" \
 	attach $deep
 expect 1 "process $deep cannot be recorded: the program allocates with" \
@@ -177,7 +177,7 @@ attach_run hold holding "holding 4194304 bytes\ndone\n" churn \
 "$integ_bin/hold-program" 64 "$scratch/err.stop" >err.out 2>err.err &
 victim=$!
 programs="$programs $victim"
-wait_for_line err.out holding
+wait_for_line $victim err.out holding
 PATH=/nonexistent "$ctl" attach $victim >ctl.out 2>&1 &&
 	fail "attach without gdb succeeded"
 grep -q "attach needs gdb, which is not on PATH: install it (Debian, Ubuntu: apt-get install gdb" ctl.out ||
@@ -221,7 +221,7 @@ PY
 			"$as_nobody/$kind.stop" $kind) >$kind.out 2>&1 &
 		target=$!
 		programs="$programs $target"
-		wait_for_line $kind.out ready
+		wait_for_line $target $kind.out ready
 		refused_as_nobody $target "process $target runs a set-user-ID or set-group-ID program, or made itself undumpable: the kernel lets only a process with CAP_SYS_PTRACE attach; run memprof-ctl as root"
 		touch "$as_nobody/$kind.stop"
 		wait $target || fail "$kind: exit status $?: $(cat $kind.out)"
@@ -258,10 +258,8 @@ if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
 		--appendonly no --dir "$scratch" >redis.out 2>redis.err &
 	redis=$!
 	programs="$programs $redis"
-	for i in $(seq 300); do
-		redis_cli ping 2>/dev/null | grep -q PONG && break
-		sleep 0.1
-	done
+	wait_for $redis 30 eval 'redis_cli ping 2>/dev/null | grep -q PONG' ||
+		fail "redis-server does not answer: $(cat redis.err)"
 	fill="for i=1,ARGV[2] do redis.call('set',ARGV[1]..i,string.rep('x',100)) end"
 	redis_cli eval "$fill" 0 early 20000 >/dev/null
 	expect 0 "process $redis: recording to" attach $redis -o redis.%p.mlyze

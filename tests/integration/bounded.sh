@@ -23,7 +23,7 @@ watch_size() {
 }
 
 SPPROF_OUTPUT=$profile SPPROF_SAMPLING_RATE=4096 SPPROF_MAX_SIZE=$limit \
-	watched 60 env LD_PRELOAD="$runtime_so" \
+	watched 60 under_runtime \
 	"$integ_bin/bounded" 6 15000 1000000 >"$scratch/bounded.out" &
 pid=$!
 watch_size "$pid" "$profile.part"
@@ -79,9 +79,9 @@ inside=0
 for kill in $(seq 1 50); do
 	part=$scratch/killed-$kill.mlyze
 	SPPROF_OUTPUT=$part SPPROF_SAMPLING_RATE=1 SPPROF_MAX_SIZE=$limit \
-		env LD_PRELOAD="$runtime_so" \
-		"$integ_bin/bounded" 10 200000 0 20000 >/dev/null &
-	pid=$!
+		start_under_runtime \
+		"$integ_bin/bounded" 10 200000 0 20000 >/dev/null
+	pid=$started_pid
 	if [ $((kill % 2)) = 0 ]; then
 		# From the start of the profile: a run killed before it has
 		# none, which an emulator's slow start would make likely.

@@ -1,22 +1,18 @@
 # common.sh - shared by the integration test drivers (sourced, not run).
 #
 # The build directory comes from the test environment (abs_top_builddir);
-# each driver gets a fresh scratch directory, removed when it passes and
-# kept for inspection when it fails.
+# each driver gets a fresh scratch directory (make_scratch: removed when it
+# passes, kept for inspection when it fails).
 
 : "${abs_top_builddir:?abs_top_builddir must name the build directory}"
 . "$(dirname "$0")/../testlib.sh"
 
 integ_bin=$abs_top_builddir/tests/integration
 test_name=$(basename "$0" .sh)
-scratch=$abs_top_builddir/tests/integration/$test_name.dir
-
-rm -rf "$scratch"
-mkdir -p "$scratch"
+make_scratch
 
 fail() {
 	echo "FAIL: $test_name: $*" >&2
-	echo "(files kept in $scratch)" >&2
 	exit 1
 }
 
@@ -27,8 +23,7 @@ fail() {
 run_preloaded() {
 	limit=$1
 	shift
-	env LD_PRELOAD="$runtime_so" "$@" </dev/null &
-	watch_progress $! "$limit" ||
+	watched "$limit" under_runtime "$@" ||
 		fail "'$*' under LD_PRELOAD exited with status $?"
 }
 
@@ -43,7 +38,6 @@ files_in() {
 }
 
 pass() {
-	rm -rf "$scratch"
 	echo "PASS: $test_name"
 	exit 0
 }
@@ -51,7 +45,6 @@ pass() {
 # skip WHY... - the test cannot run here: says why and, like a test that
 # passes, leaves nothing behind (make distcheck looks).
 skip() {
-	rm -rf "$scratch"
 	echo "SKIP: $test_name: $*"
 	exit 77
 }

@@ -1,30 +1,25 @@
 # ctl-helpers.sh - shared by the memprof-ctl test drivers (sourced after
 # common.sh, with $ctl naming memprof-ctl).
 
-# wait_for_line FILE TEXT - until FILE holds TEXT (30 s at most).
+# wait_for_line PID FILE TEXT - until FILE holds TEXT, which process PID
+# writes; fails when PID ends first or makes no progress for 30 s (see
+# wait_for).
 wait_for_line() {
-	for i in $(seq 300); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	fail "$1 never said '$2'"
+	wait_for "$1" 30 grep -qs "$3" "$2" ||
+		fail "$2 never said '$3'"
 }
 
 # What a test that ends, failed or not, leaves running: the server, and
 # the stop files of the hold-programs it started.  A test that failed
 # also kills the programs it listed in $programs, which may be waiting
 # for a file it never made: left running, they would hold on to what the
-# next tests need (an emulated system's lock, a port).  Then the commands
-# a test added to $at_exit run (removing the users it made).
+# next tests need (an emulated system's lock, a port).
 server=
 hold_stops=
 programs=
-at_exit=
-trap 'status=$?
-	[ -z "$server" ] || kill -KILL $server 2>/dev/null
+at_exit '[ -z "$server" ] || kill -KILL $server 2>/dev/null
 	for stop in $hold_stops; do touch "$stop"; done
-	[ $status -eq 0 ] || [ -z "$programs" ] || kill -KILL $programs 2>/dev/null
-	eval "$at_exit"' EXIT
+	[ $exit_status -eq 0 ] || [ -z "$programs" ] || kill -KILL $programs 2>/dev/null'
 
 # open_the_way DIR - lets every user reach DIR until the test ends: a
 # build tree may lie in a private directory (mktemp -d makes them 0700,
@@ -40,8 +35,7 @@ open_the_way() {
 		mode=$(stat -c %a "$above") || return 1
 		[ $((0$mode & 1)) -eq 0 ] || continue
 		chmod o+x "$above" || return 1
-		at_exit="chmod $mode '$above'
-		$at_exit"
+		at_exit "chmod $mode '$above'"
 	done
 }
 
@@ -51,10 +45,10 @@ open_the_way() {
 start_hold() {
 	rm -f "$1.stop"
 	hold_stops="$hold_stops $scratch/$1.stop"
-	LD_PRELOAD=$runtime_so "$hold" $held_kib "$scratch/$1.stop" $2 \
-		>"$1.out" 2>"$1.err" &
-	pid=$!
-	wait_for_line "$1.out" "holding"
+	start_under_runtime "$hold" $held_kib "$scratch/$1.stop" $2 \
+		>"$1.out" 2>"$1.err"
+	pid=$started_pid
+	wait_for_line $pid "$1.out" "holding"
 }
 
 # start_unreadable_hold NAME - start_hold, then the start of its streamed
@@ -94,7 +88,7 @@ start_serve() {
 	rm -f serve.out serve.err
 	"$ctl" serve --listen 127.0.0.1:0 "$@" >serve.out 2>serve.err &
 	server=$!
-	wait_for_line serve.out "serving on port"
+	wait_for_line $server serve.out "serving on port"
 	url=http://127.0.0.1:$(sed -n 's/.*serving on port //p' serve.out)
 }
 

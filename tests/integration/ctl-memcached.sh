@@ -33,7 +33,7 @@ print(s.getsockname()[1])')
 		>$1.out 2>$1.err &
 	mc=$!
 	programs="$programs $mc"
-	at_exit="kill $mc 2>/dev/null; $at_exit"
+	at_exit "kill $mc 2>/dev/null"
 	/usr/bin/python3 - "$port" "$scratch/$1.stop" >$1-client.out 2>&1 <<'PY' &
 import os, socket, sys, time
 for _ in range(600):
@@ -59,7 +59,7 @@ print("gets", gets, "errors", errors, flush=True)
 PY
 	client=$!
 	programs="$programs $client"
-	wait_for_line $1-client.out stored
+	wait_for_line $client $1-client.out stored
 }
 
 # end NAME - the client stops, with no error, and memcached ends.

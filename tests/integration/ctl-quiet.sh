@@ -23,7 +23,7 @@ start_quiet() {
 	pid=$!
 	programs="$programs $pid"
 	exec 3>"$1.in"
-	wait_for_line "$1.out" "holding"
+	wait_for_line $pid "$1.out" "holding"
 }
 
 # end_quiet NAME PID URGENT - ends its input: it must exit 0, having seen

@@ -82,7 +82,7 @@ caught() {
 }
 LD_PRELOAD= "$hold" $held_kib "$scratch/bare.stop" >bare.out &
 bare=$!
-wait_for_line bare.out holding
+wait_for_line $bare bare.out holding
 [ "$(fds $rec)" = "$(fds $bare)" ] || fail "descriptors: $(ls -l /proc/$rec/fd)"
 [ "$(caught $rec)" = "$(caught $bare)" ] || fail "signal handlers differ"
 [ "$(ls /proc/$rec/task | wc -l)" = "$(ls /proc/$bare/task | wc -l)" ] ||
@@ -159,7 +159,7 @@ end_hold rec $rec
 SPPROF_RUNTIME=$runtime_so "$wrap" -q --dormant -o "$scratch/win.%p.mlyze" \
 	-- "$hold" $held_kib "$scratch/dorm.stop" >dorm.out 2>dorm.err &
 wrapper=$!
-wait_for_line dorm.out holding
+wait_for_line $wrapper dorm.out holding
 dorm=$(sed -n 's/^\([0-9][0-9]*\) *dormant .*hold-program.*/\1/p' \
 	"$( "$ctl" list >list.out; echo list.out)")
 [ -n "$dorm" ] || fail "dormant process not listed: $(cat list.out)"
@@ -182,7 +182,7 @@ end_hold dorm $wrapper
 
 # ---- a forked child has an entry of its own ----
 rm -f fork.stop
-LD_PRELOAD=$runtime_so /usr/bin/python3 -c '
+start_under_runtime /usr/bin/python3 -c '
 import os, sys, time
 child = os.fork()
 print(os.getpid(), flush=True)
@@ -191,9 +191,10 @@ while not os.path.exists(sys.argv[1]):
     time.sleep(0.001)
 if child:
     os.waitpid(child, 0)
-' "$scratch/fork.stop" >fork.out &
-forker=$!
-for i in $(seq 300); do [ "$(wc -l <fork.out)" = 2 ] && break; sleep 0.1; done
+' "$scratch/fork.stop" >fork.out
+forker=$started_pid
+wait_for $forker 30 eval '[ "$(wc -l <fork.out)" = 2 ]' ||
+	fail "the parent and the child did not both say their pid: $(cat fork.out)"
 for p in $(cat fork.out); do
 	expect 0 "^$p *dormant" list
 	expect 0 "pid: *$p" status $p

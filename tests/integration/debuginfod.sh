@@ -47,7 +47,7 @@ start_server() {
 		sleep 0.5
 	done
 }
-trap 'kill $server 2>/dev/null' EXIT
+at_exit 'kill $server 2>/dev/null'
 for attempt in 1 2 3 4 5; do
 	start_server && break
 	grep -q "cannot start http server" "$scratch/server.log" ||

@@ -15,7 +15,7 @@ wrap=$abs_top_builddir/src/memprof-wrap
 second_user spprof-t-files
 # Not under the build tree, which the second user may not reach.
 shared=$(mktemp -d /tmp/spprof-files.XXXXXX) || exit 99
-trap 'rm -rf "$shared"; remove_second_user' EXIT
+at_exit 'rm -rf "$shared"; remove_second_user'
 chmod 755 "$shared"
 mkdir "$shared/out"
 chgrp "$second_gid" "$shared/out"

@@ -172,7 +172,8 @@ static size_t read_header_and_metadata(struct profile *p)
 
 	if (p->size < MLYZE_HEADER_SIZE)
 		fail(p, 0, "header shorter than %u bytes", MLYZE_HEADER_SIZE);
-	if (memcmp(p->data + MLYZE_OFF_MAGIC, MLYZE_MAGIC, 4))
+	if (memcmp(p->data + MLYZE_OFF_MAGIC, MLYZE_MAGIC,
+		   sizeof(MLYZE_MAGIC) - 1))
 		fail(p, 0, "bad magic");
 	if (mlyze_get_le(p->data + MLYZE_OFF_VERSION, 4) != MLYZE_VERSION)
 		fail(p, MLYZE_OFF_VERSION, "unsupported version %" PRIu64,
@@ -236,11 +237,14 @@ static void address_key(char *key, size_t size, uint64_t address)
 	snprintf(key, size, "%" PRIx64, address);
 }
 
+/* ALLOC's fields, as mlyze-events.def lays them out: the address, of
+ * `before` bytes, size and stack id, then the thread, of `after` bytes. */
 static void on_alloc(struct profile *p, const struct expectations *x,
 		     struct cursor *c, size_t offset)
 {
-	uint64_t address = next_le(c, 8), size = next_varint(c);
-	uint64_t stack = next_varint(c), thread = next_le(c, 2);
+	struct mlyze_fixed_layout layout = mlyze_fixed_layout(MLYZE_EVENT_ALLOC);
+	uint64_t address = next_le(c, layout.before), size = next_varint(c);
+	uint64_t stack = next_varint(c), thread = next_le(c, layout.after);
 	char key[32];
 
 	snprintf(key, sizeof(key), "%" PRIu64, stack);
@@ -300,7 +304,8 @@ static void on_event(struct profile *p, const struct expectations *x,
 		on_alloc(p, x, c, offset);
 		break;
 	case MLYZE_EVENT_FREE:
-		address_key(key, sizeof(key), next_le(c, 8));
+		address_key(key, sizeof(key),
+			    next_le(c, mlyze_fixed_layout(type).before));
 		json_object_del(p->live, key);
 		p->frees++;
 		break;

@@ -23,8 +23,8 @@ profile() {
 
 "$integ_bin/callers" methods 2>/dev/null &&
 	fail "callers methods ran without the runtime"
-if ! SPPROF_OUTPUT=$scratch/probe.mlyze SPPROF_UNWIND=dwarf \
-	LD_PRELOAD="$runtime_so" "$integ_bin/callers" methods 2>&1 |
+if ! under_runtime SPPROF_OUTPUT="$scratch/probe.mlyze" SPPROF_UNWIND=dwarf \
+	"$integ_bin/callers" methods 2>&1 |
 	grep -q 'dwarf_stacks=[1-9]'; then
 	skip "no unwind table reader on this architecture"
 fi

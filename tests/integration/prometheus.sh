@@ -47,16 +47,16 @@ $run_as env SPPROF_OUTPUT="$bin/out/leak.%p.mlyze" \
 	"$bin/leak-program" 8192 256 20 "$bin/leak.stop" \
 	>leak.out 2>leak.err &
 leaker=$!
-wait_for_line leak.out "live"
+wait_for_line $leaker leak.out "live"
 truth=$(sed -n 's/^live \([0-9]*\) bytes$/\1/p' leak.out)
 $run_as env LD_LIBRARY_PATH="$bin" "$bin/memprof-ctl" serve \
 	--listen 127.0.0.1:0 --top-sites 3 >serve.out 2>serve.err &
 server=$!
 # All stop by themselves: at the end of the test, or of their timeouts.
 # TERM, not KILL: $prom is timeout(1), which passes TERM on to Prometheus.
-trap 'kill -TERM $server $prom $leaker 2>/dev/null
-[ "$bin" = "$scratch/bin" ] || rm -rf "$bin"' EXIT
-wait_for_line serve.out "serving on port"
+at_exit 'kill -TERM $server $prom $leaker 2>/dev/null
+[ "$bin" = "$scratch/bin" ] || rm -rf "$bin"'
+wait_for_line $server serve.out "serving on port"
 url=http://127.0.0.1:$(sed -n 's/.*serving on port //p' serve.out)
 
 free_port() {

@@ -41,12 +41,12 @@ PY
 
 # 1 MiB held, then 10 steps of 256 KiB leaked, 100 ms apart.
 started=$(seconds)
-SPPROF_OUTPUT=$scratch/leak.%p.mlyze LD_PRELOAD=$runtime_so \
+SPPROF_OUTPUT=$scratch/leak.%p.mlyze start_under_runtime \
 	"$integ_bin/leak-program" 1024 256 10 "$scratch/leak.stop" \
-	>leak.out 2>leak.err &
-leaker=$!
+	>leak.out 2>leak.err
+leaker=$started_pid
 programs=$leaker
-wait_for_line leak.out "live"
+wait_for_line $leaker leak.out "live"
 start_serve
 
 first=$(growth)

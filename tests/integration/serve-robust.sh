@@ -106,7 +106,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 		"$as_nobody/memprof-ctl" serve --listen 127.0.0.1:0 \
 		>serve.out 2>serve.err &
 	server=$!
-	wait_for_line serve.out "serving on port"
+	wait_for_line $server serve.out "serving on port"
 	url=http://127.0.0.1:$(sed -n 's/.*serving on port //p' serve.out)
 	refused "/debug/pprof/heap?pid=$rec" 403 "process $rec belongs to uid 0; this server runs as uid 65534"
 	status_of "$url/" 2>/dev/null

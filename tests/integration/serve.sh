@@ -148,11 +148,11 @@ done
 quiet_service="quiet test $$"
 hold_stops="$hold_stops $scratch/quiet.stop"
 SPPROF_SERVICE=$quiet_service SPPROF_OUTPUT=$scratch/quiet.%p.mlyze \
-	LD_PRELOAD=$runtime_so "$integ_bin/leak-program" 2048 64 5 \
-	"$scratch/quiet.stop" >quiet.out 2>quiet.err &
-quiet=$!
+	start_under_runtime "$integ_bin/leak-program" 2048 64 5 \
+	"$scratch/quiet.stop" >quiet.out 2>quiet.err
+quiet=$started_pid
 programs="$programs $quiet"
-wait_for_line quiet.out "live"
+wait_for_line $quiet quiet.out "live"
 "$report" --format=pprof -o quiet.pb.gz "$scratch/quiet.$quiet.mlyze.part" \
 	2>/dev/null || fail "memprof-report on the quiet process's stream"
 "$report" --format=pprof --label-pid -o quiet-service.pb.gz \

@@ -25,13 +25,11 @@ mkdir -p "$scratch/inline" "$scratch/killed"
 SPPROF_SAMPLING_RATE=1 SPPROF_OUTPUT=$scratch/inline/p.mlyze \
 	run_preloaded 60 "$scratch/bin/inline-program"
 SPPROF_SAMPLING_RATE=4096 SPPROF_OUTPUT=$scratch/killed/p.mlyze \
-	LD_PRELOAD="$runtime_so" "$scratch/bin/hold-program" 512 \
-	"$scratch/never" >"$scratch/hold.out" &
-holder=$!
-until grep -q holding "$scratch/hold.out"; do
-	kill -0 $holder 2>/dev/null || fail "hold-program ended early"
-	sleep 0.2
-done
+	start_under_runtime "$scratch/bin/hold-program" 512 \
+	"$scratch/never" >"$scratch/hold.out"
+holder=$started_pid
+wait_for $holder 30 grep -q holding "$scratch/hold.out" ||
+	fail "hold-program never said holding"
 kill -KILL $holder
 wait $holder
 mv "$scratch/killed/p.mlyze.part" "$scratch/killed/p.mlyze" ||

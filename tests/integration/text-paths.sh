@@ -23,14 +23,12 @@ read_names() {
 }
 
 SPPROF_SAMPLING_RATE=4096 SPPROF_OUTPUT=$scratch/prog.mlyze \
-	LD_PRELOAD="$runtime_so" "$dir/prog" 1024 0 0 "$stop" \
-	>"$scratch/prog.out" 2>"$scratch/prog.err" &
-program=$!
+	start_under_runtime "$dir/prog" 1024 0 0 "$stop" \
+	>"$scratch/prog.out" 2>"$scratch/prog.err"
+program=$started_pid
 # The program holds its blocks and waits once it has said so.
-until grep -q "^live" "$scratch/prog.out"; do
-	kill -0 $program 2>/dev/null || fail "the program ended: $(cat "$scratch/prog.err")"
-	sleep 0.1
-done
+wait_for $program 30 grep -q "^live" "$scratch/prog.out" ||
+	fail "the program never said live: $(cat "$scratch/prog.err")"
 read_names "$scratch/prog.mlyze.part" hold_steady
 touch "$stop"
 wait $program || fail "the program exited with status $?: $(cat "$scratch/prog.err")"

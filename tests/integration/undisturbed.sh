@@ -18,8 +18,7 @@ same_as_bare() {
 	(cd "$scratch/$name.bare" && SPPROF_OUTPUT= "$prog" "$@" >stdout)
 	bare_status=$?
 	(cd "$scratch/$name" &&
-		watched 120 env LD_PRELOAD="$runtime_so" "$prog" "$@" \
-			>stdout 2>stderr)
+		watched 120 under_runtime "$prog" "$@" >stdout 2>stderr)
 	status=$?
 	[ "$status" = "$bare_status" ] ||
 		fail "$name: exit status $status under the runtime, $bare_status bare"
@@ -98,15 +97,11 @@ grep -aq '"ended_by":"exec","exec_program":"echo"' "$first" ||
 
 # SIGKILL: everything recorded before the kill is in the streamed file.
 mkdir -p "$scratch/kill"
-SPPROF_OUTPUT=$scratch/kill/kill.mlyze LD_PRELOAD="$runtime_so" \
-	"$prog" hold 48 >"$scratch/kill/stdout" &
-pid=$!
-tries=0
-until grep -q ready "$scratch/kill/stdout"; do
-	tries=$((tries + 1))
-	[ $tries -lt 600 ] || { kill -9 $pid; fail "kill: never ready"; }
-	sleep 0.1
-done
+SPPROF_OUTPUT=$scratch/kill/kill.mlyze \
+	start_under_runtime "$prog" hold 48 >"$scratch/kill/stdout"
+pid=$started_pid
+wait_for $pid 30 grep -q ready "$scratch/kill/stdout" ||
+	{ kill -9 $pid; fail "kill: never ready"; }
 kill -9 $pid
 wait $pid
 check_profile --streamed --size=1048576 --min-allocs=48 \
@@ -123,9 +118,9 @@ live=$("$report" --json --at end "$scratch/kill/kill.mlyze.part" \
 # finished profile, and nothing half made beside them.
 mkdir -p "$scratch/kills"
 for i in $(seq 40); do
-	SPPROF_OUTPUT=$scratch/kills/k$i.mlyze LD_PRELOAD="$runtime_so" \
-		"$prog" churn 400000 >/dev/null &
-	pid=$!
+	SPPROF_OUTPUT=$scratch/kills/k$i.mlyze \
+		start_under_runtime "$prog" churn 400000 >/dev/null
+	pid=$started_pid
 	sleep "$(awk -v i="$i" 'BEGIN { srand(i); printf "%.3f", rand() * 0.15 }')"
 	kill -9 $pid 2>/dev/null
 	wait $pid

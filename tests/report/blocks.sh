@@ -22,7 +22,6 @@
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
 . "$here/blocks-common.sh"
-runtime=$runtime_so
 program=$PWD/tests/report/blocks-program
 runs=12
 rate=65536
@@ -31,7 +30,7 @@ need_runtime
 python=$(python_with json)
 [ -n "$python" ] || { echo "no python3: skipped"; exit 77; }
 
-blocks_runs "$runtime" "$program" "$report" "$scratch" "$runs" 2 "$rate" ||
+blocks_runs "$runtime_so" "$program" "$report" "$scratch" "$runs" 2 "$rate" ||
 	exit 99
 "$python" "$here/blocks-coverage.py" "$scratch" "$runs" 0.7 4 "$rate"
 verdict "coverage and bias over $runs runs" $?

@@ -1,12 +1,12 @@
 # common.sh - sourced by the test scripts of memprof-report: where things
-# are, a scratch directory removed on exit, and the verdict of each case
-# (and, from testlib.sh, the runtime and what runs it).
+# are, a scratch directory (make_scratch: removed when the test passes,
+# kept when it fails), and the verdict of each case (and, from
+# testlib.sh, the runtime and what runs it).
 here=$(cd "${srcdir:-.}/tests/report" && pwd) || exit 99
 . "$here/../testlib.sh"
 gen=$PWD/tests/report/mlyze-gen
 report=$PWD/src/memprof-report
-scratch=$(mktemp -d) || exit 99
-trap 'rm -rf "$scratch"' EXIT
+make_scratch
 failures=0
 
 # verdict NAME OK [DETAIL]: count the case as failed unless OK is 0.

@@ -208,7 +208,7 @@ verdict "no readings: no resident memory line, no legend" $?
 # the chart draws the part of the estimate held in mappings as a line of
 # its own, which its legend names; --kind heap, and a profile without
 # mappings, draw neither.
-LD_PRELOAD=$runtime SPPROF_SAMPLING_RATE=1 SPPROF_OUTPUT=$scratch/mapped.mlyze \
+under_runtime SPPROF_SAMPLING_RATE=1 SPPROF_OUTPUT="$scratch/mapped.mlyze" \
 	"$unseen" || exit 99
 "$report" -o mapped.html mapped.mlyze 2>/dev/null &&
 	"$report" --kind heap -o heap-only.html mapped.mlyze 2>/dev/null ||

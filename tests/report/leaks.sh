@@ -47,8 +47,8 @@ verdict "no other site called growing in most runs" $((others > 5)) \
 	"($others of $RUNS)"
 
 rm -f "$scratch/dead.mlyze.part"
-(LD_PRELOAD=$runtime SPPROF_OUTPUT=$scratch/dead.mlyze SPPROF_SEED=1 \
-	SPPROF_SAMPLING_RATE=$RATE "$program" leak die; :) 2>/dev/null
+(under_runtime SPPROF_OUTPUT="$scratch/dead.mlyze" SPPROF_SEED=1 \
+	SPPROF_SAMPLING_RATE="$RATE" "$program" leak die; :) 2>/dev/null
 "$report" -f json --leaks "$scratch/dead.mlyze.part" >"$scratch/out" \
 	2>"$scratch/err"
 status=$?

@@ -15,7 +15,6 @@
 # largest of the estimates over time does, cannot pass.
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
-runtime=$runtime_so
 program=$PWD/tests/report/rotating-program
 runs=12
 
@@ -25,7 +24,7 @@ python=$(python_with json)
 
 run=1
 while [ "$run" -le "$runs" ]; do
-	LD_PRELOAD=$runtime SPPROF_OUTPUT=$scratch/run$run.mlyze \
+	under_runtime SPPROF_OUTPUT="$scratch/run$run.mlyze" \
 		"$program" 2 || exit 99
 	"$report" --format json "$scratch/run$run.mlyze" \
 		>"$scratch/run$run.json" || exit 99

@@ -38,16 +38,15 @@
 #    heap is never touched (no share above 100 %, and why).
 set -u
 . "${srcdir:-.}/tests/report/common.sh"
-runtime=$runtime_so
 programs=$PWD/tests/report
 
 need_runtime
 
 # profile PROGRAM UNWIND: its profile in $scratch/PROGRAM-UNWIND.mlyze.
 profile() {
-	(cd "$scratch" && LD_PRELOAD=$runtime \
-		SPPROF_OUTPUT=$scratch/$1-$2.mlyze SPPROF_SAMPLING_RATE=1 \
-		SPPROF_UNWIND=$2 "$programs/$1") || exit 99
+	(cd "$scratch" && under_runtime \
+		SPPROF_OUTPUT="$scratch/$1-$2.mlyze" SPPROF_SAMPLING_RATE=1 \
+		SPPROF_UNWIND="$2" "$programs/$1") || exit 99
 }
 
 # check NAME EXPECTED PROFILE [ARGS...]: the report on PROFILE is EXPECTED.
@@ -92,8 +91,8 @@ done
 stripped() {
 	cp "$programs/$1" "$scratch/$1-stripped" &&
 		strip "$scratch/$1-stripped" || exit 99
-	(cd "$scratch" && LD_PRELOAD=$runtime SPPROF_SAMPLING_RATE=1 \
-		SPPROF_OUTPUT=$scratch/$1-stripped.mlyze "./$1-stripped") ||
+	(cd "$scratch" && under_runtime SPPROF_SAMPLING_RATE=1 \
+		SPPROF_OUTPUT="$scratch/$1-stripped.mlyze" "./$1-stripped") ||
 		exit 99
 	(cd "$scratch" && NO_COLOR=1 "$report" --top 1 "$1-stripped.mlyze" \
 		>"$1-stripped.out")
@@ -197,8 +196,8 @@ if command -v go >/dev/null 2>&1; then
 fi
 # One workload, two windows whose sampled callers straddle the count.
 for callers in 3 2; do
-	(cd "$scratch" && LD_PRELOAD=$runtime SPPROF_SAMPLING_RATE=1 \
-		SPPROF_OUTPUT=$scratch/window-$callers.mlyze \
+	(cd "$scratch" && under_runtime SPPROF_SAMPLING_RATE=1 \
+		SPPROF_OUTPUT="$scratch/window-$callers.mlyze" \
 		"$programs/window-program" $callers &&
 		NO_COLOR=1 "$report" --all window-$callers.mlyze \
 			>window-$callers.out) || exit 99
@@ -254,8 +253,8 @@ resident_report() {
 		"resident-program-$mode.mlyze")
 }
 for mode in between untouched; do
-	(cd "$scratch" && LD_PRELOAD=$runtime SPPROF_SAMPLING_RATE=1 \
-		SPPROF_OUTPUT=$scratch/resident-program-$mode.mlyze \
+	(cd "$scratch" && under_runtime SPPROF_SAMPLING_RATE=1 \
+		SPPROF_OUTPUT="$scratch/resident-program-$mode.mlyze" \
 		"$programs/resident-program" $mode) || exit 99
 done
 # 64 MiB written and freed between two readings: the heap's peak is

@@ -11,7 +11,7 @@ set -u
 # of a run seeded with SEED, in $scratch/NAME.
 sampled() {
 	rm -f "$scratch/run.mlyze"
-	LD_PRELOAD=$runtime SPPROF_OUTPUT=$scratch/run.mlyze SPPROF_SEED=$1 \
+	under_runtime SPPROF_OUTPUT="$scratch/run.mlyze" SPPROF_SEED="$1" \
 		"$program" base 2>"$scratch/$2.err" || exit 99
 	"$report" -f json --all --at end "$scratch/run.mlyze" |
 		rows live_bytes live_samples >"$scratch/$2"

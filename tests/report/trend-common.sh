@@ -1,7 +1,6 @@
 # trend-common.sh - sourced by compare.sh and leaks.sh after common.sh:
 # runs of trend-program under the runtime, and the rows of a JSON report.
 program=$PWD/tests/report/trend-program
-runtime=$runtime_so
 need_runtime
 
 # profile MODE NAME [RATE]: $scratch/NAME.mlyze of one run in MODE.  Each
@@ -13,8 +12,8 @@ seed=0
 profile() {
 	rm -f "$scratch/$2.mlyze"
 	seed=$((seed + 1))
-	LD_PRELOAD=$runtime SPPROF_OUTPUT=$scratch/$2.mlyze SPPROF_SEED=$seed \
-		SPPROF_SAMPLING_RATE=${3:-32768} "$program" "$1" || exit 99
+	under_runtime SPPROF_OUTPUT="$scratch/$2.mlyze" SPPROF_SEED=$seed \
+		SPPROF_SAMPLING_RATE="${3:-32768}" "$program" "$1" || exit 99
 }
 
 # rows KEY...: the site and the values of KEY... of every object of the

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../testlib.sh"
 
 test_name=$(basename "$0" .sh)
-scratch=$abs_top_builddir/tests/security/$test_name.dir
+make_scratch
 ctl=$abs_top_builddir/src/memprof-ctl
 forge=$abs_top_builddir/tests/security/forge-entry
 report=$abs_top_builddir/src/memprof-report
@@ -27,7 +27,6 @@ unmount_at_end=
 
 fail() {
 	echo "FAIL: $test_name: $*" >&2
-	echo "(files kept in $scratch)" >&2
 	exit 1
 }
 
@@ -37,13 +36,12 @@ pass() {
 	server=
 	[ -z "$unmount_at_end" ] || umount "$unmount_at_end"
 	unmount_at_end=
-	rm -rf "$scratch"
 	echo "PASS: $test_name"
 	exit 0
 }
 
-# wait_for_line, start_serve [OPTIONS] ($server, $url); its exit trap
-# gives way to cleanup below.
+# wait_for_line, start_serve [OPTIONS] ($server, $url), and what they
+# stop when the test ends, after cleanup below.
 . "$(dirname "$0")/../integration/ctl-helpers.sh"
 
 if [ "$(id -u)" != 0 ]; then
@@ -52,7 +50,6 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 cleanup() {
-	status=$?
 	[ -z "$server" ] || kill -KILL $server 2>/dev/null
 	[ -z "$started" ] || kill -KILL $started 2>/dev/null
 	[ -z "$started" ] || wait $started 2>/dev/null
@@ -62,10 +59,8 @@ cleanup() {
 	[ -z "$remove_at_end" ] || rm -rf $remove_at_end
 	[ -z "$unmount_at_end" ] || umount "$unmount_at_end"
 	userdel --force "$attacker" 2>/dev/null
-	eval "$at_exit"
-	exit $status
 }
-trap cleanup EXIT
+at_exit cleanup
 trap 'exit 1' INT TERM
 
 # The test's user reaches its scratch directory and the build tree's
@@ -107,7 +102,7 @@ forged() {
 	$as_user "$forge" $mode "$registry" "$@" >"forged.$forged.out" 2>&1 &
 	pid=$!
 	started="$started $pid"
-	wait_for_line "forged.$forged.out" ready
+	wait_for_line $pid "forged.$forged.out" ready
 }
 forged_process() {
 	forged serve "$@"

@@ -3,14 +3,10 @@
 # tests/integration/common.sh and ctl-helpers.sh.  They attack as a second
 # local user: they need root, to make that user.
 
-# A folder of the security tests' own for the scratch files, which the
-# test's user reaches, as it does the programs of the build tree.
-rmdir "$scratch" 2>/dev/null
-scratch=$abs_top_builddir/tests/security/$test_name.dir
+# The test's user reaches the scratch directory (tests/security/NAME.dir,
+# see make_scratch), as it does the programs of the build tree.
 [ "$(id -u)" != 0 ] || open_the_way "$abs_top_builddir" ||
 	fail "cannot let other users reach $abs_top_builddir"
-rm -rf "$scratch"
-mkdir -p "$scratch"
 ctl=$abs_top_builddir/src/memprof-ctl
 hold=$integ_bin/hold-program
 held_kib=1024
@@ -38,8 +34,7 @@ add_user() {
 	user_uid=$(id -u "$1")
 	# Left by an earlier user of the same uid: not this user's.
 	rm -rf "/run/user/$user_uid"
-	at_exit="$at_exit
-		rm -rf /run/user/$user_uid
+	at_exit "rm -rf /run/user/$user_uid
 		userdel $1 2>/dev/null"
 	user=$1
 	copy_programs
@@ -56,8 +51,7 @@ as_user() {
 # /tmp that anyone may read (the build tree may be private).
 copy_programs() {
 	bin=$(mktemp -d /tmp/memprof-serve-test.XXXXXX) || exit 99
-	at_exit="$at_exit
-		rm -rf $bin"
+	at_exit "rm -rf $bin"
 	cp "$hold" "$runtime_so" "$bin/" || exit 99
 	chmod 755 "$bin" "$bin"/*
 }
@@ -79,7 +73,7 @@ start_user_hold() {
 		>"$1.out" 2>"$1.err" &
 	pid=$!
 	programs="$programs $pid"
-	wait_for_line "$1.out" "holding"
+	wait_for_line $pid "$1.out" "holding"
 }
 
 # status_of [USER] URL [CURL OPTIONS...] - the HTTP status of a GET (000

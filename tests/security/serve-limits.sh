@@ -71,7 +71,7 @@ time.sleep(600)
 PY
 waiting=$!
 programs="$programs $waiting"
-wait_for_line gone.out sent
+wait_for_line $waiting gone.out sent
 # The server reads the request when a loaded machine lets it; and a 429
 # may also come from an earlier request's connection that the server has
 # not yet seen closed: two in a row show the waiting request's slot.
@@ -116,7 +116,7 @@ time.sleep(600)
 PY
 	idle=$!
 	programs="$programs $idle"
-	wait_for_line idle.out holding
+	wait_for_line $idle idle.out holding
 	# While every connection is taken, a new one is closed at once, as a
 	# full server does: the other user gets in as soon as the silent
 	# ones past their share are closed (after 2 s), while the idle client

@@ -71,7 +71,7 @@ if [ -n "$address" ]; then
 	rm -f serve.out serve.err # the port of the server before
 	"$ctl" serve --listen "$address:0" >serve.out 2>serve.err &
 	server=$!
-	wait_for_line serve.out "serving on port"
+	wait_for_line $server serve.out "serving on port"
 	url=http://$address:$(sed -n 's/.*serving on port //p' serve.out)
 	expect_status 200 "" "$url/" -H "Accept: application/json"
 	grep -q '"pid"' body.out && fail "an unknown client sees processes: $(cat body.out)"

@@ -129,8 +129,7 @@ EOF2
 		--storage.tsdb.path="$scratch/tsdb" \
 		--web.listen-address=127.0.0.1:$api_port >prometheus.log 2>&1 &
 	prom=$!
-	at_exit="$at_exit
-		kill -TERM $prom 2>/dev/null"
+	at_exit "kill -TERM $prom 2>/dev/null"
 	for i in $(seq 120); do
 		curl -sf -G "http://127.0.0.1:$api_port/api/v1/query" \
 			--data-urlencode "query=memprof_live_heap_bytes{pid=\"$rec\"}" \

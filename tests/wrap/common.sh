@@ -1,9 +1,10 @@
 # common.sh - set-up shared by the memprof-wrap tests; sourced, not run.
 #
 # Automake runs the tests from the top build directory.  Every test runs
-# in a private scratch directory $work (removed at exit), where the profiles
-# go, with the programs below and the fake runtime (see fake-runtime.c)
-# unless it sets SPPROF_RUNTIME itself.
+# in its scratch directory $work (make_scratch: removed when it passes,
+# kept when it fails), where the profiles go, with the programs below and
+# the fake runtime (see fake-runtime.c) unless it sets SPPROF_RUNTIME
+# itself.
 
 top_builddir=$(pwd)
 top_srcdir=$(cd "${srcdir:-.}" && pwd) || exit 99
@@ -15,8 +16,8 @@ unset LD_PRELOAD FAKE_RUNTIME_LOG FAKE_RUNTIME_INERT
 SPPROF_RUNTIME=$fake_runtime
 export SPPROF_RUNTIME
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/memprof-wrap-test.XXXXXX") || exit 99
-trap 'rm -rf "$work"' EXIT
+make_scratch
+work=$scratch
 cd "$work" || exit 99
 
 # use_real_runtime: the test runs the build tree's runtime, which

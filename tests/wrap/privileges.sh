@@ -17,10 +17,11 @@ nobody=$(id -u nobody)
 nogroup=$(id -g nobody)
 
 # The profiles' directory: only root may create files in it, everybody
-# may reach it (so it is not under $work, which mktemp made private).
+# may reach it (so it is not under $work, in the build tree, which may lie
+# in a private directory).
 profiles=$(mktemp -d /tmp/memprof-privileges.XXXXXX) || exit 99
 chmod 755 "$profiles"
-trap 'rm -rf "$work" "$profiles"' EXIT
+at_exit 'rm -rf "$profiles"'
 
 # What runs as nobody must be readable by nobody, which the build tree
 # need not be (a package build puts it in a private directory): the
@@ -75,7 +76,7 @@ mkdir -m 755 "$profiles/outside"
 "$wrap" -q -o "$profiles/outside/o.%p.mlyze" sh -c \
 	'echo "$SPPROF_MANIFEST" >address; sleep 3' 2>"$work/err" &
 wrapped=$!
-for _ in $(seq 50); do [ -s address ] && break; sleep 0.1; done
+wait_for $wrapped 30 test -s address || fail "no manifest address"
 setpriv --reuid="$nobody" --regid="$nogroup" --clear-groups \
 	/usr/bin/python3 - "$(cat address)" "$profiles/outside" "$work" <<'PYTHON' ||
 import array, os, socket, sys

@@ -118,10 +118,7 @@ name=$(sed -n "s/^  $report \([^ ]*\)   # written when process $late ends.*/\1/p
 expect_in "$work/err" "  $report $name   # written when process $late ends (until then it streams to $name.part)"
 [ -e "$name" ] && fail "$name there before its process ended"
 touch pids.end
-for _ in $(seq 300); do
-	[ -e "$name" ] && break
-	sleep 0.1
-done
+wait_for $late 30 test -e "$name" || fail "$name not written"
 valid_profile "$name"
 
 # A process that ends without taking a sample has no profile, and is

@@ -14,7 +14,7 @@ second_user spprof-t-wrap
 # A directory every user may write in, like /tmp: where the profiles go.
 shared=$(mktemp -d /tmp/spprof-wrap-socket.XXXXXX) || exit 99
 chmod 1777 "$shared"
-trap 'rm -rf "$work" "$shared"; remove_second_user' EXIT
+at_exit 'rm -rf "$shared"; remove_second_user'
 
 # 1. The second user finds root's memprof-wrap's socket by its name, and
 # sends what would publish a root-owned profile of its content, lines for
