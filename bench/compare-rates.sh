@@ -18,10 +18,12 @@
 # vary a little from one run of this script to the next.
 set -eu
 pairs=${1:-500}
+testlib_dir=$(dirname "$0")/../tests
+. "$testlib_dir/testlib.sh"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/compare-rates.XXXXXX") || exit 1
-trap 'rm -rf "$scratch"' EXIT
+at_exit 'rm -rf "$scratch"'
 report=$PWD/src/memprof-report
-. "$(dirname "$0")/../tests/report/trend-common.sh"
+. "$testlib_dir/report/trend-common.sh"
 seed=100000 # apart from the seeds of the tests
 
 # same_program AT...: "any sites raw" of a report on two runs of base.

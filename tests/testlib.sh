@@ -20,8 +20,9 @@
 # and emulation.sh's emulator, slowdown and skipped_under_emulation.
 
 testlib_builddir=${abs_top_builddir:-$PWD}
-# Every test script lives in a folder of tests/, beside emulation.sh.
-. "$(dirname "$0")/../emulation.sh"
+# Every test script lives in a folder of tests/, beside emulation.sh; a
+# script elsewhere (bench/) names tests/ in testlib_dir.
+. "${testlib_dir:-$(dirname "$0")/..}/emulation.sh"
 
 runtime_so=$testlib_builddir/lib/.libs/libspprof-alloc.so.0
 
