@@ -149,3 +149,11 @@ EXTRA_DIST += $(REPORT_SHELL_TESTS) \
 	tests/report/html \
 	tests/report/malformed \
 	tests/report/profiles
+
+# Whether the sources changed any output of memprof-report or mlyze-gen
+# since the git revision OLD, which it builds in a scratch worktree: not
+# part of make check.
+EXTRA_DIST += tests/report/compare-outputs.sh
+compare-outputs: src/memprof-report$(EXEEXT) tests/report/mlyze-gen$(EXEEXT)
+	$(SHELL) $(srcdir)/tests/report/compare-outputs.sh --rev="$(OLD)" .
+.PHONY: compare-outputs
