@@ -44,6 +44,7 @@ lib_libspprof_core_la_SOURCES = \
 	lib/unwind/code_map.c lib/unwind/code_map.h \
 	common/compiler.h \
 	lib/control/control.c lib/control/control.h \
+	lib/control/control_notes.c lib/control/control_notes.h \
 	lib/control/control_signal.c lib/control/control_signal.h \
 	common/control_page.h \
 	lib/profiler/counters.c lib/profiler/counters.h \
