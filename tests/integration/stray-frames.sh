@@ -3,8 +3,9 @@
 # in the frame-pointer register, and the stack walk then meets values that
 # are not return addresses; none may reach the profile.  Debian's python3
 # is such a program: a value with the script-frame tag bit (see
-# lib/frames.h) recorded as a native frame made memprof-report reject most
-# of its profiles at rate 1, so every one of 20 must now be read.
+# lib/unwind/frames.h) recorded as a native frame made memprof-report
+# reject most of its profiles at rate 1, so every one of 20 must now be
+# read.
 . "$(dirname "$0")/common.sh"
 
 python=/usr/bin/python3

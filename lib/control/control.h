@@ -10,6 +10,7 @@
  * registry sees them recent without asking; control_unregister() removes the
  * entry when the process ends.  A fork() child inherits its parent's
  * mapping and leaves it alone: control_after_fork() gives it its own.
+ * What the entry says of the process is written through control_notes.h.
  * Nothing here holds a descriptor between calls or allocates.
  */
 #ifndef SPPROF_CONTROL_H
@@ -19,9 +20,7 @@
 #include <stddef.h>
 
 #include "compiler.h"
-#include "control_page.h"
-
-extern struct control_page *control_page;
+#include "control_notes.h"
 
 void control_register(void);
 void control_unregister(void);
@@ -29,16 +28,6 @@ void control_after_fork(void);
 /* Forgets the page without a system call: in a process the runtime
  * leaves alone, which may share it with its parent. */
 void control_forget(void);
-
-/* What the page says of the process: its state, its streamed file, the
- * last profile it finished. */
-void control_set_state(enum control_state state);
-void control_note_part(const char *part);
-void control_note_finished(const char *profile);
-/* Why the process cannot record at all (an errno value, and words), in
- * `error` and `answer` before any request: a runtime loaded late that
- * refused to stand in front of the program's allocator. */
-void control_note_refusal(int error, const char *why);
 
 void control_answer(void);
 void control_refresh_stats(void);

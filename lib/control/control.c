@@ -1,5 +1,6 @@
 /* control.c - the registry entry and the requests of memprof-ctl (see
- * control.h and control_page.h). */
+ * control.h and control_page.h); what the entry says of the process is
+ * written by control_notes.c. */
 #include "config.h"
 
 #include "control.h"
@@ -8,7 +9,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -18,7 +18,6 @@
 #include "control_signal.h"
 #include "process_start.h"
 
-struct control_page *control_page;
 static char registry[PATH_MAX]; /* "" when there is none */
 static char entry[PATH_MAX];
 
@@ -124,44 +123,6 @@ void control_unregister(void)
 		return;
 	control_page = NULL;
 	unlink(entry);
-}
-
-void control_set_state(enum control_state state)
-{
-	if (control_page)
-		atomic_store(&control_page->state, state);
-}
-
-static void copy_name(char *to, const char *name)
-{
-	size_t n = strlen(name);
-
-	if (n >= PATH_MAX)
-		n = PATH_MAX - 1;
-	memcpy(to, name, n);
-	to[n] = '\0';
-}
-
-void control_note_part(const char *part)
-{
-	if (control_page)
-		copy_name(control_page->part, part);
-}
-
-void control_note_finished(const char *profile)
-{
-	if (!control_page)
-		return;
-	copy_name(control_page->last_profile, profile);
-	control_page->part[0] = '\0';
-}
-
-void control_note_refusal(int error, const char *why)
-{
-	if (!control_page)
-		return;
-	copy_name(control_page->answer, why);
-	control_page->error = error;
 }
 
 void control_answer(void)

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "control.h"
+#include "control_notes.h"
 #include "event_stream.h"
 #include "frames.h"
 #include "mlyze-codec.h"
