@@ -885,16 +885,6 @@ static int decode_event(struct mlyze_reader *r, struct mlyze_event *ev,
 
 #define LOOKAHEAD_CHUNK 4096
 
-/* The last non-zero byte in [p, end), or NULL.  The last: no event
- * boundary before it starts the tail, so one look serves every event of
- * the buffer. */
-static const uint8_t *last_nonzero(const uint8_t *p, const uint8_t *end)
-{
-	while (end > p && end[-1] == 0)
-		end--;
-	return end > p ? end - 1 : NULL;
-}
-
 /* Of a descriptor that cannot seek (a pipe): whether nothing but zero
  * bytes follow what is buffered, read on into the buffer while it has
  * room (pointers into the buffer but r->in.next go stale): 1 yes, 0 no
