@@ -162,6 +162,20 @@ static int read_written_again(struct mlyze_input *in, uint8_t *bytes,
 	return got < 0 ? input_fail_system(in, "read") : 0;
 }
 
+ssize_t input_pread(struct mlyze_input *in, uint8_t *bytes, size_t n,
+		    uint64_t offset)
+{
+	ssize_t got;
+
+	do
+		got = pread(in->fd, bytes, n, (off_t)offset);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return input_fail_system(in, "read");
+	return read_written_again(in, bytes, (size_t)got, offset) < 0 ? -1
+								       : got;
+}
+
 int input_refill(struct mlyze_input *in)
 {
 	uint64_t end_before = input_offset(in, in->end);

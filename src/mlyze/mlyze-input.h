@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "spprof/mlyze.h"
 
@@ -84,6 +85,10 @@ int input_refill(struct mlyze_input *in);
  * offset (not a pipe); the bytes buffered already are made whole as a
  * live refill's are.  0, or -1 on error. */
 int input_go_live(struct mlyze_input *in);
+/* pread() of n bytes at offset, those before the last non-zero one read
+ * again as a live refill's are: how many were read, or -1 on error. */
+ssize_t input_pread(struct mlyze_input *in, uint8_t *bytes, size_t n,
+		    uint64_t offset);
 /* Of a live input: read the file again from the undecoded bytes on, past
  * an end of file seen before: 1 bytes were read, 0 end of file, -1
  * error. */

@@ -1135,6 +1135,89 @@ static void expect_new_stack_and_alloc(mlyze_reader *r)
 	expect_end(r);
 }
 
+/* A reader that reached the end of the events its writer had written,
+ * the writer stopped in the middle of a STACK (preempted for longer than
+ * the reader waits), takes the STACK up again where it stopped once the
+ * writer has finished it: read from its zeros, it would define a stack
+ * without its frames, or another stack (0, before its id is written),
+ * and the ALLOC after it would find none. */
+START_TEST(a_definition_its_writer_had_not_finished_is_read_when_followed)
+{
+	struct new_stack_profile p = { 0 };
+
+	compile_new_stack(&p);
+	for (size_t kept = p.before.length + 1; kept < p.defined.length;
+	     kept++) {
+		size_t length = p.all.length + 64;
+		uint8_t *cut = calloc(1, length);
+		mlyze_reader *r;
+
+		memcpy(cut, p.all.data, kept);
+		r = open_bytes(cut, length, 0);
+		ck_assert_int_eq(count_events_to_end(r), 4);
+		ck_assert_int_eq(pwrite(profile_fd, p.all.data + kept,
+					p.all.length - kept, (off_t)kept),
+				 (ssize_t)(p.all.length - kept));
+		ck_assert_int_eq(mlyze_follow(r), 0);
+		expect_new_stack_and_alloc(r);
+		close_reader(r);
+		free(cut);
+	}
+	free_new_stack(&p);
+}
+END_TEST
+
+/* The same for any other event: read from its zeros, an ALLOC whose
+ * thread its writer had not written yet has thread 0 (another field,
+ * another value; a varint, a length that puts the events after it out
+ * of step).  Read so as the last event of the file, it is checked when
+ * the reader follows the file: read whole, the reader reads on; read
+ * wrong, it refuses to follow, for the events to be read anew. */
+START_TEST(an_event_read_before_its_writer_finished_it_is_checked_when_followed)
+{
+	struct bytes before = { 0 }, all = { 0 };
+	int refused = 0;
+
+	compile(FOUR_STREAMED_EVENTS, &before);
+	compile(FOUR_STREAMED_EVENTS
+		"alloc 300 0x7f0012345678 100000 200 4660\n", &all);
+	for (size_t kept = before.length + 2; kept <= all.length; kept++) {
+		size_t length = all.length + 64;
+		uint8_t *cut = calloc(1, length);
+		struct mlyze_event ev;
+		mlyze_reader *r;
+		int rc;
+
+		memcpy(cut, all.data, kept);
+		r = open_bytes(cut, length, 0);
+		for (int i = 0; i < 4; i++)
+			ck_assert_int_eq(mlyze_next(r, &ev), 1);
+		rc = mlyze_next(r, &ev); /* the ALLOC as written so far */
+		ck_assert_int_ge(rc, 0);
+		expect_end(r);
+		ck_assert_int_eq(pwrite(profile_fd, all.data + kept,
+					all.length - kept, (off_t)kept),
+				 (ssize_t)(all.length - kept));
+		if (mlyze_follow(r) < 0) {
+			refused++;
+		} else {
+			if (rc == 0)
+				next_ok(r, &ev, MLYZE_EVENT_ALLOC);
+			ck_assert_msg(ev.alloc.thread == 4660 &&
+					      ev.alloc.size == 100000,
+				      "cut after %zu: read as thread %u",
+				      kept - before.length, ev.alloc.thread);
+			expect_end(r);
+		}
+		close_reader(r);
+		free(cut);
+	}
+	ck_assert_int_gt(refused, 0);
+	bytes_free(&before);
+	bytes_free(&all);
+}
+END_TEST
+
 /* A read() of a file its writer writes meanwhile copies page after page:
  * the pages copied last may hold bytes written after the zeros that the
  * first ones held.  torn_read() stands for read() (the library's calls
@@ -1458,6 +1541,8 @@ int main(void)
 	tcase_add_test(t, the_unwritten_tail_of_a_streamed_file_ends_it);
 	tcase_add_test(t, an_event_its_writer_did_not_finish_ends_the_events);
 	tcase_add_test(t, an_event_finished_after_it_was_buffered_is_read_whole);
+	tcase_add_test(t, a_definition_its_writer_had_not_finished_is_read_when_followed);
+	tcase_add_test(t, an_event_read_before_its_writer_finished_it_is_checked_when_followed);
 	tcase_add_test(t, a_read_its_writer_overtook_is_read_as_written);
 	tcase_add_test(t, a_file_read_while_written_is_read_to_its_last_whole_event);
 	tcase_add_test(t, zero_bytes_followed_by_data_are_read_as_events);
