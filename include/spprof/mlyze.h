@@ -374,7 +374,10 @@ MLYZE_PUBLIC int mlyze_truncated(const mlyze_reader *reader);
  * next calls return the events written since, as a reader opened now
  * would after the ones returned already.  The file must be the same one,
  * grown only; a checkpoint starts a new file, to be read by a new reader.
- * 0, or -1 when the reader has failed or its file is finalised. */
+ * 0, or -1 when the reader has failed or its file is finalised, or when
+ * the last event returned was read before its writer had finished it
+ * and was not what it wrote: the events must be read anew, by a new
+ * reader. */
 MLYZE_PUBLIC int mlyze_follow(mlyze_reader *reader);
 
 MLYZE_PUBLIC const struct mlyze_info *mlyze_info(const mlyze_reader *reader);

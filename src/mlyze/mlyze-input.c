@@ -139,6 +139,43 @@ void input_warn(struct mlyze_input *in, const char *format, ...)
 	free(message);
 }
 
+/* The n bytes at `bytes`, just read from a file its writer may be
+ * writing, read again up to the last non-zero one.  One read() is no
+ * snapshot of such a file: it copies page after page (a reader preempted
+ * in between), and a page copied late may hold bytes written after the
+ * zeros that a page copied early still held, a hole in the middle of
+ * the events.  A writer writes in order, so every byte before the last
+ * non-zero one read was written when the read returned: read again,
+ * they are all as written.  0, or -1 on error. */
+static int read_written_again(struct mlyze_input *in, uint8_t *bytes,
+			      size_t n, uint64_t offset)
+{
+	const uint8_t *last = last_nonzero(bytes, bytes + n);
+	size_t written = last ? (size_t)(last - bytes) : 0;
+	ssize_t got;
+
+	if (!written)
+		return 0;
+	do
+		got = pread(in->fd, bytes, written, (off_t)offset);
+	while (got < 0 && errno == EINTR);
+	return got < 0 ? input_fail_system(in, "read") : 0;
+}
+
+ssize_t input_pread(struct mlyze_input *in, uint8_t *bytes, size_t n,
+		    uint64_t offset)
+{
+	ssize_t got;
+
+	do
+		got = pread(in->fd, bytes, n, (off_t)offset);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return input_fail_system(in, "read");
+	return read_written_again(in, bytes, (size_t)got, offset) < 0 ? -1
+								       : got;
+}
+
 int input_refill(struct mlyze_input *in)
 {
 	uint64_t end_before = input_offset(in, in->end);
@@ -162,6 +199,9 @@ int input_refill(struct mlyze_input *in)
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return input_fail_system(in, "read");
+	if (in->live && read_written_again(in, in->buffer + kept, (size_t)n,
+					   input_offset(in, in->buffer + kept)) < 0)
+		return -1;
 	in->end += n;
 	if (input_offset(in, in->end) <= end_before) {
 		in->at_eof = true;
@@ -170,9 +210,14 @@ int input_refill(struct mlyze_input *in)
 	return 1;
 }
 
-void input_go_live(struct mlyze_input *in)
+int input_go_live(struct mlyze_input *in)
 {
 	in->live = lseek(in->fd, 0, SEEK_CUR) >= 0;
+	if (!in->live)
+		return 0;
+	return read_written_again(in, in->buffer + (in->next - in->buffer),
+				  (size_t)(in->end - in->next),
+				  input_offset(in, in->next));
 }
 
 int input_reread(struct mlyze_input *in)

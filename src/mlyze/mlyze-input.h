@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "spprof/mlyze.h"
 
@@ -25,8 +26,10 @@ struct mlyze_input {
 	uint64_t buffer_offset;    /* file offset of buffer[0] */
 	bool at_eof;               /* read() has returned 0 */
 	/* The file may be written while it is read (a streamed file whose
-	 * process runs): a refill reads the undecoded bytes again too, so
-	 * that the buffer never holds zeros read before bytes after them. */
+	 * process runs): a refill reads the undecoded bytes again too, and
+	 * what one read() wrote before its last non-zero byte is read once
+	 * more, so that the buffer never holds zeros read before bytes
+	 * after them (see input_refill). */
 	bool live;
 
 	enum mlyze_status status;
@@ -50,6 +53,17 @@ static inline uint64_t input_offset(const struct mlyze_input *in,
 	return in->buffer_offset + (uint64_t)(p - in->buffer);
 }
 
+/* The last non-zero byte in [p, end), or NULL.  The last: no event
+ * boundary before it starts the tail, so one look serves every event of
+ * the buffer. */
+static inline const uint8_t *last_nonzero(const uint8_t *p,
+					  const uint8_t *end)
+{
+	while (end > p && end[-1] == 0)
+		end--;
+	return end > p ? end - 1 : NULL;
+}
+
 /* Record "NAME: offset N: problem" as the error (first one wins);
  * returns -1 for the caller to pass on. */
 int input_fail(struct mlyze_input *in, uint64_t offset, const char *format,
@@ -68,8 +82,13 @@ void input_warn(struct mlyze_input *in, const char *format, ...)
  * live): 1 bytes were added, 0 end of file, -1 error. */
 int input_refill(struct mlyze_input *in);
 /* Mark the input live when its file can be read again from an earlier
- * offset (not a pipe). */
-void input_go_live(struct mlyze_input *in);
+ * offset (not a pipe); the bytes buffered already are made whole as a
+ * live refill's are.  0, or -1 on error. */
+int input_go_live(struct mlyze_input *in);
+/* pread() of n bytes at offset, those before the last non-zero one read
+ * again as a live refill's are: how many were read, or -1 on error. */
+ssize_t input_pread(struct mlyze_input *in, uint8_t *bytes, size_t n,
+		    uint64_t offset);
 /* Of a live input: read the file again from the undecoded bytes on, past
  * an end of file seen before: 1 bytes were read, 0 end of file, -1
  * error. */

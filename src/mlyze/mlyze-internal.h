@@ -49,6 +49,9 @@ struct mlyze_tables {
 	struct u64map symbols;
 };
 
+/* The most bytes of an event read unsure that a reader keeps. */
+#define UNSURE_EVENT_MAX 64
+
 struct mlyze_reader {
 	struct mlyze_input in; /* the file, its buffer, the error */
 	bool finished;
@@ -62,6 +65,12 @@ struct mlyze_reader {
 	/* File offset where the events end, fixed when the reader first
 	 * reaches the last one written (see fix_end_of_events); 0 until then. */
 	uint64_t end_of_events;
+	/* The last event read while its writer may have been writing it
+	 * (see note_unsure_event): where, how long (0: none) and, when no
+	 * longer than UNSURE_EVENT_MAX, its bytes. */
+	uint64_t unsure_at;
+	size_t unsure_length;
+	uint8_t unsure_bytes[UNSURE_EVENT_MAX];
 	uint64_t skip_left; /* payload bytes of an unknown event to discard */
 	uint64_t skip_event_offset;
 	char skip_event_name[16];

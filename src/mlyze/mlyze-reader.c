@@ -159,10 +159,17 @@ MLYZE_PUBLIC int mlyze_truncated(const mlyze_reader *r)
 	return r->truncated;
 }
 
+static int unsure_event_checked(struct mlyze_reader *r);
+
 MLYZE_PUBLIC int mlyze_follow(mlyze_reader *r)
 {
+	int checked;
+
 	if (r->in.status != MLYZE_OK || r->info.complete != 0 || !r->in.live)
 		return -1;
+	checked = unsure_event_checked(r);
+	if (checked <= 0)
+		return checked;
 	/* Where the events ended, and an event cut short there, were only
 	 * where its writer had got to: the bytes from r->in.next on are
 	 * read again.  The non-zero bytes seen ahead stay written. */
@@ -885,16 +892,6 @@ static int decode_event(struct mlyze_reader *r, struct mlyze_event *ev,
 
 #define LOOKAHEAD_CHUNK 4096
 
-/* The last non-zero byte in [p, end), or NULL.  The last: no event
- * boundary before it starts the tail, so one look serves every event of
- * the buffer. */
-static const uint8_t *last_nonzero(const uint8_t *p, const uint8_t *end)
-{
-	while (end > p && end[-1] == 0)
-		end--;
-	return end > p ? end - 1 : NULL;
-}
-
 /* Of a descriptor that cannot seek (a pipe): whether nothing but zero
  * bytes follow what is buffered, read on into the buffer while it has
  * room (pointers into the buffer but r->in.next go stale): 1 yes, 0 no
@@ -973,6 +970,10 @@ static int at_unwritten_tail(struct mlyze_reader *r)
 			return zeros_to_end(r);
 		if (input_refill(&r->in) < 0)
 			return -1;
+		/* A live refill read the scanned bytes again: written
+		 * since, when the reader follows the file. */
+		if (r->in.live)
+			scanned = 0;
 	}
 }
 
@@ -1026,6 +1027,18 @@ static size_t claimed_length(const uint8_t *p, const uint8_t *end)
 	return n < (size_t)(end - p) ? n : (size_t)(end - p);
 }
 
+/* The events end before the one at r->in.next (where a pipe's zeros
+ * were read on into), which its writer did not finish. */
+static void stop_where_the_writing_stopped(struct mlyze_reader *r)
+{
+	char unknown[16];
+
+	stop_cut_short(r, input_offset(&r->in, r->in.next),
+		       event_name_of(*r->in.next, unknown),
+		       "where the writing stopped (its process ended in the "
+		       "middle of it)");
+}
+
 /* After the event at r->in.next could not be read: in a streamed file, an
  * event that reaches into the zero bytes that end the file is the one its
  * writer was writing when its process ended (killed, say).  Then the
@@ -1034,7 +1047,6 @@ static size_t claimed_length(const uint8_t *p, const uint8_t *end)
 static int cut_short_by_its_writer(struct mlyze_reader *r)
 {
 	const uint8_t *event = r->in.next, *last;
-	char unknown[16];
 
 	if (r->in.status != MLYZE_BAD_FILE || r->info.complete != 0 ||
 	    event >= r->in.end)
@@ -1043,12 +1055,41 @@ static int cut_short_by_its_writer(struct mlyze_reader *r)
 	if (!last || event + claimed_length(event, r->in.end) <= last + 1 ||
 	    (!r->in.at_eof && zeros_to_end(r) != 1))
 		return 0;
-	event = r->in.next; /* where a pipe's zeros were read on into */
 	free(input_take_error(&r->in));
-	stop_cut_short(r, input_offset(&r->in, event), event_name_of(*event, unknown),
-		       "where the writing stopped (its process ended in the "
-		       "middle of it)");
+	stop_where_the_writing_stopped(r);
 	return 1;
+}
+
+/* Whether the event at r->in.next defines what the tables keep for good
+ * (a stack, a module, a string, a symbol) and may be one its writer has
+ * not finished: buffered with the bytes after it, its last bytes are
+ * zero and no written byte follows it, up to the end of the file (of the
+ * buffer, in a file read again as it grows).  Read so, it could define
+ * something wrong, or something else, that no later event would mend: 1
+ * yes, 0 no, -1 error. */
+static int unfinished_definition(struct mlyze_reader *r)
+{
+	const uint8_t *event = r->in.next, *last;
+	size_t claimed;
+
+	if (r->info.complete != 0 ||
+	    (*event != MLYZE_EVENT_STACK && *event != MLYZE_EVENT_MODULE &&
+	     *event != MLYZE_EVENT_STRING && *event != MLYZE_EVENT_SYMBOL))
+		return 0;
+	claimed = claimed_length(event, r->in.end);
+	/* One not all buffered is buffered whole before it is decoded. */
+	if (claimed >= (size_t)(r->in.end - event) ||
+	    r->buffered_nonzero_at >= input_offset(&r->in, event + claimed))
+		return 0;
+	/* A type is not zero: the last non-zero byte is the event's or
+	 * after it, and a written byte, that spares the next definitions a
+	 * look at the zeros to the end of the buffer. */
+	last = last_nonzero(event, r->in.end);
+	if (input_offset(&r->in, last) > r->buffered_nonzero_at)
+		r->buffered_nonzero_at = input_offset(&r->in, last);
+	if (last + 1 >= event + claimed)
+		return 0;
+	return r->in.live || r->in.at_eof ? 1 : zeros_to_end(r);
 }
 
 /* ---- the event its writer may be writing ---- */
@@ -1187,6 +1228,85 @@ static void report_damage(struct mlyze_reader *r)
 		    n == 1 ? "" : "the first: ", r->first_damage);
 }
 
+/* ---- an event read while its writer may have been writing it ---- */
+
+/* Whether the n bytes at `bytes` are in the file as they are buffered:
+ * 1 yes, 0 no, -1 error. */
+static int still_as_buffered(struct mlyze_reader *r, const uint8_t *bytes,
+			     size_t n)
+{
+	uint8_t now[UNSURE_EVENT_MAX];
+	ssize_t got;
+
+	if (n > sizeof(now))
+		return 0;
+	got = input_pread(&r->in, now, n, input_offset(&r->in, bytes));
+	if (got < 0)
+		return -1;
+	return (size_t)got == n && memcmp(now, bytes, n) == 0;
+}
+
+/* After the event that starts at `event` was read, in a streamed file
+ * read while its process runs: when its last bytes are zero and nothing
+ * written follows it, its writer may be in the middle of it still
+ * (preempted for longer than the reader waits), the zeros fields it had
+ * not written yet.  It is read as it is, as the last event of a file
+ * whose process ended must be, and the events end after it; its bytes
+ * are kept, for mlyze_follow() to tell whether they were the writer's.
+ * A byte written after the buffered ones makes it whole, once read again
+ * as it was buffered. */
+static void note_unsure_event(struct mlyze_reader *r, const uint8_t *event)
+{
+	uint64_t end = input_offset(&r->in, r->in.next);
+	const uint8_t *last;
+	int zeros_after;
+
+	if (!r->in.live || r->info.complete != 0 ||
+	    r->buffered_nonzero_at >= end)
+		return;
+	last = last_nonzero(event, r->in.end);
+	if (last && input_offset(&r->in, last) > r->buffered_nonzero_at)
+		r->buffered_nonzero_at = input_offset(&r->in, last);
+	if (last && last + 1 >= r->in.next)
+		return;
+	zeros_after = r->in.at_eof ? 1 : zeros_to_end(r);
+	if (zeros_after < 0 ||
+	    (zeros_after == 0 &&
+	     still_as_buffered(r, event, (size_t)(r->in.next - event)) != 0))
+		return;
+	r->unsure_at = input_offset(&r->in, event);
+	r->unsure_length = (size_t)(r->in.next - event);
+	if (r->unsure_length <= UNSURE_EVENT_MAX)
+		memcpy(r->unsure_bytes, event, r->unsure_length);
+	r->end_of_events = end;
+}
+
+/* Of the event read unsure, when there is one, at mlyze_follow(): 1 its
+ * bytes are as read and a written byte follows them now (it was read
+ * whole), or there is none; 0 nothing is written after them yet (nor
+ * can be read); -1 they changed (the zeros were fields not yet written:
+ * it was read wrong, and the events after it would be read out of step),
+ * it was too long to keep, or the file cannot be read. */
+static int unsure_event_checked(struct mlyze_reader *r)
+{
+	uint8_t now[UNSURE_EVENT_MAX + LONGEST_FIXED_EVENT];
+	size_t length = r->unsure_length;
+	ssize_t got;
+
+	if (!length)
+		return 1;
+	if (length > UNSURE_EVENT_MAX)
+		return -1;
+	got = input_pread(&r->in, now, length + LONGEST_FIXED_EVENT,
+			  r->unsure_at);
+	if (got < (ssize_t)length || memcmp(now, r->unsure_bytes, length) != 0)
+		return -1;
+	if (!last_nonzero(now + length, now + got))
+		return 0;
+	r->unsure_length = 0;
+	return 1;
+}
+
 /* ---- ALLOCs and FREEs, the most of a profile, read straight ---- */
 
 /* Where the ALLOCs and FREEs that read_event_carefully() would decode at
@@ -1207,7 +1327,9 @@ static uint64_t plain_events_end(const struct mlyze_reader *r)
 		end = r->end_of_events;
 	if (r->info.complete == 0 && r->nonzero_at < end)
 		end = r->nonzero_at;
-	if (r->in.live && !r->end_of_events) {
+	/* Before the last event written, which may be read unsure (see
+	 * note_unsure_event). */
+	if (r->in.live) {
 		if (r->buffered_nonzero_at < LONGEST_FIXED_EVENT)
 			return 0;
 		if (r->buffered_nonzero_at - LONGEST_FIXED_EVENT < end)
@@ -1271,6 +1393,28 @@ static inline bool decode_plain_event(struct mlyze_reader *r,
 
 /* ---- the next event ---- */
 
+/* decode_event() of a streamed file's event as far as its writer wrote
+ * it: the events end before a definition it did not finish (a reader
+ * that follows the file reads it once written) or an event cut short
+ * where it stopped, and an event read unsure is noted. */
+static int decode_written_event(struct mlyze_reader *r, struct mlyze_event *ev,
+				size_t *needed)
+{
+	const uint8_t *event = r->in.next;
+	int rc = unfinished_definition(r);
+
+	if (rc > 0)
+		stop_where_the_writing_stopped(r);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	rc = decode_event(r, ev, needed);
+	if (rc < 0 && cut_short_by_its_writer(r))
+		return 0;
+	if (rc > 0)
+		note_unsure_event(r, event);
+	return rc;
+}
+
 /* Every other event, and the end of the events. */
 static int read_event_carefully(struct mlyze_reader *r, struct mlyze_event *ev)
 {
@@ -1309,10 +1453,7 @@ static int read_event_carefully(struct mlyze_reader *r, struct mlyze_event *ev)
 		    last_written_event(r, r->in.next) &&
 		    fix_end_of_events(r) < 0)
 			return -1;
-		rc = decode_event(r, ev, &needed);
-
-		if (rc < 0 && cut_short_by_its_writer(r))
-			continue;
+		rc = decode_written_event(r, ev, &needed);
 		if (rc != 0)
 			return rc;
 	}

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,14 +34,10 @@ static void record_warning(void *ctx, const char *message)
 	snprintf(last_warning, sizeof(last_warning), "%s", message);
 }
 
-/* Write bytes into an anonymous file and open a reader on it. */
-static mlyze_reader *open_bytes(const uint8_t *data, size_t length,
-				size_t buffer_size)
+/* Write bytes into an anonymous file, profile_fd. */
+static void write_bytes(const uint8_t *data, size_t length)
 {
-	struct mlyze_options options = { .buffer_size = buffer_size,
-					 .warn = record_warning };
 	FILE *f = tmpfile();
-	mlyze_reader *r;
 
 	ck_assert_ptr_nonnull(f);
 	ck_assert_uint_eq(fwrite(data, 1, length, f), length);
@@ -48,11 +45,28 @@ static mlyze_reader *open_bytes(const uint8_t *data, size_t length,
 	profile_fd = dup(fileno(f));
 	fclose(f);
 	ck_assert_int_eq(lseek(profile_fd, 0, SEEK_SET), 0);
+}
+
+/* A reader on profile_fd. */
+static mlyze_reader *open_written(size_t buffer_size)
+{
+	struct mlyze_options options = { .buffer_size = buffer_size,
+					 .warn = record_warning };
+	mlyze_reader *r;
+
 	warning_count = 0;
 	last_warning[0] = '\0';
 	r = mlyze_open_fd(profile_fd, "test.mlyze", &options);
 	ck_assert_ptr_nonnull(r);
 	return r;
+}
+
+/* Write bytes into an anonymous file and open a reader on it. */
+static mlyze_reader *open_bytes(const uint8_t *data, size_t length,
+				size_t buffer_size)
+{
+	write_bytes(data, length);
+	return open_written(buffer_size);
 }
 
 static void compile(const char *script, struct bytes *profile)
@@ -1149,6 +1163,201 @@ START_TEST(an_event_finished_after_it_was_buffered_is_read_whole)
 }
 END_TEST
 
+/* FOUR_STREAMED_EVENTS, a STACK of a new stack, an ALLOC of it: the
+ * bytes up to the STACK, up to the ALLOC, and all of them. */
+struct new_stack_profile {
+	struct bytes before, defined, all;
+};
+
+#define A_NEW_STACK "stack 0 201 native:0x7f0012345678 native:0x7f0012340000\n"
+
+static void compile_new_stack(struct new_stack_profile *p)
+{
+	compile(FOUR_STREAMED_EVENTS, &p->before);
+	compile(FOUR_STREAMED_EVENTS A_NEW_STACK, &p->defined);
+	compile(FOUR_STREAMED_EVENTS A_NEW_STACK
+		"alloc 300 0x7f0012345678 100000 201 4660\n", &p->all);
+}
+
+static void free_new_stack(struct new_stack_profile *p)
+{
+	bytes_free(&p->before);
+	bytes_free(&p->defined);
+	bytes_free(&p->all);
+}
+
+/* The STACK and the ALLOC of the new stack next, as written, then the
+ * end. */
+static void expect_new_stack_and_alloc(mlyze_reader *r)
+{
+	struct mlyze_event ev;
+
+	next_ok(r, &ev, MLYZE_EVENT_STACK);
+	ck_assert_uint_eq(ev.stack.stack->id, 201);
+	next_ok(r, &ev, MLYZE_EVENT_ALLOC);
+	ck_assert_uint_eq(ev.alloc.stack->id, 201);
+	ck_assert_uint_eq(ev.alloc.stack->depth, 2);
+	ck_assert_int_eq(ev.alloc.stack->damaged, 0);
+	ck_assert_uint_eq(ev.alloc.stack->frames[1].offset, 0x7f0012340000);
+	expect_end(r);
+}
+
+/* A reader that reached the end of the events its writer had written,
+ * the writer stopped in the middle of a STACK (preempted for longer than
+ * the reader waits), takes the STACK up again where it stopped once the
+ * writer has finished it: read from its zeros, it would define a stack
+ * without its frames, or another stack (0, before its id is written),
+ * and the ALLOC after it would find none. */
+START_TEST(a_definition_its_writer_had_not_finished_is_read_when_followed)
+{
+	struct new_stack_profile p = { 0 };
+
+	compile_new_stack(&p);
+	for (size_t kept = p.before.length + 1; kept < p.defined.length;
+	     kept++) {
+		size_t length = p.all.length + 64;
+		uint8_t *cut = calloc(1, length);
+		mlyze_reader *r;
+
+		memcpy(cut, p.all.data, kept);
+		r = open_bytes(cut, length, 0);
+		ck_assert_int_eq(count_events_to_end(r), 4);
+		ck_assert_int_eq(pwrite(profile_fd, p.all.data + kept,
+					p.all.length - kept, (off_t)kept),
+				 (ssize_t)(p.all.length - kept));
+		ck_assert_int_eq(mlyze_follow(r), 0);
+		expect_new_stack_and_alloc(r);
+		close_reader(r);
+		free(cut);
+	}
+	free_new_stack(&p);
+}
+END_TEST
+
+/* The same for any other event: read from its zeros, an ALLOC whose
+ * thread its writer had not written yet has thread 0 (another field,
+ * another value; a varint, a length that puts the events after it out
+ * of step).  Read so as the last event of the file, it is checked when
+ * the reader follows the file: read whole, the reader reads on; read
+ * wrong, it refuses to follow, for the events to be read anew. */
+START_TEST(an_event_read_before_its_writer_finished_it_is_checked_when_followed)
+{
+	struct bytes before = { 0 }, all = { 0 };
+	int refused = 0;
+
+	compile(FOUR_STREAMED_EVENTS, &before);
+	compile(FOUR_STREAMED_EVENTS
+		"alloc 300 0x7f0012345678 100000 200 4660\n", &all);
+	for (size_t kept = before.length + 2; kept <= all.length; kept++) {
+		size_t length = all.length + 64;
+		uint8_t *cut = calloc(1, length);
+		struct mlyze_event ev;
+		mlyze_reader *r;
+		int rc;
+
+		memcpy(cut, all.data, kept);
+		r = open_bytes(cut, length, 0);
+		for (int i = 0; i < 4; i++)
+			ck_assert_int_eq(mlyze_next(r, &ev), 1);
+		rc = mlyze_next(r, &ev); /* the ALLOC as written so far */
+		ck_assert_int_ge(rc, 0);
+		expect_end(r);
+		ck_assert_int_eq(pwrite(profile_fd, all.data + kept,
+					all.length - kept, (off_t)kept),
+				 (ssize_t)(all.length - kept));
+		if (mlyze_follow(r) < 0) {
+			refused++;
+		} else {
+			if (rc == 0)
+				next_ok(r, &ev, MLYZE_EVENT_ALLOC);
+			ck_assert_msg(ev.alloc.thread == 4660 &&
+					      ev.alloc.size == 100000,
+				      "cut after %zu: read as thread %u",
+				      kept - before.length, ev.alloc.thread);
+			expect_end(r);
+		}
+		close_reader(r);
+		free(cut);
+	}
+	ck_assert_int_gt(refused, 0);
+	bytes_free(&before);
+	bytes_free(&all);
+}
+END_TEST
+
+/* A read() of a file its writer writes meanwhile copies page after page:
+ * the pages copied last may hold bytes written after the zeros that the
+ * first ones held.  torn_read() stands for read() (the library's calls
+ * come to it) and tears the first read of `fd` that holds [hole, torn)
+ * so: the writer writes `rest` at `hole` while the bytes before `torn`
+ * are copied, those from `torn` on after it wrote them. */
+static struct {
+	int fd; /* -1: no read is torn */
+	off_t hole, torn;
+	const uint8_t *rest;
+	size_t rest_length;
+} tearing = { .fd = -1 };
+
+ssize_t torn_read(int fd, void *buffer, size_t n) __asm__("read");
+
+ssize_t torn_read(int fd, void *buffer, size_t n)
+{
+	off_t at = fd == tearing.fd ? lseek(fd, 0, SEEK_CUR) : -1;
+	ssize_t got = syscall(SYS_read, fd, buffer, n);
+	size_t written_late;
+
+	if (at < 0 || at > tearing.hole || at + got <= tearing.torn)
+		return got;
+	ck_assert_int_eq(pwrite(fd, tearing.rest, tearing.rest_length,
+				tearing.hole),
+			 (ssize_t)tearing.rest_length);
+	written_late = tearing.rest_length -
+		       (size_t)(tearing.torn - tearing.hole);
+	if (written_late > (size_t)(at + got - tearing.torn))
+		written_late = (size_t)(at + got - tearing.torn);
+	memcpy((uint8_t *)buffer + (tearing.torn - at),
+	       tearing.rest + (tearing.torn - tearing.hole), written_late);
+	tearing.fd = -1;
+	return got;
+}
+
+/* A reader preempted in the middle of a read() while its writer wrote a
+ * STACK and the ALLOC of that stack: the read held the STACK's first
+ * bytes, zeros where the rest was still to be written, and the ALLOC
+ * after them.  The STACK is read as written, not as its zeros said (a
+ * stack 0 without frames), and the ALLOC finds it. */
+START_TEST(a_read_its_writer_overtook_is_read_as_written)
+{
+	struct new_stack_profile p = { 0 };
+
+	compile_new_stack(&p);
+	/* Read whole at once, and through a small buffer. */
+	for (size_t buffer = 0; buffer <= 256; buffer += 256) {
+		/* Type, delta and payload length of the STACK written. */
+		size_t hole = p.before.length + 3, length = p.all.length + 64;
+		uint8_t *unwritten = calloc(1, length);
+		struct mlyze_event ev;
+		mlyze_reader *r;
+
+		memcpy(unwritten, p.all.data, hole);
+		tearing.hole = (off_t)hole;
+		tearing.torn = (off_t)p.defined.length;
+		tearing.rest = p.all.data + hole;
+		tearing.rest_length = p.all.length - hole;
+		write_bytes(unwritten, length);
+		tearing.fd = profile_fd;
+		r = open_written(buffer);
+		for (int i = 0; i < 4; i++)
+			ck_assert_int_eq(mlyze_next(r, &ev), 1);
+		expect_new_stack_and_alloc(r);
+		ck_assert_int_eq(tearing.fd, -1); /* a read was torn */
+		close_reader(r);
+		free(unwritten);
+	}
+	free_new_stack(&p);
+}
+END_TEST
+
 /* How long the reader waits for a writer stopped in the middle of an
  * event (SETTLING_PAUSE_NS in mlyze-reader.c). */
 #define READER_PAUSE_NS 2000000
@@ -1400,6 +1609,9 @@ int main(void)
 	tcase_add_test(t, the_unwritten_tail_of_a_streamed_file_ends_it);
 	tcase_add_test(t, an_event_its_writer_did_not_finish_ends_the_events);
 	tcase_add_test(t, an_event_finished_after_it_was_buffered_is_read_whole);
+	tcase_add_test(t, a_definition_its_writer_had_not_finished_is_read_when_followed);
+	tcase_add_test(t, an_event_read_before_its_writer_finished_it_is_checked_when_followed);
+	tcase_add_test(t, a_read_its_writer_overtook_is_read_as_written);
 	tcase_add_test(t, a_file_read_while_written_is_read_to_its_last_whole_event);
 	tcase_add_test(t, zero_bytes_followed_by_data_are_read_as_events);
 	tcase_add_test(t, how_the_process_ended_is_exposed);
