@@ -32,7 +32,8 @@ SOAK_WORKLOADS = \
 	tests/soak/memcached.soak
 EXTRA_DIST += $(SOAK_WORKLOADS) tests/soak/soak.sh tests/soak/unittests.py \
 	tests/soak/shell-workout.sh tests/soak/node.says tests/soak/perl.says \
-	tests/soak/chromium.tells tests/soak/python.tells
+	tests/soak/chromium.tells tests/soak/compressors.tells \
+	tests/soak/python.tells
 
 # Each workload is a test of automake's harness, run by the soak driver.
 TEST_EXTENSIONS = .test .soak

@@ -9,7 +9,9 @@
  * the process still can, the runtime finishes its profile and leaves the
  * process alone (profiler_before_sandbox); the call itself is the C
  * library's, unchanged.  libseccomp and systemd install their filters
- * through syscall(), bubblewrap and others through prctl().  Programs
+ * through syscall(), bubblewrap and others through prctl(); xz (5.6 and
+ * later) restricts its own file access with Landlock through syscall(),
+ * after which the runtime's profile can no longer be created.  Programs
  * that make these system calls by their own instructions are not seen
  * here; the children they make so are (process_owner.h).
  */
@@ -26,6 +28,11 @@
 
 #include "compiler.h"
 #include "profiler.h"
+
+/* Linux 5.13; new system calls have one number on every architecture. */
+#ifndef SYS_landlock_restrict_self
+#define SYS_landlock_restrict_self 446
+#endif
 
 typedef long (*syscall_fn)(long, ...);
 typedef int (*prctl_fn)(int, ...);
@@ -92,6 +99,8 @@ static const char *sandboxing_call(long number, const long *arg)
 	case SYS_chroot:
 	case SYS_pivot_root:
 		return "changes its root directory";
+	case SYS_landlock_restrict_self:
+		return "restricts itself with Landlock";
 	default:
 		return NULL;
 	}
@@ -118,7 +127,8 @@ MEMPROF_PUBLIC long syscall(long number, ...)
 		find_sandbox_functions();
 	if (unlikely(number == SYS_seccomp || number == SYS_prctl ||
 		     number == SYS_unshare || number == SYS_setns ||
-		     number == SYS_chroot || number == SYS_pivot_root))
+		     number == SYS_chroot || number == SYS_pivot_root ||
+		     number == SYS_landlock_restrict_self))
 		before(number, arg);
 	return next.syscall(number, arg[0], arg[1], arg[2], arg[3], arg[4],
 			    arg[5]);

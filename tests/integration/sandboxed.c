@@ -9,6 +9,8 @@
  *              executes itself (mode "after-exec"), which starts so
  *   chroot     moves into new user and mount namespaces, then into DIR
  *              (an empty directory) as its root
+ *   landlock   forbids itself, with Landlock, to create, write or remove
+ *              any file it has not open, as xz 5.6 and later do
  *   clone      makes a child by the clone system call itself, which
  *              runs no atfork handler; the child allocates and frees
  *   clone-tls  makes a child sharing its memory on thread-local storage
@@ -20,6 +22,7 @@
 #define _GNU_SOURCE
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <stddef.h>
@@ -115,6 +118,24 @@ static void enter_chroot(const char *dir)
 	}
 }
 
+static void enter_landlock(void)
+{
+	struct landlock_ruleset_attr rules = {
+		.handled_access_fs = LANDLOCK_ACCESS_FS_WRITE_FILE |
+				     LANDLOCK_ACCESS_FS_MAKE_REG |
+				     LANDLOCK_ACCESS_FS_REMOVE_FILE,
+	};
+	long ruleset = syscall(SYS_landlock_create_ruleset, &rules,
+			       sizeof(rules), 0);
+
+	if (ruleset < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) {
+		perror("landlock");
+		exit(2);
+	}
+	close((int)ruleset);
+}
+
 /* The child's work ends with its own checksum line. */
 static void clone_child(void)
 {
@@ -181,6 +202,8 @@ int main(int argc, char **argv)
 		return 2;
 	} else if (strcmp(argv[1], "chroot") == 0 && argc > 2)
 		enter_chroot(argv[2]);
+	else if (strcmp(argv[1], "landlock") == 0)
+		enter_landlock();
 	else if (strcmp(argv[1], "clone") == 0)
 		clone_child();
 	else if (strcmp(argv[1], "clone-tls") == 0)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # sandboxed.sh - a program that sandboxes itself halfway (a seccomp filter
 # that kills for any unexpected system call, a program started under
-# such a filter, new namespaces and a chroot,
+# such a filter, new namespaces and a chroot, Landlock's rules,
 # children made by clone() itself, one on thread-local storage of its
 # own) runs under memprof-wrap as it runs bare, at the default rate and
 # with every block sampled: same exit status, same output (see
@@ -44,6 +44,10 @@ for rate in 512K 1; do
 		fail "seccomp-$rate: no message says why recording stopped"
 	same_as_bare "seccomp-exec-$rate" "$rate" seccomp-exec
 	same_as_bare "chroot-$rate" "$rate" chroot "$scratch/empty"
+	same_as_bare "landlock-$rate" "$rate" landlock
+	[ ! -f "$scratch/landlock-$rate/wrapped.err" ] ||
+		grep -q 'restricts itself with Landlock' "$scratch/landlock-$rate/wrapped.err" ||
+		fail "landlock-$rate: no message says why recording stopped"
 	same_as_bare "clone-$rate" "$rate" clone
 	same_as_bare "clone-tls-$rate" "$rate" clone-tls
 done
